@@ -1,0 +1,88 @@
+"""An in-memory index of a collection's quads by subject, for reading sessions.
+
+Graph names are folded: a session may be spread over named graphs, or merged into one Turtle
+file (TRACE-MODEL.md, "Named graphs"), so sessions are found by types and shapes, never by graph.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+import pyoxigraph as ox
+
+from .vocabulary import RDF_TYPE, RDFS_LABEL, WAS_DERIVED_FROM, WAS_GENERATED_BY
+
+Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
+# Relations along which a session grows: child -> parent (TRACE-MODEL.md, chains; the seed
+# DocRAG Exploration hangs off its Question with prov:wasGeneratedBy).
+DERIVATION_RELATIONS = {WAS_DERIVED_FROM: "wasDerivedFrom", WAS_GENERATED_BY: "wasGeneratedBy"}
+
+
+def term_key(term: Term) -> str:
+    """A subject's key: the IRI, ``_:id`` for a blank node, the N-Triples form for a triple term."""
+    if isinstance(term, ox.NamedNode):
+        return term.value
+    if isinstance(term, ox.BlankNode):
+        return "_:" + term.value
+    return str(term)
+
+
+class TripleIndex:
+    """``properties[subject][predicate]`` -> objects (duplicates across graphs folded, order kept),
+    ``children[parent]`` -> ``[(child, relation)]``, ``graphs[subject]`` -> graph names."""
+
+    def __init__(self, quads: Iterable[ox.Quad]):
+        self.properties: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
+        self.children: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        self.graphs: dict[str, set[str]] = defaultdict(set)
+        seen: set[tuple[str, str, Term]] = set()
+        for quad in quads:
+            subject = term_key(quad.subject)
+            predicate = quad.predicate.value
+            graph = quad.graph_name
+            self.graphs[subject].add("" if isinstance(graph, ox.DefaultGraph) else term_key(graph))
+            key = (subject, predicate, quad.object)
+            if key in seen:
+                continue
+            seen.add(key)
+            self.properties[subject][predicate].append(quad.object)
+            relation = DERIVATION_RELATIONS.get(predicate)
+            if relation and isinstance(quad.object, (ox.NamedNode, ox.BlankNode)):
+                self.children[term_key(quad.object)].append((subject, relation))
+
+    def __contains__(self, subject: str) -> bool:
+        return subject in self.properties
+
+    def objects(self, subject: str, predicate: str) -> list[Term]:
+        """Every object of ``subject predicate``; [] when there is none."""
+        props = self.properties.get(subject)
+        return list(props.get(predicate, ())) if props else []
+
+    def literals(self, subject: str, predicate: str) -> list[str]:
+        """The lexical values of the literal objects of ``subject predicate``."""
+        return [o.value for o in self.objects(subject, predicate) if isinstance(o, ox.Literal)]
+
+    def literal(self, subject: str, predicate: str) -> str | None:
+        """The first literal value of ``subject predicate``, or None."""
+        values = self.literals(subject, predicate)
+        return values[0] if values else None
+
+    def iris(self, subject: str, predicate: str) -> list[str]:
+        """The IRIs (and blank node keys) among the objects of ``subject predicate``."""
+        return [term_key(o) for o in self.objects(subject, predicate) if isinstance(o, (ox.NamedNode, ox.BlankNode))]
+
+    def types(self, subject: str) -> set[str]:
+        """The rdf:type IRIs of ``subject``."""
+        return set(self.iris(subject, RDF_TYPE))
+
+    def label(self, iri: str) -> str | None:
+        """The rdfs:label of ``iri`` when the collection has one."""
+        return self.literal(iri, RDFS_LABEL)
+
+    def parents(self, subject: str) -> list[tuple[str, str]]:
+        """``[(parent, relation)]``: what ``subject`` derives from (wasDerivedFrom / wasGeneratedBy)."""
+        out = []
+        for predicate, relation in DERIVATION_RELATIONS.items():
+            out.extend((p, relation) for p in self.iris(subject, predicate))
+        return out
