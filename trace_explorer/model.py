@@ -29,6 +29,10 @@ SUB_ENTITY_KINDS = frozenset({"Thought", "EdgeSelection", "ChunkSelection"})
 # A node of a session graph that stands for a whole other session (a sub-trace).
 SESSION_NODE = "Session"
 ANSWER_KINDS = ("Conclusion", "Synthesis")
+# The field that holds a kind's words, inline (seed shape) or from the document store
+# (``tg:document``); any other kind's document text goes to "text".
+TEXT_FIELDS = {"Thought": "thought", "Observation": "observation", "Conclusion": "answer",
+               "Synthesis": "answer", "StepResult": "result", "Finding": "finding"}
 
 
 @dataclass

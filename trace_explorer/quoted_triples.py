@@ -61,7 +61,7 @@ def _triple_from_angle_text(inner: str) -> ox.Triple | None:
     parts = inner.split(None, 2)
     if len(parts) != 3:
         return None
-    subject, predicate, obj = (_strip_angles(p) for p in parts[:2]) + (parts[2],)
+    subject, predicate, obj = _strip_angles(parts[0]), _strip_angles(parts[1]), parts[2]
     if not (_IRI_LIKE.match(subject) and _IRI_LIKE.match(predicate)):
         return None
     obj = obj.strip()

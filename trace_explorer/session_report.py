@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from .literals import format_time
-from .model import Session, Step
+from .model import TEXT_FIELDS, Session, Step
 
 # Field order when a step is printed or listed; fields not named here follow in name order.
 FIELD_ORDER = (
@@ -53,7 +53,7 @@ def session_summary(session: Session) -> dict[str, Any]:
 def step_record(step: Step) -> dict[str, Any]:
     """A step as JSON-ready data: id, kind, label, then its fields (times as ISO-8601 strings)."""
     record: dict[str, Any] = {"id": step.id, "kind": step.kind, "label": step.label}
-    for name in _ordered_fields(step.fields):
+    for name in _ordered_fields(step.fields, hide=False):
         record[name] = _plain(step.fields[name])
     if step.warnings:
         record["warnings"] = list(step.warnings)
@@ -100,6 +100,8 @@ def session_text(session: Session, width: int = 100) -> str:
         lines.append(f"    id: {step.id}")
         for name in _ordered_fields(step.fields):
             lines.extend(_field_lines(name, step.fields[name], width))
+        for missing in _unloaded_text(step):
+            lines.append(f"    {missing}: (text not loaded; add the collection's .documents.json)")
         for warning in step.warnings:
             lines.append(f"    warning: {warning}")
         children = [c for c in session.children if session.graph.has_edge(c, step.id)]
@@ -112,10 +114,23 @@ def session_text(session: Session, width: int = 100) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _ordered_fields(fields: dict[str, Any]) -> list[str]:
+def _ordered_fields(fields: dict[str, Any], hide: bool = True) -> list[str]:
     names = [n for n in FIELD_ORDER if n in fields]
-    names += sorted(n for n in fields if n not in FIELD_ORDER and n not in _HIDDEN)
+    names += sorted(n for n in fields if n not in FIELD_ORDER and not (hide and n in _HIDDEN))
     return names
+
+
+def _unloaded_text(step: Step) -> list[str]:
+    """Names of the texts a step points at in the document store that were not loaded."""
+    missing = []
+    if step.fields.get("thought_id") and "thought" not in step.fields:
+        missing.append("thought")
+    if step.fields.get("observation_id") and "observation" not in step.fields:
+        missing.append("observation")
+    text_field = TEXT_FIELDS.get(step.kind, "text")
+    if "document" in step.fields and text_field not in step.fields and step.kind != "ChunkSelection":
+        missing.append(text_field)
+    return missing
 
 
 def _plain(value: Any) -> Any:

@@ -26,7 +26,7 @@ import pyoxigraph as ox
 
 from .literals import parse_float, parse_int, parse_json, parse_time
 from .model import (AGENT, ANSWER_KINDS, DOCRAG, GRAPHRAG, PLAN_THEN_EXECUTE, REACT, SESSION_NODE,
-                    SUB_ENTITY_KINDS, SUPERVISOR, UNKNOWN, Session, Step)
+                    SUB_ENTITY_KINDS, SUPERVISOR, TEXT_FIELDS, UNKNOWN, Session, Step)
 from .store import TraceStore
 from .triple_index import TripleIndex, term_key
 from .vocabulary import (AGENT_QUESTION, DOC_RAG_QUESTION, GRAPH_RAG_QUESTION, PROV,
@@ -95,9 +95,6 @@ FIELD_MAP: dict[str, tuple[str, str, bool]] = {
     "query": ("query", _TEXT, False),
     "componentVersion": ("component_version", _TEXT, False),
 }
-# Where each kind's words live: inline (seed shape) or in the document store (tg:document).
-_TEXT_FIELD = {"Thought": "thought", "Observation": "observation", "Conclusion": "answer",
-               "Synthesis": "answer", "StepResult": "result", "Finding": "finding"}
 _INLINE_TEXT = {"thought": "thought", "observation": "observation", "answer": "answer",
                 "content": "answer"}
 
@@ -288,7 +285,7 @@ class SessionReader:
         if "document" in fields:
             text = self.documents.get(fields["document"])
             if text is not None:
-                fields.setdefault(_TEXT_FIELD.get(kind, "text"), text)
+                fields.setdefault(TEXT_FIELDS.get(kind, "text"), text)
         if kind == "Observation" and ("error" in fields or TG + "Error" in types):
             fields.setdefault("error", "")
         if kind == "Exploration":
@@ -344,14 +341,15 @@ class SessionReader:
             if step.kind == "Analysis":
                 for thought in index.iris(step.id, THOUGHT):
                     if thought in nodes and "thought" not in step.fields:
-                        text = nodes[thought].fields.get("thought")
-                        step.fields["thought"] = text
                         step.fields["thought_id"] = thought
+                        if nodes[thought].fields.get("thought") is not None:
+                            step.fields["thought"] = nodes[thought].fields["thought"]
                 for child, _ in index.children.get(step.id, ()):
                     node = nodes.get(child)
                     if node is not None and node.kind == "Observation":
                         step.fields["observation_id"] = child
-                        step.fields.setdefault("observation", node.fields.get("observation"))
+                        if node.fields.get("observation") is not None:
+                            step.fields.setdefault("observation", node.fields["observation"])
                         if node.fields.get("error") is not None:
                             step.fields["error"] = node.fields["error"]
             elif step.kind == "Focus":

@@ -1,0 +1,140 @@
+"""``trace-explorer list`` and ``show`` agree with the corpus manifest on every session of every file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trace_explorer.cli import main
+from tests.conftest import MECHANISM_NAMES, TRACE_FILES, corpus_paths, manifest_sessions
+
+CASES = [pytest.param(s, id=f"{s['file']}:{s['session'][-12:]}") for s in manifest_sessions()]
+
+
+def run_json(capsys, *argv) -> object:
+    status = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    return json.loads(out.out)
+
+
+@pytest.mark.parametrize("name", TRACE_FILES)
+def test_list_all_has_exactly_the_manifest_sessions(capsys, name):
+    rows = run_json(capsys, "list", *corpus_paths(name), "--all", "--format", "json")
+    assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions(name))
+    assert all(set(r) == {"id", "type", "pattern", "question", "time", "parent", "has_answer",
+                          "actions", "tool_errors"} for r in rows)
+
+
+@pytest.mark.parametrize("name", TRACE_FILES)
+def test_list_shows_top_level_sessions_newest_first(capsys, name):
+    rows = run_json(capsys, "list", *corpus_paths(name), "--format", "json")
+    expected = sorted((s for s in manifest_sessions(name) if s["parent"] is None),
+                      key=lambda s: s["started"], reverse=True)
+    assert [r["id"] for r in rows] == [s["session"] for s in expected]
+
+
+@pytest.mark.parametrize("mechanism", sorted(MECHANISM_NAMES))
+def test_list_type_filter(capsys, mechanism):
+    paths = [p for name in TRACE_FILES for p in corpus_paths(name)]
+    rows = run_json(capsys, "list", *paths, "--all", "--type", mechanism, "--format", "json")
+    expected = {s["session"] for s in manifest_sessions() if s["mechanism"] == mechanism}
+    assert {r["id"] for r in rows} == expected
+    assert {r["type"] for r in rows} == {MECHANISM_NAMES[mechanism]}
+
+
+@pytest.mark.parametrize("expected", CASES)
+def test_list_row_matches_manifest(capsys, expected):
+    rows = run_json(capsys, "list", *corpus_paths(expected["file"]), "--all", "--format", "json")
+    row = next(r for r in rows if r["id"] == expected["session"])
+    assert row["type"] == MECHANISM_NAMES[expected["mechanism"]]
+    assert row["pattern"] == expected.get("pattern")
+    assert row["question"] == expected["question"]
+    assert row["time"] == expected["started"]
+    assert row["parent"] == expected["parent"]
+    assert row["has_answer"] is expected["has_answer"]
+    assert row["actions"] == expected.get("actions", [])
+    if "tool_errors" in expected:
+        assert row["tool_errors"] == expected["tool_errors"]
+
+
+@pytest.mark.parametrize("expected", CASES)
+def test_show_json_matches_manifest(capsys, expected):
+    shown = run_json(capsys, "show", *corpus_paths(expected["file"]), "--session", expected["session"],
+                     "--format", "json")
+    steps = shown["steps"]
+    kinds = [s["kind"] for s in steps]
+    assert shown["id"] == expected["session"]
+    assert shown["type"] == MECHANISM_NAMES[expected["mechanism"]]
+    assert shown["question"] == expected["question"]
+    assert shown["time"] == expected["started"]
+    assert shown["parent"] == expected["parent"]
+    assert shown["has_answer"] is expected["has_answer"]
+    if "answer" in expected:
+        assert shown["answer"] == expected["answer"]
+    if "answer_uri" in expected:
+        assert shown["answer_id"] == expected["answer_uri"]
+    if expected.get("format") == "seed":
+        assert shown["shape"] == "seed"
+    if "analysis_steps" in expected:
+        analyses = [s for s in steps if s["kind"] == "Analysis"]
+        assert len(analyses) == expected["analysis_steps"]
+        assert [s["action"] for s in analyses] == expected["actions"]
+        assert [s["step_number"] for s in analyses if "step_number" in s] in ([], list(range(1, len(analyses) + 1)))
+    if "tool_errors" in expected:
+        errors = [s for s in steps if s["kind"] == "Observation" and s.get("error") is not None]
+        assert len(errors) == expected["tool_errors"] == shown["tool_errors"]
+    if "chunk_count" in expected:
+        exploration = next(s for s in steps if s["kind"] == "Exploration")
+        assert exploration["chunk_count"] == expected["chunk_count"]
+    if "concepts" in expected:
+        grounding = next(s for s in steps if s["kind"] == "Grounding")
+        assert sorted(grounding["concepts"]) == sorted(expected["concepts"])  # RDF keeps no order
+    if "selected_edges" in expected:
+        assert [[e["s"], e["p"], e["o"]] for e in shown["edges"]] == expected["selected_edges"]
+        assert all(e["stored"] and e["score"] is not None and e["concept"] for e in shown["edges"])
+    if "plan_steps" in expected:
+        plan = next(s for s in steps if s["kind"] == "Plan")
+        assert plan["plan_steps"] == expected["plan_steps"]
+        assert [s["plan_step"] for s in steps if s["kind"] == "StepResult"] == expected["plan_steps"]
+        assert kinds[-1] == "Synthesis"
+    if "goals" in expected:
+        decomposition = next(s for s in steps if s["kind"] == "Decomposition")
+        assert decomposition["goals"] == expected["goals"]
+        assert [s["goal"] for s in steps if s["kind"] == "Finding"] == expected["goals"]
+    if "findings" in expected:
+        assert kinds.count("Finding") == expected["findings"]
+    children = [s["session"] for s in manifest_sessions(expected["file"])
+                if s["parent"] and s["parent"].startswith(expected["session"] + "/")]
+    assert sorted(shown["children"]) == sorted(children)
+
+
+@pytest.mark.parametrize("expected", CASES)
+def test_show_text_prints_every_step(capsys, expected):
+    assert main(["show", *map(str, corpus_paths(expected["file"])), "--session", expected["session"]]) == 0
+    text = capsys.readouterr().out
+    assert expected["question"] in text
+    for action in expected.get("actions", []):
+        assert f"action: {action}" in text
+    for step in expected.get("plan_steps", []):
+        assert f"plan step: {step}\n" in text
+    if expected.get("answer"):
+        assert expected["answer"] in text
+    for s, p, o in expected.get("selected_edges", []):
+        assert f"{s} -- {p} --> {o}" in text
+
+
+def test_show_unknown_session_is_a_clear_error(capsys):
+    assert main(["show", *map(str, corpus_paths("seed-sessions.ttl")), "--session", "urn:nope"]) == 2
+    assert "no session 'urn:nope'" in capsys.readouterr().err
+
+
+def test_a_bad_file_is_reported_and_the_rest_still_listed(capsys, tmp_path):
+    bad = tmp_path / "broken.ttl"
+    bad.write_text("<urn:a> <urn:b> .\n", encoding="utf-8")
+    status = main(["list", str(bad), *map(str, corpus_paths("seed-sessions.ttl")), "--format", "json"])
+    out = capsys.readouterr()
+    assert status == 1
+    assert f"{bad}:1:" in out.err
+    assert len(json.loads(out.out)) == len(manifest_sessions("seed-sessions.ttl"))
