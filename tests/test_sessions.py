@@ -171,3 +171,29 @@ def test_without_subtype_or_uri_pattern_the_steps_decide():
     assert (react.mechanism, react.pattern, react.actions) == ("Agent", "react", ["search"])
     assert react.steps[0].fields["arguments"] == "{not json"
     assert any("arguments is not JSON" in w for w in react.warnings)
+
+
+EDGE_WITH_SOURCE = b"""
+@prefix tg: <https://trustgraph.ai/ns/> . @prefix prov: <http://www.w3.org/ns/prov#> .
+@prefix dc: <http://purl.org/dc/elements/1.1/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+<urn:trustgraph:question:q> a tg:Question, tg:GraphRagQuestion ; tg:query "where from?" .
+<urn:trustgraph:prov:focus:q> a tg:Focus ; prov:wasDerivedFrom <urn:trustgraph:question:q> ;
+    tg:selectedEdge <urn:trustgraph:prov:edge:q:0> .
+<urn:trustgraph:prov:edge:q:0> a tg:EdgeSelection ; tg:edge << <http://e/a> <http://e/p> "fact" >> ; tg:score "0.5" .
+<https://trustgraph.ai/subgraph/1> a tg:Subgraph ; tg:contains << <http://e/a> <http://e/p> "fact" >> ;
+    prov:wasDerivedFrom <urn:chunk:1> .
+<urn:chunk:1> a tg:Chunk ; rdfs:label "Chunk 0" ; prov:wasDerivedFrom <urn:page:1> .
+<urn:page:1> a tg:Page ; rdfs:label "Page 3" ; prov:wasDerivedFrom <http://doc/1> .
+<http://doc/1> a tg:Document ; dc:title "Field notes" .
+<http://e/a> rdfs:label "Alpha" .
+"""
+
+
+def test_a_chosen_edge_is_traced_back_to_its_document():
+    collection = TraceStore()
+    collection.add_file("edge-source.ttl", EDGE_WITH_SOURCE)
+    session = read_sessions(collection)[0]
+    edge = session.steps_of("Focus")[0].fields["edges"][0]
+    assert (edge["s_label"], edge["o"], edge["score"]) == ("Alpha", "fact", 0.5)
+    assert [[(link["kind"], link["label"]) for link in chain] for chain in edge["sources"]] == [
+        [("Subgraph", None), ("Chunk", "Chunk 0"), ("Page", "Page 3"), ("Document", "Field notes")]]

@@ -151,6 +151,8 @@ def _field_lines(name: str, value: Any, width: int) -> list[str]:
             triple = f"{e['s_label'] or e['s']} -- {e['p_label'] or e['p']} --> {e['o_label'] or e['o']}" if e["stored"] else f"(edge not stored{': ' + e['raw'] if e['raw'] else ''})"
             out.append(f"      - {triple}")
             out.append(f"        concept: {e['concept']}  score: {e['score']}  reasoning: {e['reasoning']}")
+            for chain in e.get("sources", []):
+                out.append("        from: " + " < ".join(f"{link['kind']} {link['label'] or link['id']}" for link in reversed(chain)))
         return out
     if name == "chunks" and value and isinstance(value[0], dict):
         return [f"    {label}:"] + [f"      - {c['chunk']}  score: {c['score']}" + (f"\n        {c['text']}" if c.get("text") else "") for c in value]

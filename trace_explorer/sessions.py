@@ -29,9 +29,9 @@ from .model import (AGENT, ANSWER_KINDS, DOCRAG, GRAPHRAG, PLAN_THEN_EXECUTE, RE
                     SUB_ENTITY_KINDS, SUPERVISOR, TEXT_FIELDS, UNKNOWN, Session, Step)
 from .store import TraceStore
 from .triple_index import TripleIndex, term_key
-from .vocabulary import (AGENT_QUESTION, DOC_RAG_QUESTION, GRAPH_RAG_QUESTION, PROV,
+from .vocabulary import (AGENT_QUESTION, CONTAINS, DC, DOC_RAG_QUESTION, GRAPH_RAG_QUESTION, PROV,
                          PROV_ACTIVITY, PROV_AGENT, QUESTION, QUERY, RDF_TYPE, RDFS_LABEL,
-                         SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_TIME, TG, THOUGHT)
+                         SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_TIME, TG, THOUGHT, WAS_DERIVED_FROM)
 
 # The order in which a step's types name its kind: the most specific TrustGraph class first
 # (a Synthesis is also a tg:Answer, an Observation of a failed call also a tg:Error).
@@ -117,6 +117,7 @@ class SessionReader:
         self._root_set = set(self.roots)
         self._owner = self._owners_by_prefix()
         self._claimed: dict[str, str] = {}
+        self._containers: dict[ox.Triple, list[str]] | None = None
         self._members: dict[str, list[str]] = {}
         for root in self.roots:
             self._members[root] = self._walk(root)
@@ -379,7 +380,8 @@ class SessionReader:
                                 "s_label": None, "p_label": None, "o_label": None,
                                 "concept": (selection.fields.get("concepts") or [None])[0],
                                 "score": selection.fields.get("score"),
-                                "reasoning": selection.fields.get("reasoning"), "stored": False, "raw": None}
+                                "reasoning": selection.fields.get("reasoning"), "stored": False, "raw": None,
+                                "sources": []}
         for obj in index.objects(iri, TG + "edge"):
             if isinstance(obj, ox.Triple):
                 edge.update(s=_show(obj.subject), p=_show(obj.predicate), o=_show(obj.object),
@@ -388,9 +390,34 @@ class SessionReader:
                     if part == "o" and edge["o_is_literal"]:
                         continue
                     edge[part + "_label"] = index.label(edge[part])
+                edge["sources"] = self.edge_sources(obj)
                 break
             edge["raw"] = _show(obj)
         return edge
+
+    def edge_sources(self, triple: ox.Triple) -> list[list[dict[str, str | None]]]:
+        """Where a knowledge-graph edge came from (TRACE-MODEL.md, "Extraction provenance"):
+        for each Subgraph that ``tg:contains`` the same triple, the chain Subgraph -> Chunk ->
+        Page/Section -> Document found by walking ``prov:wasDerivedFrom`` up, each link as
+        ``{"id", "kind", "label"}`` (the Document's label is its ``dc:title`` when it has one)."""
+        if self._containers is None:
+            self._containers = {}
+            for subject, props in self.index.properties.items():
+                for obj in props.get(CONTAINS, ()):
+                    if isinstance(obj, ox.Triple):
+                        self._containers.setdefault(obj, []).append(subject)
+        chains = []
+        for subgraph in sorted(self._containers.get(triple, ())):
+            chain, node, seen = [], subgraph, set()
+            while node is not None and node not in seen and len(chain) < 16:
+                seen.add(node)
+                kind = self._kind(node, self.index.types(node))
+                label = self.index.literal(node, DC + "title") or self.index.label(node)
+                chain.append({"id": node, "kind": kind, "label": label})
+                parents = self.index.iris(node, WAS_DERIVED_FROM)
+                node = parents[0] if parents else None
+            chains.append(chain)
+        return chains
 
     def _chunk(self, selection: Step) -> dict[str, Any]:
         chunk = selection.fields.get("document")
