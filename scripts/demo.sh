@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Set up (no browser needed) and run the Streamlit app.
+#   PORT=8502 bash scripts/demo.sh [extra streamlit args...]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/setup.sh --no-browser
+exec .venv/bin/streamlit run app.py \
+    --server.headless true \
+    --server.port "${PORT:-8501}" \
+    --browser.gatherUsageStats false \
+    "$@"

@@ -1,0 +1,258 @@
+"""Helpers for real-browser tests: a Streamlit server and headless Chromium.
+
+Usage::
+
+    import pytest
+    from tests.browser_support import (
+        streamlit_server, chromium_page, wait_for_streamlit_idle,
+    )
+
+    @pytest.mark.browser
+    def test_app_loads():
+        with streamlit_server() as url, chromium_page() as page:
+            page.goto(url)
+            wait_for_streamlit_idle(page)
+            assert page.get_by_text("Trace Explorer").first.is_visible()
+
+The browser is Debian's ``/usr/bin/chromium`` (installed by
+``scripts/setup.sh``), driven by Playwright's driver only; never run
+``playwright install``.  Override the binary with the ``CHROMIUM_PATH``
+environment variable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Iterator, Mapping
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS_DIR = REPO_ROOT / "tests" / "artifacts"
+
+CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+# Flags needed for headless Chromium as root on a machine without internet.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def chromium_available() -> bool:
+    """True if the Chromium binary used by :func:`chromium_page` exists."""
+    return os.access(CHROMIUM_PATH, os.X_OK)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tail(path: Path, limit: int = 8000) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return "<unreadable>"
+    return text if len(text) <= limit else "...\n" + text[-limit:]
+
+
+@contextlib.contextmanager
+def streamlit_server(
+    app_path: str | os.PathLike = "app.py",
+    env: Mapping[str, str] | None = None,
+    timeout_s: float = 60,
+) -> Iterator[str]:
+    """Run ``streamlit run <app_path>`` on a free port; yield its base URL.
+
+    ``app_path`` is relative to the repo root (or absolute); the server runs
+    with the repo root as working directory and ``sys.executable`` as the
+    interpreter.  ``env`` entries are added to (and override) ``os.environ``.
+    The server is always stopped on exit (SIGTERM, then SIGKILL).  If it does
+    not become healthy within ``timeout_s`` a ``RuntimeError`` carrying its
+    stdout/stderr is raised; if the ``with`` body fails, the server log is
+    attached to that exception as a note.
+    """
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(app_path),
+        "--server.headless", "true",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none",
+    ]
+    full_env = dict(os.environ)
+    full_env.setdefault("PYTHONUNBUFFERED", "1")
+    if env:
+        full_env.update(env)
+
+    with tempfile.TemporaryDirectory(prefix="streamlit-server-") as tmp:
+        out_path = Path(tmp) / "stdout.log"
+        err_path = Path(tmp) / "stderr.log"
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=REPO_ROOT,
+                env=full_env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+
+        def logs() -> str:
+            return (
+                f"command: {' '.join(cmd)}\n"
+                f"--- stdout ---\n{_tail(out_path)}\n"
+                f"--- stderr ---\n{_tail(err_path)}"
+            )
+
+        try:
+            _wait_healthy(proc, base_url, timeout_s, logs)
+            try:
+                yield base_url
+            except BaseException as exc:
+                if hasattr(exc, "add_note"):
+                    exc.add_note(f"streamlit server log:\n{logs()}")
+                raise
+        finally:
+            _stop(proc)
+
+
+def _wait_healthy(proc: subprocess.Popen, base_url: str, timeout_s: float, logs) -> None:
+    deadline = time.monotonic() + timeout_s
+    last_error = "no attempt yet"
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(
+                f"streamlit exited early with code {proc.returncode}\n{logs()}"
+            )
+        try:
+            with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=2) as resp:
+                body = resp.read().decode(errors="replace").strip()
+                if resp.status == 200 and body == "ok":
+                    return
+                last_error = f"HTTP {resp.status}: {body!r}"
+        except (urllib.error.URLError, OSError) as exc:
+            last_error = repr(exc)
+        time.sleep(0.2)
+    raise RuntimeError(
+        f"streamlit did not become healthy at {base_url} within {timeout_s}s "
+        f"(last error: {last_error})\n{logs()}"
+    )
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is not None:
+        return
+    # The server runs in its own session: signal its whole process group.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, 15)
+    try:
+        proc.wait(timeout=10)
+        return
+    except subprocess.TimeoutExpired:
+        pass
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, 9)
+    proc.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def chromium_page(viewport: tuple[int, int] = (1400, 1000), *, default_timeout_ms: float = 30000):
+    """Yield a Playwright (sync API) ``Page`` in headless Debian Chromium.
+
+    Playwright gives the browser a fresh, empty temporary user-data-dir.
+    Browser, context and driver are all closed on exit.
+    """
+    from playwright.sync_api import sync_playwright
+
+    if not chromium_available():
+        raise RuntimeError(
+            f"Chromium not found at {CHROMIUM_PATH}; run scripts/setup.sh "
+            "(installs Debian's chromium package)"
+        )
+    width, height = viewport
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM_PATH,
+            headless=True,
+            args=CHROMIUM_ARGS,
+        )
+        try:
+            context = browser.new_context(viewport={"width": width, "height": height})
+            try:
+                page = context.new_page()
+                page.set_default_timeout(default_timeout_ms)
+                yield page
+            finally:
+                context.close()
+        finally:
+            browser.close()
+
+
+# JS predicate: the app root is mounted, connected to the server, its script
+# is not running (or failed to compile) (data-test-script-state is Streamlit's own e2e hook), and
+# the status widget does not show "Running...".
+_IDLE_JS = """
+() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app) return false;
+  const conn = app.getAttribute('data-test-connection-state');
+  if (conn !== null && conn !== 'CONNECTED' && conn !== 'STATIC_CONNECTED') return false;
+  const state = app.getAttribute('data-test-script-state');
+  // 'compilationError' = the script finished with a syntax error: idle too.
+  if (state !== null && state !== 'notRunning' && state !== 'compilationError') return false;
+  if (document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')) return false;
+  const status = document.querySelector('[data-testid="stStatusWidget"]');
+  if (status && /Running/i.test(status.innerText || '')) return false;
+  return true;
+}
+"""
+
+
+def wait_for_streamlit_idle(page, timeout_ms: float = 30000, settle_ms: int = 250) -> None:
+    """Wait until Streamlit has finished running the script.
+
+    First waits ``settle_ms`` so that a rerun triggered by a just-performed
+    interaction has time to start, then waits (up to ``timeout_ms``) for
+    the app to be idle, and confirms it is still idle shortly afterwards
+    (to ride over a rerun starting right at the first check).
+    """
+    if settle_ms:
+        page.wait_for_timeout(settle_ms)
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        remaining_ms = max(1000.0, (deadline - time.monotonic()) * 1000)
+        page.wait_for_function(_IDLE_JS, timeout=remaining_ms, polling=100)
+        page.wait_for_timeout(150)
+        if page.evaluate(_IDLE_JS):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"Streamlit app not idle after {timeout_ms} ms")
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a full-page screenshot to tests/artifacts/<name>.png; return the path."""
+    ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS_DIR / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
