@@ -10,10 +10,12 @@ A ``.json`` file that turns out to hold JSON-LD or a content mapping is read as 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
 import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,13 +86,20 @@ def format_for_name(name: str) -> str | ox.RdfFormat:
     )
 
 
+Progress = Callable[[int], None]
+
+
 def read_trace_file(
-    name: str, data: bytes | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES
+    name: str, data: bytes | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: Progress | None = None,
 ) -> LoadedFile:
     """Read the file ``name`` (or its bytes ``data``, e.g. an upload) into a LoadedFile.
 
-    ``max_bytes`` caps the size after decompression. Raises TraceLoadError (with line and column
-    where the parser gives them) when the file cannot be read in full; nothing is returned then.
+    ``max_bytes`` caps the size after decompression. ``progress(n)`` is called as the parser
+    consumes each further ``n`` bytes (of the decompressed text), for progress bars. Blank nodes
+    get names derived from the file's bytes, so reading the same file twice gives the same quads.
+    Raises TraceLoadError (with line and column where the parser gives them) when the file
+    cannot be read in full; nothing is returned then.
     """
     fmt = format_for_name(name)
     if data is None:
@@ -104,10 +113,52 @@ def read_trace_file(
     if len(data) > max_bytes:
         raise TraceLoadError(name, f"at most {max_bytes} bytes")
     if fmt == DOCUMENTS_JSON:
-        return LoadedFile(name, DOCUMENTS_JSON, len(data), documents=_read_documents(name, _json(name, data)))
-    if fmt == WIRE_JSON:
-        return _read_json(name, data)
-    return _read_rdf(name, data, fmt)
+        loaded = LoadedFile(name, DOCUMENTS_JSON, len(data), documents=_read_documents(name, _json(name, data)))
+    elif fmt == WIRE_JSON:
+        loaded = _read_json(name, data)
+    else:
+        loaded = _read_rdf(name, data, fmt, progress)
+        progress = None
+    if progress is not None:
+        progress(len(data))
+    loaded.quads = stable_blank_nodes(loaded.quads, hashlib.sha256(data).hexdigest()[:16])
+    return loaded
+
+
+class _CountingReader(io.RawIOBase):
+    """A bytes reader that reports how much the parser has consumed."""
+
+    def __init__(self, data: bytes, progress: Progress):
+        self._buffer = io.BytesIO(data)
+        self._progress = progress
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target) -> int:
+        count = self._buffer.readinto(target)
+        if count:
+            self._progress(count)
+        return count
+
+
+def stable_blank_nodes(quads: list[ox.Quad], salt: str) -> list[ox.Quad]:
+    """Rename blank nodes to ``{salt}b{n}`` in order of first appearance (n from 0), so the
+    same file always gives the same quads (a store then holds them once)."""
+    names: dict[ox.BlankNode, ox.BlankNode] = {}
+
+    def rename(term):
+        if isinstance(term, ox.BlankNode):
+            if term not in names:
+                names[term] = ox.BlankNode(f"{salt}b{len(names)}")
+            return names[term]
+        if isinstance(term, ox.Triple):
+            return ox.Triple(rename(term.subject), term.predicate, rename(term.object))
+        return term
+
+    if not any(isinstance(t, (ox.BlankNode, ox.Triple)) for q in quads for t in (q.subject, q.object, q.graph_name)):
+        return quads
+    return [ox.Quad(rename(q.subject), q.predicate, rename(q.object), rename(q.graph_name)) for q in quads]
 
 
 def _gunzip(name: str, data: bytes, max_bytes: int) -> bytes:
@@ -121,9 +172,10 @@ def _gunzip(name: str, data: bytes, max_bytes: int) -> bytes:
     return out
 
 
-def _read_rdf(name: str, data: bytes, fmt: ox.RdfFormat) -> LoadedFile:
+def _read_rdf(name: str, data: bytes, fmt: ox.RdfFormat, progress: Progress | None = None) -> LoadedFile:
+    source = io.BufferedReader(_CountingReader(data, progress)) if progress else data
     try:
-        quads = list(ox.parse(input=data, format=fmt))
+        quads = list(ox.parse(input=source, format=fmt))
     except SyntaxError as error:
         message = _PARSER_POSITION.sub("", str(error.msg))
         raise TraceLoadError(name, message, error.lineno, error.offset) from None

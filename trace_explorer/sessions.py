@@ -66,6 +66,7 @@ _ROOT_PREFIXES = (("urn:trustgraph:question:", GRAPHRAG), ("urn:trustgraph:docra
                   ("urn:trustgraph:agent:", AGENT))
 _SUBTYPES = {GRAPH_RAG_QUESTION: GRAPHRAG, DOC_RAG_QUESTION: DOCRAG, AGENT_QUESTION: AGENT}
 _NUMBER = re.compile(r"\d+")
+_STEP_OF_ROOT = re.compile(r"^(urn:trustgraph:(?:agent|docrag):[^/]+)/")
 
 # tg: predicate local name -> (field, parser, many values)
 _INT, _FLOAT, _TEXT, _IRI, _TERM = "int", "float", "text", "iri", "term"
@@ -130,6 +131,9 @@ class SessionReader:
         return bool(self.index.objects(subject, QUERY)) and subject.startswith(tuple(p for p, _ in _ROOT_PREFIXES))
 
     def _owners_by_prefix(self) -> dict[str, str]:
+        """Subject -> the root its IRI extends. An agent or DocRAG step IRI names its session
+        (``urn:trustgraph:agent:{id}/...``) even when that root is not among those read, as
+        when one session is fetched from a store: its Findings' sub-sessions must not claim them."""
         owners = {}
         for subject in self.index.properties:
             cut = subject.rfind("/")
@@ -138,6 +142,10 @@ class SessionReader:
                     owners[subject] = subject[:cut]
                     break
                 cut = subject.rfind("/", 0, cut)
+            else:
+                match = _STEP_OF_ROOT.match(subject)
+                if match:
+                    owners[subject] = match.group(1)
         return owners
 
     def _walk(self, root: str) -> list[str]:

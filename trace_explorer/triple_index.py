@@ -32,7 +32,7 @@ class TripleIndex:
     """``properties[subject][predicate]`` -> objects (duplicates across graphs folded, order kept),
     ``children[parent]`` -> ``[(child, relation)]``, ``graphs[subject]`` -> graph names."""
 
-    def __init__(self, quads: Iterable[ox.Quad]):
+    def __init__(self, quads: Iterable[ox.Quad | ox.Triple]):
         self.properties: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
         self.children: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.graphs: dict[str, set[str]] = defaultdict(set)
@@ -40,8 +40,8 @@ class TripleIndex:
         for quad in quads:
             subject = term_key(quad.subject)
             predicate = quad.predicate.value
-            graph = quad.graph_name
-            self.graphs[subject].add("" if isinstance(graph, ox.DefaultGraph) else term_key(graph))
+            graph = getattr(quad, "graph_name", None)  # a Triple (from CONSTRUCT) has no graph
+            self.graphs[subject].add("" if graph is None or isinstance(graph, ox.DefaultGraph) else term_key(graph))
             key = (subject, predicate, quad.object)
             if key in seen:
                 continue
