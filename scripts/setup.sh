@@ -6,7 +6,8 @@
 # * creates .venv (python3 -m venv) in the repo root if it is missing/broken;
 # * installs requirements-dev.txt and the project itself (editable) into it;
 # * installs Debian's chromium (for the browser tests) via apt-get if
-#   /usr/bin/chromium is missing.  Skip that with --no-browser or
+#   /usr/bin/chromium is missing, and Virtuoso (virtuoso-t) for the SPARQL
+#   endpoint tests.  Skip both with --no-browser or
 #   TRACE_EXPLORER_SKIP_BROWSER=1.
 #
 # The pip step is skipped when nothing relevant changed since the last
@@ -39,6 +40,19 @@ if [[ "$skip_browser" != "1" && ! -x /usr/bin/chromium ]]; then
         chromium fonts-dejavu-core </dev/null >/dev/null
     if [[ ! -x /usr/bin/chromium ]]; then
         log "ERROR: /usr/bin/chromium still missing after apt-get install"
+        exit 1
+    fi
+fi
+
+# --- Virtuoso (a real SPARQL server for the endpoint tests) -------------------
+if [[ "$skip_browser" != "1" && ! -x /usr/bin/virtuoso-t ]]; then
+    log "installing Debian's virtuoso-opensource via apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    [[ -n "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v lock)" ]] || apt-get update -qq
+    apt-get install -y -qq --no-install-recommends virtuoso-opensource-7-bin </dev/null >/dev/null \
+        || { apt-get update -qq && apt-get install -y -qq --no-install-recommends virtuoso-opensource-7-bin </dev/null >/dev/null; }
+    if [[ ! -x /usr/bin/virtuoso-t ]]; then
+        log "ERROR: /usr/bin/virtuoso-t still missing after apt-get install"
         exit 1
     fi
 fi

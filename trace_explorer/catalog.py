@@ -28,7 +28,10 @@ _ROOTS = """
   UNION { ?root tg:query ?anyQuery FILTER(STRSTARTS(STR(?root), "urn:trustgraph:question:")
           || STRSTARTS(STR(?root), "urn:trustgraph:docrag:") || STRSTARTS(STR(?root), "urn:trustgraph:agent:")) }"""
 
-# The mechanism, as sessions.SessionReader decides it: the subtype, then the IRI, then the steps.
+# The mechanism, as sessions.SessionReader decides it: the subtype, then the IRI, then the
+# first steps. (Property paths are kept out of EXISTS: not every server evaluates them there.)
+_NEAR_ROOT = """{{ {{ ?{v} prov:wasDerivedFrom ?root }} UNION {{ ?{v} prov:wasGeneratedBy ?root }}
+                   UNION {{ ?{v} prov:wasDerivedFrom ?{v}Up . ?{v}Up prov:wasDerivedFrom ?root }} }}"""
 _MECHANISM = """
   BIND(IF(EXISTS { ?root a tg:GraphRagQuestion }, "GraphRAG",
        IF(EXISTS { ?root a tg:DocRagQuestion }, "DocRAG",
@@ -38,25 +41,33 @@ _MECHANISM = """
        IF(STRSTARTS(STR(?root), "urn:trustgraph:agent:"), "Agent",
        IF(EXISTS { ?m1 prov:wasDerivedFrom ?root . { ?m1 a tg:Analysis } UNION { ?m1 a tg:PatternDecision }
                    UNION { ?m1 a tg:Plan } UNION { ?m1 a tg:Decomposition } }, "Agent",
-       IF(EXISTS { ?m2 (prov:wasDerivedFrom|prov:wasGeneratedBy)+ ?root ; tg:edgeCount ?m3 }, "GraphRAG",
-       IF(EXISTS { ?m4 (prov:wasDerivedFrom|prov:wasGeneratedBy)+ ?root ; tg:chunkCount ?m5 }, "DocRAG",
+       IF(EXISTS { """ + _NEAR_ROOT.format(v="m2") + """ ?m2 tg:edgeCount ?m3 }, "GraphRAG",
+       IF(EXISTS { """ + _NEAR_ROOT.format(v="m4") + """ ?m4 tg:chunkCount ?m5 }, "DocRAG",
        "Unknown"))))))))) AS ?mechanism)"""
 
-# An agent's pattern: its PatternDecision, else the kind of its first steps.
-_PATTERN = """
-  OPTIONAL { ?decision prov:wasDerivedFrom ?root ; a tg:PatternDecision ; tg:pattern ?declared }
-  BIND(IF(?mechanism != "Agent", "", COALESCE(?declared,
-       IF(EXISTS { ?p1 prov:wasDerivedFrom+ ?root ; a tg:Decomposition }, "supervisor",
-       IF(EXISTS { ?p2 prov:wasDerivedFrom+ ?root ; a tg:Plan }, "plan-then-execute",
-       IF(EXISTS { ?p3 prov:wasDerivedFrom+ ?root . { ?p3 a tg:Analysis } UNION { ?p3 a tg:Conclusion } }, "react", ""))))) AS ?pattern)"""
+# An agent's pattern: its PatternDecision, else the kind of the steps that follow the root.
+_PATTERN_KINDS = {"react": ("tg:Analysis", "tg:Conclusion"), "plan-then-execute": ("tg:Plan",),
+                  "supervisor": ("tg:Decomposition",)}
 
-# Answered: a Conclusion or Synthesis of this session (its IRI carries the session's id, which
-# keeps a sub-session's Conclusion from counting for its parent).
-_STATUS = """
-  BIND(REPLACE(STR(?root), "^.*[:/]", "") AS ?rootId)
-  BIND(IF(EXISTS { ?answer (prov:wasDerivedFrom|prov:wasGeneratedBy)+ ?root .
-                   { ?answer a tg:Conclusion } UNION { ?answer a tg:Synthesis }
-                   FILTER(CONTAINS(STR(?answer), ?rootId)) }, "answered", "unfinished") AS ?status)"""
+
+def _pattern_clause(pattern: str) -> str:
+    kinds = " UNION ".join(f"{{ ?first a {k} }}" for k in _PATTERN_KINDS.get(pattern, ()))
+    declared = f"{{ ?decision prov:wasDerivedFrom ?root ; a tg:PatternDecision ; tg:pattern ?declared FILTER(STR(?declared) = {literal(pattern)}) }}"
+    if not kinds:
+        return "  " + declared
+    return (f"  {{ {declared} UNION {{ ?first prov:wasDerivedFrom ?root . {kinds}\n"
+            f"    MINUS {{ ?undecided prov:wasDerivedFrom ?root ; a tg:PatternDecision }} }} }}")
+
+
+# Answered sessions: those whose answer entity exists where TrustGraph writes it (TRACE-MODEL.md):
+# {root}/final (an agent's Conclusion), {root}/synthesis (plan, supervisor, DocRAG), or
+# urn:trustgraph:prov:synthesis:{id} for the GraphRAG Question urn:trustgraph:question:{id}.
+# One pass over the answers, joined on the root; portable (no paths or computed IRIs in EXISTS).
+_ANSWERED = """{ SELECT DISTINCT ?root WHERE {
+    { ?answer a tg:Conclusion } UNION { ?answer a tg:Synthesis }
+    BIND(IRI(IF(STRSTARTS(STR(?answer), "urn:trustgraph:prov:synthesis:"),
+                CONCAT("urn:trustgraph:question:", STRAFTER(STR(?answer), "urn:trustgraph:prov:synthesis:")),
+                REPLACE(STR(?answer), "/(final|synthesis)$", ""))) AS ?root) } }"""
 
 
 @dataclass
@@ -92,12 +103,14 @@ def _where(filters: SessionFilter) -> str:
         parts.append(f"  ?root tg:query ?searched FILTER(CONTAINS(LCASE(STR(?searched)), LCASE({literal(filters.text)})))")
     if filters.mechanism or filters.pattern:
         parts.append(_MECHANISM)
-        if filters.mechanism:
-            parts.append(f"  FILTER(?mechanism = {literal(filters.mechanism)})")
+        parts.append(f"  FILTER(?mechanism = {literal(filters.mechanism or 'Agent')})")
     if filters.pattern:
-        parts.append(_PATTERN + f"\n  FILTER(?pattern = {literal(filters.pattern)})")
-    if filters.status:
-        parts.append(_STATUS + f"\n  FILTER(?status = {literal(filters.status)})")
+        parts.append(_pattern_clause(filters.pattern))
+    if filters.status == "answered":
+        parts.append("  " + _ANSWERED)
+    elif filters.status:
+        parts.append("  OPTIONAL " + _ANSWERED.replace("SELECT DISTINCT ?root WHERE", "SELECT DISTINCT ?root (1 AS ?answered) WHERE")
+                     + "\n  FILTER(!BOUND(?answered))")
     return "\n".join(parts)
 
 
@@ -117,8 +130,8 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
     filters = filters or SessionFilter()
     page = f"LIMIT {int(limit)} " if limit else ""
     page += f"OFFSET {int(offset)}" if offset else ""
-    query = (PREFIXES + f"SELECT ?root (SAMPLE(?t) AS ?time) WHERE {{ {_where(filters)}\n"
-             f"  OPTIONAL {{ ?root prov:startedAtTime ?t }} }} GROUP BY ?root "
+    query = (PREFIXES + f"SELECT ?root ?time WHERE {{ {{ SELECT ?root (SAMPLE(?t) AS ?time) WHERE {{ "
+             f"{_where(filters)}\n  OPTIONAL {{ ?root prov:startedAtTime ?t }} }} GROUP BY ?root }} }} "
              f"ORDER BY DESC(BOUND(?time)) DESC(STR(?time)) ?root {page}")
     roots = [r["root"].value for r in source.select(query) if isinstance(r.get("root"), ox.NamedNode)]
     sessions = fetch_sessions(source, roots)
