@@ -150,7 +150,8 @@ class EndpointSource(TraceSource):
         elif self.user is not None:
             auth = (self.user, self.password or "")
         try:
-            response = requests.post(self.url, data=data, headers=headers, auth=auth, timeout=self.timeout)
+            response = requests.post(self.url, data=data, headers=headers, auth=auth, timeout=self.timeout,
+                                     allow_redirects=False)  # a redirect must not lead past the endpoint policy
         except requests.Timeout:
             raise SourceError(f"{self.label}: no answer within {self.timeout:g} s") from None
         except requests.RequestException as error:
