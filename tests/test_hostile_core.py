@@ -1,0 +1,28 @@
+"""The core keeps hostile text exactly as it came (escaping is the views' job) and reads the
+hostile sessions like any other."""
+
+from __future__ import annotations
+
+from trace_explorer.session_report import session_detail, session_text
+from trace_explorer.sessions import read_sessions
+from trace_explorer.store import TraceStore
+from tests import hostile_traces as hostile
+
+
+def test_hostile_sessions_read_with_their_text_intact():
+    collection = TraceStore()
+    for name, data in hostile.hostile_files().items():
+        collection.add_file(name, data)
+    sessions = {s.id: s for s in read_sessions(collection)}
+    agent = sessions[hostile.AGENT]
+    analysis = agent.steps_of("Analysis")[0]
+    assert agent.question == "Agent " + hostile.ALL_TEXT
+    assert analysis.fields["arguments"] == hostile.HTML_IN_JSON
+    assert analysis.fields["thought"] == "Thought " + hostile.ALL_TEXT
+    assert analysis.fields["action"] == hostile.IMG
+    assert agent.tool_errors == 1 and agent.answer == "Answer " + hostile.ALL_TEXT
+    edge = sessions[hostile.GRAPHRAG].steps_of("Focus")[0].fields["edges"][0]
+    assert (edge["s"], edge["s_label"], edge["o"]) == (hostile.EVIL_IRI, hostile.SCRIPT, hostile.IMG)
+    assert len(sessions[hostile.DOCRAG].answer) == len(hostile.BIG)
+    assert hostile.CONTROL in session_text(agent)
+    assert session_detail(agent)["question"] == agent.question
