@@ -161,3 +161,9 @@ def test_bad_file_gives_one_clear_error_and_adds_nothing(name, data, line, colum
 def test_gzip_bomb_is_refused():
     with pytest.raises(TraceLoadError, match="when expanded"):
         read_trace_file("big.ttl.gz", gzip.compress(b" " * 10_000), max_bytes=1_000)
+
+
+def test_wire_triple_with_a_bad_graph_iri_is_a_load_error():
+    data = json.dumps([{"s": {"t": "i", "i": "urn:a"}, "p": {"t": "i", "i": "urn:a"}, "o": {"t": "l", "v": ""}, "g": "0"}])
+    with pytest.raises(TraceLoadError, match='item 0: expected a graph IRI in "g"'):
+        read_trace_file("wire.json", data.encode())

@@ -70,7 +70,10 @@ def decode_quad(triple: Any) -> ox.Quad:
     """Turn a wire triple with optional ``"g"`` into a pyoxigraph Quad (raises WireFormatError)."""
     decoded = decode_triple(triple)
     graph = triple.get("g")
-    graph_name = ox.NamedNode(graph) if isinstance(graph, str) and graph else ox.DefaultGraph()
+    try:
+        graph_name = ox.NamedNode(graph) if isinstance(graph, str) and graph else ox.DefaultGraph()
+    except ValueError as error:
+        raise WireFormatError(f'a graph IRI in "g", got {graph!r:.120}: {error}') from None
     return ox.Quad(decoded.subject, decoded.predicate, decoded.object, graph_name)
 
 
