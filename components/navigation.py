@@ -1,0 +1,38 @@
+"""The app's pages, and the guard that makes a deep link run through ``app.py``.
+
+Streamlit treats an app with a ``pages/`` folder as an old-style multipage app until the first
+``st.navigation`` call in the server process: before that, a request for ``/session?session=...``
+runs ``pages/session.py`` on its own, without ``app.py`` (no page config, no sidebar loader).
+``app.py`` marks every run it makes; a page run without that mark registers the navigation and
+switches to the same page with the same query parameters, which now goes through ``app.py``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .text import SESSION_PAGE, SESSIONS_PAGE
+
+_ENTRY_MARK = "te_entry_run"
+
+
+def app_pages() -> list[st.Page]:
+    """The session list (the default page, at ``/``) and the session view (``/session``)."""
+    return [
+        st.Page(SESSIONS_PAGE, title="Sessions", default=True),
+        st.Page(SESSION_PAGE, title="Session", url_path="session"),
+    ]
+
+
+def mark_entry_run() -> None:
+    """Called by ``app.py`` before it runs a page."""
+    st.session_state[_ENTRY_MARK] = True
+
+
+def ensure_entry_run(page_path: str) -> None:
+    """Called first by the page ``page_path`` (e.g. ``SESSION_PAGE``): when Streamlit ran it
+    without ``app.py``, switch to it again (same query parameters) through ``app.py``."""
+    if st.session_state.pop(_ENTRY_MARK, False):
+        return
+    st.navigation(app_pages(), position="hidden")
+    st.switch_page(page_path, query_params=st.query_params.to_dict())

@@ -1,0 +1,108 @@
+"""The top of the session page: where the session sits (parent, sub-sessions), its question,
+mechanism, pattern, time, status, the totals that matter and the answer."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from trace_explorer.literals import format_time
+from trace_explorer.model import Session
+from trace_explorer.session_report import status
+from trace_explorer.timeline import step_duration_ms
+
+from .collection import Collection
+from .text import SESSION_PAGE, SESSIONS_PAGE, clip, format_ms, long_text, md_escape
+
+MECHANISM_COLOURS = {"Agent": "blue", "GraphRAG": "violet", "DocRAG": "orange"}
+QUESTION_LIMIT = 400  # characters of the question in the heading
+ANSWER_LIMIT = 1500  # characters of the answer in the header (the whole text is a download away)
+
+
+def _clip_lines(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis (line breaks kept)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def session_link(target: str, collection: Collection, prefix: str = "", icon: str | None = None) -> None:
+    """A link to the session page of ``target`` (an IRI), labelled with its question."""
+    other = collection.by_id.get(target)
+    text = clip(other.question, 70) if other and other.question else target
+    kind = f"{other.mechanism} · " if other else ""
+    st.page_link(SESSION_PAGE, label=md_escape(f"{prefix}{kind}{text}", one_line=True),
+                 query_params={"session": target}, icon=icon, help=md_escape(target))
+
+
+def session_header(session: Session, collection: Collection) -> None:
+    """Draw the header of ``session``."""
+    crumbs = st.container(horizontal=True, gap="medium", vertical_alignment="center")
+    with crumbs:
+        st.page_link(SESSIONS_PAGE, label="Sessions", icon=":material/arrow_back:")
+        if session.parent_session:
+            session_link(session.parent_session, collection, prefix="Parent: ",
+                         icon=":material/subdirectory_arrow_left:")
+        elif session.parent:
+            st.caption(md_escape(f"Derives from {session.parent} (not loaded)"))
+
+    question = session.question or "(no question recorded)"
+    st.subheader(md_escape(_clip_lines(question, QUESTION_LIMIT)), anchor=False)
+    if len(question) > QUESTION_LIMIT:
+        with st.expander(f"The whole question ({len(question):,} characters)"):
+            long_text(question, name="question", key="te_full_question")
+
+    badges = st.container(horizontal=True, gap="small", vertical_alignment="center")
+    with badges:
+        st.badge(session.mechanism, color=MECHANISM_COLOURS.get(session.mechanism, "gray"),
+                 icon=":material/hub:")
+        if session.pattern:
+            st.badge(md_escape(session.pattern), color="gray", icon=":material/alt_route:")
+        answered = status(session) == "answered"
+        st.badge(status(session), color="green" if answered else "orange",
+                 icon=":material/check_circle:" if answered else ":material/pending:")
+        if session.tool_errors:
+            st.badge(f"{session.tool_errors} tool error" + ("s" if session.tool_errors > 1 else ""),
+                     color="red", icon=":material/error:")
+        if session.shape == "seed":
+            st.badge("seed shape", color="gray")
+        st.caption(md_escape(f"{format_time(session.time) or 'time unknown'} · {session.id}"), width="content")
+
+    _totals(session)
+
+    with st.container(border=True):
+        st.caption("Answer")
+        if session.answer:
+            long_text(session.answer, name="answer", limit=ANSWER_LIMIT, key="te_full_answer")
+        elif session.answer_id:
+            st.caption(md_escape(f"The answer's text is not in the loaded files ({session.answer_id}). "
+                                 "Add the matching *.documents.json file to see it."))
+        else:
+            st.caption("No answer recorded: the session did not reach a Conclusion or Synthesis.")
+
+    if session.children:
+        with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+            st.caption(f"Sub-sessions ({len(session.children)}):", width="content")
+            for child in session.children:
+                session_link(child, collection, icon=":material/subdirectory_arrow_right:")
+
+
+def _totals(session: Session) -> None:
+    llm = sum(s.fields.get("llm_duration_ms") or 0 for s in session.steps)
+    tool = sum(s.fields.get("tool_duration_ms") or 0 for s in session.steps
+               if s.kind != "Analysis")
+    tokens_in = sum(s.fields.get("in_tokens") or 0 for s in session.steps)
+    tokens_out = sum(s.fields.get("out_tokens") or 0 for s in session.steps)
+    timed = [d for d in (step_duration_ms(s) for s in session.steps) if d is not None]
+    values = [
+        ("Steps", f"{len(session.steps)}"),
+        ("Tool calls", f"{len(session.actions)}" if session.actions else None),
+        ("Recorded time", format_ms(sum(timed)) if timed else None),
+        ("LLM time", format_ms(llm) if llm else None),
+        ("Tool time", format_ms(tool) if tool else None),
+        ("Tokens in", f"{tokens_in:,}" if tokens_in else None),
+        ("Tokens out", f"{tokens_out:,}" if tokens_out else None),
+        ("Sub-sessions", f"{len(session.children)}" if session.children else None),
+    ]
+    row = st.container(horizontal=True, gap="small")
+    with row:
+        for label, value in values:
+            if value is not None:
+                st.metric(label, value, border=True, width="content")

@@ -1,0 +1,98 @@
+"""The session list as a table: rows, filters and the sortable, selectable ``st.dataframe``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from trace_explorer.model import Session
+from trace_explorer.session_report import session_summary
+
+COLUMNS = ["Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status"]
+ROW_PX = 33
+QUESTION_LIMIT = 500  # characters of a question in the table (the search sees all of it)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= QUESTION_LIMIT else text[: QUESTION_LIMIT - 1] + "…"
+
+
+def session_rows(sessions: Iterable[Session]) -> pd.DataFrame:
+    """One row per session (in the given order) with ``COLUMNS``; Time is a UTC timestamp."""
+    rows = []
+    for session in sessions:
+        summary = session_summary(session)
+        rows.append({
+            "Session ID": summary["id"],
+            "Type": summary["type"],
+            "Pattern": summary["pattern"] or "",
+            "Question": _clip(summary["question"] or ""),
+            "Time": pd.Timestamp(session.time) if session.time else pd.NaT,
+            "Steps": summary["step_count"],
+            "Status": summary["status"],
+        })
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame["Time"] = pd.to_datetime(frame["Time"], utc=True)
+    return frame
+
+
+def filter_sessions(sessions: Sequence[Session], *, mechanisms: Sequence[str] = (),
+                    patterns: Sequence[str] = (), status: str | None = None, search: str = "",
+                    include_sub_sessions: bool = False) -> list[Session]:
+    """The sessions that pass every filter; an empty filter passes everything.
+
+    ``mechanisms``: "Agent" / "GraphRAG" / "DocRAG"; ``patterns``: agent patterns;
+    ``status``: "answered" / "unfinished"; ``search``: case-insensitive text in the question or
+    the session IRI; sub-sessions (with a parent) only when ``include_sub_sessions``.
+    """
+    needle = search.strip().casefold()
+    out = []
+    for session in sessions:
+        if session.parent is not None and not include_sub_sessions:
+            continue
+        if mechanisms and session.mechanism not in mechanisms:
+            continue
+        if patterns and session.pattern not in patterns:
+            continue
+        if status and ("answered" if session.has_answer else "unfinished") != status:
+            continue
+        if needle and needle not in (session.question or "").casefold() and needle not in session.id.casefold():
+            continue
+        out.append(session)
+    return out
+
+
+def session_table(sessions: Sequence[Session], key: str) -> str | None:
+    """Draw ``sessions`` as a sortable table with single-row selection; return the IRI of the
+    row the user picked in this run, or None."""
+    frame = session_rows(sessions)
+    event = st.dataframe(
+        frame,
+        key=key,
+        on_select="rerun",
+        selection_mode="single-row",
+        hide_index=True,
+        width="stretch",
+        row_height=ROW_PX,
+        height=min(ROW_PX * (len(frame) + 1) + 3, 760),
+        column_order=COLUMNS,
+        column_config={
+            "Session ID": st.column_config.TextColumn("Session ID", width=220,
+                                                      help="The session's root IRI"),
+            "Type": st.column_config.TextColumn("Type", width=80),
+            "Pattern": st.column_config.TextColumn("Pattern", width=112),
+            "Question": st.column_config.TextColumn("Question", width=300),
+            "Time": st.column_config.DatetimeColumn("Time (UTC)", format="YYYY-MM-DD HH:mm:ss",
+                                                    timezone="UTC", width=138),
+            "Steps": st.column_config.NumberColumn("Steps", width=55, format="%d"),
+            "Status": st.column_config.TextColumn("Status", width=88),
+        },
+    )
+    rows = event.selection.rows if event is not None else []
+    if rows:
+        row = rows[0]
+        if 0 <= row < len(frame):
+            return str(frame.iloc[row]["Session ID"])
+    return None

@@ -1,0 +1,230 @@
+"""Everything recorded about one step, laid out by what it is.
+
+Trace text is shown with ``st.text`` (prose), ``st.code`` (tool names, IRIs), ``st.json``
+(arguments) and ``st.dataframe`` (edges, chunks, lists); tool errors and warnings go through
+``md_escape`` into ``st.error`` / ``st.warning``. Nothing is rendered as Markdown or HTML.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from trace_explorer.literals import format_time
+from trace_explorer.model import Session, Step
+from trace_explorer.session_report import FIELD_ORDER
+from trace_explorer.step_labels import has_error, timeline_label
+
+from .collection import Collection
+from .session_header import session_link
+from .text import format_ms, long_text, md_escape
+
+# Fields drawn in their own section; the rest go to the "Details" table.
+_SECTIONS = {"query", "thought", "action", "arguments", "tool_candidates", "observation", "error",
+             "edges", "chunks", "answer", "result", "finding", "concepts", "entities",
+             "plan_steps", "goals", "plan_step", "goal", "pattern", "task_type", "llm_duration_ms",
+             "tool_duration_ms", "in_tokens", "out_tokens", "thought_id", "observation_id"}
+
+
+def step_inspector(session: Session, step_id: str | None, collection: Collection) -> None:
+    """Draw the inspector for the step ``step_id`` of ``session``."""
+    step = session.nodes.get(step_id) if step_id else None
+    if step is None:
+        st.caption("Pick a step on the timeline or in the list above.")
+        return
+    fields = step.fields
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        st.markdown(f"**{md_escape(timeline_label(step, width=48))}**")
+        st.badge(md_escape(step.kind), color="red" if has_error(step) else "gray")
+        st.badge(step.prov_class, color="gray")
+    st.code(step.id, language=None, wrap_lines=True)
+
+    _numbers(fields)
+    if fields.get("error") is not None:
+        st.error(md_escape(f"Tool error: {fields['error']}"), icon=":material/error:")
+    if step.kind == "PatternDecision" or "pattern" in fields:
+        _line("Pattern", fields.get("pattern"), fields.get("task_type") and f"task type: {fields['task_type']}")
+    if fields.get("thought") is not None:
+        _prose("Thought", fields["thought"])
+    if fields.get("action"):
+        st.caption("Action")
+        st.code(str(fields["action"]), language=None)
+    if "arguments" in fields:
+        st.caption("Arguments")
+        _json_value(fields["arguments"])
+    if fields.get("tool_candidates"):
+        st.caption("Tool candidates")
+        st.text(", ".join(map(str, fields["tool_candidates"])))
+    if fields.get("observation") is not None and fields.get("observation") != fields.get("error"):
+        _prose("Observation", fields["observation"])
+    elif step.kind in ("Analysis", "Observation") and "observation" not in fields and step.fields.get("document"):
+        st.caption(md_escape(f"Observation text not loaded ({step.fields['document']})."))
+    if fields.get("concepts"):
+        st.caption("Concepts")
+        st.text(", ".join(map(str, fields["concepts"])))
+    if fields.get("entities"):
+        _list_table("Seed entities", "Entity", fields["entities"])
+    if fields.get("plan_steps"):
+        _list_table("Plan", "Plan step", fields["plan_steps"])
+    if fields.get("goals"):
+        _list_table("Sub-agent goals", "Goal", fields["goals"])
+    if fields.get("plan_step"):
+        _prose("Plan step", fields["plan_step"])
+    if fields.get("goal"):
+        _prose("Goal", fields["goal"])
+    if fields.get("edges"):
+        _edges(fields["edges"])
+    if fields.get("chunks"):
+        _chunks(fields["chunks"])
+    for name, title in (("result", "Result"), ("finding", "Finding"), ("answer", "Answer")):
+        if fields.get(name) is not None:
+            _prose(title, fields[name])
+    if step.kind in ("Conclusion", "Synthesis", "StepResult", "Finding") and not any(
+            fields.get(n) is not None for n in ("result", "finding", "answer")) and fields.get("document"):
+        st.caption(md_escape(f"Text not in the loaded files ({fields['document']}). Add the matching "
+                             "*.documents.json file to see it."))
+    for child in (c for c in session.children if session.graph.has_edge(c, step.id)):
+        session_link(child, collection, prefix="Started sub-session: ",
+                     icon=":material/subdirectory_arrow_right:")
+    _details(step)
+    for warning in step.warnings:
+        st.warning(md_escape(warning), icon=":material/warning:")
+
+
+def _numbers(fields: dict[str, Any]) -> None:
+    values = [(label, value) for label, value in (
+        ("LLM", format_ms(fields["llm_duration_ms"]) if fields.get("llm_duration_ms") is not None else None),
+        ("Tool", format_ms(fields["tool_duration_ms"]) if fields.get("tool_duration_ms") is not None else None),
+        ("Tokens in", f"{fields['in_tokens']:,}" if isinstance(fields.get("in_tokens"), int) else None),
+        ("Tokens out", f"{fields['out_tokens']:,}" if isinstance(fields.get("out_tokens"), int) else None),
+    ) if value is not None]
+    if values:
+        with st.container(horizontal=True, gap="small"):
+            for label, value in values:
+                st.metric(label, value, border=True, width=120)
+    if fields.get("model"):
+        st.caption(md_escape(f"Model: {fields['model']}"))
+
+
+def _line(title: str, value: Any, note: str | None = None) -> None:
+    if value is None:
+        return
+    st.caption(title)
+    st.text(str(value) + (f"  ({note})" if note else ""))
+
+
+def _prose(title: str, text: Any) -> None:
+    st.caption(title)
+    with st.container(border=True):
+        long_text(text, name=title.lower().replace(" ", "-"), key=f"te_full_{title}")
+
+
+def _json_value(value: Any) -> None:
+    if isinstance(value, (dict, list)):
+        st.json(value, expanded=2)
+    elif isinstance(value, str):
+        st.code(value, language=None, wrap_lines=True)
+    else:
+        st.code(json.dumps(value, ensure_ascii=False), language="json")
+
+
+def _list_table(title: str, column: str, values: list[Any]) -> None:
+    st.caption(f"{title} ({len(values)})")
+    st.dataframe(pd.DataFrame({column: [_cell(v) for v in values]}), hide_index=True, width="stretch",
+                 height=min(36 + 35 * len(values), 320))
+
+
+def short_name(iri: str | None) -> str:
+    """The last segment of an IRI ("http://trustgraph.ai/e/france" -> "france")."""
+    text = iri or ""
+    for cut in ("#", "/", ":"):
+        head, sep, tail = text.rstrip(cut).rpartition(cut)
+        if sep and tail:
+            return tail
+    return text
+
+
+def edge_rows(edges: list[dict[str, Any]]) -> pd.DataFrame:
+    """GraphRAG edge selections as a table: Subject, Predicate, Object (the rdfs:label where the
+    trace has one, else the IRI's last segment; a literal object as is), Concept, Score,
+    Reasoning, and Triple (the full IRIs: "s p o")."""
+    rows = []
+    for edge in edges:
+        if edge.get("stored"):
+            subject = edge.get("s_label") or short_name(edge.get("s"))
+            predicate = edge.get("p_label") or short_name(edge.get("p"))
+            obj = edge.get("o_label") or (edge.get("o") if edge.get("o_is_literal") else short_name(edge.get("o")))
+        else:
+            subject, predicate, obj = "(edge not stored)", "", edge.get("raw") or ""
+        rows.append({"Subject": _cell(subject), "Predicate": _cell(predicate), "Object": _cell(obj),
+                     "Concept": edge.get("concept"), "Score": edge.get("score"),
+                     "Reasoning": None if edge.get("reasoning") is None else _cell(edge["reasoning"]),
+                     "Triple": " ".join(str(edge.get(k) or "") for k in ("s", "p", "o")).strip()})
+    return pd.DataFrame(rows, columns=["Subject", "Predicate", "Object", "Concept", "Score",
+                                       "Reasoning", "Triple"])
+
+
+def chunk_rows(chunks: list[Any]) -> pd.DataFrame:
+    """DocRAG chunk selections as a table: Chunk (IRI), Score, Text (when loaded)."""
+    rows = []
+    for chunk in chunks:
+        if isinstance(chunk, dict):
+            text = chunk.get("text")
+            rows.append({"Chunk": chunk.get("chunk"), "Score": chunk.get("score"),
+                         "Text": None if text is None else _cell(text)})
+        else:
+            rows.append({"Chunk": str(chunk), "Score": None, "Text": None})
+    return pd.DataFrame(rows, columns=["Chunk", "Score", "Text"])
+
+
+def _edges(edges: list[dict[str, Any]]) -> None:
+    st.caption(f"Selected edges ({len(edges)})")
+    label_help = "rdfs:label where the trace has one, else the IRI's last segment (full IRIs: Triple)"
+    st.dataframe(edge_rows(edges), hide_index=True, width="stretch", column_config={
+        "Subject": st.column_config.TextColumn("Subject", help=label_help),
+        "Predicate": st.column_config.TextColumn("Predicate", help=label_help),
+        "Object": st.column_config.TextColumn("Object", help=label_help),
+        "Score": st.column_config.ProgressColumn("Score", min_value=0.0, max_value=1.0, format="%.2f", width="small"),
+        "Reasoning": st.column_config.TextColumn("Reasoning", width="medium"),
+        "Triple": st.column_config.TextColumn("Triple", width="medium"),
+    })
+
+
+def _chunks(chunks: list[Any]) -> None:
+    frame = chunk_rows(chunks)
+    st.caption(f"Chunks ({len(frame)})")
+    config = {"Score": st.column_config.ProgressColumn("Score", min_value=0.0, max_value=1.0, format="%.2f")}
+    columns = [c for c in frame.columns if c != "Text" or frame["Text"].notna().any()]
+    if frame["Score"].isna().all():
+        columns.remove("Score")
+    st.dataframe(frame[columns], hide_index=True, width="stretch", column_config=config)
+
+
+def _details(step: Step) -> None:
+    names = [n for n in FIELD_ORDER if n in step.fields and n not in _SECTIONS]
+    names += sorted(n for n in step.fields if n not in FIELD_ORDER and n not in _SECTIONS)
+    rows = [(name.replace("_", " "), _plain(step.fields[name])) for name in names]
+    if step.label and step.label != step.kind:
+        rows.insert(0, ("label", step.label))
+    rows.append(("types", ", ".join(t.rsplit("/", 1)[-1].rsplit("#", 1)[-1] for t in step.types)))
+    with st.expander("Details", icon=":material/info:"):
+        st.dataframe(pd.DataFrame(rows, columns=["Field", "Value"]), hide_index=True, width="stretch")
+
+
+def _plain(value: Any) -> str:
+    if hasattr(value, "isoformat"):
+        return format_time(value) or ""
+    if isinstance(value, (dict, list, tuple)):
+        return _cell(json.dumps(value, ensure_ascii=False, default=str))
+    return _cell(value)
+
+
+CELL_LIMIT = 2000  # characters of one table cell
+
+
+def _cell(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= CELL_LIMIT else text[:CELL_LIMIT] + f" … ({len(text):,} characters)"

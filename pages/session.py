@@ -1,0 +1,53 @@
+"""Session page, reachable as ``?session=<IRI>`` (a shareable link; ``&step=<IRI>`` opens a step):
+header, interactive timeline, provenance DAG, step picker and step inspector."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.collection import current_collection
+from components.navigation import ensure_entry_run
+from components.dag import dag
+from components.session_header import session_header
+from components.step_inspector import step_inspector
+from components.step_picker import selected_step, step_picker
+from components.text import SESSION_PAGE, SESSIONS_PAGE, md_escape
+from components.timeline import timeline
+
+LAST_KEY = "te_last_session"
+
+ensure_entry_run(SESSION_PAGE)
+collection = current_collection()
+session_id = st.query_params.get("session") or st.session_state.get(LAST_KEY)
+
+if not session_id:
+    st.info("No session chosen yet. Pick one from the session list.", icon=":material/info:")
+    st.page_link(SESSIONS_PAGE, label="Open the session list", icon=":material/list:")
+    st.stop()
+
+session = collection.by_id.get(session_id)
+if session is None:
+    st.error(md_escape(f"Unknown session: {session_id}. It is not in the loaded traces "
+                       f"({len(collection.sessions)} sessions)."), icon=":material/search_off:")
+    st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:")
+    st.stop()
+
+st.session_state[LAST_KEY] = session.id
+if st.query_params.get("session") != session.id:
+    st.query_params["session"] = session.id
+
+session_header(session, collection)
+chosen = selected_step(session)
+
+left, right = st.columns([1, 1], gap="medium")
+with left:
+    st.markdown("##### :material/timeline: Timeline", anchors=False)
+    timeline(session, chosen)
+with right:
+    with st.container(border=True):
+        chosen = step_picker(session)
+        step_inspector(session, chosen, collection)
+
+st.markdown("##### :material/account_tree: Provenance graph", anchors=False)
+st.caption("Hover a node for its fields; drag to pan, scroll to zoom. The selected step is outlined in black.")
+dag(session, collection, chosen)

@@ -1,0 +1,391 @@
+"""The Streamlit app, run headless with ``streamlit.testing.v1.AppTest``, against the manifest of
+the reference corpus (the bundled demo is a copy of it)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components.session_table import COLUMNS
+from trace_explorer.sessions import read_sessions
+from trace_explorer.store import load_collection
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+SESSIONS = [s for f in MANIFEST.values() for s in f["sessions"]]
+TOP = [s for s in SESSIONS if s["parent"] is None]
+BY_ID = {s["session"]: s for s in SESSIONS}
+MECHANISMS = {"agent": "Agent", "graphrag": "GraphRAG", "docrag": "DocRAG"}
+TG = "https://trustgraph.ai/ns/"
+
+REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
+PLAN = "urn:trustgraph:agent:1a4f44f9-a651-4445-b9f3-635cf88c422b"
+SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
+GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
+DOCRAG = "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"
+TOOL_PARENT = "urn:trustgraph:agent:fa7f0eab-4c4f-4b06-8732-2e25c215a82a"
+SUB_GRAPHRAG = "urn:trustgraph:question:332dd331-3a0b-4965-8da6-c6fdbd685167"
+
+
+def run_app() -> AppTest:
+    return AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+
+
+def open_session(iri: str, step: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.switch_page("pages/session.py")
+    at.query_params["session"] = iri
+    if step:
+        at.query_params["step"] = step
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def unescape(markdown: str) -> str:
+    """Undo ``md_escape``: drop the backslash before escaped punctuation, the hard breaks and the
+    word joiners that keep URLs from turning into links."""
+    return re.sub(r"\\(.)", r"\1", markdown.replace("  \n", "\n")).replace("\u2060", "")
+
+
+def table(at: AppTest):
+    found = [d for d in at.main.dataframe if d.key == "session_table"]
+    return found[0].value if found else None
+
+
+def table_ids(at: AppTest) -> list[str]:
+    frame = table(at)
+    return [] if frame is None else frame["Session ID"].tolist()
+
+
+def walk(node):
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from walk(child)
+
+
+def page_links(at: AppTest) -> list:
+    return [e for e in walk(at.main) if getattr(e, "type", None) == "page_link"]
+
+
+def raw_literal(file: str, subject: str, predicate: str) -> str:
+    store = ox.Store()
+    store.bulk_load(path=str(CORPUS / file), format=ox.RdfFormat.TRIG if file.endswith(".trig") else ox.RdfFormat.N_QUADS)
+    values = [q.object.value for q in store.quads_for_pattern(ox.NamedNode(subject), ox.NamedNode(TG + predicate), None)]
+    assert len(values) == 1, values
+    return values[0]
+
+
+# -- session list -------------------------------------------------------------------------------
+
+def test_list_shows_every_top_level_demo_session():
+    at = run_app()
+    assert not at.exception
+    frame = table(at)
+    assert list(frame.columns) == COLUMNS
+    assert sorted(frame["Session ID"]) == sorted(s["session"] for s in TOP)
+    assert len(frame) == 19
+    # newest first, and each row says what the manifest says
+    times = [s["started"] for s in sorted(TOP, key=lambda s: s["started"], reverse=True)]
+    assert [t.strftime("%Y-%m-%dT%H:%M:%SZ") for t in frame["Time"]] == times
+    for row in frame.to_dict("records"):
+        expected = BY_ID[row["Session ID"]]
+        assert row["Type"] == MECHANISMS[expected["mechanism"]]
+        assert row["Question"] == expected["question"]
+        assert row["Pattern"] == (expected.get("pattern") or "")
+        assert row["Status"] == ("answered" if expected["has_answer"] else "unfinished")
+    counts = dict(zip(frame["Session ID"], frame["Steps"]))
+    assert counts[REACT_12] == 26  # PatternDecision + 12 x (Analysis, Observation) + Conclusion
+    assert counts[PLAN] == 2 + len(BY_ID[PLAN]["plan_steps"]) + 1
+
+
+def test_sidebar_counts_sessions_steps_and_triples():
+    at = run_app()
+    metrics = {m.label: m.value for m in at.sidebar.metric}
+    assert metrics["Sessions"] == str(len(SESSIONS))
+    files = at.sidebar.dataframe[0].value
+    per_file = dict(zip(files["File"], files["Triples"]))
+    assert {name: per_file[name] for name in MANIFEST} == {name: f["quads"] for name, f in MANIFEST.items()}
+    # distinct quads: files share vocabulary triples, so the store holds fewer than their sum
+    collection, _ = load_collection([CORPUS])
+    assert metrics["Triples"] == f"{len(collection):,}"
+    assert len(collection) <= sum(f["quads"] for f in MANIFEST.values())
+    assert int(metrics["Steps"]) == sum(len(s.steps) for s in read_sessions(collection))
+
+
+def test_sub_sessions_toggle():
+    at = run_app()
+    at.toggle(key="f_sub").set_value(True).run()
+    assert sorted(table_ids(at)) == sorted(s["session"] for s in SESSIONS)
+
+
+@pytest.mark.parametrize("mechanism", ["agent", "graphrag", "docrag"])
+def test_mechanism_filter(mechanism):
+    at = run_app()
+    at.pills(key="f_type").set_value([MECHANISMS[mechanism]]).run()
+    expected = [s["session"] for s in TOP if s["mechanism"] == mechanism]
+    assert sorted(table_ids(at)) == sorted(expected) and expected
+
+
+@pytest.mark.parametrize("pattern", ["react", "plan-then-execute", "supervisor"])
+def test_pattern_filter(pattern):
+    at = run_app()
+    at.pills(key="f_pattern").set_value([pattern]).run()
+    expected = [s["session"] for s in TOP if s.get("pattern") == pattern]
+    assert sorted(table_ids(at)) == sorted(expected) and expected
+
+
+@pytest.mark.parametrize("status,answered", [("answered", True), ("unfinished", False)])
+def test_status_filter(status, answered):
+    at = run_app()
+    at.segmented_control(key="f_status").set_value(status).run()
+    expected = [s["session"] for s in TOP if s["has_answer"] is answered]
+    assert sorted(table_ids(at)) == sorted(expected) and expected
+
+
+def test_text_search_and_combined_filters():
+    at = run_app()
+    at.text_input(key="f_search").input("trappist").run()
+    expected = [s["session"] for s in TOP if "trappist" in s["question"].lower()]
+    assert sorted(table_ids(at)) == sorted(expected) and len(expected) == 3
+    at.pills(key="f_type").set_value(["GraphRAG"]).run()
+    assert sorted(table_ids(at)) == sorted(s for s in expected if BY_ID[s]["mechanism"] == "graphrag")
+    at.text_input(key="f_search").input("no such words").run()
+    assert table(at) is None
+    assert any("No session matches" in i.value for i in at.info)
+
+
+# -- session page -------------------------------------------------------------------------------
+
+def header_question(at: AppTest) -> str:
+    return unescape(at.main.subheader[0].value)
+
+
+def test_react_session_page(tmp_path):
+    at = open_session(REACT_12)
+    expected = BY_ID[REACT_12]
+    assert header_question(at) == expected["question"]
+    assert any(expected["started"] in unescape(c.value) for c in at.main.caption)
+    metrics = {m.label: m.value for m in at.main.metric}
+    assert metrics["Steps"] == "26" and metrics["Tool calls"] == str(len(expected["actions"]))
+    assert at.selectbox(key="te_step").value == REACT_12 + "/pattern-decision"
+    # the failed tool call: error, arguments and timings straight from the trace
+    step = REACT_12 + "/i2"
+    at.selectbox(key="te_step").set_value(step).run()
+    error = raw_literal("collection.trig", step + "/observation", "toolError")
+    assert [unescape(e.value) for e in at.main.error] == [f"Tool error: {error}"]
+    arguments = json.loads(raw_literal("collection.trig", step, "arguments").replace("'", '"'))
+    assert [json.loads(j.value) for j in at.main.json] == [arguments]
+    assert "mcp:weather" in [c.value for c in at.main.code]
+    metrics = {m.label: m.value for m in at.main.metric}
+    llm_ms = int(raw_literal("collection.trig", step, "llmDurationMs"))
+    assert metrics["LLM"] == f"{llm_ms / 1000:,.1f} s"
+    assert metrics["Tokens in"] == f"{int(raw_literal('collection.trig', step, 'inToken')):,}"
+    assert f"Model: {raw_literal('collection.trig', step, 'llmModel')}" in [unescape(c.value) for c in at.main.caption]
+    assert at.query_params["step"] == [step] or at.query_params["step"] == step
+
+
+def test_step_named_in_the_url_is_selected():
+    step = REACT_12 + "/i7"
+    at = open_session(REACT_12, step=step)
+    assert at.selectbox(key="te_step").value == step
+
+
+def test_plan_then_execute_session_page():
+    at = open_session(PLAN)
+    assert header_question(at) == BY_ID[PLAN]["question"]
+    at.selectbox(key="te_step").set_value(PLAN + "/plan").run()
+    plan = [d.value for d in at.main.dataframe if "Plan step" in d.value.columns]
+    assert plan and plan[0]["Plan step"].tolist() == BY_ID[PLAN]["plan_steps"]
+    options = at.selectbox(key="te_step").options
+    assert options[2].startswith("3. #1 StepResult: Step 1:") and options[12].startswith("13. #11 StepResult: Step 11:")
+
+
+def test_supervisor_session_page_links_its_sub_sessions():
+    at = open_session(SUPERVISOR)
+    expected = BY_ID[SUPERVISOR]
+    assert header_question(at) == expected["question"]
+    children = sorted(s["session"] for s in SESSIONS if s["parent"] == SUPERVISOR + "/decompose")
+    links = [l.proto.query_string for l in page_links(at) if l.proto.page == "session"]
+    assert sorted(links) == sorted("session=" + c.replace(":", "%3A") for c in children)
+    at.selectbox(key="te_step").set_value(SUPERVISOR + "/decompose").run()
+    goals = [d.value for d in at.main.dataframe if "Goal" in d.value.columns]
+    assert goals and goals[0]["Goal"].tolist() == expected["goals"]
+
+
+def test_graphrag_session_page_shows_the_chosen_edges():
+    at = open_session(GRAPHRAG)
+    expected = BY_ID[GRAPHRAG]
+    assert header_question(at) == expected["question"]
+    assert [t.value for t in at.main.text][1] == ", ".join(expected["concepts"])  # Grounding
+    at.selectbox(key="te_step").set_value(GRAPHRAG.replace("question:", "prov:focus:")).run()
+    edges = next(d.value for d in at.main.dataframe if "Predicate" in d.value.columns)
+    assert edges["Triple"].tolist() == [" ".join(e) for e in expected["selected_edges"]]
+    assert set(edges["Concept"]) == set(expected["concepts"])
+    assert edges["Score"].between(0, 1).all()
+
+
+def test_docrag_session_page_shows_chunks_and_scores():
+    at = open_session(DOCRAG)
+    expected = BY_ID[DOCRAG]
+    assert header_question(at) == expected["question"]
+    at.selectbox(key="te_step").set_value(DOCRAG + "/exploration").run()
+    explored = next(d.value for d in at.main.dataframe if "Chunk" in d.value.columns)
+    assert len(explored) == expected["chunk_count"] == 5
+    at.selectbox(key="te_step").set_value(DOCRAG + "/focus").run()
+    chosen = next(d.value for d in at.main.dataframe if "Chunk" in d.value.columns)
+    assert chosen["Score"].tolist() == [0.9, 0.8, 0.7]
+    assert set(chosen["Chunk"]) <= set(explored["Chunk"])
+
+
+def test_agent_step_links_to_the_graphrag_sub_trace_and_back():
+    parent_step = BY_ID[SUB_GRAPHRAG]["parent"]
+    at = open_session(TOOL_PARENT, step=parent_step)
+    started = [l for l in page_links(at) if "Started sub" in unescape(l.proto.label)]
+    assert [l.proto.query_string for l in started] == ["session=" + SUB_GRAPHRAG.replace(":", "%3A")]
+    sub = open_session(SUB_GRAPHRAG)
+    parents = [l for l in page_links(sub) if unescape(l.proto.label).startswith("Parent: ")]
+    assert [l.proto.query_string for l in parents] == ["session=" + TOOL_PARENT.replace(":", "%3A")]
+
+
+def test_unknown_session_says_so_and_links_back():
+    at = open_session("urn:trustgraph:agent:does-not-exist")
+    assert "Unknown session" in unescape(at.main.error[0].value)
+    assert any(l.proto.label == "Back to the session list" for l in page_links(at))
+
+
+# -- loading files ------------------------------------------------------------------------------
+
+BAD_TTL = b"@prefix tg: <https://trustgraph.ai/ns/> .\n<urn:a> tg:query \"unterminated .\n"
+
+
+def test_a_bad_upload_shows_the_error_and_keeps_the_loaded_sessions():
+    at = run_app()
+    at.sidebar.file_uploader[0].set_value(("bad.ttl", BAD_TTL, "text/turtle")).run()
+    assert not at.exception
+    errors = [unescape(e.value) for e in at.sidebar.error]
+    assert len(errors) == 1 and re.match(r"bad\.ttl:2:\d+: ", errors[0]), errors
+    assert sorted(table_ids(at)) == sorted(s["session"] for s in TOP)
+
+
+def test_uploaded_files_replace_the_demo_and_a_bad_one_changes_nothing():
+    at = run_app()
+    good = (CORPUS / "seed-sessions.ttl").read_bytes()
+    at.sidebar.file_uploader[0].set_value([("seed-sessions.ttl", good, "text/turtle"),
+                                           ("bad.ttl", BAD_TTL, "text/turtle")]).run()
+    assert not at.exception
+    assert len(at.sidebar.error) == 1
+    seed = [s["session"] for s in MANIFEST["seed-sessions.ttl"]["sessions"]]
+    assert sorted(table_ids(at)) == sorted(seed)
+    assert {m.label: m.value for m in at.sidebar.metric}["Triples"] == str(MANIFEST["seed-sessions.ttl"]["quads"])
+    at.toggle(key="te_demo").set_value(True).run()  # the demo can come back
+    assert len(table_ids(at)) == len(TOP)
+
+
+def test_hostile_question_is_shown_as_text():
+    hostile = "<img src=x onerror=alert(1)> **bold** [link](javascript:alert(2)) $x$"
+    ttl = ("@prefix tg: <https://trustgraph.ai/ns/> . @prefix prov: <http://www.w3.org/ns/prov#> .\n"
+           "<urn:trustgraph:question:evil> a tg:Question, tg:GraphRagQuestion, prov:Entity ;\n"
+           f"  tg:query {json.dumps(hostile)} ; prov:startedAtTime \"2026-01-01T00:00:00Z\" .\n").encode()
+    at = run_app()
+    at.sidebar.file_uploader[0].set_value(("evil.ttl", ttl, "text/turtle")).run()
+    assert table_ids(at) == ["urn:trustgraph:question:evil"]
+    at.switch_page("pages/session.py")
+    at.query_params["session"] = "urn:trustgraph:question:evil"
+    at.run()
+    assert not at.exception
+    shown = at.main.subheader[0].value
+    assert unescape(shown) == hostile
+    assert not re.search(r"(?<!\\)[<>*\[\]()$]", shown)  # every markup character is escaped
+
+
+def test_uploaded_files_stay_loaded_on_the_session_page_and_can_be_removed():
+    at = run_app()
+    good = (CORPUS / "seed-sessions.ttl").read_bytes()
+    at.sidebar.file_uploader[0].set_value(("seed-sessions.ttl", good, "text/turtle")).run()
+    seed = MANIFEST["seed-sessions.ttl"]["sessions"]
+    assert sorted(table_ids(at)) == sorted(s["session"] for s in seed)
+    assert at.sidebar.file_uploader[0].value in (None, [])  # emptied: the files live in the collection
+    iri = seed[1]["session"]
+    at.switch_page("pages/session.py")
+    at.query_params["session"] = iri
+    at.run()
+    assert header_question(at) == seed[1]["question"]
+    assert {m.label: m.value for m in at.sidebar.metric}["Sessions"] == str(len(seed))
+    at.switch_page("pages/sessions.py").run()
+    at.sidebar.button[0].click().run()  # "Remove my files": back to the demo
+    assert sorted(table_ids(at)) == sorted(s["session"] for s in TOP)
+
+
+# -- the hostile corpus (tests/hostile_traces.py): every text field is markup, script or 1 MB ----
+
+def hostile_app() -> AppTest:
+    from tests import hostile_traces as hostile
+    at = run_app()
+    files = [(name, data, "application/octet-stream") for name, data in hostile.hostile_files().items()]
+    at.sidebar.file_uploader[0].set_value(files).run()
+    assert not at.exception and not at.sidebar.error
+    return at
+
+
+def no_markup(markdown: str) -> bool:
+    """True when no Markdown/HTML character in ``markdown`` is left unescaped."""
+    return not re.search(r"(?<!\\)[<>*\[\]()!`_$:]", markdown.replace("  \n", "\n"))
+
+
+def test_hostile_sessions_are_listed_with_their_text_as_is():
+    from tests import hostile_traces as hostile
+    at = hostile_app()
+    frame = table(at)
+    assert sorted(frame["Session ID"]) == sorted([hostile.AGENT, hostile.GRAPHRAG, hostile.DOCRAG])
+    questions = dict(zip(frame["Session ID"], frame["Question"]))
+    assert questions[hostile.AGENT] == "Agent " + hostile.ALL_TEXT
+
+
+def test_hostile_agent_page_escapes_every_text():
+    from tests import hostile_traces as hostile
+    at = hostile_app()
+    at.switch_page("pages/session.py")
+    at.query_params["session"] = hostile.AGENT
+    at.query_params["step"] = hostile.AGENT + "/i1"
+    at.run()
+    assert not at.exception
+    heading = at.main.subheader[0].value
+    assert unescape(heading) == "Agent " + hostile.ALL_TEXT and no_markup(heading)
+    errors = [e.value for e in at.main.error]
+    assert [unescape(e) for e in errors] == ["Tool error: Tool error " + hostile.ALL_TEXT]
+    assert all(no_markup(e) for e in errors)
+    assert "Model: " + hostile.MD_IMAGE in [unescape(c.value) for c in at.main.caption]
+    assert [json.loads(j.value) for j in at.main.json] == [hostile.HTML_IN_JSON]
+    texts = [t.value for t in at.main.text]
+    assert "Thought " + hostile.ALL_TEXT in texts
+    observation = next(t for t in texts if t.startswith("Observation "))
+    assert len(observation) < 5000  # 1 MB observation: its start, and a download button
+    assert [b.label for b in at.main.get("download_button")] == ["Download the full text"]
+    assert all(no_markup(l.proto.label) for l in page_links(at) if l.proto.page == "session")
+
+
+def test_hostile_graphrag_and_docrag_pages():
+    from tests import hostile_traces as hostile
+    at = hostile_app()
+    at.switch_page("pages/session.py")
+    at.query_params["session"] = hostile.GRAPHRAG
+    at.query_params["step"] = "urn:trustgraph:prov:focus:0bad"
+    at.run()
+    assert not at.exception
+    edges = next(d.value for d in at.main.dataframe if "Predicate" in d.value.columns)
+    row = edges.iloc[0]
+    assert (row["Subject"], row["Predicate"], row["Object"]) == (hostile.SCRIPT, hostile.MD_IMAGE, hostile.IMG)
+    assert row["Reasoning"] == "Reasoning " + hostile.ALL_TEXT and row["Triple"].startswith(hostile.EVIL_IRI)
+    at.query_params["session"] = hostile.DOCRAG
+    at.query_params.pop("step", None)
+    at.run()
+    assert not at.exception
+    answer = [t.value for t in at.main.text if t.value.startswith("AAAA")]
+    assert len(answer) == 1 and len(answer[0]) < 5000  # the 1 MB answer is cut, not dumped

@@ -1,0 +1,311 @@
+"""The app in a real browser (headless Debian Chromium through Playwright's driver): the list,
+a click on a row, the DAG iframe and the timeline, a click on a timeline bar, and hostile text in
+the DAG's hover tooltip. Screenshots go to tests/artifacts/ (gitignored)."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from components.session_table import ROW_PX  # the list's row height (the header is as tall)
+from tests.browser_support import (chromium_available, chromium_page, screenshot,
+                                   streamlit_server, wait_for_streamlit_idle)
+from trace_explorer.dag_view import dag_html
+from trace_explorer.sessions import read_sessions
+from trace_explorer.store import load_collection
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium"),
+]
+pytest.importorskip("playwright")
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+TOP = [s for f in MANIFEST.values() for s in f["sessions"] if s["parent"] is None]
+REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
+GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
+ONE_OF_EACH = {
+    "agent-react": REACT_12,
+    "agent-plan": "urn:trustgraph:agent:1a4f44f9-a651-4445-b9f3-635cf88c422b",
+    "agent-supervisor": "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926",
+    "graphrag": GRAPHRAG,
+    "docrag": "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e",
+}
+HOSTILE = "<img src=x onerror=alert(1)><script>alert(2)</script>"
+
+
+@pytest.fixture(scope="module")
+def sessions():
+    collection, errors = load_collection([CORPUS])
+    assert errors == []
+    return {s.id: s for s in read_sessions(collection)}
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    with streamlit_server() as url:
+        yield url
+
+
+def session_url(base: str, iri: str) -> str:
+    return f"{base}/session?session={urllib.parse.quote(iri, safe='')}"
+
+
+def dag_frame(page):
+    """The frame of the pyvis page, once vis-network has drawn into it."""
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('iframe')).some(f => f.contentDocument && f.contentDocument.querySelector('#mynetwork canvas'))",
+        timeout=30000)
+    for frame in page.frames:
+        if frame.url.startswith("about:srcdoc") or frame != page.main_frame:
+            try:
+                if frame.evaluate("() => !!document.querySelector('#mynetwork canvas')"):
+                    return frame
+            except Exception:  # a frame that is not ready
+                continue
+    raise AssertionError("no DAG frame")
+
+
+def test_list_row_opens_the_session_with_dag_and_timeline(app_url, sessions):
+    with chromium_page(viewport=(1440, 1300)) as page:
+        page.goto(app_url + "/")
+        wait_for_streamlit_idle(page)
+        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
+        table.wait_for()
+        page.wait_for_timeout(500)
+        screenshot(page, "list")
+        # narrow the list to one row with the search box (it matches IRIs too), then click it
+        search = page.get_by_placeholder("words in the question or IRI")
+        search.fill("62c33a4f")
+        search.press("Enter")
+        wait_for_streamlit_idle(page)
+        page.get_by_text("1 of 19 top-level sessions").wait_for()
+        box = table.bounding_box()
+        page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+        page.wait_for_url("**/session?session=*", timeout=30000)
+        wait_for_streamlit_idle(page)
+        assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["session"] == [REACT_12]
+
+        frame = dag_frame(page)
+        session = sessions[REACT_12]
+        drawn = frame.evaluate("() => nodes.getIds()")
+        assert set(drawn) == set(session.graph.nodes)
+        assert frame.evaluate("() => edges.length") == session.graph.number_of_edges()
+        assert frame.locator("#mynetwork").get_attribute("data-node-count") == str(len(drawn))
+
+        chart = page.locator('[data-testid="stVegaLiteChart"]').first
+        chart.wait_for()
+        bars = chart.locator("g.mark-rect path")
+        assert bars.count() == len(session.steps)
+        page.wait_for_timeout(500)
+        screenshot(page, "session-after-row-click")
+
+
+def test_timeline_click_selects_the_step_everywhere(app_url):
+    focus = GRAPHRAG.replace("question:", "prov:focus:")
+    with chromium_page(viewport=(1440, 1300)) as page:
+        page.goto(session_url(app_url, GRAPHRAG))
+        wait_for_streamlit_idle(page)
+        bar = page.locator(f'[data-testid="stVegaLiteChart"] g.mark-rect path[aria-label*="IRI: {focus}"]')
+        bar.wait_for()
+        bar.click()
+        wait_for_streamlit_idle(page)
+        page.wait_for_function(f"() => decodeURIComponent(location.search).includes('step={focus}')", timeout=20000)
+        picker = page.get_by_role("combobox", name="Step")
+        assert picker.input_value() == "3. Focus"
+        assert page.get_by_text("Selected edges (4)").is_visible()
+        frame = dag_frame(page)
+        page.wait_for_timeout(300)
+        assert frame.evaluate("() => network.getSelectedNodes()") == [focus]
+        screenshot(page, "graphrag-focus-picked-on-timeline")
+
+
+@pytest.mark.parametrize("name", sorted(ONE_OF_EACH))
+def test_session_pages_render(app_url, sessions, name):
+    iri = ONE_OF_EACH[name]
+    with chromium_page(viewport=(1440, 1700)) as page:
+        page.goto(session_url(app_url, iri))
+        wait_for_streamlit_idle(page)
+        frame = dag_frame(page)
+        assert set(frame.evaluate("() => nodes.getIds()")) >= set(sessions[iri].graph.nodes)
+        page.locator('[data-testid="stVegaLiteChart"] g.mark-rect path').first.wait_for()
+        assert page.locator('[data-testid="stException"]').count() == 0
+        page.wait_for_timeout(400)
+        screenshot(page, f"session-{name}")
+
+
+def hover_node(page, frame, node_id: str) -> str | None:
+    """Centre the DAG on a node, hover it and return its tooltip's text (None if none shows)."""
+    frame.frame_element().scroll_into_view_if_needed()
+    frame.evaluate("(id) => network.focus(id, {scale: 1, animation: false})", node_id)
+    point = frame.evaluate("(id) => network.canvasToDOM(network.getPositions([id])[id])", node_id)
+    box = frame.frame_element().bounding_box()
+    x, y = box["x"] + point["x"], box["y"] + point["y"]
+    tip = frame.locator("div.vis-tooltip")
+    for dx in (0, 3, -3, 6):
+        page.mouse.move(x + dx - 25, y - 25)
+        page.mouse.move(x + dx, y, steps=3)
+        page.wait_for_timeout(300)
+        if tip.is_visible() and node_id in tip.inner_text():
+            return tip.inner_text()
+    return None
+
+
+def node_position(frame, node_id: str) -> tuple[float, float]:
+    """Where a node is drawn, in page coordinates of the frame's document."""
+    point = frame.evaluate(
+        "(id) => { const p = network.getPositions([id])[id]; return network.canvasToDOM(p); }", node_id)
+    return point["x"], point["y"]
+
+
+def test_hostile_trace_text_shows_as_text_in_the_dag_tooltip(sessions, tmp_path):
+    import copy
+    session = copy.deepcopy(sessions[REACT_12])
+    session.question = HOSTILE
+    session.nodes[REACT_12].fields["query"] = HOSTILE
+    step = session.nodes[REACT_12 + "/i1"]
+    step.fields["thought"] = HOSTILE + ' <a href="javascript:alert(3)">x</a>'
+    page_file = tmp_path / "hostile-dag.html"
+    page_file.write_text(dag_html(session, selected=step.id, height_px=600), encoding="utf-8")
+    with chromium_page(viewport=(1200, 700)) as page:
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(page_file.as_uri())
+        page.wait_for_selector("#mynetwork canvas")
+        frame = page.main_frame
+        frame.evaluate("() => network.fit()")
+        page.wait_for_timeout(200)
+        for node, expected in ((step.id, "thought: " + HOSTILE), (REACT_12, "question: " + HOSTILE)):
+            x, y = node_position(frame, node)
+            page.mouse.move(x - 30, y - 30)
+            page.mouse.move(x, y, steps=4)
+            tooltip = page.locator("div.vis-tooltip")
+            tooltip.wait_for(state="visible", timeout=5000)
+            text = tooltip.inner_text()
+            assert expected in text
+            # innerText turns each newline into a <br>; nothing else may appear
+            assert tooltip.evaluate("e => Array.from(e.querySelectorAll('*')).every(n => n.tagName === 'BR')")
+        screenshot(page, "dag-hostile-tooltip")
+        assert page.evaluate("() => document.querySelectorAll('img, a[href^=javascript]').length") == 0
+        assert dialogs == []
+
+
+EVIL_TTL = """@prefix tg: <https://trustgraph.ai/ns/> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+<urn:trustgraph:agent:evil> a tg:Question, tg:AgentQuestion, prov:Entity ;
+  tg:query "<img src=x onerror=alert(1)><script>alert(2)</script> **bold** [link](javascript:alert(3))" ;
+  prov:startedAtTime "2026-01-01T00:00:00Z" .
+<urn:trustgraph:agent:evil/i1> a tg:Analysis, prov:Entity ; prov:wasDerivedFrom <urn:trustgraph:agent:evil> ;
+  tg:action "<img src=x onerror=alert(4)>" ; tg:thought "<script>alert(5)</script>" ;
+  tg:observation "<b onmouseover=alert(6)>obs</b>" ; tg:llmDurationMs "1200" ;
+  tg:arguments "{\\"q\\": \\"<img src=x onerror=alert(7)>\\"}" .
+<urn:trustgraph:agent:evil/final> a tg:Conclusion, tg:Answer, prov:Entity ;
+  prov:wasDerivedFrom <urn:trustgraph:agent:evil/i1> ; tg:answer "<svg onload=alert(8)>" .
+"""
+
+
+def test_uploaded_hostile_trace_is_shown_as_text_everywhere(app_url, tmp_path):
+    """Upload a trace whose texts are HTML/Markdown payloads; open it; nothing runs or renders."""
+    question = "<img src=x onerror=alert(1)><script>alert(2)</script> **bold** [link](javascript:alert(3))"
+    evil = tmp_path / "evil.ttl"
+    evil.write_text(EVIL_TTL, encoding="utf-8")
+    with chromium_page(viewport=(1440, 1400)) as page:
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(app_url + "/")
+        wait_for_streamlit_idle(page)
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(evil))
+        wait_for_streamlit_idle(page)
+        page.get_by_text("1 of 1 top-level sessions").wait_for()
+        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
+        box = table.bounding_box()
+        page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+        page.wait_for_url("**/session?session=*", timeout=30000)
+        wait_for_streamlit_idle(page)
+        # the question heading shows the payload as text (Markdown escaped, no element created)
+        heading = page.locator('[data-testid="stMain"]').get_by_role("heading", level=3).first
+        assert heading.inner_text().strip() == question
+        assert page.locator('[data-testid="stMain"] img[src="x"], [data-testid="stMain"] svg[onload], '
+                            '[data-testid="stMain"] a[href^="javascript"]').count() == 0
+        # the inspector (pick the Analysis): thought, observation, tool, arguments as text
+        picker = page.get_by_role("combobox", name="Step")
+        picker.click()
+        page.get_by_role("option", name="1. i1 Analysis: <img src=x onerror=alert(4)>").click()
+        wait_for_streamlit_idle(page)
+        main = page.locator('[data-testid="stMain"]')
+        for text in ("<script>alert(5)</script>", "<b onmouseover=alert(6)>obs</b>", "<img src=x onerror=alert(4)>"):
+            assert main.get_by_text(text, exact=True).first.is_visible(), text
+        assert "<img src=x onerror=alert(7)>" in main.locator('[data-testid="stJson"]').inner_text()
+        # the timeline tooltip
+        bar = page.locator('[data-testid="stVegaLiteChart"] g.mark-rect path').first
+        bar.hover()
+        tip = page.locator("#vg-tooltip-element")
+        tip.wait_for(state="visible", timeout=5000)
+        assert "<img src=x onerror=alert(4)>" in tip.inner_text()
+        assert tip.locator("img, script, b").count() == 0
+        # the DAG tooltip, inside its iframe
+        frame = dag_frame(page)
+        frame.evaluate("() => network.fit()")
+        page.wait_for_timeout(200)
+        point = frame.evaluate("() => network.canvasToDOM(network.getPositions(['urn:trustgraph:agent:evil'])['urn:trustgraph:agent:evil'])")
+        iframe_box = frame.frame_element().bounding_box()
+        page.mouse.move(iframe_box["x"] + point["x"] - 20, iframe_box["y"] + point["y"] - 20)
+        page.mouse.move(iframe_box["x"] + point["x"], iframe_box["y"] + point["y"], steps=4)
+        dag_tip = frame.locator("div.vis-tooltip")
+        dag_tip.wait_for(state="visible", timeout=5000)
+        assert "question: " + question in dag_tip.inner_text()
+        assert dag_tip.evaluate("e => Array.from(e.querySelectorAll('*')).every(n => n.tagName === 'BR')")
+        screenshot(page, "hostile-upload")
+        assert dialogs == []
+        assert page.evaluate("() => document.querySelectorAll('img[src=\"x\"]').length") == 0
+
+
+def test_hostile_corpus_runs_nothing_and_loads_nothing(app_url, tmp_path):
+    """tests/hostile_traces.py uploaded: script, image, link and Markdown-image payloads in every
+    text field, a javascript: IRI, 1 MB texts. Nothing runs, no payload URL is requested."""
+    from tests import hostile_traces as hostile
+    paths = []
+    for name, data in hostile.hostile_files().items():
+        (tmp_path / name).write_bytes(data)
+        paths.append(str(tmp_path / name))
+    with chromium_page(viewport=(1440, 1400)) as page:
+        dialogs: list[str] = []
+        requests: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(app_url + "/")
+        wait_for_streamlit_idle(page)
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(paths)
+        wait_for_streamlit_idle(page)
+        page.get_by_text("3 of 3 top-level sessions").wait_for()
+        for iri in (hostile.AGENT, hostile.GRAPHRAG, hostile.DOCRAG):
+            search = page.get_by_placeholder("words in the question or IRI")
+            search.fill(iri.rsplit(":", 1)[-1][-12:])
+            search.press("Enter")
+            wait_for_streamlit_idle(page)
+            page.get_by_text("1 of 3 top-level sessions").wait_for()
+            box = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first.bounding_box()
+            page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+            page.wait_for_url("**/session?session=*", timeout=30000)
+            wait_for_streamlit_idle(page)
+            frame = dag_frame(page)
+            # hover every node of the DAG: each tooltip is text only
+            for node in frame.evaluate("() => nodes.getIds()"):
+                text = hover_node(page, frame, node)
+                assert text and "\n" in text, node
+                assert frame.locator("div.vis-tooltip").evaluate(
+                    "e => Array.from(e.querySelectorAll('*')).every(n => n.tagName === 'BR')")
+            screenshot(page, f"hostile-corpus-{iri.rsplit(':', 2)[-2]}")
+            assert page.evaluate("() => window.__pwned") is None
+            assert frame.evaluate("() => window.__pwned") is None
+            assert page.locator('img[src="x"], iframe[src^="javascript"], a[href^="javascript"]').count() == 0
+            # trace text never becomes a link (escaped Markdown; URLs kept from autolinking)
+            assert page.locator('[data-testid="stMain"] [data-testid="stMarkdownContainer"] a').count() == 0
+            page.get_by_role("link", name="Sessions").first.click()
+            wait_for_streamlit_idle(page)
+        assert dialogs == []
+        assert not [u for u in requests if "127.0.0.1:9/" in u or u.startswith("javascript:")]

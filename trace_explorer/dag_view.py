@@ -1,0 +1,352 @@
+"""A session's provenance graph as a self-contained HTML page (pyvis / vis-network 9).
+
+PROV-O's drawing conventions: Entities are yellow ellipses, Activities blue boxes, Agents orange
+(vis-network has no "house" shape, so an Agent is an orange hexagon; the legend says so). The
+border takes the kind's colour from ``palette``; a failed tool call has a red border and a "✗".
+Edges point in PROV's direction (``u wasDerivedFrom v`` is an arrow from u to v) and carry the
+relation's name. The layout is layered left to right in reading order (Question first), so the
+chain reads like the timeline: a node's column is its longest derivation path from the start,
+and within a column the steps sit on the centre line in reading order with their parts (thought,
+edge and chunk selections) below them. Positions are computed here (no physics, no randomness),
+so the same session always draws the same way.
+
+Safety: trace text is untrusted (LLM and tool output).
+- Labels are drawn on the canvas by vis-network (no HTML), ``font.multi`` is off.
+- Hover text is *not* given to pyvis as ``title``: pyvis 0.3.2 switches to a popup that sets
+  ``innerHTML`` when any title contains "href". It travels as the node field ``hover`` and a
+  small script copies it into vis-network's ``title`` after drawing; vis-network 9 puts a string
+  title into the tooltip with ``innerText`` (``Popup.setText``), so it is shown as literal text.
+- All node data reaches the page through Jinja's ``tojson`` filter, which escapes ``<``, ``>``,
+  ``&`` and ``'`` as ``\\u003c`` etc., so nothing in it can close the ``<script>`` element.
+- The page loads nothing from the network: vis-network is inlined (``cdn_resources="in_line"``)
+  and the Bootstrap CDN tags pyvis's template always writes are removed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+from pyvis.network import Network
+
+from .literals import format_time
+from .model import SESSION_NODE, SUB_ENTITY_KINDS, Session, Step
+from .palette import ERROR_COLOUR, PROV_FILLS, kind_colour, prov_fill
+from .step_labels import clip, has_error, node_label
+
+# Relations whose *target* comes after the source in reading order (a step points at its parts).
+PART_RELATIONS = frozenset({"selectedEdge", "selectedChunk", "thought"})
+SHAPES = {"Entity": "ellipse", "Activity": "box", "Agent": "hexagon"}
+HOVER_FIELDS = (
+    ("query", "question"), ("pattern", "pattern"), ("task_type", "task type"),
+    ("action", "tool"), ("arguments", "arguments"), ("thought", "thought"),
+    ("observation", "observation"), ("error", "tool error"), ("goals", "goals"),
+    ("goal", "goal"), ("plan_steps", "plan"), ("plan_step", "plan step"),
+    ("concepts", "concepts"), ("edge_count", "edges explored"), ("entities", "seed entities"),
+    ("chunk_count", "chunks"), ("score", "score"), ("reasoning", "reasoning"),
+    ("result", "result"), ("finding", "finding"), ("answer", "answer"),
+    ("termination_reason", "termination"), ("llm_duration_ms", "LLM ms"),
+    ("tool_duration_ms", "tool ms"), ("in_tokens", "tokens in"), ("out_tokens", "tokens out"),
+    ("model", "model"), ("started", "started"),
+)
+HOVER_VALUE_CHARS = 400
+COLUMN_PX = 250  # distance between columns (levels)
+ROW_PX = 72  # distance between nodes of one column
+_EXTERNAL_TAG = re.compile(
+    r"<link\b[^>]*\bhref\s*=\s*[\"']?(?:https?:)?//[^>]*>"
+    r"|<script\b[^>]*\bsrc\s*=\s*[\"']?(?:https?:)?//[^>]*>\s*</script>",
+    re.IGNORECASE,
+)
+_EMPTY_HEADING = re.compile(r"<center>\s*<h1>\s*</h1>\s*</center>", re.IGNORECASE)
+_FONT = "Inter, 'Source Sans Pro', system-ui, sans-serif"
+
+
+def dag_html(session: Session, selected: str | None = None, height_px: int = 600, *,
+             sessions: Mapping[str, Session] | None = None) -> str:
+    """The session graph as one HTML page (vis-network inlined, no external URL).
+
+    ``session.graph`` gives the nodes (every one is drawn) and edges; ``selected`` (a node IRI)
+    is highlighted, selected and centred; ``height_px`` is the canvas height in CSS pixels (the
+    page is that tall); ``sessions`` (IRI -> Session) lets a sub-session node show its question.
+    Never raises on odd graphs: a cycle falls back to reading order for the levels.
+    """
+    sessions = sessions or {}
+    net = Network(height=f"{int(height_px)}px", width="100%", directed=True,
+                  cdn_resources="in_line", bgcolor="#ffffff")
+    levels = node_levels(session)
+    nodes = list(dict.fromkeys(list(session.order) + list(session.graph.nodes)))
+    places = node_positions(session, levels, nodes)
+    for node in nodes:
+        options = _node_options(session, node, levels.get(node, 0), node == selected, sessions.get(node))
+        options["x"], options["y"] = places[node]
+        net.add_node(node, **options)
+    if session.parent_session and session.parent_session not in session.graph:
+        parent = sessions.get(session.parent_session)
+        level = min(levels.values(), default=0) - 1
+        options = _session_node_options(session.parent_session, parent, level,
+                                        session.parent_session == selected, "Parent session")
+        options["x"], options["y"] = level * COLUMN_PX, 0
+        net.add_node(session.parent_session, **options)
+        net.add_edge(session.id, session.parent_session, **_edge_options("wasDerivedFrom"))
+    for source, target, data in session.graph.edges(data=True):
+        net.add_edge(source, target, **_edge_options(data.get("relation") or "related"))
+    net.options = _options()
+    html = net.generate_html()
+    return _finish(html, selected if selected in set(nodes) | {session.parent_session} else None,
+                   session.id)
+
+
+def suggested_height(session: Session, min_px: int = 300, max_px: int = 640) -> int:
+    """A canvas height (CSS pixels) that shows the session's tallest column at a readable
+    scale, between ``min_px`` and ``max_px``."""
+    per_level: dict[int, int] = {}
+    for level in node_levels(session).values():
+        per_level[level] = per_level.get(level, 0) + 1
+    tallest = max(per_level.values(), default=1)
+    return int(min(max_px, max(min_px, (tallest - 1) * ROW_PX * 0.85 + 160)))
+
+
+def node_levels(session: Session) -> dict[str, int]:
+    """Column of each graph node, left to right: the longest path from a start node, where a
+    derived entity comes after its source and a step's parts (thought, selections) after it."""
+    later = nx.DiGraph()
+    later.add_nodes_from(session.graph.nodes)
+    for source, target, data in session.graph.edges(data=True):
+        if data.get("relation") in PART_RELATIONS:
+            later.add_edge(source, target)
+        else:
+            later.add_edge(target, source)
+    try:
+        ordered = list(nx.topological_sort(later))
+    except nx.NetworkXUnfeasible:
+        position = {n: i for i, n in enumerate(session.order)}
+        return {n: position.get(n, 0) for n in session.graph.nodes}
+    levels: dict[str, int] = {}
+    for node in ordered:
+        levels[node] = max((levels[p] + 1 for p in later.predecessors(node)), default=0)
+    return levels
+
+
+def node_positions(session: Session, levels: dict[str, int], nodes: list[str]) -> dict[str, tuple[int, int]]:
+    """(x, y) in canvas pixels for every node: column ``level * COLUMN_PX``; in a column, the
+    steps (and sub-sessions) centred on y = 0 in reading order, then the parts (Thought,
+    EdgeSelection, ChunkSelection) below them."""
+    columns: dict[int, tuple[list[str], list[str]]] = {}
+    for node in nodes:  # ``nodes`` is in reading order
+        step = session.nodes.get(node)
+        part = step is not None and step.kind in SUB_ENTITY_KINDS
+        columns.setdefault(levels.get(node, 0), ([], []))[1 if part else 0].append(node)
+    places: dict[str, tuple[int, int]] = {}
+    for level, (main, parts) in columns.items():
+        top = -(len(main) - 1) * ROW_PX // 2 if main else 0
+        for row, node in enumerate(main + parts):
+            places[node] = (level * COLUMN_PX, top + row * ROW_PX)
+    return places
+
+
+def hover_text(step: Step, extra: list[tuple[str, str]] | None = None) -> str:
+    """The tooltip of a step as plain text, one "name: value" line per key field (values cut to
+    ``HOVER_VALUE_CHARS``). It is shown with ``innerText``: never HTML."""
+    lines = [f"{step.kind}" + (f" — {step.label}" if step.label and step.label != step.kind else ""),
+             step.id]
+    for name, title in HOVER_FIELDS:
+        value = step.fields.get(name)
+        if value is None or value == [] or value == "":
+            continue
+        lines.append(f"{title}: {_plain(value)}")
+    for name, value in extra or ():
+        lines.append(f"{name}: {value}")
+    for warning in step.warnings[:3]:
+        lines.append(f"warning: {clip(warning, 200)}")
+    return "\n".join(lines)
+
+
+def _plain(value: Any) -> str:
+    if hasattr(value, "isoformat"):
+        text = format_time(value) or ""
+    elif isinstance(value, (dict, list, tuple)) and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        text = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, list):
+        text = ", ".join(value)
+    else:
+        text = str(value)
+    return text if len(text) <= HOVER_VALUE_CHARS else text[: HOVER_VALUE_CHARS - 1] + "…"
+
+
+def _node_options(session: Session, node: str, level: int, selected: bool,
+                  child: Session | None) -> dict[str, Any]:
+    step = session.nodes.get(node)
+    if step is None:  # a sub-session
+        return _session_node_options(node, child, level, selected, "Sub-session")
+    error = has_error(step)
+    accent = ERROR_COLOUR if error else kind_colour(step.kind)
+    fill = prov_fill(step.prov_class)
+    label = node_label(step)
+    extra: list[tuple[str, str]] = []
+    if node == session.id:
+        label = "Question\n" + clip(session.question or "(no question)", 24)
+    if step.kind == "EdgeSelection":
+        edge = _edge_of(session, node)
+        if edge:
+            extra.append(("edge", " — ".join(str(edge.get(k + "_label") or edge.get(k) or edge.get("raw") or "?")
+                                             for k in ("s", "p", "o"))))
+    if step.kind == "ChunkSelection" and step.fields.get("document"):
+        extra.append(("chunk", step.fields["document"]))
+    return {
+        "label": label,
+        "shape": SHAPES.get(step.prov_class, "ellipse"),
+        "color": _colour(fill, accent, selected),
+        "borderWidth": 4 if selected else (3 if error else 2),
+        "borderWidthSelected": 4,
+        "level": level,
+        "hover": hover_text(step, extra),
+        "kind": step.kind,
+        "font": {"face": _FONT, "size": 13, "color": "#111827"},
+        "margin": 8,
+    }
+
+
+def _session_node_options(node: str, other: Session | None, level: int, selected: bool,
+                          role: str) -> dict[str, Any]:
+    mechanism = other.mechanism if other else ""
+    question = other.question if other else None
+    label = f"{role}" + (f" ({mechanism})" if mechanism else "")
+    if question:
+        label += "\n" + clip(question, 24)
+    lines = [f"{role}" + (f": {mechanism}" + (f" {other.pattern}" if other and other.pattern else "") if mechanism else ""),
+             node]
+    if question:
+        lines.append(f"question: {_plain(question)}")
+    if other is not None:
+        lines.append(f"steps: {len(other.steps)}")
+        lines.append("status: " + ("answered" if other.has_answer else "unfinished"))
+    return {
+        "label": label,
+        "shape": "ellipse",
+        "color": _colour("#fefce8", kind_colour(SESSION_NODE), selected),
+        "borderWidth": 4 if selected else 2,
+        "shapeProperties": {"borderDashes": [6, 4]},
+        "level": level,
+        "hover": "\n".join(lines),
+        "kind": SESSION_NODE,
+        "font": {"face": _FONT, "size": 13, "color": "#334155"},
+        "margin": 8,
+    }
+
+
+def _colour(fill: str, accent: str, selected: bool) -> dict[str, Any]:
+    border = "#111827" if selected else accent
+    return {"background": fill, "border": border,
+            "highlight": {"background": fill, "border": "#111827"},
+            "hover": {"background": fill, "border": accent}}
+
+
+def _edge_options(relation: str) -> dict[str, Any]:
+    return {"label": relation, "arrows": "to", "color": {"color": "#94a3b8", "highlight": "#111827"},
+            "font": {"face": _FONT, "size": 10, "color": "#64748b", "strokeWidth": 3,
+                     "strokeColor": "#ffffff", "align": "middle"},
+            "width": 1.2}
+
+
+def _edge_of(session: Session, selection: str) -> dict[str, Any] | None:
+    for focus in session.steps_of("Focus"):
+        for edge in focus.fields.get("edges", []):
+            if edge.get("id") == selection:
+                return edge
+    return None
+
+
+def _options() -> dict[str, Any]:
+    return {
+        # positions come from node_positions; the seed only matters if vis ever places a node
+        "layout": {"randomSeed": 7, "improvedLayout": False, "hierarchical": {"enabled": False}},
+        "physics": {"enabled": False},
+        "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False,
+                        "keyboard": False, "multiselect": False, "dragNodes": True},
+        "edges": {"smooth": {"enabled": True, "type": "cubicBezier",
+                             "forceDirection": "horizontal", "roundness": 0.45}},
+        "nodes": {"font": {"multi": False}},
+    }
+
+
+_LEGEND_CSS = """
+<style>
+  html, body { margin: 0; padding: 0; background: #ffffff; font-family: %(font)s; }
+  .card { border: 0 !important; }
+  #mynetwork { border: 1px solid #e5e7eb !important; border-radius: 8px; box-sizing: border-box; float: none !important; }
+  div.vis-tooltip { white-space: pre-wrap; overflow-wrap: anywhere; max-width: 460px; font: 12px/1.4 %(font)s; color: #111827;
+                    background: #ffffff; border: 1px solid #cbd5e1; border-radius: 6px; padding: 8px 10px;
+                    box-shadow: 0 4px 14px rgba(15, 23, 42, .12); }
+  #te-legend { position: absolute; top: 8px; left: 10px; z-index: 5; display: flex; gap: 12px; flex-wrap: wrap;
+               align-items: center; font-size: 11px; color: #475569; background: rgba(255,255,255,.88);
+               padding: 4px 8px; border-radius: 6px; border: 1px solid #e5e7eb; pointer-events: none; }
+  #te-legend span.sw { display: inline-block; width: 16px; height: 10px; margin-right: 4px; vertical-align: -1px;
+                       border: 2px solid #64748b; }
+  #te-fit { position: absolute; top: 8px; right: 10px; z-index: 5; font: 12px %(font)s; padding: 3px 10px;
+            border: 1px solid #cbd5e1; border-radius: 6px; background: #ffffff; color: #334155; cursor: pointer; }
+  #te-fit:hover { background: #f1f5f9; }
+</style>
+""" % {"font": _FONT}
+
+_LEGEND_HTML = """
+<div id="te-legend">
+  <span><span class="sw" style="background:%(entity)s;border-radius:50%%"></span>Entity</span>
+  <span><span class="sw" style="background:%(activity)s"></span>Activity</span>
+  <span><span class="sw" style="background:%(agent)s;border-radius:3px"></span>Agent (hexagon)</span>
+  <span><span class="sw" style="background:#fefce8;border-style:dashed"></span>Sub-session</span>
+  <span><span class="sw" style="background:#ffffff;border-color:%(error)s"></span>Tool error ✗</span>
+  <span>→ PROV direction: derived → source</span>
+</div>
+<button id="te-fit" type="button">Fit</button>
+""" % {"entity": PROV_FILLS["Entity"], "activity": PROV_FILLS["Activity"],
+       "agent": PROV_FILLS["Agent"], "error": ERROR_COLOUR}
+
+_AFTER_DRAW = """
+<script type="text/javascript">
+(function () {
+  // Hover text travels as the node field "hover"; vis-network shows a string title with innerText.
+  var updates = [];
+  nodes.forEach(function (n) { if (typeof n.hover === "string") { updates.push({id: n.id, title: n.hover}); } });
+  nodes.update(updates);
+  var selected = %(selected)s;
+  var start = %(start)s;
+  function place() {
+    // the whole graph when it is readable that way, else a readable view around the selection
+    var known = selected !== null && nodes.get(selected);
+    if (known) { network.selectNodes([selected]); }
+    network.fit({animation: false});
+    var scale = network.getScale();
+    if (scale > 1.1) { network.moveTo({scale: 1.1, animation: false}); }
+    else if (scale < 0.55) { network.focus(known ? selected : start, {scale: 0.85, animation: false}); }
+  }
+  place();
+  document.getElementById("te-fit").addEventListener("click", function () { network.fit({animation: {duration: 300}}); });
+  var host = document.getElementById("mynetwork");
+  host.setAttribute("data-node-count", String(nodes.length));
+  host.setAttribute("data-edge-count", String(edges.length));
+})();
+</script>
+"""
+
+
+def _finish(html: str, selected: str | None, start: str) -> str:
+    html = _EXTERNAL_TAG.sub("", html)
+    html = _EMPTY_HEADING.sub("", html)
+    if re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", html, re.IGNORECASE):
+        raise RuntimeError("pyvis page still loads an external resource")
+    html = html.replace("</head>", _LEGEND_CSS + "</head>", 1)
+    html = html.replace('<div id="mynetwork"', _LEGEND_HTML + '<div id="mynetwork"', 1)
+    html = html.replace('<div class="card" style="width: 100%">',
+                        '<div class="card" style="width: 100%; position: relative">', 1)
+    script = _AFTER_DRAW % {"selected": _script_json(selected), "start": _script_json(start)}
+    head, sep, tail = html.rpartition("</body>")
+    return head + script + sep + tail if sep else html + script
+
+
+def _script_json(value: Any) -> str:
+    """JSON that is safe inside a <script> element (no "<", ">", "&" or line separators)."""
+    text = json.dumps(value, ensure_ascii=True)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
