@@ -5,6 +5,7 @@
 #
 # * creates .venv (python3 -m venv) in the repo root if it is missing/broken;
 # * installs requirements-dev.txt and the project itself (editable) into it;
+# * installs Debian's graphviz and fonts (image export) via apt-get if missing;
 # * installs Debian's chromium (for the browser tests) via apt-get if
 #   /usr/bin/chromium is missing, and Virtuoso (virtuoso-t) for the SPARQL
 #   endpoint tests.  Skip both with --no-browser or
@@ -26,34 +27,48 @@ done
 
 log() { echo "[setup] $*" >&2; }
 
-# --- Debian chromium -------------------------------------------------------
-if [[ "$skip_browser" != "1" && ! -x /usr/bin/chromium ]]; then
-    log "installing Debian's chromium via apt-get"
-    sudo=""
-    if [[ "$(id -u)" != "0" ]]; then
-        sudo="sudo"
-    fi
+# --- Debian packages ----------------------------------------------------------
+# apt_install PACKAGE...: install with apt-get (listing packages once per run), as root or via sudo.
+apt_updated=0
+apt_install() {
+    local sudo=""
+    [[ "$(id -u)" == "0" ]] || sudo="sudo"
     export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -qq
+    if [[ "$apt_updated" == "0" ]]; then
+        $sudo apt-get update -qq
+        apt_updated=1
+    fi
     $sudo apt-get install -y -qq --no-install-recommends \
         -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
-        chromium fonts-dejavu-core </dev/null >/dev/null
-    if [[ ! -x /usr/bin/chromium ]]; then
-        log "ERROR: /usr/bin/chromium still missing after apt-get install"
-        exit 1
-    fi
+        "$@" </dev/null >/dev/null
+}
+# require COMMAND_OR_FILE: fail when it is still missing after the install.
+require() {
+    [[ -e "$1" ]] || command -v "$1" >/dev/null 2>&1 || { log "ERROR: $1 still missing after apt-get install"; exit 1; }
+}
+
+# Graphviz and fonts for image export (the app needs them too).
+fonts=(/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+       /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf)
+missing_font=0
+for font in "${fonts[@]}"; do [[ -f "$font" ]] || missing_font=1; done
+if ! command -v dot >/dev/null 2>&1 || [[ "$missing_font" == "1" ]]; then
+    log "installing Debian's graphviz and fonts via apt-get"
+    apt_install graphviz fonts-dejavu-core fonts-droid-fallback
+    require dot
 fi
 
-# --- Virtuoso (a real SPARQL server for the endpoint tests) -------------------
-if [[ "$skip_browser" != "1" && ! -x /usr/bin/virtuoso-t ]]; then
-    log "installing Debian's virtuoso-opensource via apt-get"
-    export DEBIAN_FRONTEND=noninteractive
-    [[ -n "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v lock)" ]] || apt-get update -qq
-    apt-get install -y -qq --no-install-recommends virtuoso-opensource-7-bin </dev/null >/dev/null \
-        || { apt-get update -qq && apt-get install -y -qq --no-install-recommends virtuoso-opensource-7-bin </dev/null >/dev/null; }
+# Chromium (browser tests) and Virtuoso (a real SPARQL server for the endpoint tests).
+if [[ "$skip_browser" != "1" ]]; then
+    if [[ ! -x /usr/bin/chromium ]]; then
+        log "installing Debian's chromium via apt-get"
+        apt_install chromium fonts-dejavu-core
+        require /usr/bin/chromium
+    fi
     if [[ ! -x /usr/bin/virtuoso-t ]]; then
-        log "ERROR: /usr/bin/virtuoso-t still missing after apt-get install"
-        exit 1
+        log "installing Debian's virtuoso-opensource via apt-get"
+        apt_install virtuoso-opensource-7-bin
+        require /usr/bin/virtuoso-t
     fi
 fi
 

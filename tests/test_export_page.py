@@ -1,0 +1,178 @@
+"""The self-contained session page: no external URL, every step's details, hostile trace text
+escaped; in a real browser (``-m browser``) it opens from disk, loads nothing from the network,
+draws the DAG and the timeline, and a click on either opens that step's details."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from trace_explorer.export_page import script_json, session_page
+from trace_explorer.sessions import read_sessions
+from trace_explorer.store import load_collection
+from tests.browser_support import chromium_available, chromium_page
+from tests.conftest import CORPUS
+from tests.test_export_images import react_session
+
+AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
+SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
+GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
+HOSTILE = ('<script>window.__pwned = 1</script> ![x](http://evil.example/img) '
+           '"><img src=x onerror="window.__pwned=2"> </script><b>bold</b> &amp; \u2028 end')
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    collection, errors = load_collection([CORPUS])
+    assert errors == []
+    return {s.id: s for s in read_sessions(collection)}
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    return react_session(3, question=HOSTILE, thought=HOSTILE, action="<img src=x>",
+                         observation=HOSTILE, arguments='{{"q": "</script><script>window.__pwned=3</script>"}}',
+                         answer=HOSTILE)
+
+
+class Tags(HTMLParser):
+    """Every start tag of the page with its attributes (the srcdoc frame's page parsed too)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        self.tags.append((tag, attributes))
+        if tag == "iframe" and attributes.get("srcdoc"):
+            inner = Tags()
+            inner.feed(attributes["srcdoc"])
+            self.tags.extend(inner.tags)
+
+
+def tags_of(page: str) -> list[tuple[str, dict]]:
+    parser = Tags()
+    parser.feed(page)
+    return parser.tags
+
+
+@pytest.mark.parametrize("iri", [AGENT_12, SUPERVISOR, GRAPHRAG], ids=lambda i: i[-12:])
+def test_no_external_url_and_every_step_is_there(corpus, iri):
+    session = corpus[iri]
+    page = session_page(session, corpus)
+    tags = tags_of(page)
+    for tag, attributes in tags:
+        for name in ("src", "href", "data", "action", "poster", "background"):
+            value = (attributes.get(name) or "").strip().lower()
+            assert not value.startswith(("http:", "https:", "//")), (tag, name, value)
+    assert not re.search(r"url\(\s*['\"]?\s*(?:https?:)?//", page, re.I)
+    assert "@import" not in page
+    assert any(tag == "meta" and a.get("http-equiv") == "Content-Security-Policy"
+               and "default-src 'none'" in a.get("content", "") for tag, a in tags)
+    steps = {a["data-step"] for tag, a in tags if tag == "details" and "data-step" in a}
+    assert {s.id for s in session.steps} <= steps
+    for child in session.children:  # sub-sessions' steps are in the page too
+        assert {s.id for s in corpus[child].steps} <= steps
+    assert session_page(session, corpus) == page  # same session, same bytes
+
+
+def test_sub_sessions_left_out_on_request(corpus):
+    page = session_page(corpus[SUPERVISOR], corpus, include_children=False)
+    steps = {a["data-step"] for tag, a in tags_of(page) if tag == "details" and "data-step" in a}
+    assert steps == {s.id for s in corpus[SUPERVISOR].steps}
+
+
+def test_hostile_text_is_escaped(hostile):
+    collection, session = hostile
+    page = session_page(session, {session.id: session})
+    tags = tags_of(page)  # the page and the DAG frame's page, as a browser would parse them
+    assert not any(tag in ("img", "b") for tag, _ in tags)
+    top = Tags()
+    top.handle_starttag = lambda tag, attrs: top.tags.append((tag, dict(attrs)))  # no frame
+    top.feed(page)
+    assert [t for t, _ in top.tags].count("script") == 3  # vega bundle, the chart's JSON, our own
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in page  # shown as text
+    assert "<script>window.__pwned" not in page and "</script><script>" not in page
+
+
+def test_the_shared_hostile_corpus_is_escaped():
+    from tests import hostile_traces as hostile
+    from trace_explorer.store import TraceStore
+
+    collection = TraceStore()
+    for name, data in hostile.hostile_files().items():
+        collection.add_file(name, data)
+    sessions = {s.id: s for s in read_sessions(collection)}
+    for iri in (hostile.AGENT, hostile.GRAPHRAG, hostile.DOCRAG):
+        page = session_page(sessions[iri], sessions)
+        tags = tags_of(page)
+        assert not any(tag == "img" for tag, _ in tags), iri
+        assert [a.get("id") for tag, a in tags if tag == "iframe"] == ["dag-frame"], iri
+        for tag, attributes in tags:
+            for name in ("src", "href"):
+                assert not (attributes.get(name) or "").lower().startswith(("javascript:", "http")), (tag, attributes)
+        assert "\x1b" not in page and "\u202e" not in page.split('srcdoc="', 1)[0]
+        if iri == hostile.AGENT:  # the 1 MB observation is cut, saying how much is left out
+            assert f"{len(hostile.BIG) + len(hostile.ALL_TEXT) + 13 - 20_000:,} more characters not shown" in page
+            assert len(page) < 3_000_000
+
+
+def test_script_json_cannot_close_its_element():
+    text = script_json({"a": "</script><!-- \u2028 & >"})
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not chromium_available(), reason="needs Debian's chromium (scripts/setup.sh)")
+def test_page_opens_from_disk_offline_and_clicks_open_details(corpus, hostile, tmp_path):
+    from tests import hostile_traces as shared
+    from trace_explorer.store import TraceStore
+
+    collection, session = hostile
+    shared_collection = TraceStore()
+    for file_name, data in shared.hostile_files().items():
+        shared_collection.add_file(file_name, data)
+    shared_sessions = {s.id: s for s in read_sessions(shared_collection)}
+    pages = {"agent": (corpus[AGENT_12], corpus), "hostile": (session, {session.id: session}),
+             "shared-hostile": (shared_sessions[shared.AGENT], shared_sessions)}
+    for name, (current, sessions) in pages.items():
+        path = tmp_path / f"{name}.html"
+        path.write_text(session_page(current, sessions), encoding="utf-8")
+        with chromium_page(viewport=(1200, 900)) as page:
+            requests, problems = [], []
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.on("dialog", lambda d: (problems.append("dialog: " + d.message), d.dismiss()))
+            page.goto(path.as_uri())
+            page.wait_for_selector("#timeline[data-rendered=true]", timeout=30000)
+            frame = page.frame_locator("#dag-frame")
+            frame.locator("#mynetwork canvas").wait_for(timeout=30000)
+            assert [u for u in requests if not u.startswith(("file:", "data:", "about:", "blob:"))] == []
+            assert problems == []
+            assert page.evaluate("window.__pwned") is None
+            dag = page.frames[1]
+            assert dag.evaluate("window.__pwned") is None
+            assert int(frame.locator("#mynetwork").get_attribute("data-node-count")) == current.graph.number_of_nodes()
+            bars = page.locator("#timeline path[aria-roledescription='bar']")
+            assert bars.count() == len(current.steps)
+            # a click on a DAG node opens that step's details
+            target = current.steps[1].id
+            page.locator("#dag-frame").evaluate("frame => frame.scrollIntoView({block: 'start'})")
+            point = dag.evaluate("(id) => { network.fit({animation: false}); const p = network.getPositions([id])[id];"
+                                 " return network.canvasToDOM(p); }", target)
+            box = frame.locator("#mynetwork").bounding_box()
+            page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
+            page.wait_for_function("(id) => Array.from(document.querySelectorAll('details[open]'))"
+                                   ".some(d => d.getAttribute('data-step') === id)", arg=target, timeout=5000)
+            # a click on a timeline bar opens that step's details
+            last = current.steps[-1].id
+            bars.nth(len(current.steps) - 1).click()
+            page.wait_for_function("(id) => Array.from(document.querySelectorAll('details[open]'))"
+                                   ".some(d => d.getAttribute('data-step') === id)", arg=last, timeout=5000)
+            if name == "hostile":
+                details = page.locator("details[open]").first
+                assert "<script>window.__pwned = 1</script>" in page.locator("main").inner_text()
+                assert details.is_visible()

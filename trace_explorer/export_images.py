@@ -1,0 +1,629 @@
+"""A session's DAG and timeline as SVG, PNG or PDF, made without a browser or the network.
+
+The DAG is drawn by Graphviz ``dot`` (Debian's ``graphviz`` package; the DOT source is built
+with the ``graphviz`` PyPI package, which quotes every string) in PROV's drawing conventions, as
+the PROV tools draw them: Entities yellow ellipses, Activities blue boxes, Agents orange houses,
+arrows in PROV's direction (derived -> source, labelled with the relation), the Question at the
+top. A node's border takes its kind's colour from ``palette``; a failed tool call has a red
+border and a "✗". A legend names the PROV classes and the kinds in the picture. Labels are at
+most ``LABEL_CHARS`` characters a line, cut with an ellipsis.
+
+Long sessions stay readable: a session graph of more than ``GROUP_ABOVE_NODES`` nodes is drawn
+grouped (an Analysis with its Thought and Observation is one "iteration" node; a Focus with its
+edge or chunk selections is one node), and a run of more than ``FOLD_RUN`` similar nodes (a chain
+of iterations without errors, or siblings of one kind hanging off the same step) is folded into
+one dashed node that names what it holds (count, tags, commonest tools), keeping ``FOLD_KEEP`` at
+each end of a chain. If more than ``MAX_DRAWN_NODES`` remain, chains with errors fold too and
+the fold counts the errors in red. Siblings that stay (a plan's step results, a Focus's
+selections) are stacked ``FAN_ROW`` to a row rather than in one very wide row.
+
+The timeline is the session view's Altair chart (``timeline.timeline_chart``) rendered by
+``vl-convert`` (Vega in an embedded JavaScript engine, no browser).
+
+Same session, same bytes: Graphviz's layout has no random seed, node and edge order follow the
+session's reading order, and the comments that carry Graphviz's version are removed from the
+SVG; the DAG's PDF gets a fixed creation date. (The timeline's PDF has the same content every
+time but not the same bytes: vl-convert's svg2pdf writes a resource dictionary in hash order.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import graphviz
+from graphviz.quoting import quote
+
+from .export_markdown import visible_controls
+from .model import SESSION_NODE, Session, Step
+from .palette import ERROR_COLOUR, PROV_FILLS, kind_colour, prov_fill
+from .step_labels import clip, has_error, short_kind, step_detail, step_tag
+from .vocabulary import local_name
+
+IMAGE_FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
+GROUP_ABOVE_NODES = 60
+FOLD_RUN = 8
+FOLD_KEEP = 2
+FAN_ROW = 3
+MAX_DRAWN_NODES = 40
+LABEL_CHARS = 30
+TOOLTIP_CHARS = 300
+DOT_TIMEOUT_S = 60
+PNG_DPI = 144
+FONT = "DejaVu Sans"
+# Relations from a step to its parts (thought, selections): drawn below the step.
+PART_RELATIONS = frozenset({"selectedEdge", "selectedChunk", "thought"})
+SHAPES = {"Entity": "ellipse", "Activity": "box", "Agent": "house"}
+FOLDED = "Folded"
+ITERATION = "Iteration"
+TIMELINE_WIDTH_PX = 760
+IMAGE_ROW_PX = 13
+TIMELINE_FONT = "DejaVu Sans, Verdana, sans-serif"
+_COMMENT = re.compile(r"<!--.*?-->\s*", re.S)
+_DOCTYPE = re.compile(r"<!DOCTYPE[^>]*>\s*", re.S)
+_PDF_DATE = re.compile(rb"(/(?:CreationDate|ModDate) \(D:)(\d+)")
+_TEXT_FIELDS = ("thought", "observation", "error", "answer", "result", "finding", "text")
+
+
+class ImageExportError(RuntimeError):
+    """A renderer is missing or failed; the message says which and how to get it."""
+
+
+@dataclass
+class DagNode:
+    """One node of the drawn DAG.
+
+    ``id``: the IRI it stands for (of its first member when it groups several; that IRI is the
+    node's SVG ``<title>``); ``members``: every session graph node it stands for; ``kind``: a
+    TrustGraph kind, ``model.SESSION_NODE``, ``ITERATION`` or ``FOLDED``; ``lines``: its label;
+    ``tooltip``: plain text; ``role``: "step", "session" (a sub- or parent session) or "folded".
+    """
+
+    id: str
+    members: list[str]
+    kind: str
+    prov_class: str = "Entity"
+    lines: list[str] = field(default_factory=list)
+    tooltip: str = ""
+    error: bool = False
+    role: str = "step"
+    folded_from: list["DagNode"] = field(default_factory=list)
+
+
+@dataclass
+class DagLayout:
+    """What the DAG image draws: ``nodes`` in reading order, ``edges`` as (source, target,
+    relation) between node ids in PROV's direction, and whether it was ``grouped`` / ``folded``."""
+
+    nodes: list[DagNode]
+    edges: list[tuple[str, str, str]]
+    grouped: bool = False
+    folded: bool = False
+
+
+def image_format(name: str) -> str:
+    """The image format a file name's suffix says ("svg", "png" or "pdf"); raises ValueError."""
+    suffix = os.path.splitext(name)[1].lower()
+    if suffix not in IMAGE_FORMATS:
+        raise ValueError(f"unknown image format {suffix or name!r}: use one of {', '.join(IMAGE_FORMATS)}")
+    return IMAGE_FORMATS[suffix]
+
+
+# -- the DAG ------------------------------------------------------------------------------------
+def dag_layout(session: Session, sessions: Mapping[str, Session] | None = None) -> DagLayout:
+    """The nodes and edges the DAG image draws: every node of ``session.graph`` (plus the parent
+    session, if any), grouped and folded when the session is long (module docstring).
+    ``sessions`` (IRI -> Session) gives sub-session nodes their question."""
+    sessions = sessions or {}
+    graph = session.graph
+    order = list(dict.fromkeys(list(session.order) + sorted(graph.nodes, key=str)))
+    grouped = graph.number_of_nodes() > GROUP_ABOVE_NODES
+    group_of = _groups(session) if grouped else {}
+    nodes: dict[str, DagNode] = {}
+    for node in order:
+        key = group_of.get(node, node)
+        if key in nodes:
+            nodes[key].members.append(node)
+            continue
+        nodes[key] = _node(session, node, sessions)
+    for key in set(group_of.values()):
+        _finish_group(session, nodes[key])
+    if session.parent_session and session.parent_session not in nodes:
+        parent = sessions.get(session.parent_session)
+        nodes[session.parent_session] = _session_node(session.parent_session, parent, "Parent session")
+    edges: dict[tuple[str, str], str] = {}
+    rank = {n: i for i, n in enumerate(order)}
+    for source, target, data in sorted(graph.edges(data=True), key=lambda e: (rank.get(e[0], 0), rank.get(e[1], 0), e[2].get("relation") or "")):
+        pair = (group_of.get(source, source), group_of.get(target, target))
+        if pair[0] != pair[1] and pair not in edges:
+            edges[pair] = data.get("relation") or "related"
+    if session.parent_session and (session.id, session.parent_session) not in edges:
+        edges[(session.id, session.parent_session)] = "wasDerivedFrom"
+    layout = DagLayout(list(nodes.values()), [(s, t, r) for (s, t), r in edges.items()], grouped=grouped)
+    if grouped:
+        _fold(layout)
+    return layout
+
+
+def dag_dot(session: Session, sessions: Mapping[str, Session] | None = None) -> str:
+    """The DOT source of the DAG image (module docstring); deterministic for a given session."""
+    layout = dag_layout(session, sessions)
+    title = clip(session.question or "(no question)", 90)
+    dot = graphviz.Digraph("session", graph_attr={
+        "rankdir": "BT", "bgcolor": "white", "pad": "0.25", "nodesep": "0.3", "ranksep": "0.42",
+        "fontname": FONT, "fontsize": "13", "labelloc": "t", "labeljust": "l",
+        "label": graphviz.nohtml(_escape(f"{session.mechanism}{' · ' + session.pattern if session.pattern else ''}: {title}") + r"\l" + _escape(session.id) + r"\l"),
+        "newrank": "true",
+    }, node_attr={"fontname": FONT, "fontsize": "11", "style": "filled", "penwidth": "1.8",
+                  "margin": "0.14,0.06", "color": "#475569"},
+       edge_attr={"fontname": FONT, "fontsize": "8", "color": "#64748b", "fontcolor": "#64748b",
+                  "arrowsize": "0.7", "penwidth": "1.1"})
+    main = {s.id for s in session.steps} | {session.id}
+    for node in layout.nodes:
+        attributes = _node_attributes(node)
+        if node.id in main:
+            attributes["group"] = "steps"  # Graphviz keeps the edges within a group straight
+        dot.node(node.id, **attributes)
+    drawn = {node.id for node in layout.nodes}
+    for step in session.steps_of("Analysis"):  # a Thought sits beside its Analysis
+        thought = step.fields.get("thought_id")
+        if step.id in drawn and thought in drawn:
+            with dot.subgraph() as row:
+                row.attr(rank="same")
+                row.node(step.id)
+                row.node(thought)
+    for source, target, relation in layout.edges:
+        # Digraph.edge() reads "a:b" as node a, port b; IRIs have colons, so the edge statement
+        # is written with the package's own quoting instead.
+        label = quote(graphviz.nohtml(_escape(relation)))
+        if relation in PART_RELATIONS:  # a step's part is drawn below it, the arrow still at the part
+            dot.body.append(f"\t{quote(target)} -> {quote(source)} [label={label} dir=back]\n")
+        else:
+            dot.body.append(f"\t{quote(source)} -> {quote(target)} [label={label}]\n")
+    _stack_fans(dot, layout)
+    _legend(dot, layout)
+    return dot.source
+
+
+def render_dot(source: str, fmt: str) -> bytes:
+    """Run Graphviz ``dot`` on ``source``; ``fmt`` is "svg", "png" (at ``PNG_DPI``) or "pdf".
+
+    An SVG comes back without comments or DOCTYPE (so no version string and no external DTD
+    URL). Raises ValueError for another format, ImageExportError when ``dot`` is missing, fails
+    or takes more than ``DOT_TIMEOUT_S`` seconds.
+    """
+    if fmt not in IMAGE_FORMATS.values():
+        raise ValueError(f"unknown image format {fmt!r}: use svg, png or pdf")
+    exe = shutil.which("dot")
+    if exe is None:
+        raise ImageExportError("Graphviz 'dot' is not installed (Debian: apt-get install graphviz; "
+                               "bash scripts/setup.sh does it)")
+    command = [exe, f"-T{fmt}" if fmt != "pdf" else "-Tpdf:cairo"]
+    if fmt == "png":
+        command.append(f"-Gdpi={PNG_DPI}")
+    env = dict(os.environ, SOURCE_DATE_EPOCH="0")
+    try:
+        done = subprocess.run(command, input=source.encode("utf-8"), capture_output=True,
+                              timeout=DOT_TIMEOUT_S, env=env, check=False)
+    except subprocess.TimeoutExpired:
+        raise ImageExportError(f"Graphviz took more than {DOT_TIMEOUT_S} s") from None
+    if done.returncode != 0 or not done.stdout:
+        raise ImageExportError("Graphviz failed: " + done.stderr.decode("utf-8", "replace").strip()[:500])
+    if fmt == "svg":
+        return clean_svg(done.stdout)
+    if fmt == "pdf":
+        return _fixed_pdf_date(done.stdout)
+    return done.stdout
+
+
+def _fixed_pdf_date(data: bytes) -> bytes:
+    """Debian's cairo (1.16) ignores ``SOURCE_DATE_EPOCH``: its PDF ``/CreationDate`` digits are
+    replaced by 1970-01-01 00:00:00, the same number of bytes, so the file's offsets hold."""
+    return _PDF_DATE.sub(lambda m: m.group(1) + b"19700101000000"[: len(m.group(2))].ljust(len(m.group(2)), b"0"), data)
+
+
+def clean_svg(data: bytes) -> bytes:
+    """An SVG without comments and DOCTYPE (Graphviz writes its version in a comment)."""
+    text = data.decode("utf-8")
+    return _DOCTYPE.sub("", _COMMENT.sub("", text)).encode("utf-8")
+
+
+def dag_image(session: Session, fmt: str, sessions: Mapping[str, Session] | None = None) -> bytes:
+    """The session's DAG as ``fmt`` ("svg", "png" or "pdf") bytes; errors as ``render_dot``."""
+    return render_dot(dag_dot(session, sessions), fmt)
+
+
+# -- the timeline -------------------------------------------------------------------------------
+def timeline_spec(session: Session) -> dict[str, Any]:
+    """The Vega-Lite spec (a dict) of the session view's timeline, titled with the question,
+    ``TIMELINE_WIDTH_PX`` wide, with a fixed chart name so the same session gives the same spec."""
+    from .timeline import timeline_chart, timeline_rows
+
+    chart = timeline_chart(timeline_rows(session))
+    title = {"text": clip(session.question or "(no question)", 90), "subtitle": session.id,
+             "anchor": "start", "fontSize": 13, "subtitleFontSize": 10, "subtitleColor": "#64748b"}
+    spec = chart.properties(width=TIMELINE_WIDTH_PX, title=title, padding=8).to_dict()
+    # Text is measured with the font the image names: DejaVu here (as in the DAG), and a viewer
+    # without it falls back to Verdana's similar widths, so an SVG's labels are not clipped.
+    spec.setdefault("config", {})["font"] = TIMELINE_FONT
+    return _rename_views(_label_every_row(spec))
+
+
+def _label_every_row(spec: dict[str, Any]) -> dict[str, Any]:
+    """A picture has no hover: when the chart hid its row labels (a long session), give every
+    row ``IMAGE_ROW_PX`` and its label back, so the image grows instead of losing its words."""
+    y = spec.get("encoding", {}).get("y")
+    if isinstance(y, dict) and y.get("axis", {}) is None:
+        y["axis"] = {"title": None, "labelLimit": 260, "labelFontSize": 9, "ticks": False, "domain": False}
+        y["title"] = None
+        spec["height"] = {"step": IMAGE_ROW_PX}
+    return spec
+
+
+def timeline_image(session: Session, fmt: str) -> bytes:
+    """The session's timeline as ``fmt`` ("svg", "png" at 2x or "pdf") bytes, drawn by vl-convert.
+    Raises ValueError for another format, ImageExportError when vl-convert is missing."""
+    if fmt not in IMAGE_FORMATS.values():
+        raise ValueError(f"unknown image format {fmt!r}: use svg, png or pdf")
+    try:
+        import vl_convert as vlc
+    except ImportError:
+        raise ImageExportError("vl-convert-python is not installed (pip install -r requirements.txt)") from None
+    spec = timeline_spec(session)
+    if fmt == "svg":
+        return vlc.vegalite_to_svg(spec).encode("utf-8")
+    if fmt == "png":
+        return vlc.vegalite_to_png(spec, scale=2)
+    return vlc.vegalite_to_pdf(spec)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def _groups(session: Session) -> dict[str, str]:
+    """Member IRI -> group IRI: an Analysis with its Thought and Observation, a Focus with its
+    selections."""
+    group_of: dict[str, str] = {}
+    graph = session.graph
+    for step in session.steps:
+        members: list[str] = []
+        if step.kind == "Analysis":
+            members = [step.fields.get("thought_id"), step.fields.get("observation_id")]
+        elif step.kind == "Focus":
+            members = [e.get("id") for e in step.fields.get("edges", [])] + [c.get("id") for c in step.fields.get("chunks", [])]
+        members = [m for m in members if m and m in graph and m not in group_of]
+        if members or step.kind == "Analysis":
+            group_of[step.id] = step.id
+            for member in members:
+                group_of[member] = step.id
+    return group_of
+
+
+def _node(session: Session, node: str, sessions: Mapping[str, Session]) -> DagNode:
+    step = session.nodes.get(node)
+    if step is None:
+        return _session_node(node, sessions.get(node), "Sub-session")
+    if node == session.id:
+        lines = ["Question"] + _wrap(session.question or "(no question)", 2)
+    else:
+        lines = [_title(step)] + _summary(session, step)
+    return DagNode(node, [node], step.kind, step.prov_class, lines, _tooltip(step), has_error(step))
+
+
+def _finish_group(session: Session, node: DagNode) -> None:
+    """Label a group: an Analysis with its Thought and Observation becomes "Iteration i3" with
+    its tool and its Observation's error; a Focus says how many selections it holds."""
+    step = session.nodes[node.id]
+    node.tooltip = "\n\n".join(_tooltip(session.nodes[m]) for m in node.members if m in session.nodes)
+    if step.kind == "Focus":
+        picked = len(node.members) - 1
+        node.lines.append(f"{picked} selection{'s' if picked != 1 else ''}")
+        return
+    node.kind = ITERATION
+    node.error = any(has_error(session.nodes[m]) for m in node.members if m in session.nodes)
+    node.lines = [f"Iteration {step_tag(step.id)}".strip() + (" ✗" if node.error else "")]
+    if step.fields.get("action"):
+        node.lines.append(clip(step.fields["action"], LABEL_CHARS))
+    if node.error and step.fields.get("error"):
+        node.lines.append(clip(step.fields["error"], LABEL_CHARS))
+
+
+def _session_node(node: str, other: Session | None, role: str) -> DagNode:
+    lines = [role + (f" · {other.mechanism}" if other else "")]
+    if other is not None:
+        lines += _wrap(other.question or "(no question)", 2)
+    tooltip = f"{role}\n{node}"
+    if other is not None:
+        tooltip += f"\nquestion: {clip(other.question or '', TOOLTIP_CHARS)}\nsteps: {len(other.steps)}"
+    return DagNode(node, [node], SESSION_NODE, "Entity", lines, tooltip, role="session")
+
+
+def _title(step: Step) -> str:
+    text = f"{short_kind(step.kind)} {step_tag(step.id)}".strip()
+    return text + (" ✗" if has_error(step) else "")
+
+
+def _summary(session: Session, step: Step) -> list[str]:
+    """At most three short lines that tell this step apart: its tool, goal or plan step; a
+    selection's edge and score; the start of its words."""
+    lines = []
+    detail = step_detail(step)
+    if detail:
+        lines.append(clip(detail, LABEL_CHARS))
+    if step.kind == "EdgeSelection":
+        edge = _edge_terms(session, step.id)
+        if edge:
+            lines.extend(_wrap(" → ".join(edge), 2))
+    if step.kind in ("EdgeSelection", "ChunkSelection") and isinstance(step.fields.get("score"), (int, float)):
+        lines.append(f"score {step.fields['score']:g}")
+    for name in _TEXT_FIELDS:
+        value = step.fields.get(name)
+        if isinstance(value, str) and value.strip() and step.kind != "Analysis":
+            lines.append(clip(value, LABEL_CHARS))
+            break
+    return lines[:3]
+
+
+def _edge_terms(session: Session, selection: str) -> list[str] | None:
+    """The chosen edge of an EdgeSelection as short names [s, p, o] (labels, else local names)."""
+    for focus in session.steps_of("Focus"):
+        for edge in focus.fields.get("edges", []):
+            if edge.get("id") == selection and edge.get("stored"):
+                return [str(edge.get(k + "_label") or (edge[k] if k == "o" and edge.get("o_is_literal") else local_name(edge[k] or "?")))
+                        for k in ("s", "p", "o")]
+    return None
+
+
+def _wrap(text: str, lines: int) -> list[str]:
+    """``text`` over at most ``lines`` lines of ``LABEL_CHARS``, the last cut with an ellipsis."""
+    words = " ".join(str(text).split()).split(" ")
+    out: list[str] = []
+    current = ""
+    for index, word in enumerate(words):
+        candidate = f"{current} {word}".strip()
+        if len(candidate) <= LABEL_CHARS or not current:
+            current = candidate
+            continue
+        out.append(current)
+        current = word
+        if len(out) == lines - 1:
+            current = " ".join(words[index:])
+            break
+    out.append(current)
+    return [clip(line, LABEL_CHARS) for line in out[:lines]]
+
+
+def _tooltip(step: Step) -> str:
+    lines = [f"{step.kind}" + (f" — {step.label}" if step.label and step.label != step.kind else ""), step.id]
+    for name in ("query", "action", "arguments", "thought", "observation", "error", "goal", "plan_step",
+                 "concepts", "result", "finding", "answer", "score", "llm_duration_ms", "tool_duration_ms"):
+        value = step.fields.get(name)
+        if value is None or value == "" or value == []:
+            continue
+        if not isinstance(value, str):
+            value = json.dumps(value, ensure_ascii=False, default=str)
+        lines.append(f"{name.replace('_', ' ')}: {clip(value, TOOLTIP_CHARS)}")
+    return "\n".join(lines)
+
+
+def _fold(layout: DagLayout) -> None:
+    """Fold chains of error-free iterations and fans of same-kind leaves (module docstring); when
+    more than ``MAX_DRAWN_NODES`` remain, fold chains with errors too (the fold counts them)."""
+    folds = _chains(layout, with_errors=False) + _fans(layout)
+    _apply_folds(layout, folds)
+    if len(layout.nodes) > MAX_DRAWN_NODES:
+        more = _chains(layout, with_errors=True)
+        _apply_folds(layout, more)
+        folds += more
+    layout.folded = bool(folds)
+
+
+def _adjacency(layout: DagLayout) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    out_edges: dict[str, list[str]] = {}
+    in_edges: dict[str, list[str]] = {}
+    for source, target, _ in layout.edges:
+        out_edges.setdefault(source, []).append(target)
+        in_edges.setdefault(target, []).append(source)
+    return out_edges, in_edges
+
+
+def _chains(layout: DagLayout, with_errors: bool) -> list[list[str]]:
+    """Runs of more than ``FOLD_RUN`` iterations where each derives from the one before and
+    nothing else hangs on them; the middle of each run (``FOLD_KEEP`` kept at each end)."""
+    out_edges, in_edges = _adjacency(layout)
+    folds: list[list[str]] = []
+    run: list[str] = []
+    for node in layout.nodes + [None]:
+        plain = node is not None and (
+            node.kind in (ITERATION, FOLDED) and (with_errors or not node.error)
+            and len(out_edges.get(node.id, [])) == 1 and len(in_edges.get(node.id, [])) <= 1)
+        if plain and run and out_edges[node.id] == [run[-1]]:
+            run.append(node.id)
+            continue
+        if len(run) > FOLD_RUN:
+            folds.append(run[FOLD_KEEP:-FOLD_KEEP])
+        run = [node.id] if plain else []
+    return folds
+
+
+def _fans(layout: DagLayout) -> list[list[str]]:
+    """Leaves of one kind without errors that all derive from the same single node, when there
+    are more than ``FOLD_RUN``: all but the first ``FOLD_KEEP - 1``."""
+    out_edges, in_edges = _adjacency(layout)
+    fans: dict[tuple[str, str], list[str]] = {}
+    for node in layout.nodes:
+        targets = out_edges.get(node.id, [])
+        if node.role == "step" and not node.error and len(targets) == 1 and not in_edges.get(node.id):
+            fans.setdefault((node.kind, targets[0]), []).append(node.id)
+    return [ids[FOLD_KEEP - 1:] for ids in fans.values() if len(ids) > FOLD_RUN]
+
+
+def _apply_folds(layout: DagLayout, folds: list[list[str]]) -> None:
+    by_id = {n.id: n for n in layout.nodes}
+    for ids in folds:
+        _fold_run(layout, by_id, ids)
+
+
+def _fold_run(layout: DagLayout, by_id: dict[str, DagNode], ids: list[str]) -> None:
+    """Replace the nodes ``ids`` (a run, in order) by one folded node that names what it holds."""
+    parts = [p for i in ids for p in (by_id[i].folded_from or [by_id[i]])]
+    first = by_id[ids[0]]
+    members = [m for i in ids for m in by_id[i].members]
+    tools: dict[str, int] = {}
+    for part in parts:
+        label = part.lines[1] if len(part.lines) > 1 else part.kind
+        tools[label] = tools.get(label, 0) + 1
+    errors = sum(1 for part in parts if part.error)
+    kind_name = "iterations" if parts[0].kind == ITERATION else f"{short_kind(parts[0].kind)} steps"
+    tags = [t for t in (step_tag(parts[0].id), step_tag(parts[-1].id)) if t]
+    lines = [f"⋯ {len(parts)} {kind_name} folded ⋯"]
+    if len(tags) == 2:
+        lines.append(f"{tags[0]} – {tags[1]}")
+    common = sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))
+    summary = ", ".join(f"{name} ×{count}" for name, count in common[:2]) + (", …" if len(common) > 2 else "")
+    lines.append(clip(summary, LABEL_CHARS))
+    if errors:
+        lines.append(f"✗ {errors} with a tool error")
+    tooltip = f"{len(parts)} {kind_name} folded:\n" + "\n".join(
+        f"{step_tag(p.id) or p.id}: {' / '.join(p.lines[1:]) or p.kind}" for p in parts[:200])
+    folded = DagNode(first.id, members, FOLDED, first.prov_class, lines, tooltip, error=bool(errors),
+                     role="folded", folded_from=parts)
+    dropped = set(ids)
+    position = layout.nodes.index(first)
+    layout.nodes = [n for n in layout.nodes if n.id not in dropped]
+    layout.nodes.insert(position, folded)
+    edges: dict[tuple[str, str], str] = {}
+    for source, target, relation in layout.edges:
+        pair = (first.id if source in dropped else source, first.id if target in dropped else target)
+        if pair[0] != pair[1]:
+            edges.setdefault(pair, relation)
+    layout.edges = [(s, t, r) for (s, t), r in edges.items()]
+    for i in ids:
+        by_id.pop(i, None)
+    by_id[first.id] = folded
+
+
+def _node_attributes(node: DagNode) -> dict[str, str]:
+    shape = SHAPES.get(node.prov_class, "ellipse")
+    fill = prov_fill(node.prov_class)
+    border = ERROR_COLOUR if node.error else kind_colour("Analysis" if node.kind == ITERATION else node.kind)
+    attributes = {
+        "label": graphviz.nohtml(r"\n".join(_escape(clip(visible_controls(line), LABEL_CHARS)) for line in node.lines)),
+        "shape": shape, "fillcolor": fill, "color": border,
+        "tooltip": graphviz.nohtml(_escape(node.tooltip, lines=True)),
+    }
+    if node.error:
+        attributes["penwidth"] = "2.8"
+    if node.role == "session":
+        attributes.update(style="filled,dashed", fillcolor="#fefce8", color=kind_colour(SESSION_NODE))
+    elif node.role == "folded":
+        attributes.update(style="filled,dashed", fillcolor="#fffde0",
+                          color=ERROR_COLOUR if node.error else "#64748b")
+    if node.kind == "Question":
+        attributes["fontsize"] = "12"
+    return attributes
+
+
+def _legend(dot: graphviz.Digraph, layout: DagLayout) -> None:
+    """A "Legend" box in two rows: the PROV classes by shape and fill, then the marks (sub-session,
+    tool error, folded run, arrow direction); beside them the kinds drawn, by border colour."""
+    kinds = list(dict.fromkeys("Analysis" if n.kind == ITERATION else n.kind for n in layout.nodes
+                               if n.role == "step"))
+    classes = [("legend:entity", "Entity", "ellipse", PROV_FILLS["Entity"], "#475569", "filled"),
+               ("legend:activity", "Activity", "box", PROV_FILLS["Activity"], "#475569", "filled"),
+               ("legend:agent", "Agent", "house", PROV_FILLS["Agent"], "#475569", "filled")]
+    marks = [("legend:session", "Sub-session", "ellipse", "#fefce8", kind_colour(SESSION_NODE), "filled,dashed"),
+             ("legend:error", "✗ tool error", "ellipse", PROV_FILLS["Entity"], ERROR_COLOUR, "filled")]
+    if layout.folded:
+        marks.append(("legend:folded", "⋯ folded run", "ellipse", "#fffde0", "#64748b", "filled,dashed"))
+    rows = "".join(
+        f'<TR><TD WIDTH="14" HEIGHT="10" BGCOLOR="#ffffff" COLOR="{kind_colour(k)}" BORDER="2"> </TD>'
+        f'<TD ALIGN="LEFT">{_html(k if k != SESSION_NODE else "Sub-session")}</TD></TR>'
+        for k in kinds)
+    with dot.subgraph(name="cluster_legend") as legend:
+        legend.attr(label="Legend", style="rounded", color="#cbd5e1", fontsize="10", fontname=FONT,
+                    labelloc="b", labeljust="l")
+        legend.node("legend:kinds", label=f'<<TABLE BORDER="0" CELLSPACING="2" CELLPADDING="1">'
+                    f'<TR><TD COLSPAN="2" ALIGN="LEFT">border colour = kind</TD></TR>{rows}</TABLE>>',
+                    shape="plaintext", style="", fontsize="9", tooltip="kinds")
+        for name, label, shape, fill, border, style in classes + marks:
+            legend.node(name, label=label, shape=shape, fillcolor=fill, color=border, style=style,
+                        fontsize="9", tooltip=label, penwidth="2.4" if name == "legend:error" else "1.4")
+        legend.node("legend:arrow", label="arrow: derived → source\n(PROV direction)", shape="plaintext",
+                    style="", fontsize="9", tooltip="arrows")
+        top = [c[0] for c in classes]
+        bottom = [m[0] for m in marks] + ["legend:arrow"]
+        for row in (["legend:kinds"] + top, bottom):
+            with legend.subgraph() as same:
+                same.attr(rank="same")
+                for left, right in zip(row, row[1:]):
+                    same.body.append(f"\t{quote(left)} -> {quote(right)} [style=invis]\n")
+        for upper, lower in zip(top, bottom):  # rankdir BT: the edge's head is drawn above its tail
+            legend.body.append(f"\t{quote(lower)} -> {quote(upper)} [style=invis]\n")
+    last = next((n.id for n in reversed(layout.nodes) if n.role != "session"), None)
+    if last is not None:  # the legend goes below the whole graph
+        dot.body.append(f"\t\"legend:kinds\" -> {quote(last)} [style=invis weight=0]\n")
+
+
+def _stack_fans(dot: graphviz.Digraph, layout: DagLayout) -> None:
+    """Siblings of one kind deriving from the same node (a plan's step results, a Focus's
+    selections) are stacked in rows of ``FAN_ROW`` instead of one very wide row."""
+    out_edges: dict[str, list[str]] = {}
+    for source, target, _ in layout.edges:
+        out_edges.setdefault(source, []).append(target)
+    fans: dict[tuple[str, str], list[str]] = {}
+    for node in layout.nodes:
+        targets = out_edges.get(node.id, [])
+        if len(targets) == 1 and node.role != "session":
+            fans.setdefault((node.kind, targets[0]), []).append(node.id)
+    for source, target, relation in layout.edges:  # parts hang below their step
+        if relation in PART_RELATIONS:
+            fans.setdefault(("part", source), []).append(target)
+    for ids in fans.values():
+        for upper, lower in zip(ids, ids[FAN_ROW:]):
+            dot.body.append(f"\t{quote(lower)} -> {quote(upper)} [style=invis]\n")
+
+
+def _escape(text: str, lines: bool = False) -> str:
+    """Text for a DOT string (not HTML): ``graphviz.escape`` doubles backslashes so Graphviz's
+    ``\\N``, ``\\G``, ``\\l`` escapes cannot come from trace text; control characters are
+    made visible (they are not allowed in SVG's XML); line breaks become spaces, or DOT's ``\\n``
+    when ``lines``."""
+    parts = [graphviz.escape(part) for part in visible_controls(str(text)).splitlines()] or [""]
+    return "\\n".join(parts) if lines else " ".join(parts)
+
+
+def _html(text: str) -> str:
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def _rename_views(spec: Any, names: dict[str, str] | None = None) -> Any:
+    """Replace Altair's per-process view names ("view_7", in ``name`` and ``views``) with fixed
+    ones ("timeline_1", ...) in the order met, so two exports of one session are equal."""
+    names = {} if names is None else names
+
+    def fixed(value: Any) -> Any:
+        if isinstance(value, str) and re.fullmatch(r"view_\d+", value):
+            return names.setdefault(value, f"timeline_{len(names) + 1}")
+        return value
+
+    if isinstance(spec, dict):
+        out = {}
+        for key, value in spec.items():
+            if key == "name":
+                out[key] = fixed(value)
+            elif key == "views" and isinstance(value, list):
+                out[key] = [fixed(v) for v in value]
+            elif key in ("datasets", "data"):
+                out[key] = value
+            else:
+                out[key] = _rename_views(value, names)
+        return out
+    if isinstance(spec, list):
+        return [_rename_views(v, names) for v in spec]
+    return spec
