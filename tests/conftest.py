@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 
+from trace_explorer.local_store import ingest_file, open_local_store
 from trace_explorer.sessions import read_sessions
+from trace_explorer.sources import CONTENT, DOCUMENTS_GRAPH
 from trace_explorer.store import load_collection
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -38,3 +41,42 @@ def corpus_sessions():
     collection, errors = load_collection([CORPUS])
     assert errors == []
     return {s.id: s for s in read_sessions(collection)}
+
+
+def file_graph(name: str) -> str:
+    """The named graph a corpus file is loaded into on the test Virtuoso."""
+    return f"urn:corpus:{name}"
+
+
+@pytest.fixture(scope="session")
+def virtuoso_url(tmp_path_factory):
+    """A real Virtuoso loaded with the whole corpus: each file's quads in a graph of its own
+    (``file_graph``), quoted triples aside (Virtuoso cannot hold them), and the document texts in
+    the documents graph as the local store keeps them."""
+    from tests.virtuoso_support import virtuoso_endpoint
+
+    quads = []
+    for name in TRACE_FILES:
+        collection, _ = load_collection([CORPUS / name])
+        graph = ox.NamedNode(file_graph(name))
+        quads += [ox.Quad(q.subject, q.predicate, q.object, graph) for q in collection.store
+                  if not isinstance(q.object, ox.Triple)]
+    documents, _ = load_collection(CORPUS.glob("*.documents.json"))
+    quads += [ox.Quad(ox.NamedNode(d), ox.NamedNode(CONTENT), ox.Literal(t), ox.NamedNode(DOCUMENTS_GRAPH))
+              for d, t in documents.documents.items()]
+    with virtuoso_endpoint(tmp_path_factory.mktemp("virtuoso"), ox.serialize(quads, format=ox.RdfFormat.N_QUADS)) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def corpus_stores(tmp_path_factory):
+    """One local store per corpus trace file (with its content file), by file name."""
+    stores = {}
+    for name in TRACE_FILES:
+        path = tmp_path_factory.mktemp("store")
+        store = open_local_store(path)
+        for file in corpus_paths(name):
+            ingest_file(store, str(file))
+        del store
+        stores[name] = path
+    return stores

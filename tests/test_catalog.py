@@ -14,7 +14,6 @@ from trace_explorer.sources import (CONTENT, DOCUMENTS_GRAPH, EndpointSource, So
                                     check_read_only)
 from trace_explorer.store import expand_paths, load_collection
 from tests.conftest import CORPUS, MECHANISM_NAMES, manifest_sessions
-from tests.virtuoso_support import virtuoso_endpoint
 
 ALL = manifest_sessions()
 TOP = [s for s in ALL if s["parent"] is None]
@@ -34,18 +33,6 @@ def local_store_dir(tmp_path_factory):
         ingest_file(store, str(file))
     del store
     return path
-
-
-@pytest.fixture(scope="module")
-def virtuoso_url(tmp_path_factory):
-    """Virtuoso loaded with the corpus: quoted triples aside (it cannot hold them), document
-    texts in the documents graph as the local store keeps them."""
-    collection, _ = load_collection([CORPUS])
-    quads = [q for q in collection.store if not isinstance(q.object, ox.Triple)]
-    quads += [ox.Quad(ox.NamedNode(d), ox.NamedNode(CONTENT), ox.Literal(t), ox.NamedNode(DOCUMENTS_GRAPH))
-              for d, t in collection.documents.items()]
-    with virtuoso_endpoint(tmp_path_factory.mktemp("virtuoso"), ox.serialize(quads, format=ox.RdfFormat.N_QUADS)) as url:
-        yield url
 
 
 @pytest.fixture(scope="module", params=["memory", "local store", "virtuoso"])

@@ -1,10 +1,12 @@
-"""The ``trace-explorer`` command: list, show and export the sessions in trace files.
+"""The ``trace-explorer`` command: ingest, list, show and export sessions.
 
 ``PATH...`` is any mix of trace files (Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML,
 TrustGraph wire JSON, ``.gz`` too), ``*.documents.json`` content files and folders of them.
-A file that fails to load is reported on stderr and skipped; the rest are still read, and the
-exit status is then 1. Exit status 2: bad usage (an unknown output suffix too), nothing could be
-loaded, no such session, or an export that could not be written.
+Instead of trace files, ``--store DIR`` reads the local store and ``--endpoint URL`` a SPARQL
+endpoint (content files may still be given beside either). A file that fails to load is
+reported on stderr and skipped; the rest are still read, and the exit status is then 1.
+Exit status 2: bad usage (an unknown output suffix too), nothing could be loaded, the source
+failed, no such session, or an export that could not be written.
 """
 
 from __future__ import annotations
@@ -15,16 +17,21 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .catalog import SessionFilter, fetch_sessions, list_sessions
+from .cli_sources import add_source_arguments, open_source, report
+from .errors import TraceLoadError
 from .export_data import DATA_SUFFIXES, write_session_data
 from .export_images import IMAGE_FORMATS, ImageExportError, dag_image, image_format, timeline_image
 from .export_markdown import session_markdown
 from .export_page import session_page
 from .export_prov import PROV_SUFFIXES, export_session_prov, nquad_line
 from .export_table import sessions_csv
+from .local_store import ingest_file, open_local_store
 from .model import AGENT, DOCRAG, GRAPHRAG, Session
-from .session_report import session_detail, session_summary, session_text
-from .sessions import read_sessions
-from .store import load_collection
+from .session_report import session_detail, session_text
+from .sources import SourceError, StoreSource, TraceSource
+from .sparql_text import PREFIXES, literal
+from .store import TraceStore, expand_paths
 
 TYPE_CHOICES = {"agent": AGENT, "graphrag": GRAPHRAG, "docrag": DOCRAG}
 TABLE_COLUMNS = ("Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status")
@@ -34,14 +41,17 @@ UNMAPPED_SHOWN = 20  # unmapped PROV triples printed on stderr; PROV-N lists the
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (see the module docstring)."""
     args = _parser().parse_args(argv)
-    collection, errors = load_collection(args.paths)
-    args.collection = collection  # the export command writes the session's own quads
-    for error in errors:
-        print(f"trace-explorer: {error}", file=sys.stderr)
-    if errors and len(errors) == len(collection.sources) + len(errors) and not collection.sources:
+    if args.command == "ingest":
+        return _ingest(args)
+    source, errors = open_source(args)
+    report(errors)
+    if source is None:
         return 2
-    sessions = read_sessions(collection)
-    status = args.run(args, sessions)
+    try:
+        status = args.run(args, source)
+    except SourceError as error:
+        report([str(error)])
+        return 2
     return status or (1 if errors else 0)
 
 
@@ -50,14 +60,16 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     listing = commands.add_parser("list", help="list sessions, newest first")
-    listing.add_argument("paths", nargs="+", metavar="PATH", help="trace files, content files or folders")
+    add_source_arguments(listing)
+    listing.add_argument("--limit", type=int, default=50, metavar="N", help="sessions per page (0: all; default 50)")
+    listing.add_argument("--offset", type=int, default=0, metavar="M", help="skip the first M sessions")
     listing.add_argument("--type", choices=sorted(TYPE_CHOICES), help="only sessions of this mechanism")
     listing.add_argument("--all", action="store_true", help="include sub-sessions")
     listing.add_argument("--format", choices=("table", "json", "csv"), default="table")
     listing.set_defaults(run=_list)
 
     show = commands.add_parser("show", help="show one whole session")
-    show.add_argument("paths", nargs="+", metavar="PATH", help="trace files, content files or folders")
+    add_source_arguments(show)
     show.add_argument("--session", required=True, metavar="IRI", help="the session's IRI (or a unique ending of it)")
     show.add_argument("--format", choices=("text", "json"), default="text")
     show.set_defaults(run=_show)
@@ -66,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
         "export", help="write one session as images, a page, data or Markdown",
         description="Write one session in the forms given (each option may be repeated; the "
                     "format comes from the file suffix).")
-    export.add_argument("paths", nargs="+", metavar="PATH", help="trace files, content files or folders")
+    add_source_arguments(export)
     export.add_argument("--session", required=True, metavar="IRI", help="the session's IRI (or a unique ending of it)")
     export.add_argument("--image", action="append", default=[], type=_suffix_checker(IMAGE_FORMATS, "image"),
                         metavar="FILE", help="the DAG: .svg, .png or .pdf")
@@ -84,6 +96,13 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--no-sub-sessions", action="store_true",
                         help="leave the sub-sessions out of --data, --html and --markdown")
     export.set_defaults(run=_export)
+
+    ingest = commands.add_parser("ingest", help="add trace and content files to a local store",
+                                 description="Add files to the local store in DIR, each all or nothing; "
+                                             "a file given twice adds nothing new.")
+    ingest.add_argument("paths", nargs="+", metavar="FILE", help="trace files, content files or folders")
+    ingest.add_argument("--store", required=True, metavar="DIR", help="the local store (created when missing)")
+    ingest.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -98,26 +117,39 @@ def _suffix_checker(known, what: str):
     return check
 
 
-def select_sessions(sessions: list[Session], mechanism: str | None = None, include_sub: bool = False) -> list[Session]:
-    """Filter ``sessions``: top level only unless ``include_sub``; one mechanism when given."""
-    return [s for s in sessions
-            if (include_sub or s.parent is None) and (mechanism is None or s.mechanism == mechanism)]
+def find_session_id(source: TraceSource, key: str) -> str | None:
+    """The IRI of the session ``key`` names: itself when it is a session root, else the only
+    root whose IRI ends with ``key`` (a UUID, say)."""
+    rows = source.select(PREFIXES + f"""SELECT DISTINCT ?root WHERE {{
+  {{ ?root a tg:Question }} UNION {{ ?root tg:query ?q }}
+  FILTER(STR(?root) = {literal(key)} || STRENDS(STR(?root), {literal(key)})) }} LIMIT 3""")
+    roots = [r["root"].value for r in rows if "root" in r]
+    if key in roots:
+        return key
+    return roots[0] if len(roots) == 1 else None
 
 
-def find_session(sessions: list[Session], key: str) -> Session | None:
-    """The session whose IRI is ``key``, else the only one whose IRI ends with ``key``."""
-    exact = [s for s in sessions if s.id == key]
-    if exact:
-        return exact[0]
-    ending = [s for s in sessions if s.id.endswith(key)]
-    return ending[0] if len(ending) == 1 else None
+def _session_family(source: TraceSource, key: str) -> tuple[Session | None, dict[str, Session]]:
+    """The session ``key`` names and every session below it, by IRI."""
+    session_id = find_session_id(source, key)
+    if session_id is None:
+        print(f"trace-explorer: no session {key!r} in {source.label}", file=sys.stderr)
+        return None, {}
+    family = fetch_sessions(source, [session_id])
+    wanted = list(family[session_id].children) if session_id in family else []
+    while wanted:
+        found = fetch_sessions(source, [w for w in wanted if w not in family])
+        family.update(found)
+        wanted = [c for s in found.values() for c in s.children if c not in family]
+    return family.get(session_id), family
 
 
-def _list(args, sessions: list[Session]) -> int:
-    chosen = select_sessions(sessions, TYPE_CHOICES.get(args.type), args.all)
-    rows = [session_summary(s) for s in chosen]
+def _list(args, source: TraceSource) -> int:
+    filters = SessionFilter(mechanism=TYPE_CHOICES.get(args.type), include_sub=args.all)
+    page = list_sessions(source, filters, limit=max(args.limit, 0), offset=max(args.offset, 0))
+    rows = page.rows
     if args.format == "csv":
-        print(sessions_csv(chosen), end="")
+        print(sessions_csv(page.sessions[r["id"]] for r in rows), end="")
         return 0
     if args.format == "json":
         keys = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions", "tool_errors")
@@ -126,15 +158,15 @@ def _list(args, sessions: list[Session]) -> int:
     table = [(r["id"], r["type"], r["pattern"] or "", _clip(r["question"] or "", 60), r["time"] or "",
               str(r["step_count"]), r["status"]) for r in rows]
     print(format_table(TABLE_COLUMNS, table))
-    print(f"\n{len(rows)} session{'s' if len(rows) != 1 else ''}")
+    shown = f"{page.offset + 1}-{page.offset + len(rows)} of {page.total}" if rows else f"none of {page.total}"
+    more = " (--offset or --limit 0 for more)" if page.offset + len(rows) < page.total else ""
+    print(f"\nsessions {shown}{more}")
     return 0
 
 
-def _show(args, sessions: list[Session]) -> int:
-    session = find_session(sessions, args.session)
+def _show(args, source: TraceSource) -> int:
+    session, _ = _session_family(source, args.session)
     if session is None:
-        print(f"trace-explorer: no session {args.session!r} in the files given "
-              f"({len(sessions)} sessions read)", file=sys.stderr)
         return 2
     if args.format == "json":
         print(json.dumps(session_detail(session), ensure_ascii=False, indent=2))
@@ -143,17 +175,45 @@ def _show(args, sessions: list[Session]) -> int:
     return 0
 
 
-def _export(args, sessions: list[Session]) -> int:
-    session = find_session(sessions, args.session)
-    if session is None:
-        print(f"trace-explorer: no session {args.session!r} in the files given "
-              f"({len(sessions)} sessions read)", file=sys.stderr)
+def _ingest(args) -> int:
+    """Add each file to the store, all or nothing, with a progress bar by bytes read."""
+    from tqdm import tqdm
+
+    try:
+        store = open_local_store(args.store)
+    except SourceError as error:
+        report([str(error)])
         return 2
+    files = expand_paths(args.paths)
+    failed = 0
+    total = sum(p.stat().st_size for p in files if p.is_file())
+    with tqdm(total=total, unit="B", unit_scale=True, desc="ingest", disable=args.quiet, file=sys.stderr) as bar:
+        for path in files:
+            bar.set_postfix_str(path.name, refresh=False)
+            try:
+                done = ingest_file(store, str(path), progress=lambda n: bar.update(n) if not str(path).endswith(".gz") else None)
+            except TraceLoadError as error:
+                report([str(error)])
+                failed += 1
+                continue
+            if str(path).endswith(".gz") and path.is_file():
+                bar.update(path.stat().st_size)
+            bar.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _export(args, source: TraceSource) -> int:
+    if not isinstance(source, StoreSource):
+        report(["export reads trace files or --store, not an endpoint"])
+        return 2
+    session, by_id = _session_family(source, args.session)
+    if session is None:
+        return 2
+    args.collection = TraceStore(store=source.store, documents=dict(source.documents))
     if not (args.image or args.timeline or args.html or args.data or args.markdown):
         print("trace-explorer: nothing to export: give --image, --timeline, --html, --data or --markdown",
               file=sys.stderr)
         return 2
-    by_id = {s.id: s for s in sessions}
     children = not args.no_sub_sessions
     jobs = [(path, lambda p: _write(p, dag_image(session, image_format(p), by_id), "DAG")) for path in args.image]
     jobs += [(path, lambda p: _write(p, timeline_image(session, image_format(p)), "timeline")) for path in args.timeline]

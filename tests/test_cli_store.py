@@ -1,0 +1,55 @@
+"""``trace-explorer ingest`` into a local store, paging with --limit/--offset, and source errors."""
+
+from __future__ import annotations
+
+import json
+
+from trace_explorer.cli import main
+from tests.conftest import CORPUS, manifest_sessions
+
+TOP = sorted((s for s in manifest_sessions() if s["parent"] is None), key=lambda s: s["started"], reverse=True)
+
+
+def test_ingest_then_page_through_the_store(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert main(["ingest", str(CORPUS), "--store", str(store)]) == 0
+    err = capsys.readouterr().err
+    assert "collection.trig: 670 quads, 0 texts (TriG)" in err and "collection.documents.json: 0 quads, 36 texts" in err
+    assert "ingest" in err and "B/s" in err  # tqdm's bar, by bytes
+    first = json.loads(_out(capsys, ["list", "--store", str(store), "--limit", "5", "--format", "json"]))
+    second = json.loads(_out(capsys, ["list", "--store", str(store), "--limit", "5", "--offset", "5", "--format", "json"]))
+    assert [r["id"] for r in first + second] == [s["session"] for s in TOP[:10]]
+    table = _out(capsys, ["list", "--store", str(store), "--limit", "5"])
+    assert f"sessions 1-5 of {len(TOP)} (--offset or --limit 0 for more)" in table
+    everything = json.loads(_out(capsys, ["list", "--store", str(store), "--limit", "0", "--all", "--format", "json"]))
+    assert len(everything) == len(manifest_sessions())
+
+
+def test_ingest_twice_adds_nothing_and_a_bad_file_changes_nothing(tmp_path, capsys):
+    store = tmp_path / "store"
+    bad = tmp_path / "bad.nq"
+    bad.write_bytes((CORPUS / "orchestrated.nq").read_bytes()[:3000] + b"<broken")
+    assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(store), "--quiet"]) == 0
+    before = _out(capsys, ["list", "--store", str(store), "--all", "--format", "json"])
+    assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), str(bad), "--store", str(store), "--quiet"]) == 1
+    assert "bad.nq:" in capsys.readouterr().err
+    assert _out(capsys, ["list", "--store", str(store), "--all", "--format", "json"]) == before
+    shown = json.loads(_out(capsys, ["show", "--store", str(store), "--session", "6513270e-269e-4d37-b2a7-4de452e6b438",
+                                     "--format", "json"]))
+    assert shown["answer"] == "Paris is the capital of France."
+
+
+def test_source_errors_are_clear(tmp_path, capsys):
+    assert main(["list", "--store", str(tmp_path / "missing")]) == 2
+    assert "no store at" in capsys.readouterr().err
+    assert main(["list", "--endpoint", "http://127.0.0.1:9/sparql", "--timeout", "2"]) == 2
+    assert "endpoint http://127.0.0.1:9/sparql" in capsys.readouterr().err
+    assert main(["list", "--store", str(tmp_path), "--endpoint", "http://x/"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["list"]) == 2
+    assert "give trace files, --store DIR or --endpoint URL" in capsys.readouterr().err
+
+
+def _out(capsys, argv) -> str:
+    assert main(argv) == 0
+    return capsys.readouterr().out
