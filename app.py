@@ -1,16 +1,16 @@
 """Trace Explorer: explore TrustGraph provenance traces (W3C PROV-O) in the browser.
 
-Run with ``streamlit run app.py``. The sidebar loads the traces (the bundled demo until files are
-uploaded); the pages are the session list (``/sessions``) and the session view
-(``/session?session=<IRI>``).
+Run with ``streamlit run app.py``. The sidebar chooses the traces (the bundled demo until files
+are uploaded, or a local store, or a SPARQL endpoint); the pages are the session list (``/``)
+and the session view (``/session?session=<IRI>``).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from components.collection import collection_sidebar
 from components.navigation import app_pages, mark_entry_run
+from components.source_picker import collection_sidebar
 
 page = st.navigation(app_pages())
 # after st.navigation, so the tab shows this title and icon (an emoji: no icon font download)

@@ -1,41 +1,37 @@
-"""The sidebar loader: which trace files make up this user's collection.
+"""This user's collection: where the traces come from, and the sessions read from it.
 
-The collection starts as the bundled demo. Files a person uploads are added to it (the demo
-switches off when the first one loads, so their own traces show "instead"; the toggle brings it
-back). A file that fails shows its ``TraceLoadError`` text (file:line:column: expected) and
-changes nothing: files are read one by one, all or nothing, and the ones read before it stay.
-Uploaded files are kept in session state and the uploader is emptied after each batch: the
-uploader's own value does not survive a switch to another page.
+A collection is a source (``trace_explorer.sources``) with the queries the pages need: a page of
+the session list with its filters and counts, and one session (with its sub-sessions and its
+parent) fetched when it is opened. Nothing reads every session: the list, filters, counts and
+pages are queries on the source, so a store of 100,000 sessions browses like one of ten.
 
-Per user: the collection lives in ``st.session_state`` (never in a module global). Parsing is
-cached with ``st.cache_resource`` keyed by the file's name and a SHA-256 of its bytes, so the same
-content is parsed once for every user (the cached LoadedFile is only ever read).
+Sources (``components/source_picker.py`` draws the choice): files (the bundled demo and the
+files a person uploads, read into memory), a local store (a directory) or a SPARQL endpoint.
+
+Per user: the collection lives in ``st.session_state`` (never in a module global). Shared
+caches are keyed by content: parsed files by name and SHA-256 of their bytes, an opened local
+store by its path.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import streamlit as st
 
+from trace_explorer.catalog import SessionFilter, SessionPage, count_sessions, count_steps, fetch_sessions, list_sessions
 from trace_explorer.demo import demo_paths
 from trace_explorer.errors import TraceLoadError
-from trace_explorer.loading import SUPPORTED_SUFFIXES, LoadedFile, read_trace_file
+from trace_explorer.loading import LoadedFile, read_trace_file
 from trace_explorer.model import Session
-from trace_explorer.sessions import read_sessions
+from trace_explorer.sources import StoreSource, TraceSource
 from trace_explorer.store import TraceStore
 
-from .text import md_escape
-
 STATE_KEY = "te_collection"
-DEMO_KEY = "te_demo"
-UPLOAD_KEY = "te_upload"
-_UPLOADED_KEY = "te_uploaded_files"
-_ERRORS_KEY = "te_upload_errors"
-_UPLOADER_GEN_KEY = "te_uploader_generation"
-UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
+CACHE_LIMIT = 64  # sessions kept per collection once fetched
 
 
 @dataclass(frozen=True)
@@ -52,26 +48,91 @@ class FileRead:
         return (self.name, self.digest)
 
 
-@dataclass
+class SessionsById(Mapping):
+    """The sessions read so far, by IRI: an opened session, its sub-sessions and its parent
+    (``Collection.get`` reads those together). Looking up anything else costs no query."""
+
+    def __init__(self, collection: Collection):
+        self._collection = collection
+
+    def __getitem__(self, session_id: str) -> Session:
+        return self._collection.fetched[session_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._collection.fetched))
+
+    def __len__(self) -> int:
+        return len(self._collection.fetched)
+
+
+@dataclass(eq=False)
 class Collection:
-    """A user's loaded traces: the TraceStore, its sessions (newest first), sessions by IRI,
-    the files in it and ``key`` (what it was built from, to know when to rebuild)."""
+    """A source and what has been read from it. ``key`` names what it was built from (files,
+    a store path, an endpoint), for caches; ``label`` says it for people; ``files`` are the
+    files read into memory (for a files collection); ``demo`` whether the demo is among them."""
 
-    store: TraceStore
-    sessions: list[Session]
-    by_id: dict[str, Session]
-    files: list[FileRead]
+    source: TraceSource
     key: tuple
+    label: str
+    files: list[FileRead] = field(default_factory=list)
     demo: bool = False
-    step_count: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.step_count = sum(len(s.steps) for s in self.sessions)
+    fetched: dict[str, Session] = field(default_factory=dict)
+    _pages: dict[tuple, SessionPage] = field(default_factory=dict)
+    _counts: dict[str, int] = field(default_factory=dict)
 
     @property
-    def top_level(self) -> list[Session]:
-        """Sessions that derive from no other session's step."""
-        return [s for s in self.sessions if s.parent is None]
+    def by_id(self) -> SessionsById:
+        """The sessions read so far, by IRI."""
+        return SessionsById(self)
+
+    def page(self, filters: SessionFilter, limit: int, offset: int) -> SessionPage:
+        """One page of the list (remembered per filters, limit and offset)."""
+        key = (repr(filters), limit, offset)
+        if key not in self._pages:
+            if len(self._pages) > 32:
+                self._pages.clear()
+            page = list_sessions(self.source, filters, limit=limit, offset=offset)
+            self._pages[key] = page
+            self._remember(page.sessions)
+        return self._pages[key]
+
+    def get(self, session_id: str) -> Session | None:
+        """The session ``session_id`` with its sub-sessions and parent session read too."""
+        if session_id not in self.fetched:
+            found = fetch_sessions(self.source, [session_id]) if _plausible(session_id) else {}
+            if session_id not in found:
+                return None
+            self._remember(found)
+        session = self.fetched[session_id]
+        related = [c for c in session.children if c not in self.fetched]
+        if session.parent_session and session.parent_session not in self.fetched:
+            related.append(session.parent_session)
+        if related:
+            self._remember(fetch_sessions(self.source, related))
+        return session
+
+    def count(self, what: str) -> int:
+        """"sessions" (all, sub-sessions included), "top" (top level), "steps" or "triples"."""
+        if what not in self._counts:
+            if what == "sessions":
+                value = count_sessions(self.source, SessionFilter(include_sub=True))
+            elif what == "top":
+                value = count_sessions(self.source, SessionFilter())
+            elif what == "steps":
+                value = count_steps(self.source)
+            else:
+                value = len(self.source.store) if isinstance(self.source, StoreSource) else -1
+            self._counts[what] = value
+        return self._counts[what]
+
+    def _remember(self, sessions: dict[str, Session]) -> None:
+        if len(self.fetched) + len(sessions) > CACHE_LIMIT:
+            self.fetched.clear()
+        self.fetched.update(sessions)
+
+
+def _plausible(session_id: str) -> bool:
+    return 0 < len(session_id) < 4096 and ":" in session_id
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -89,103 +150,32 @@ def read_file(name: str, data: bytes) -> FileRead:
 
 
 @st.cache_resource(show_spinner=False)
-def _demo_bytes() -> tuple[tuple[str, bytes], ...]:
+def demo_bytes() -> tuple[tuple[str, bytes], ...]:
+    """The bundled demo files as (name, bytes)."""
     return tuple((p.name, Path(p).read_bytes()) for p in demo_paths())
 
 
-def build_collection(files: list[FileRead], demo: bool) -> Collection:
-    """A new TraceStore holding ``files`` (those that loaded), and its sessions."""
+def files_collection(files: list[FileRead], demo: bool) -> Collection:
+    """A collection of the files that loaded, read into an in-memory store."""
     store = TraceStore()
     good = [f for f in files if f.loaded is not None]
     for f in good:
         store.add(f.loaded)
-    sessions = read_sessions(store)
-    return Collection(store, sessions, {s.id: s for s in sessions}, good,
-                      (demo,) + tuple(f.key for f in good), demo)
+    yours = len(good) - (len(demo_bytes()) if demo else 0)
+    parts = (["demo traces"] if demo else []) + ([f"{yours} file{'s' if yours != 1 else ''} of yours"] if yours > 0 else [])
+    return Collection(StoreSource(store.store, label="files", documents=store.documents),
+                      ("files", demo) + tuple(f.key for f in good), " + ".join(parts) or "no files", good, demo)
 
 
 def current_collection() -> Collection:
-    """This user's collection (the demo until ``collection_sidebar`` has run)."""
+    """This user's collection (the demo until the sidebar has chosen another source)."""
     collection = st.session_state.get(STATE_KEY)
     if collection is None:
-        collection = build_collection([read_file(n, d) for n, d in _demo_bytes()], True)
+        collection = files_collection([read_file(n, d) for n, d in demo_bytes()], True)
         st.session_state[STATE_KEY] = collection
     return collection
 
 
-def collection_sidebar() -> Collection:
-    """Draw the sidebar (stats, uploader, demo toggle, errors, file list); return the collection."""
-    state = st.session_state
-    state.setdefault(DEMO_KEY, True)
-    state.setdefault(_UPLOADED_KEY, [])
-    state.setdefault(_UPLOADER_GEN_KEY, 0)
-    with st.sidebar:
-        st.markdown("### :material/account_tree: Trace Explorer")
-        st.caption("TrustGraph provenance traces (W3C PROV-O)")
-        stats = st.container()
-        uploads = st.file_uploader(
-            "Add trace files", type=UPLOAD_TYPES, accept_multiple_files=True,
-            key=f"{UPLOAD_KEY}_{state[_UPLOADER_GEN_KEY]}",
-            help="Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML, TrustGraph wire JSON and "
-                 "*.documents.json content files, optionally .gz. Several at once.")
-        if uploads:
-            _take(uploads)  # reruns with an empty uploader
-        st.toggle("Include the demo traces", key=DEMO_KEY, persist_state="session")
-        for error in state.get(_ERRORS_KEY, []):
-            st.error(md_escape(error), icon=":material/error:")
-        uploaded: list[FileRead] = state[_UPLOADED_KEY]
-        files = ([read_file(n, d) for n, d in _demo_bytes()] if state[DEMO_KEY] else []) + uploaded
-        collection = state.get(STATE_KEY)
-        key = (bool(state[DEMO_KEY]),) + tuple(f.key for f in files)
-        if collection is None or collection.key != key:
-            collection = build_collection(files, bool(state[DEMO_KEY]))
-            state[STATE_KEY] = collection
-        with stats:
-            _stats(collection, len(uploaded))
-        with st.expander(f"Files ({len(collection.files)})", icon=":material/description:"):
-            if collection.files:
-                st.dataframe(
-                    [{"File": f.name, "Format": f.loaded.format, "Triples": len(f.loaded.quads),
-                      "Texts": len(f.loaded.documents)} for f in collection.files],
-                    hide_index=True, width="stretch")
-            else:
-                st.caption("No files loaded.")
-            if uploaded:
-                st.button("Remove my files", icon=":material/delete:", on_click=_remove_uploads)
-    return collection
-
-
-def _take(uploads: list) -> None:
-    """Read a batch of uploaded files into this user's collection and reset the uploader.
-
-    Files that load are kept (in session state: the uploader's own value does not survive a
-    page switch); the errors of the others are shown until the next batch.
-    """
-    state = st.session_state
-    reads = [read_file(u.name, u.getvalue()) for u in uploads]
-    kept: list[FileRead] = state[_UPLOADED_KEY]
-    good = [r for r in reads if r.loaded is not None and r.key not in {k.key for k in kept}]
-    if good and not kept:
-        state[DEMO_KEY] = False  # a person's own traces, instead of the demo
-    state[_UPLOADED_KEY] = kept + good
-    state[_ERRORS_KEY] = [r.error for r in reads if r.error]
-    state[_UPLOADER_GEN_KEY] += 1
-    st.rerun()
-
-
-def _remove_uploads() -> None:
-    st.session_state[_UPLOADED_KEY] = []
-    st.session_state[_ERRORS_KEY] = []
-    st.session_state[DEMO_KEY] = True
-
-
-def _stats(collection: Collection, uploaded: int) -> None:
-    sessions, steps, triples = st.columns(3, gap="small")
-    sessions.metric("Sessions", f"{len(collection.sessions):,}")
-    steps.metric("Steps", f"{collection.step_count:,}")
-    triples.metric("Triples", f"{len(collection.store):,}")
-    parts = ["demo traces"] if collection.demo else []
-    if uploaded:
-        parts.append(f"{uploaded} file{'s' if uploaded != 1 else ''} of yours")
-    source = " + ".join(parts) or "nothing (switch the demo on or add files)"
-    st.caption(f"{len(collection.top_level)} top-level sessions · from {source}")
+def set_collection(collection: Collection) -> None:
+    """Make ``collection`` this user's collection."""
+    st.session_state[STATE_KEY] = collection

@@ -8,11 +8,13 @@ import streamlit as st
 from components.collection import current_collection
 from components.navigation import ensure_entry_run
 from components.dag import dag
+from components.downloads import session_exports
 from components.session_header import session_header
 from components.step_inspector import step_inspector
 from components.step_picker import selected_step, step_picker
 from components.text import SESSION_PAGE, SESSIONS_PAGE, md_escape
 from components.timeline import timeline
+from trace_explorer.sources import SourceError
 
 LAST_KEY = "te_last_session"
 
@@ -25,10 +27,14 @@ if not session_id:
     st.page_link(SESSIONS_PAGE, label="Open the session list", icon=":material/list:")
     st.stop()
 
-session = collection.by_id.get(session_id)
+try:
+    session = collection.get(session_id)
+except SourceError as error:
+    st.error(md_escape(str(error)), icon=":material/error:")
+    st.stop()
 if session is None:
     st.error(md_escape(f"Unknown session: {session_id}. It is not in the loaded traces "
-                       f"({len(collection.sessions)} sessions)."), icon=":material/search_off:")
+                       f"({collection.count('sessions')} sessions)."), icon=":material/search_off:")
     st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:")
     st.stop()
 
@@ -37,6 +43,7 @@ if st.query_params.get("session") != session.id:
     st.query_params["session"] = session.id
 
 session_header(session, collection)
+session_exports(session, collection)
 chosen = selected_step(session)
 
 left, right = st.columns([1, 1], gap="medium")

@@ -1,0 +1,246 @@
+"""The sidebar: which traces this user explores, and how much is loaded.
+
+Sources: *Files* (the bundled demo and uploaded files, read into memory), *Local store* (a
+pyoxigraph store in a directory; uploads are saved into it, all or nothing, with a progress bar;
+the app reopens the last store it used) and *SPARQL endpoint* (read-only, checked against the
+deployment's endpoint policy). Uploaded files are kept in session state and the uploader is
+emptied after each batch: the uploader's own value does not survive a switch to another page.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from trace_explorer.endpoint_policy import EndpointPolicy, EndpointRefused
+from trace_explorer.errors import TraceLoadError
+from trace_explorer.loading import SUPPORTED_SUFFIXES
+from trace_explorer.local_store import ingest_file, open_local_store
+from trace_explorer.sources import EndpointSource, SourceError, StoreSource
+
+from .collection import (Collection, FileRead, current_collection, demo_bytes, files_collection, read_file,
+                         set_collection)
+from .text import md_escape
+
+KIND_KEY = "te_source_kind"
+DEMO_KEY = "te_demo"
+UPLOAD_KEY = "te_upload"
+_UPLOADED_KEY = "te_uploaded_files"
+_ERRORS_KEY = "te_upload_errors"
+_UPLOADER_GEN_KEY = "te_uploader_generation"
+UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
+FILES, STORE, ENDPOINT = "Files", "Local store", "SPARQL endpoint"
+STATE_FILE = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "trace-explorer" / "app.json"
+
+
+def collection_sidebar() -> Collection:
+    """Draw the sidebar (source, stats, loaders, errors); return this user's collection."""
+    state = st.session_state
+    state.setdefault(DEMO_KEY, True)
+    state.setdefault(_UPLOADED_KEY, [])
+    state.setdefault(_UPLOADER_GEN_KEY, 0)
+    with st.sidebar:
+        st.markdown("### :material/account_tree: Trace Explorer")
+        st.caption("TrustGraph provenance traces (W3C PROV-O)")
+        kind = st.segmented_control("Source", [FILES, STORE, ENDPOINT], key=KIND_KEY, default=FILES,
+                                    persist_state="session") or FILES
+        stats = st.container()
+        if kind == STORE:
+            collection = _store_source()
+        elif kind == ENDPOINT:
+            collection = _endpoint_source()
+        else:
+            collection = _files_source()
+        with stats:
+            _stats(collection)
+    return collection
+
+
+# -- files ------------------------------------------------------------------------------------
+def _files_source() -> Collection:
+    state = st.session_state
+    uploads = _uploader("Add trace files")
+    if uploads:
+        _take(uploads)  # reruns with an empty uploader
+    st.toggle("Include the demo traces", key=DEMO_KEY, persist_state="session")
+    for error in state.get(_ERRORS_KEY, []):
+        st.error(md_escape(error), icon=":material/error:")
+    uploaded: list[FileRead] = state[_UPLOADED_KEY]
+    files = ([read_file(n, d) for n, d in demo_bytes()] if state[DEMO_KEY] else []) + uploaded
+    key = ("files", bool(state[DEMO_KEY])) + tuple(f.key for f in files if f.loaded is not None)
+    collection = current_collection()
+    if collection.key != key:
+        collection = files_collection(files, bool(state[DEMO_KEY]))
+        set_collection(collection)
+    with st.expander(f"Files ({len(collection.files)})", icon=":material/description:"):
+        if collection.files:
+            st.dataframe(
+                [{"File": f.name, "Format": f.loaded.format, "Triples": len(f.loaded.quads),
+                  "Texts": len(f.loaded.documents)} for f in collection.files],
+                hide_index=True, width="stretch")
+        else:
+            st.caption("No files loaded.")
+        if uploaded:
+            st.button("Remove my files", icon=":material/delete:", on_click=_remove_uploads)
+    return collection
+
+
+def _uploader(label: str):
+    return st.file_uploader(
+        label, type=UPLOAD_TYPES, accept_multiple_files=True,
+        key=f"{UPLOAD_KEY}_{st.session_state[_UPLOADER_GEN_KEY]}",
+        help="Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML, TrustGraph wire JSON and "
+             "*.documents.json content files, optionally .gz. Several at once.")
+
+
+def _take(uploads: list) -> None:
+    """Read a batch of uploaded files into this user's collection and reset the uploader.
+
+    Files that load are kept; the errors of the others are shown until the next batch."""
+    state = st.session_state
+    reads = [read_file(u.name, u.getvalue()) for u in uploads]
+    kept: list[FileRead] = state[_UPLOADED_KEY]
+    good = [r for r in reads if r.loaded is not None and r.key not in {k.key for k in kept}]
+    if good and not kept:
+        state[DEMO_KEY] = False  # a person's own traces, instead of the demo
+    state[_UPLOADED_KEY] = kept + good
+    state[_ERRORS_KEY] = [r.error for r in reads if r.error]
+    state[_UPLOADER_GEN_KEY] += 1
+    st.rerun()
+
+
+def _remove_uploads() -> None:
+    st.session_state[_UPLOADED_KEY] = []
+    st.session_state[_ERRORS_KEY] = []
+    st.session_state[DEMO_KEY] = True
+
+
+# -- local store ------------------------------------------------------------------------------
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _open_store(path: str):
+    """One open store per directory for the whole server (pyoxigraph stores are thread-safe)."""
+    return open_local_store(path)
+
+
+def last_store() -> str:
+    """The store the app used last (``TRACE_EXPLORER_STORE`` overrides), or ""."""
+    if os.environ.get("TRACE_EXPLORER_STORE"):
+        return os.environ["TRACE_EXPLORER_STORE"]
+    try:
+        return json.loads(STATE_FILE.read_text(encoding="utf-8")).get("last_store", "")
+    except (OSError, ValueError, AttributeError):
+        return ""
+
+
+def _remember_store(path: str) -> None:
+    try:
+        STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
+        STATE_FILE.write_text(json.dumps({"last_store": path}), encoding="utf-8")
+    except OSError:
+        pass  # remembering is a convenience; the store itself is open
+
+
+def _store_source() -> Collection:
+    state = st.session_state
+    state.setdefault("te_store_path", last_store())
+    path = st.text_input("Store directory", key="te_store_path", placeholder="/path/to/store",
+                         help="A pyoxigraph store on disk (created when missing). "
+                              "`trace-explorer ingest FILE... --store DIR` fills it from the command line.")
+    if not path.strip():
+        st.info("Name a directory to open or create a local store.", icon=":material/info:")
+        return current_collection()
+    resolved = str(Path(path).expanduser().resolve())
+    try:
+        store = _open_store(resolved)
+    except SourceError as error:
+        st.error(md_escape(str(error)), icon=":material/error:")
+        return current_collection()
+    if last_store() != resolved:
+        _remember_store(resolved)
+    generation = state.setdefault("te_store_generation", 0)
+    key = ("store", resolved, generation)
+    collection = current_collection()
+    if collection.key != key:
+        collection = Collection(StoreSource(store, label=f"store {resolved}"), key, f"store {resolved}")
+        set_collection(collection)
+    uploads = _uploader("Add files to this store")
+    if uploads:
+        _ingest(store, uploads)
+    for error in state.get(_ERRORS_KEY, []):
+        st.error(md_escape(error), icon=":material/error:")
+    return collection
+
+
+def _ingest(store, uploads: list) -> None:
+    """Save uploaded files into the store, each all or nothing, with a progress bar by bytes."""
+    state = st.session_state
+    total = sum(u.size for u in uploads) or 1
+    done = 0
+    bar = st.progress(0.0, text="Saving into the store…")
+    errors = []
+    for upload in uploads:
+        def advance(n: int, start=done) -> None:
+            nonlocal done
+            done = min(done + n, start + upload.size)
+            bar.progress(min(done / total, 1.0), text=f"Saving {upload.name}…")
+        try:
+            ingest_file(store, upload.name, upload.getvalue(), progress=advance)
+        except TraceLoadError as error:
+            errors.append(str(error))
+        done = sum(u.size for u in uploads[: uploads.index(upload) + 1])
+        bar.progress(min(done / total, 1.0))
+    state[_ERRORS_KEY] = errors
+    state[_UPLOADER_GEN_KEY] += 1
+    state["te_store_generation"] = state.get("te_store_generation", 0) + 1
+    st.rerun()
+
+
+# -- SPARQL endpoint --------------------------------------------------------------------------
+def _endpoint_source() -> Collection:
+    url = st.text_input("Endpoint URL", key="te_endpoint_url", placeholder="https://example.org/sparql")
+    graphs = st.text_input("Named graphs (optional)", key="te_endpoint_graphs",
+                           help="Space-separated graph IRIs read as the default graph; empty: the server's default graph.")
+    user = st.text_input("User (optional)", key="te_endpoint_user")
+    secret = st.text_input("Password or bearer token", key="te_endpoint_secret", type="password")
+    bearer = st.checkbox("It is a bearer token", key="te_endpoint_bearer")
+    quoted = st.checkbox("The server holds RDF 1.2 quoted triples", value=True, key="te_endpoint_quoted")
+    timeout = st.number_input("Timeout (s)", 1.0, 300.0, 30.0, key="te_endpoint_timeout")
+    # a callback, not the button's return value: the click must survive the page's own run
+    st.button("Connect", icon=":material/link:", key="te_endpoint_connect", on_click=_request_connect)
+    submitted = st.session_state.pop("te_endpoint_requested", False)
+    collection = current_collection()
+    if submitted:
+        try:
+            EndpointPolicy.from_environment().check(url)
+            source = EndpointSource(url.strip(), tuple(graphs.split()), None if bearer or not user else user,
+                                    None if bearer else secret, secret if bearer else None, float(timeout), quoted)
+            candidate = Collection(source, ("endpoint", url.strip(), graphs, user, bool(bearer), quoted),
+                                   f"endpoint {url.strip()}")
+            candidate.count("top")  # one query: does it answer?
+        except (EndpointRefused, SourceError) as error:
+            st.error(md_escape(str(error)), icon=":material/error:")
+            return collection
+        set_collection(candidate)
+        return candidate
+    if collection.key[0] != "endpoint":
+        st.info("Connect to a SPARQL endpoint to browse its traces.", icon=":material/info:")
+    return collection
+
+
+def _request_connect() -> None:
+    st.session_state["te_endpoint_requested"] = True
+
+
+def _stats(collection: Collection) -> None:
+    sessions, steps, triples = st.columns(3, gap="small")
+    try:
+        sessions.metric("Sessions", f"{collection.count('sessions'):,}")
+        steps.metric("Steps", f"{collection.count('steps'):,}")
+        count = collection.count("triples")
+        triples.metric("Triples", f"{count:,}" if count >= 0 else "—")
+        st.caption(md_escape(f"{collection.count('top'):,} top-level sessions · from {collection.label}"))
+    except SourceError as error:
+        st.error(md_escape(str(error)), icon=":material/error:")

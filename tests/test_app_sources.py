@@ -1,0 +1,83 @@
+"""The app on each source: a local store (reopened on the next start, uploads saved into it all
+or nothing) and a SPARQL endpoint (a real Virtuoso), with the list paged by queries."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import CORPUS, file_graph, manifest_sessions
+from tests.test_app import REPO, table_ids, unescape
+from trace_explorer.cli import main
+
+TOP = [s["session"] for s in manifest_sessions() if s["parent"] is None]
+SEED = [s["session"] for s in manifest_sessions("seed-sessions.ttl")]
+
+
+@pytest.fixture
+def app_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("TRACE_EXPLORER_STORE", raising=False)
+    monkeypatch.delenv("TRACE_EXPLORER_ENDPOINT_ALLOW", raising=False)
+    return tmp_path
+
+
+def start() -> AppTest:
+    return AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+
+
+def test_local_store_is_browsed_and_reopened(app_env):
+    store = app_env / "store"
+    assert main(["ingest", str(CORPUS), "--store", str(store), "--quiet"]) == 0
+    at = start()
+    at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
+    at.sidebar.text_input(key="te_store_path").set_value(str(store)).run()
+    assert not at.exception
+    assert sorted(table_ids(at)) == sorted(TOP)
+    metrics = {m.label: m.value for m in at.sidebar.metric}
+    assert metrics["Sessions"] == str(len(manifest_sessions()))
+    again = start()  # a new browser session: the last store is offered again
+    again.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
+    assert again.sidebar.text_input(key="te_store_path").value == str(store.resolve())
+    assert sorted(table_ids(again)) == sorted(TOP)
+
+
+def test_uploads_are_saved_into_the_store_all_or_nothing(app_env):
+    at = start()
+    at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
+    at.sidebar.text_input(key="te_store_path").set_value(str(app_env / "fresh")).run()
+    assert "No sessions in this source" in at.main.info[0].value
+    bad = ("bad.ttl", b"<urn:a> <urn:b> .\n", "text/turtle")
+    at.sidebar.file_uploader[0].set_value([("seed-sessions.ttl", (CORPUS / "seed-sessions.ttl").read_bytes(), "text/turtle"),
+                                           bad]).run()
+    assert not at.exception
+    errors = [unescape(e.value) for e in at.sidebar.error]
+    assert len(errors) == 1 and re.match(r"bad\.ttl:1:\d+: ", errors[0])
+    assert sorted(table_ids(at)) == sorted(SEED)
+
+
+def test_sparql_endpoint_source(app_env, monkeypatch, virtuoso_url):
+    monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "127.0.0.1")
+    at = start()
+    at.sidebar.segmented_control(key="te_source_kind").set_value("SPARQL endpoint").run()
+    at.sidebar.text_input(key="te_endpoint_url").set_value(virtuoso_url)
+    at.sidebar.text_input(key="te_endpoint_graphs").set_value(file_graph("seed-sessions.ttl"))
+    at.sidebar.checkbox(key="te_endpoint_quoted").uncheck()
+    at.sidebar.button(key="te_endpoint_connect").click().run()
+    assert not at.exception, at.exception
+    assert sorted(table_ids(at)) == sorted(SEED)
+    at.switch_page("pages/session.py")
+    at.query_params["session"] = SEED[0]
+    at.run()
+    assert not at.exception
+
+
+def test_loopback_endpoint_refused_without_an_allowlist(app_env, virtuoso_url):
+    at = start()
+    at.sidebar.segmented_control(key="te_source_kind").set_value("SPARQL endpoint").run()
+    at.sidebar.text_input(key="te_endpoint_url").set_value(virtuoso_url)
+    at.sidebar.button(key="te_endpoint_connect").click().run()
+    assert any("non-public address" in unescape(e.value) for e in at.sidebar.error)
+    assert sorted(table_ids(at)) == sorted(TOP)  # the demo stays
