@@ -1,0 +1,203 @@
+"""The download buttons in a real browser (headless Debian Chromium through Playwright's driver):
+each kind of download is clicked, arrives as a file with its name, and opens: the DAG as SVG
+with a node per step, the timeline as PNG, the HTML page (opened from file:// with its DAG
+drawn), the Turtle data (read back by the project's loader as the same session), the Markdown
+(copied by the code box's button) and the session list as CSV with the filtered rows.
+Screenshots of the Export menu go to tests/artifacts/."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import urllib.parse
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from components.downloads import BUTTON_KEYS, file_stem
+from tests.browser_support import (chromium_available, chromium_page, screenshot, streamlit_server,
+                                   wait_for_streamlit_idle)
+from trace_explorer.export_markdown import session_markdown
+from trace_explorer.session_report import session_detail
+from trace_explorer.sessions import read_sessions
+from trace_explorer.store import load_collection
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium"),
+]
+pytest.importorskip("playwright")
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+SESSIONS = [s for f in MANIFEST.values() for s in f["sessions"]]
+REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
+SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
+GRAPHRAG = "urn:trustgraph:question:95e60af5-93bd-44cf-8fd6-30f1f29d0da9"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def sessions():
+    collection, errors = load_collection([CORPUS])
+    assert errors == []
+    return {s.id: s for s in read_sessions(collection)}
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    with streamlit_server() as url:
+        yield url
+
+
+def open_export(page, base: str, iri: str, tab: str | None = None) -> None:
+    """Open the session page of ``iri``, its Export menu and the tab ``tab``."""
+    page.goto(f"{base}/session?session={urllib.parse.quote(iri, safe='')}")
+    wait_for_streamlit_idle(page)
+    page.locator(".st-key-te_export button").first.click()
+    wait_for_streamlit_idle(page)
+    page.get_by_role("tab", name="Images").wait_for()
+    if tab:
+        page.get_by_role("tab", name=tab).click()
+        wait_for_streamlit_idle(page)
+
+
+def pick(page, key: str, option: str) -> None:
+    """Choose ``option`` in the segmented control ``key``."""
+    page.mouse.move(1, 1)  # no tooltip of the last button hovered in the way
+    page.locator(f".st-key-{key}").get_by_text(option, exact=True).click()
+    wait_for_streamlit_idle(page)
+
+
+def download(page, key: str, folder: Path) -> Path:
+    """Click the download button ``key`` and save what arrives; returns its path."""
+    button = page.locator(f".st-key-{key} button:visible")
+    button.wait_for()
+    with page.expect_download(timeout=60000) as info:
+        button.click()
+    arrived = info.value
+    assert arrived.failure() is None
+    path = folder / arrived.suggested_filename
+    arrived.save_as(path)
+    assert path.stat().st_size > 0
+    return path
+
+
+def svg_titles(data: bytes) -> list[str]:
+    root = ET.fromstring(data)
+    return [g.find(SVG + "title").text for g in root.iter(SVG + "g") if g.get("class") == "node"]
+
+
+def test_dag_svg_and_timeline_png(app_url, sessions, tmp_path):
+    with chromium_page(viewport=(1440, 1100)) as page:
+        open_export(page, app_url, REACT_12)
+        page.wait_for_timeout(300)
+        screenshot(page, "export-images")
+        svg = download(page, BUTTON_KEYS["dag"], tmp_path)
+        assert svg.name == "session-62c33a4f-dag.svg"
+        titles = svg_titles(svg.read_bytes())
+        assert {s.id for s in sessions[REACT_12].steps} | {REACT_12} <= set(titles)
+
+        pick(page, "te_export_image_format", "PNG")
+        png = download(page, BUTTON_KEYS["timeline"], tmp_path)
+        assert png.name == "session-62c33a4f-timeline.png"
+        data = png.read_bytes()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR"
+        width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        assert width > 1000 and height > 26 * 13  # 2x, a row for each of the 26 steps
+        opened = page.context.new_page()  # and the browser shows it
+        opened.goto(png.as_uri())
+        assert opened.evaluate("() => document.images[0].naturalWidth") == width
+        opened.close()
+
+
+def test_html_page_opens_from_disk_with_its_dag_and_timeline(app_url, sessions, tmp_path):
+    with chromium_page(viewport=(1440, 1100)) as page:
+        open_export(page, app_url, SUPERVISOR, "Page")
+        screenshot(page, "export-page")
+        html = download(page, BUTTON_KEYS["page"], tmp_path)
+        assert html.name == "session-4787f93b.html"
+        opened = page.context.new_page()
+        requests = []
+        opened.on("request", lambda r: requests.append(r.url))
+        opened.goto(html.as_uri())
+        frame = opened.frame_locator("#dag-frame")
+        frame.locator("#mynetwork canvas").wait_for(timeout=30000)
+        opened.locator("#timeline canvas, #timeline svg").first.wait_for(timeout=30000)
+        text = opened.locator("main").inner_text()
+        assert sessions[SUPERVISOR].question in text
+        for child in sessions[SUPERVISOR].children:  # sub-sessions too (the checkbox's default)
+            assert sessions[child].question in text
+        assert all(u.startswith(("file:", "about:", "data:", "blob:")) for u in requests), requests
+        opened.wait_for_timeout(500)
+        opened.screenshot(path=str(Path(__file__).parent / "artifacts" / "export-page-opened.png"), full_page=False)
+
+
+def test_turtle_data_loads_back_as_the_same_session(app_url, sessions, tmp_path):
+    with chromium_page(viewport=(1440, 1100)) as page:
+        open_export(page, app_url, REACT_12, "Data")
+        pick(page, "te_export_data_format", "Turtle")
+        screenshot(page, "export-data")
+        arrived = download(page, BUTTON_KEYS["data"], tmp_path)
+    # the session points at 25 texts: a ZIP of the Turtle file and its documents sidecar
+    assert arrived.name == "session-62c33a4f.ttl.zip"
+    folder = tmp_path / "unzipped"
+    with zipfile.ZipFile(arrived) as archive:
+        assert sorted(archive.namelist()) == ["session-62c33a4f.documents.json", "session-62c33a4f.ttl"]
+        archive.extractall(folder)
+    collection, errors = load_collection(sorted(folder.iterdir()))
+    assert errors == []
+    again = {s.id: s for s in read_sessions(collection)}
+    assert session_detail(again[REACT_12]) | {"parent_session": None} == \
+        session_detail(sessions[REACT_12]) | {"parent_session": None}
+    assert again[REACT_12].answer == sessions[REACT_12].answer and "Elbrus" in again[REACT_12].answer
+
+
+def test_prov_warning_and_markdown_copy(app_url, sessions, tmp_path):
+    with chromium_page(viewport=(1440, 1100)) as page:
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
+        open_export(page, app_url, GRAPHRAG, "PROV")
+        warning = page.locator('[data-testid="stAlertContentWarning"]').first
+        warning.wait_for()
+        shown = warning.inner_text().replace("\u2060", "")  # md_escape's word joiners (no autolinks)
+        assert "6 triples of this session cannot be said in PROV-DM" in shown
+        assert "<<( <http://trustgraph.ai/e/belgian-beer>" in shown
+        screenshot(page, "export-prov")
+        provn = download(page, BUTTON_KEYS["prov"], tmp_path)
+        assert provn.name == "session-95e60af5.provn"
+        assert provn.read_text(encoding="utf-8").startswith("// PROV-N of the TrustGraph session")
+
+        page.get_by_role("tab", name="Copy as Markdown").click()
+        wait_for_streamlit_idle(page)
+        screenshot(page, "export-markdown")
+        box = page.locator('[data-testid="stPopoverBody"] [data-testid="stCode"]').first
+        box.hover()
+        box.get_by_role("button").first.click()
+        copied = page.evaluate("() => navigator.clipboard.readText()")
+        assert copied.rstrip("\n") == session_markdown(sessions[GRAPHRAG], sessions).rstrip("\n")
+        md = download(page, BUTTON_KEYS["markdown"], tmp_path)
+        assert md.name == f"{file_stem(GRAPHRAG)}.md"
+        assert md.read_text(encoding="utf-8") == session_markdown(sessions[GRAPHRAG], sessions)
+
+
+def test_list_csv_holds_the_filtered_rows(app_url, tmp_path):
+    with chromium_page(viewport=(1440, 1100)) as page:
+        page.goto(app_url + "/")
+        wait_for_streamlit_idle(page)
+        page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first.wait_for()
+        pick(page, "f_type", "GraphRAG")
+        expected = sorted((s for s in SESSIONS if s["parent"] is None and s["mechanism"] == "graphrag"),
+                          key=lambda s: s["started"], reverse=True)
+        page.get_by_text(f"of {len(expected)} matching", exact=False).wait_for()
+        screenshot(page, "export-list")
+        arrived = download(page, BUTTON_KEYS["list_csv"], tmp_path)
+        assert arrived.name == "sessions.csv"
+        rows = list(csv.DictReader(io.StringIO(arrived.read_text(encoding="utf-8"), newline="")))
+        assert [r["id"] for r in rows] == [s["session"] for s in expected]
+        assert [r["question"] for r in rows] == [s["question"] for s in expected]
+        assert {r["type"] for r in rows} == {"GraphRAG"}
+        listed = download(page, BUTTON_KEYS["list_json"], tmp_path)
+        assert [i["id"] for i in json.loads(listed.read_text(encoding="utf-8"))] == [r["id"] for r in rows]
