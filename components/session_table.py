@@ -1,4 +1,4 @@
-"""The session list as a table: rows, filters and the sortable, selectable ``st.dataframe``."""
+"""The session list as a table: rows and the sortable, selectable ``st.dataframe``."""
 
 from __future__ import annotations
 
@@ -36,32 +36,6 @@ def session_rows(sessions: Iterable[Session]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["Time"] = pd.to_datetime(frame["Time"], utc=True)
     return frame
-
-
-def filter_sessions(sessions: Sequence[Session], *, mechanisms: Sequence[str] = (),
-                    patterns: Sequence[str] = (), status: str | None = None, search: str = "",
-                    include_sub_sessions: bool = False) -> list[Session]:
-    """The sessions that pass every filter; an empty filter passes everything.
-
-    ``mechanisms``: "Agent" / "GraphRAG" / "DocRAG"; ``patterns``: agent patterns;
-    ``status``: "answered" / "unfinished"; ``search``: case-insensitive text in the question or
-    the session IRI; sub-sessions (with a parent) only when ``include_sub_sessions``.
-    """
-    needle = search.strip().casefold()
-    out = []
-    for session in sessions:
-        if session.parent is not None and not include_sub_sessions:
-            continue
-        if mechanisms and session.mechanism not in mechanisms:
-            continue
-        if patterns and session.pattern not in patterns:
-            continue
-        if status and ("answered" if session.has_answer else "unfinished") != status:
-            continue
-        if needle and needle not in (session.question or "").casefold() and needle not in session.id.casefold():
-            continue
-        out.append(session)
-    return out
 
 
 def session_table(sessions: Sequence[Session], key: str) -> str | None:
