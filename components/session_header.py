@@ -58,6 +58,9 @@ def session_header(session: Session, collection: Collection) -> None:
         answered = status(session) == "answered"
         st.badge(status(session), color="green" if answered else "orange",
                  icon=":material/check_circle:" if answered else ":material/pending:")
+        reason = session.nodes[session.answer_id].fields.get("termination_reason") if session.answer_id else None
+        if reason and reason not in ("final-answer", "plan-complete"):
+            st.badge(md_escape(f"stopped: {reason}"), color="orange", icon=":material/block:")
         if session.tool_errors:
             st.badge(f"{session.tool_errors} tool error" + ("s" if session.tool_errors > 1 else ""),
                      color="red", icon=":material/error:")

@@ -26,7 +26,7 @@ from .text import format_ms, long_text, md_escape
 _SECTIONS = {"query", "thought", "action", "arguments", "tool_candidates", "observation", "error",
              "edges", "chunks", "answer", "result", "finding", "concepts", "entities",
              "plan_steps", "goals", "plan_step", "goal", "pattern", "task_type", "llm_duration_ms",
-             "tool_duration_ms", "in_tokens", "out_tokens", "thought_id", "observation_id"}
+             "tool_duration_ms", "in_tokens", "out_tokens", "thought_id", "observation_id", "termination_reason"}
 
 
 def step_inspector(session: Session, step_id: str | None, collection: Collection) -> None:
@@ -49,6 +49,13 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
         _line("Pattern", fields.get("pattern"), fields.get("task_type") and f"task type: {fields['task_type']}")
     if fields.get("thought") is not None:
         _prose("Thought", fields["thought"])
+    elif fields.get("thought_id"):
+        thought = session.nodes.get(fields["thought_id"])
+        where = thought.fields.get("document") if thought else None
+        st.caption(md_escape(f"Thought text not loaded{f' ({where})' if where else ''}. Add the matching "
+                             "*.documents.json file to see it."))
+    if fields.get("termination_reason"):
+        _line("Termination reason", fields["termination_reason"])
     if fields.get("action"):
         st.caption("Action")
         st.code(str(fields["action"]), language=None)
@@ -60,8 +67,10 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
         st.text(", ".join(map(str, fields["tool_candidates"])))
     if fields.get("observation") is not None and fields.get("observation") != fields.get("error"):
         _prose("Observation", fields["observation"])
-    elif step.kind in ("Analysis", "Observation") and "observation" not in fields and step.fields.get("document"):
-        st.caption(md_escape(f"Observation text not loaded ({step.fields['document']})."))
+    elif step.kind == "Observation" and "observation" not in fields and fields.get("document"):
+        st.caption(md_escape(f"Observation text not loaded ({fields['document']})."))
+    elif step.kind == "Analysis" and "observation" not in fields and fields.get("observation_id"):
+        st.caption("Observation text not loaded: see the Observation step.")
     if fields.get("concepts"):
         st.caption("Concepts")
         st.text(", ".join(map(str, fields["concepts"])))

@@ -56,7 +56,7 @@ scope = "sessions" if sub_sessions else "top-level sessions"
 first, last = page.offset + 1, page.offset + len(page.rows)
 shown = f"{first:,}–{last:,} of {page.total:,}" if page.rows else f"0 of {page.total:,}"
 st.caption(f"{shown} matching · {everything:,} {scope} in all · newest first · "
-           "click a column to sort this page, a row to open it")
+           "click a column to sort this page; tick a row's box to open it")
 session_list_downloads(matching_sessions(collection, chosen), page.total)
 
 if not everything:

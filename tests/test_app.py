@@ -389,3 +389,15 @@ def test_hostile_graphrag_and_docrag_pages():
     assert not at.exception
     answer = [t.value for t in at.main.text if t.value.startswith("AAAA")]
     assert len(answer) == 1 and len(answer[0]) < 5000  # the 1 MB answer is cut, not dumped
+
+
+def test_header_says_why_a_session_stopped():
+    at = open_session(REACT_12)
+    badges = [m.value for m in at.main.markdown if "badge[" in m.value]  # st.badge is Markdown
+    assert any("stopped: max-iterations" in unescape(b) for b in badges), badges
+
+
+def test_inspector_says_when_a_thought_is_not_loaded():
+    at = open_session(TOOL_PARENT, step=TOOL_PARENT + "/i1")
+    captions = [unescape(c.value) for c in at.main.caption]
+    assert any(c.startswith("Thought text not loaded (urn:trustgraph:doc:") for c in captions), captions

@@ -162,3 +162,16 @@ def test_a_bad_file_is_reported_and_the_rest_still_listed(capsys, tmp_path):
     assert status == 1
     assert f"{bad}:1:" in out.err
     assert len(json.loads(out.out)) == len(manifest_sessions("seed-sessions.ttl"))
+
+
+def test_an_ambiguous_session_ending_says_so(capsys):
+    paths = [str(p) for name in TRACE_FILES for p in corpus_paths(name)]
+    assert main(["show", *paths, "--session", "6"]) == 2
+    assert "matches several sessions" in capsys.readouterr().err
+    assert main(["show", *paths, "--session", "<urn:trustgraph:agent:6513270e-269e-4d37-b2a7-4de452e6b438>"]) == 0
+
+
+def test_a_folder_without_traces_is_nothing_usable(tmp_path, capsys):
+    (tmp_path / "notes.md").write_text("no traces here")
+    assert main(["list", str(tmp_path)]) == 2
+    assert "no trace files found" in capsys.readouterr().err

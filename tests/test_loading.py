@@ -167,3 +167,10 @@ def test_wire_triple_with_a_bad_graph_iri_is_a_load_error():
     data = json.dumps([{"s": {"t": "i", "i": "urn:a"}, "p": {"t": "i", "i": "urn:a"}, "o": {"t": "l", "v": ""}, "g": "0"}])
     with pytest.raises(TraceLoadError, match='item 0: expected a graph IRI in "g"'):
         read_trace_file("wire.json", data.encode())
+
+
+def test_a_json_object_that_is_neither_wire_triples_nor_content_is_refused():
+    with pytest.raises(TraceLoadError, match="a JSON array of TrustGraph wire triples"):
+        read_trace_file("notwire.json", b'{"hello": "world"}')
+    content = read_trace_file("texts.json", b'{"urn:trustgraph:doc:1": "words"}')
+    assert content.documents == {"urn:trustgraph:doc:1": "words"}

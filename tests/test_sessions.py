@@ -197,3 +197,21 @@ def test_a_chosen_edge_is_traced_back_to_its_document():
     assert (edge["s_label"], edge["o"], edge["score"]) == ("Alpha", "fact", 0.5)
     assert [[(link["kind"], link["label"]) for link in chain] for chain in edge["sources"]] == [
         [("Subgraph", None), ("Chunk", "Chunk 0"), ("Page", "Page 3"), ("Document", "Field notes")]]
+
+
+CYCLE = b"""
+@prefix tg: <https://trustgraph.ai/ns/> . @prefix prov: <http://www.w3.org/ns/prov#> .
+<urn:trustgraph:agent:c> a tg:Question, tg:AgentQuestion ; tg:query "loop?" .
+<urn:trustgraph:agent:c/i1> a tg:Analysis ; prov:wasDerivedFrom <urn:trustgraph:agent:c>, <urn:trustgraph:agent:c/i2> ; tg:action "a" .
+<urn:trustgraph:agent:c/i2> a tg:Analysis ; prov:wasDerivedFrom <urn:trustgraph:agent:c/i1> ; tg:action "b" .
+<urn:trustgraph:agent:c/final> a tg:Conclusion ; prov:wasDerivedFrom <urn:trustgraph:agent:c/i2> ; tg:answer "done" .
+"""
+
+
+def test_a_cycle_in_the_derivations_is_a_warning_and_the_rest_stays_in_order():
+    collection = TraceStore()
+    collection.add_file("cycle.ttl", CYCLE)
+    session = read_sessions(collection)[0]
+    assert [s.id.rsplit("/", 1)[1] for s in session.steps] == ["i1", "i2", "final"]
+    assert session.actions == ["a", "b"] and session.answer == "done"
+    assert any("cycle" in w for w in session.warnings)

@@ -117,30 +117,37 @@ def _suffix_checker(known, what: str):
     return check
 
 
-def find_session_id(source: TraceSource, key: str) -> str | None:
-    """The IRI of the session ``key`` names: itself when it is a session root, else the only
-    root whose IRI ends with ``key`` (a UUID, say)."""
+def find_session_ids(source: TraceSource, key: str) -> list[str]:
+    """The IRIs of the sessions ``key`` may name: itself when it is a session root, else the
+    roots whose IRI ends with ``key`` (a UUID, say); at most six. ``<IRI>`` is taken as IRI."""
+    key = key.strip()
+    if key.startswith("<") and key.endswith(">"):
+        key = key[1:-1]
     rows = source.select(PREFIXES + f"""SELECT DISTINCT ?root WHERE {{
   {{ ?root a tg:Question }} UNION {{ ?root tg:query ?q }}
-  FILTER(STR(?root) = {literal(key)} || STRENDS(STR(?root), {literal(key)})) }} LIMIT 3""")
+  FILTER(STR(?root) = {literal(key)} || STRENDS(STR(?root), {literal(key)})) }} ORDER BY ?root LIMIT 6""")
     roots = [r["root"].value for r in rows if "root" in r]
-    if key in roots:
-        return key
-    return roots[0] if len(roots) == 1 else None
+    return [key] if key in roots else roots
 
 
 def _session_family(source: TraceSource, key: str) -> tuple[Session | None, dict[str, Session]]:
     """The session ``key`` names and every session below it, by IRI."""
-    session_id = find_session_id(source, key)
-    if session_id is None:
-        print(f"trace-explorer: no session {key!r} in {source.label}", file=sys.stderr)
+    found = find_session_ids(source, key)
+    if len(found) != 1:
+        if found:
+            more = ", …" if len(found) > 5 else ""
+            print(f"trace-explorer: {key!r} matches several sessions: {', '.join(found[:5])}{more}; "
+                  f"give more of the IRI", file=sys.stderr)
+        else:
+            print(f"trace-explorer: no session {key!r} in {source.label}", file=sys.stderr)
         return None, {}
+    session_id = found[0]
     family = fetch_sessions(source, [session_id])
     wanted = list(family[session_id].children) if session_id in family else []
     while wanted:
-        found = fetch_sessions(source, [w for w in wanted if w not in family])
-        family.update(found)
-        wanted = [c for s in found.values() for c in s.children if c not in family]
+        found_children = fetch_sessions(source, [w for w in wanted if w not in family])
+        family.update(found_children)
+        wanted = [c for s in found_children.values() for c in s.children if c not in family]
     return family.get(session_id), family
 
 

@@ -214,10 +214,12 @@ def _read_json(name: str, data: bytes) -> LoadedFile:
         value = value["response"].get("triples", value["response"])
     if _looks_like_json_ld(value):
         return _read_rdf(name, data, ox.RdfFormat.JSON_LD)
-    if isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()):
+    if isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()) \
+            and all(_is_iri(k) for k in value):
         return LoadedFile(name, DOCUMENTS_JSON, len(data), documents=dict(value))
     if not isinstance(value, list):
-        raise TraceLoadError(name, "a JSON array of TrustGraph wire triples ({\"s\", \"p\", \"o\", \"g\"?})")
+        raise TraceLoadError(name, "a JSON array of TrustGraph wire triples ({\"s\", \"p\", \"o\", \"g\"?}), "
+                                   "or an object mapping document IRIs to texts (content files are best named *.documents.json)")
     quads = []
     for index, item in enumerate(value):
         try:
@@ -226,6 +228,14 @@ def _read_json(name: str, data: bytes) -> LoadedFile:
             raise TraceLoadError(name, f"item {index}: expected {error}") from None
     quads, recovered = normalise_quoted_triples(quads)
     return LoadedFile(name, WIRE_JSON, len(data), quads=quads, recovered=recovered)
+
+
+def _is_iri(value: str) -> bool:
+    try:
+        ox.NamedNode(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _looks_like_json_ld(value) -> bool:

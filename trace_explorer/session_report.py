@@ -99,7 +99,8 @@ def session_text(session: Session, width: int = 100) -> str:
         lines.append(title)
         lines.append(f"    id: {step.id}")
         for name in _ordered_fields(step.fields):
-            lines.extend(_field_lines(name, step.fields[name], width))
+            if step.fields[name] is not None:  # a value that did not parse: its warning says so
+                lines.extend(_field_lines(name, step.fields[name], width))
         for missing in _unloaded_text(step):
             lines.append(f"    {missing}: (text not loaded; add the collection's .documents.json)")
         for warning in step.warnings:

@@ -117,6 +117,9 @@ class SessionReader:
         self.roots = sorted(s for s in index.properties if self._is_root(s))
         self._root_set = set(self.roots)
         self._owner = self._owners_by_prefix()
+        self._owned: dict[str, list[str]] = {}
+        for subject, owner in self._owner.items():
+            self._owned.setdefault(owner, []).append(subject)
         self._claimed: dict[str, str] = {}
         self._containers: dict[ox.Triple, list[str]] | None = None
         self._members: dict[str, list[str]] = {}
@@ -151,7 +154,7 @@ class SessionReader:
     def _walk(self, root: str) -> list[str]:
         members = [root]
         seen = {root}
-        queue = deque([root] + sorted(s for s, o in self._owner.items() if o == root))
+        queue = deque([root] + sorted(self._owned.get(root, ())))
         for subject in list(queue)[1:]:
             seen.add(subject)
             members.append(subject)
@@ -219,7 +222,7 @@ class SessionReader:
                 for target in self.index.iris(m, predicate):
                     if target in member_set and target != m and not graph.has_edge(target, m):
                         graph.add_edge(m, target, relation=relation)
-        order = self._order(graph, root, nodes)
+        order, cyclic = self._order(graph, root, nodes)
         session = Session(id=root, mechanism=UNKNOWN, question=self.index.literal(root, QUERY),
                           root=nodes[root], nodes=nodes, graph=graph, order=order,
                           children=sorted(set(children), key=lambda c: (self._time(c) or datetime.max.replace(tzinfo=None).astimezone(), c)))
@@ -236,8 +239,8 @@ class SessionReader:
             session.answer = answers[-1].fields.get("answer")
         session.shape = "seed" if self._is_seed(session) else "current"
         session.warnings = [f"{step.id}: {w}" for step in nodes.values() for w in step.warnings]
-        if len(set(order)) != graph.number_of_nodes():
-            session.warnings.append("the derivation graph has a cycle; steps are in IRI order")
+        if cyclic:
+            session.warnings.append("the derivations form a cycle; the steps inside it are in IRI order")
         return session
 
     def _owner_of(self, node: str) -> str | None:
@@ -471,7 +474,8 @@ class SessionReader:
                    and s.kind in ("Analysis", "Conclusion", "Synthesis") and not s.fields.get("thought_id")
                    for s in session.steps for f in inline)
 
-    def _order(self, graph: nx.DiGraph, root: str, nodes: dict[str, Step]) -> list[str]:
+    def _order(self, graph: nx.DiGraph, root: str, nodes: dict[str, Step]) -> tuple[list[str], bool]:
+        """Reading order of the graph's nodes, and whether the derivations had a cycle."""
         session_id = _session_id(root)
 
         def key(node: str):
@@ -483,9 +487,18 @@ class SessionReader:
 
         reading = graph.reverse(copy=True)  # parent -> child
         try:
-            return list(nx.lexicographical_topological_sort(reading, key=key))
+            return list(nx.lexicographical_topological_sort(reading, key=key)), False
         except nx.NetworkXUnfeasible:
-            return sorted(graph.nodes, key=lambda n: (n != root, key(n)))
+            # a cycle in the derivations: order the strongly connected parts topologically and
+            # the steps inside each part by their keys
+            parts = nx.condensation(reading)
+            members = parts.graph["mapping"]
+            groups: dict[int, list[str]] = {}
+            for node, part in members.items():
+                groups.setdefault(part, []).append(node)
+            first = {part: min(key(n) for n in nodes) for part, nodes in groups.items()}
+            ordered = nx.lexicographical_topological_sort(parts, key=lambda part: first[part])
+            return [n for part in ordered for n in sorted(groups[part], key=key)], True
 
 
 def natural_key(value: Any) -> tuple:
