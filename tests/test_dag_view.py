@@ -192,3 +192,28 @@ def test_suggested_height_fits_the_tallest_column(sessions):
     assert suggested_height(sessions[REACT_12]) == 300  # a chain: one step per column
     assert suggested_height(sessions["urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"]) == 404
     assert suggested_height(sessions["urn:trustgraph:agent:1a4f44f9-a651-4445-b9f3-635cf88c422b"]) == 640
+
+
+def test_an_agent_is_drawn_as_prov_orange_house():
+    import base64
+    import json as _json
+    import re as _re
+
+    import networkx as nx
+
+    from trace_explorer.dag_view import dag_html
+    from trace_explorer.model import Session, Step
+    from trace_explorer.palette import prov_fill
+
+    root = Step(id="urn:trustgraph:agent:x", kind="Question")
+    agent = Step(id="https://trustgraph.ai/agent/chunker", kind="Agent", prov_class="Agent", label="chunker")
+    graph = nx.DiGraph()
+    graph.add_edge(root.id, agent.id, relation="wasAssociatedWith")
+    session = Session(id=root.id, mechanism="Agent", question="q", root=root, steps=[agent],
+                      nodes={root.id: root, agent.id: agent}, graph=graph, order=[root.id, agent.id])
+    html = dag_html(session)
+    images = _re.findall(r'"image": "data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', html)
+    assert len(images) == 1
+    svg = base64.b64decode(images[0]).decode()
+    assert "<path" in svg and prov_fill("Agent") in svg  # the house, in PROV's agent colour
+    assert '"shape": "image"' in html

@@ -1,7 +1,8 @@
 """A session's provenance graph as a self-contained HTML page (pyvis / vis-network 9).
 
 PROV-O's drawing conventions: Entities are yellow ellipses, Activities blue boxes, Agents orange
-(vis-network has no "house" shape, so an Agent is an orange hexagon; the legend says so). The
+houses (vis-network has no house shape: an Agent is drawn as an inline SVG house image, with its
+label under it). The
 border takes the kind's colour from ``palette``; a failed tool call has a red border and a "✗".
 Edges point in PROV's direction (``u wasDerivedFrom v`` is an arrow from u to v) and carry the
 relation's name. The layout is layered left to right in reading order (Question first), so the
@@ -39,7 +40,18 @@ from .step_labels import clip, has_error, node_label
 
 # Relations whose *target* comes after the source in reading order (a step points at its parts).
 PART_RELATIONS = frozenset({"selectedEdge", "selectedChunk", "thought"})
-SHAPES = {"Entity": "ellipse", "Activity": "box", "Agent": "hexagon"}
+SHAPES = {"Entity": "ellipse", "Activity": "box", "Agent": "image"}
+# PROV's Agent shape: an orange house, as an inline SVG (a data URI: nothing is fetched).
+_HOUSE_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="44" height="40" viewBox="0 0 44 40">'
+              '<path d="M3 18 L22 3 L41 18 L41 37 L3 37 Z" fill="{fill}" stroke="{stroke}" stroke-width="2.5"/></svg>')
+
+
+def house_image(fill: str, stroke: str) -> str:
+    """A data URI of PROV's orange house for an Agent node (colours are our palette's hex values)."""
+    import base64
+
+    svg = _HOUSE_SVG.format(fill=fill, stroke=stroke)
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
 HOVER_FIELDS = (
     ("query", "question"), ("pattern", "pattern"), ("task_type", "task type"),
     ("action", "tool"), ("arguments", "arguments"), ("thought", "thought"),
@@ -195,7 +207,7 @@ def _node_options(session: Session, node: str, level: int, selected: bool,
                                              for k in ("s", "p", "o"))))
     if step.kind == "ChunkSelection" and step.fields.get("document"):
         extra.append(("chunk", step.fields["document"]))
-    return {
+    options = {
         "label": label,
         "shape": SHAPES.get(step.prov_class, "ellipse"),
         "color": _colour(fill, accent, selected),
@@ -207,6 +219,9 @@ def _node_options(session: Session, node: str, level: int, selected: bool,
         "font": {"face": _FONT, "size": 13, "color": "#111827"},
         "margin": 8,
     }
+    if step.prov_class == "Agent":
+        options.update(image=house_image(fill, accent if not selected else "#111827"), size=20)
+    return options
 
 
 def _session_node_options(node: str, other: Session | None, level: int, selected: bool,
@@ -295,7 +310,7 @@ _LEGEND_HTML = """
 <div id="te-legend">
   <span><span class="sw" style="background:%(entity)s;border-radius:50%%"></span>Entity</span>
   <span><span class="sw" style="background:%(activity)s"></span>Activity</span>
-  <span><span class="sw" style="background:%(agent)s;border-radius:3px"></span>Agent (hexagon)</span>
+  <span><svg class="sw" width="14" height="13" viewBox="0 0 44 40" style="border:0"><path d="M3 18 L22 3 L41 18 L41 37 L3 37 Z" fill="%(agent)s" stroke="#9a3412" stroke-width="3"/></svg>Agent</span>
   <span><span class="sw" style="background:#fefce8;border-style:dashed"></span>Sub-session</span>
   <span><span class="sw" style="background:#ffffff;border-color:%(error)s"></span>Tool error ✗</span>
   <span>→ PROV direction: derived → source</span>
