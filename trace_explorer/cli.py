@@ -70,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
 
     show = commands.add_parser("show", help="show one whole session")
     add_source_arguments(show)
-    show.add_argument("--session", required=True, metavar="IRI", help="the session's IRI (or a unique ending of it)")
+    show.add_argument("--session", required=True, metavar="IRI", help="the session's IRI (or a unique part of it, such as its UUID)")
     show.add_argument("--format", choices=("text", "json"), default="text")
     show.set_defaults(run=_show)
 
@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Write one session in the forms given (each option may be repeated; the "
                     "format comes from the file suffix).")
     add_source_arguments(export)
-    export.add_argument("--session", required=True, metavar="IRI", help="the session's IRI (or a unique ending of it)")
+    export.add_argument("--session", required=True, metavar="IRI", help="the session's IRI (or a unique part of it, such as its UUID)")
     export.add_argument("--image", action="append", default=[], type=_suffix_checker(IMAGE_FORMATS, "image"),
                         metavar="FILE", help="the DAG: .svg, .png or .pdf")
     export.add_argument("--timeline", action="append", default=[], type=_suffix_checker(IMAGE_FORMATS, "timeline"),
@@ -119,13 +119,14 @@ def _suffix_checker(known, what: str):
 
 def find_session_ids(source: TraceSource, key: str) -> list[str]:
     """The IRIs of the sessions ``key`` may name: itself when it is a session root, else the
-    roots whose IRI ends with ``key`` (a UUID, say); at most six. ``<IRI>`` is taken as IRI."""
+    roots whose IRI contains ``key`` (its UUID, or the UUID's first characters); at most six.
+    ``<IRI>`` is taken as the IRI."""
     key = key.strip()
     if key.startswith("<") and key.endswith(">"):
         key = key[1:-1]
     rows = source.select(PREFIXES + f"""SELECT DISTINCT ?root WHERE {{
   {{ ?root a tg:Question }} UNION {{ ?root tg:query ?q }}
-  FILTER(STR(?root) = {literal(key)} || STRENDS(STR(?root), {literal(key)})) }} ORDER BY ?root LIMIT 6""")
+  FILTER(STR(?root) = {literal(key)} || CONTAINS(STR(?root), {literal(key)})) }} ORDER BY ?root LIMIT 6""")
     roots = [r["root"].value for r in rows if "root" in r]
     return [key] if key in roots else roots
 
