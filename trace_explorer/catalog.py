@@ -108,7 +108,9 @@ def _where(filters: SessionFilter) -> str:
         parts.append("  FILTER NOT EXISTS { ?root prov:wasDerivedFrom ?parentStep }")
     if filters.text and filters.text.strip():
         needle = literal(filters.text.strip())
-        parts.append(f"  OPTIONAL {{ ?root tg:query ?searched }}\n"
+        # a required pattern joined on ?root (an OPTIONAL here is evaluated before the roots
+        # are bound by some engines: a cross product of every question with every root)
+        parts.append(f"  ?root tg:query ?searched\n"
                      f"  FILTER(CONTAINS(LCASE(STR(?searched)), LCASE({needle})) || CONTAINS(LCASE(STR(?root)), LCASE({needle})))")
     mechanisms, patterns = _choices(filters.mechanism), _choices(filters.pattern)
     if mechanisms or patterns:
@@ -169,10 +171,12 @@ def fetch_sessions(source: TraceSource, roots: list[str]) -> dict[str, Session]:
     if not roots:
         return {}
     anchors = values_clause("root", [iri(r) for r in roots])
+    # two queries, not one UNION: joined with ``?s ?p ?o`` a union is evaluated triple by triple
+    # by some engines (pyoxigraph among them), which is quadratic in the store's size
     triples = source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {anchors}
-  {{ ?s {DERIVED}* ?root }}
-  UNION {{ ?x {DERIVED}* ?root . ?x tg:selectedEdge|tg:selectedChunk|tg:thought ?s }}
-  ?s ?p ?o }}""")
+  ?s {DERIVED}* ?root . ?s ?p ?o }}""")
+    triples += source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {anchors}
+  ?x {DERIVED}* ?root . ?x tg:selectedEdge|tg:selectedChunk|tg:thought ?s . ?s ?p ?o }}""")
     triples += _edge_context(source, triples)
     index = TripleIndex(triples)
     documents = [o.value for t in triples if t.predicate.value == "https://trustgraph.ai/ns/document"
