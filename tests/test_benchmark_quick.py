@@ -1,0 +1,102 @@
+"""The benchmark runs end to end on a tiny collection and the synthetic collection is what it
+claims to be. No timing is asserted here: speed and memory targets live in benchmarks/run.py."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trace_explorer.catalog import SessionFilter, count_sessions
+from trace_explorer.local_store import local_source
+from trace_explorer.sessions import read_sessions
+from trace_explorer.store import load_collection
+
+REPO = Path(__file__).resolve().parents[1]
+BENCHMARKS = REPO / "benchmarks"
+
+
+def _module(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+synthetic = _module("benchmark_synthetic", BENCHMARKS / "synthetic.py")
+bench = _module("benchmark_run", BENCHMARKS / "run.py")
+
+SESSIONS = 50
+# Short "long" runs keep this test quick; the full benchmark uses 2,000 and 200 iterations.
+LONG_STEPS = (60, 20)
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    keep = tmp_path_factory.mktemp("bench") / "run"
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "run.py"), "--quick", "--sessions", str(SESSIONS),
+         "--long-steps", ",".join(map(str, LONG_STEPS)), "--repeat", "1", "--keep", str(keep)],
+        capture_output=True, text=True, timeout=1800, cwd=REPO)
+    return done, keep
+
+
+def test_quick_run_prints_every_measurement(quick_run):
+    done, _ = quick_run
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    for label in bench.labels(LONG_STEPS):
+        row = next((line for line in lines if line.startswith(label + " ")), None)
+        assert row is not None, f"no row for {label!r} in:\n{done.stdout}"
+        assert row[len(label):].strip(), f"{label!r} has no value"
+    assert any(line.startswith("machine: cores ") and "pyoxigraph" in line for line in lines)
+    assert any(line.startswith("targets missed: ") for line in lines)
+
+
+def test_quick_run_store_holds_every_generated_session(quick_run):
+    done, keep = quick_run
+    assert done.returncode == 0, done.stderr[-3000:]
+    manifest = json.loads((keep / "data" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["sessions"] == SESSIONS
+    source = local_source(keep / "store", read_only=True)
+    assert count_sessions(source, SessionFilter(include_sub=True)) == SESSIONS
+    assert count_sessions(source) == manifest["top_level"]
+    assert manifest["top_level"] + manifest["sub_sessions"] == SESSIONS
+
+
+def test_synthetic_copies_read_like_the_corpus(tmp_path):
+    made = synthetic.generate(tmp_path / "a", 30, long_steps=(5, 3))
+    again = synthetic.generate(tmp_path / "b", 30, long_steps=(5, 3))
+    assert made.nquads.read_bytes() == again.nquads.read_bytes()  # seeded
+    assert made.documents.read_bytes() == again.documents.read_bytes()
+
+    collection, errors = load_collection([made.nquads, made.documents])
+    assert errors == []
+    sessions = {s.id: s for s in read_sessions(collection)}
+    assert len(sessions) == 30
+    corpus, _ = load_collection([synthetic.corpus_dir()])
+    original = {s.id: s for s in read_sessions(corpus)}[synthetic.TWELVE_STEP]
+
+    copy = sessions[made.info["notable"]["react_12"]]
+    assert copy.id != original.id
+    assert [s.kind for s in copy.steps] == [s.kind for s in original.steps]
+    assert copy.actions == original.actions and copy.tool_errors == original.tool_errors == 1
+    assert copy.answer == original.answer and copy.question == original.question
+    assert copy.time is not None and copy.time <= original.time
+
+    long_run = sessions[made.info["notable"]["react_5"]]
+    assert long_run.mechanism == "Agent" and long_run.pattern == "react" and long_run.shape == "current"
+    assert [s.kind for s in long_run.steps] == ["PatternDecision"] + ["Analysis", "Observation"] * 5 + ["Conclusion"]
+    assert all(s.fields.get("thought") and s.fields.get("observation") for s in long_run.steps_of("Analysis"))
+    assert long_run.answer
+
+    # Sub-traces stay attached to their own copy of the parent.
+    for session in sessions.values():
+        if session.parent is not None:
+            assert session.parent_session in sessions
+            assert session.id in sessions[session.parent_session].children
