@@ -33,7 +33,9 @@ _ERRORS_KEY = "te_upload_errors"
 _UPLOADER_GEN_KEY = "te_uploader_generation"
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
 FILES, STORE, ENDPOINT = "Files", "Local store", "SPARQL endpoint"
-STATE_FILE = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "trace-explorer" / "app.json"
+def state_file() -> Path:
+    """Where the app remembers the last store: ``$XDG_CONFIG_HOME/trace-explorer/app.json``."""
+    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "trace-explorer" / "app.json"
 
 
 def collection_sidebar() -> Collection:
@@ -130,15 +132,15 @@ def last_store() -> str:
     if os.environ.get("TRACE_EXPLORER_STORE"):
         return os.environ["TRACE_EXPLORER_STORE"]
     try:
-        return json.loads(STATE_FILE.read_text(encoding="utf-8")).get("last_store", "")
+        return json.loads(state_file().read_text(encoding="utf-8")).get("last_store", "")
     except (OSError, ValueError, AttributeError):
         return ""
 
 
 def _remember_store(path: str) -> None:
     try:
-        STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
-        STATE_FILE.write_text(json.dumps({"last_store": path}), encoding="utf-8")
+        state_file().parent.mkdir(parents=True, exist_ok=True)
+        state_file().write_text(json.dumps({"last_store": path}), encoding="utf-8")
     except OSError:
         pass  # remembering is a convenience; the store itself is open
 
