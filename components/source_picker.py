@@ -47,7 +47,10 @@ def collection_sidebar() -> Collection:
     with st.sidebar:
         st.markdown("### :material/account_tree: Trace Explorer")
         st.caption("TrustGraph provenance traces (W3C PROV-O)")
-        kind = st.segmented_control("Source", [FILES, STORE, ENDPOINT], key=KIND_KEY, default=FILES,
+        # the app reopens the last store it used; without one it starts on the demo traces
+        if KIND_KEY not in state:
+            state[KIND_KEY] = STORE if last_store() else FILES
+        kind = st.segmented_control("Source", [FILES, STORE, ENDPOINT], key=KIND_KEY,
                                     persist_state="session") or FILES
         stats = st.container()
         if kind == STORE:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -14,6 +16,9 @@ from trace_explorer.sources import CONTENT, DOCUMENTS_GRAPH
 from trace_explorer.store import load_collection
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# The app remembers its last store under XDG_CONFIG_HOME: the tests (and the servers they start)
+# get a configuration of their own, so neither a developer's store nor the tests' leak across.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="trace-explorer-test-config-")
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
 TRACE_FILES = sorted(MANIFEST)
 # The content file that goes with a trace file, when the corpus has one.

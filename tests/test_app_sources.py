@@ -38,8 +38,8 @@ def test_local_store_is_browsed_and_reopened(app_env):
     assert sorted(table_ids(at)) == sorted(TOP)
     metrics = {m.label: m.value for m in at.sidebar.metric}
     assert metrics["Sessions"] == str(len(manifest_sessions()))
-    again = start()  # a new browser session: the last store is offered again
-    again.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
+    again = start()  # a new browser session: the last store is opened again
+    assert again.sidebar.segmented_control(key="te_source_kind").value == "Local store"
     assert again.sidebar.text_input(key="te_store_path").value == str(store.resolve())
     assert sorted(table_ids(again)) == sorted(TOP)
 
