@@ -85,3 +85,18 @@ def corpus_stores(tmp_path_factory):
         del store
         stores[name] = path
     return stores
+
+
+@pytest.fixture(scope="module")
+def sessions(corpus_sessions):
+    """The corpus's sessions by IRI (read once per test run)."""
+    return corpus_sessions
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    """The app served by Streamlit on a free loopback port, for the browser tests of a module."""
+    from tests.browser_support import streamlit_server
+
+    with streamlit_server() as url:
+        yield url

@@ -37,17 +37,9 @@ from trace_explorer.session_report import session_detail
 from trace_explorer.sessions import read_sessions
 from trace_explorer.store import TraceStore, load_collection
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
-SESSIONS = [s for f in MANIFEST.values() for s in f["sessions"]]
-TOP = [s for s in SESSIONS if s["parent"] is None]
-BY_ID = {s["session"]: s for s in SESSIONS}
-MECHANISMS = {"agent": "Agent", "graphrag": "GraphRAG", "docrag": "DocRAG"}
+from tests.test_app import (BY_ID, CORPUS, MANIFEST, MECHANISMS, PLAN, REACT_12, REPO, SESSIONS,  # noqa: F401
+                            SUPERVISOR, TOP)
 
-REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
-PLAN = "urn:trustgraph:agent:1a4f44f9-a651-4445-b9f3-635cf88c422b"
-SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 GRAPHRAG = "urn:trustgraph:question:95e60af5-93bd-44cf-8fd6-30f1f29d0da9"
 DOCRAG = "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"
 SEED = "urn:trustgraph:agent:6513270e-269e-4d37-b2a7-4de452e6b438"

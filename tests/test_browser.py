@@ -38,18 +38,6 @@ ONE_OF_EACH = {
 HOSTILE = "<img src=x onerror=alert(1)><script>alert(2)</script>"
 
 
-@pytest.fixture(scope="module")
-def sessions():
-    collection, errors = load_collection([CORPUS])
-    assert errors == []
-    return {s.id: s for s in read_sessions(collection)}
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    with streamlit_server() as url:
-        yield url
-
 
 def session_url(base: str, iri: str) -> str:
     return f"{base}/session?session={urllib.parse.quote(iri, safe='')}"

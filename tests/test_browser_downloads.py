@@ -40,18 +40,6 @@ GRAPHRAG = "urn:trustgraph:question:95e60af5-93bd-44cf-8fd6-30f1f29d0da9"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-@pytest.fixture(scope="module")
-def sessions():
-    collection, errors = load_collection([CORPUS])
-    assert errors == []
-    return {s.id: s for s in read_sessions(collection)}
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    with streamlit_server() as url:
-        yield url
-
 
 def open_export(page, base: str, iri: str, tab: str | None = None) -> None:
     """Open the session page of ``iri``, its Export menu and the tab ``tab``."""
