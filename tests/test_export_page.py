@@ -12,7 +12,7 @@ import pytest
 from trace_explorer.export_page import script_json, session_page
 from trace_explorer.sessions import read_sessions
 from trace_explorer.store import load_collection
-from tests.browser_support import chromium_available, chromium_page
+from tests.browser_support import chromium_page
 from tests.conftest import CORPUS
 from tests.test_export_images import react_session
 
@@ -126,7 +126,6 @@ def test_script_json_cannot_close_its_element():
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not chromium_available(), reason="needs Debian's chromium (scripts/setup.sh)")
 def test_page_opens_from_disk_offline_and_clicks_open_details(corpus, hostile, tmp_path):
     from tests import hostile_traces as shared
     from trace_explorer.store import TraceStore
