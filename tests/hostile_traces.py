@@ -98,3 +98,14 @@ def hostile_files() -> dict[str, bytes]:
     """File name -> bytes: a TriG trace and its content file."""
     return {"hostile.trig": ox.serialize(hostile_quads(), format=ox.RdfFormat.TRIG),
             "hostile.documents.json": json.dumps(hostile_documents()).encode()}
+
+
+def hostile_collection():
+    """``(TraceStore, sessions by IRI)`` of the hostile trace and its content file."""
+    from trace_explorer.sessions import read_sessions
+    from trace_explorer.store import TraceStore
+
+    collection = TraceStore()
+    for name, data in hostile_files().items():
+        collection.add_file(name, data)
+    return collection, {s.id: s for s in read_sessions(collection)}

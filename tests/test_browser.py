@@ -23,8 +23,7 @@ pytestmark = [
 ]
 pytest.importorskip("playwright")
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+from tests.conftest import CORPUS, MANIFEST  # noqa: E402
 TOP = [s for f in MANIFEST.values() for s in f["sessions"] if s["parent"] is None]
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"

@@ -31,8 +31,7 @@ pytestmark = [
 ]
 pytest.importorskip("playwright")
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+from tests.conftest import CORPUS, MANIFEST  # noqa: E402
 SESSIONS = [s for f in MANIFEST.values() for s in f["sessions"]]
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"

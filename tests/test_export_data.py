@@ -203,10 +203,7 @@ def test_prov_unknown_suffix(corpus):
 def hostile_corpus():
     from tests import hostile_traces as hostile
 
-    collection = TraceStore()
-    for name, data in hostile.hostile_files().items():
-        collection.add_file(name, data)
-    return collection, {s.id: s for s in read_sessions(collection)}
+    return hostile.hostile_collection()
 
 
 @pytest.mark.parametrize("suffix", DATA_SUFFIXES)

@@ -263,10 +263,7 @@ def test_timeline_same_svg_bytes_and_every_row_labelled_in_a_long_session(corpus
 def test_the_shared_hostile_corpus_draws_literally_as_valid_svg():
     from tests import hostile_traces as hostile
 
-    collection = TraceStore()
-    for name, data in hostile.hostile_files().items():
-        collection.add_file(name, data)
-    sessions = {s.id: s for s in read_sessions(collection)}
+    _, sessions = hostile.hostile_collection()
     for iri in (hostile.AGENT, hostile.GRAPHRAG, hostile.DOCRAG):
         session = sessions[iri]
         svg = dag_image(session, "svg", sessions)  # control characters would make invalid XML

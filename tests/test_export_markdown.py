@@ -116,12 +116,8 @@ def test_code_span_holds_backticks():
 
 def test_the_shared_hostile_corpus_stays_text():
     from tests import hostile_traces as hostile
-    from trace_explorer.store import TraceStore
 
-    collection = TraceStore()
-    for name, data in hostile.hostile_files().items():
-        collection.add_file(name, data)
-    sessions = {s.id: s for s in read_sessions(collection)}
+    _, sessions = hostile.hostile_collection()
     for iri in (hostile.AGENT, hostile.GRAPHRAG, hostile.DOCRAG):
         text = session_markdown(sessions[iri], sessions)
         assert "\x1b" not in text and "\u202e" not in text and "\x07" not in text  # shown, not acted on

@@ -100,12 +100,8 @@ def test_hostile_text_is_escaped(hostile):
 
 def test_the_shared_hostile_corpus_is_escaped():
     from tests import hostile_traces as hostile
-    from trace_explorer.store import TraceStore
 
-    collection = TraceStore()
-    for name, data in hostile.hostile_files().items():
-        collection.add_file(name, data)
-    sessions = {s.id: s for s in read_sessions(collection)}
+    _, sessions = hostile.hostile_collection()
     for iri in (hostile.AGENT, hostile.GRAPHRAG, hostile.DOCRAG):
         page = session_page(sessions[iri], sessions)
         tags = tags_of(page)

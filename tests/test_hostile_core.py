@@ -4,16 +4,11 @@ hostile sessions like any other."""
 from __future__ import annotations
 
 from trace_explorer.session_report import session_detail, session_text
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import TraceStore
 from tests import hostile_traces as hostile
 
 
 def test_hostile_sessions_read_with_their_text_intact():
-    collection = TraceStore()
-    for name, data in hostile.hostile_files().items():
-        collection.add_file(name, data)
-    sessions = {s.id: s for s in read_sessions(collection)}
+    _, sessions = hostile.hostile_collection()
     agent = sessions[hostile.AGENT]
     analysis = agent.steps_of("Analysis")[0]
     assert agent.question == "Agent " + hostile.ALL_TEXT

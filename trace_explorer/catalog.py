@@ -11,7 +11,7 @@ import pyoxigraph as ox
 
 from .model import AGENT, DOCRAG, GRAPHRAG, Session
 from .session_report import session_summary
-from .sessions import SessionReader
+from .sessions import SessionReader, step_owner
 from .sources import TraceSource
 from .sparql_text import PREFIXES, iri, literal, term, values_clause
 from .triple_index import TripleIndex
@@ -207,6 +207,11 @@ def _edge_context(source: TraceSource, triples: list[ox.Triple]) -> list[ox.Trip
 
 
 def _parent_session(source: TraceSource, parent: str) -> str | None:
+    """The session owning step ``parent``: named by the step's IRI when it extends an agent or
+    DocRAG root (no query), else found by walking its derivations up to a Question."""
+    owner = step_owner(parent)
+    if owner is not None:
+        return owner
     rows = source.select(PREFIXES + f"""SELECT ?root WHERE {{ {iri(parent)} {DERIVED}* ?root .
   {{ ?root a tg:Question }} UNION {{ ?root tg:query ?q }} }} LIMIT 1""")
     return rows[0]["root"].value if rows else None

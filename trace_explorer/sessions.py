@@ -146,9 +146,9 @@ class SessionReader:
                     break
                 cut = subject.rfind("/", 0, cut)
             else:
-                match = _STEP_OF_ROOT.match(subject)
-                if match:
-                    owners[subject] = match.group(1)
+                owner = step_owner(subject)
+                if owner is not None:
+                    owners[subject] = owner
         return owners
 
     def _walk(self, root: str) -> list[str]:
@@ -499,6 +499,13 @@ class SessionReader:
             first = {part: min(key(n) for n in nodes) for part, nodes in groups.items()}
             ordered = nx.lexicographical_topological_sort(parts, key=lambda part: first[part])
             return [n for part in ordered for n in sorted(groups[part], key=key)], True
+
+
+def step_owner(iri: str) -> str | None:
+    """The root an agent or DocRAG step IRI names (``urn:trustgraph:agent:{id}/...`` ->
+    ``urn:trustgraph:agent:{id}``; TRACE-MODEL.md, "Agent patterns"), else None."""
+    match = _STEP_OF_ROOT.match(iri)
+    return match.group(1) if match else None
 
 
 def natural_key(value: Any) -> tuple:
