@@ -4,9 +4,7 @@ the DAG's hover tooltip. Screenshots go to tests/artifacts/ (gitignored)."""
 
 from __future__ import annotations
 
-import json
 import urllib.parse
-from pathlib import Path
 
 import pytest
 
