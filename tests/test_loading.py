@@ -9,7 +9,7 @@ import pyoxigraph as ox
 import pytest
 
 from trace_explorer.errors import TraceLoadError
-from trace_explorer.loading import read_trace_file
+from trace_explorer.loading import limit_from_environment, max_expanded_bytes, max_file_bytes, read_trace_file
 from trace_explorer.quoted_triples import triple_from_literal
 from trace_explorer.sessions import read_sessions
 from trace_explorer.store import TraceStore, load_collection
@@ -134,38 +134,112 @@ def test_content_file_supplies_the_words_behind_document_references():
     assert "thought" not in bare.steps_of("Analysis")[0].fields and bare.answer is None and bare.has_answer
 
 
-@pytest.mark.parametrize("name,data,line,column,expected", [
-    ("truncated.ttl", b'<urn:a> <urn:b> "unterminated', 1, 17, "end of file"),
-    ("two.ttl", b"<urn:a> <urn:b> <urn:c> .\n<urn:a> <urn:b> .\n", 2, 17, "not a valid RDF object"),
-    ("bad.json", b'[{"s": 1]', 1, 9, "JSON"),
-    ("notwire.json", b'[{"s": {"t": "i", "i": "urn:a"}, "p": {"t": "x"}, "o": {"t": "l", "v": "1"}}]', None, None, "item 0"),
-    ("latin1.json", b'["caf\xe9"]', 1, 6, "UTF-8"),
-    ("empty.trig.gz", b"not gzip", None, None, "gzip"),
-    ("notes.txt", b"hello", None, None, "file name ending"),
-])
-def test_bad_file_gives_one_clear_error_and_adds_nothing(name, data, line, column, expected):
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(40)
+WIRE_EXPECTED = 'a TrustGraph wire triple ({"s", "p", "o", "g"?}) as item 0 of the array'
+NOT_WIRE = ('expected a JSON array of TrustGraph wire triples ({"s", "p", "o", "g"?}), or an object mapping '
+            "document IRIs to texts (content files are best named *.documents.json)")
+CUT_SHORT = "(the file may be cut short)"
+LATIN_1 = "is not UTF-8 (is the file in another encoding, such as Latin-1?)"
+BAD_FILES = [  # name, bytes, the whole message
+    ("truncated.ttl", b'<urn:a> <urn:b> "unterminated',
+     f"truncated.ttl:1:17: expected valid Turtle; the parser says: Unexpected end of file {CUT_SHORT}"),
+    ("cut.ttl", b'@prefix tg: <https://trustgraph.ai/ns/> .\n<urn:a> tg:query "q" ;\n',
+     f"cut.ttl:3:1: expected valid Turtle; the parser says: Unexpected end {CUT_SHORT}"),
+    ("two.ttl", b"<urn:a> <urn:b> <urn:c> .\n<urn:a> <urn:b> .\n",
+     "two.ttl:2:17: expected valid Turtle; the parser says: . is not a valid RDF object"),
+    ("bad-iri.ttl", b'<urn:a> <http://exa mple/p> "x" .\n',
+     "bad-iri.ttl:1:9: expected valid Turtle; the parser says: Invalid IRI code point ' '"),
+    ("relative.nt", b'<relative> <urn:p> "x" .\n',
+     "relative.nt:1:1: expected valid N-Triples; the parser says: No scheme found in an absolute IRI"),
+    ("latin1.ttl", b'<urn:a> <urn:p> "ok" .\n<urn:a> <urn:p> "caf\xe9" .\n',
+     f"latin1.ttl:2:21: expected Turtle text in UTF-8; the byte 0xE9 {LATIN_1}"),
+    ("latin1.json", b'["caf\xe9"]', f"latin1.json:1:6: expected JSON text in UTF-8; the byte 0xE9 {LATIN_1}"),
+    ("image.ttl", PNG, "image.ttl:3:1: expected Turtle text; found binary data (a NUL byte): is this really a trace file?"),
+    ("random.nq", bytes(range(256)) * 4,
+     "random.nq:1:1: expected N-Quads text; found binary data (a NUL byte): is this really a trace file?"),
+    ("packed.trig", gzip.compress(b"<urn:a> <urn:b> <urn:c> ."),
+     "packed.trig:1:1: expected TriG text; found gzip-compressed data (name the file packed.trig.gz to read it)"),
+    ("utf16.ttl", "<urn:a> <urn:b> <urn:c> .".encode("utf-16"),
+     "utf16.ttl:1:1: expected Turtle text in UTF-8; found UTF-16 text (save it as UTF-8)"),
+    ("empty.ttl", b"", "empty.ttl: expected Turtle data; the file is empty"),
+    ("blank.nq", b" \n\t\n", "blank.nq: expected N-Quads data; the file is empty"),
+    ("empty.json", b"", "empty.json: expected TrustGraph wire JSON data; the file is empty"),
+    ("empty.ttl.gz", gzip.compress(b"\n"), "empty.ttl.gz: expected Turtle data; the file is empty once decompressed"),
+    ("bad.json", b'[{"s": 1]', "bad.json:1:9: expected JSON; the parser says: Expecting ',' delimiter"),
+    ("cut.json", b'[{"s": {"t": "i", "i": "urn:a"}, ',
+     f"cut.json:1:34: expected JSON; the parser says: Expecting property name enclosed in double quotes {CUT_SHORT}"),
+    ("object.json", b'{"hello": "world", "n": 1}', f'object.json: {NOT_WIRE}; found an object with keys "hello", "n"'),
+    ("string.json", b'"hello"', f'string.json: {NOT_WIRE}; found a string: "hello"'),
+    ("numbers.json", b"[1, 2, 3]", f'numbers.json: expected {WIRE_EXPECTED}; it needs a triple object with "s", "p" and "o"'),
+    ("notwire.json", b'[{"s": {"t": "i", "i": "urn:a"}, "p": {"t": "x"}, "o": {"t": "l", "v": "1"}}]',
+     f"notwire.json: expected {WIRE_EXPECTED}; it needs a term with \"t\" of i, l, b, t or r, got 'x'"),
+    ("texts.documents.json", b'["not", "a", "mapping"]',
+     "texts.documents.json: expected a JSON object mapping document IRIs to their text; found an array of 3 items"),
+    ("empty.trig.gz", b"not gzip",
+     "empty.trig.gz: expected gzip data (the name ends in .gz); the decompressor says: Not a gzipped file (b'no')"),
+    ("notes.txt", b"hello", "notes.txt: expected a file name ending in one of .ttl, .turtle, .trig, .nq, .nquads, .nt, "
+                           ".ntriples, .n3, .jsonld, .json-ld, .rdf, .xml, .owl, .json (optionally .gz); "
+                           "the format of .txt is not one this reader knows"),
+]
+
+
+@pytest.mark.parametrize("name,data,message", BAD_FILES, ids=[case[0] for case in BAD_FILES])
+def test_bad_file_gives_one_clear_error_and_adds_nothing(name, data, message):
     collection, _ = load_collection(corpus_paths("seed-sessions.ttl"))
     before = len(collection)
     with pytest.raises(TraceLoadError) as raised:
         collection.add_file(name, data)
     error = raised.value
-    assert error.file == name and expected in error.expected
-    assert error.line == line
-    if column is not None:
-        assert error.column == column
-    assert str(error).startswith(name + (f":{line}" if line else ""))
+    assert str(error) == message
+    where = message.split(": expected ")[0].split(":")
+    assert error.file == name == where[0]
+    assert (error.line, error.column) == ((int(where[1]), int(where[2])) if len(where) == 3 else (None, None))
     assert len(collection) == before and len(collection.sources) == 1
     assert len(read_sessions(collection)) == len(manifest_sessions("seed-sessions.ttl"))
 
 
+def test_a_nul_byte_inside_valid_text_is_not_called_binary():
+    loaded = read_trace_file("nul.nt", b'<urn:a> <urn:p> "a\x00b" .\n')
+    assert [q.object.value for q in loaded.quads] == ["a\x00b"]
+
+
 def test_gzip_bomb_is_refused():
-    with pytest.raises(TraceLoadError, match="when expanded"):
+    with pytest.raises(TraceLoadError) as raised:
         read_trace_file("big.ttl.gz", gzip.compress(b" " * 10_000), max_bytes=1_000)
+    assert str(raised.value) == ("big.ttl.gz: expected gzip content of at most 1,000 bytes when expanded (the limit "
+                                 "set by TRACE_EXPLORER_MAX_EXPANDED_MB); this file (46 bytes compressed) expands to more")
+
+
+def test_the_limits_come_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("TRACE_EXPLORER_MAX_FILE_MB", "0.01")  # 10 KiB (10,485 bytes)
+    monkeypatch.setenv("TRACE_EXPLORER_MAX_EXPANDED_MB", "0.02")  # 20.5 KiB (20,971 bytes)
+    assert (max_file_bytes(), max_expanded_bytes()) == (10_485, 20_971)
+    seed = (CORPUS / "seed-sessions.ttl").read_bytes()  # 14.5 KiB
+    with pytest.raises(TraceLoadError) as raised:
+        read_trace_file("seed-sessions.ttl", seed)
+    assert str(raised.value) == ("seed-sessions.ttl: expected a file of at most 10.2 KiB (the limit set by "
+                                 "TRACE_EXPLORER_MAX_FILE_MB); this one is 14.5 KiB")
+    on_disk = tmp_path / "seed-sessions.ttl"
+    on_disk.write_bytes(seed)
+    with pytest.raises(TraceLoadError, match=r": expected a file of at most 10\.2 KiB .*; this one is 14\.5 KiB$"):
+        read_trace_file(str(on_disk))
+    packed = gzip.compress(seed + b"\n" * 8_000)  # small when packed, 22 KiB expanded
+    assert len(packed) < 10_485
+    with pytest.raises(TraceLoadError, match=r"expected gzip content of at most 20\.5 KiB when expanded \(the limit "
+                                             r"set by TRACE_EXPLORER_MAX_EXPANDED_MB\)"):
+        read_trace_file("seed.ttl.gz", packed)
+    assert len(read_trace_file("seed.ttl.gz", gzip.compress(seed)).quads) == MANIFEST["seed-sessions.ttl"]["quads"]
+
+
+@pytest.mark.parametrize("value,expected", [("", 512), ("2", 2), ("0.5", 0.5), ("lots", 512), ("-1", 512),
+                                            ("0", 512), ("inf", 512), ("nan", 512)])
+def test_a_limit_that_is_not_a_positive_number_falls_back_to_the_default(value, expected):
+    assert limit_from_environment("X", {"X": value}) == int(expected * 1024 * 1024)
 
 
 def test_wire_triple_with_a_bad_graph_iri_is_a_load_error():
     data = json.dumps([{"s": {"t": "i", "i": "urn:a"}, "p": {"t": "i", "i": "urn:a"}, "o": {"t": "l", "v": ""}, "g": "0"}])
-    with pytest.raises(TraceLoadError, match='item 0: expected a graph IRI in "g"'):
+    with pytest.raises(TraceLoadError, match=r'as item 0 of the array; it needs a graph IRI in "g", got \'0\''):
         read_trace_file("wire.json", data.encode())
 
 

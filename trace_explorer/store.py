@@ -13,12 +13,13 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from .errors import TraceLoadError
-from .loading import DEFAULT_MAX_BYTES, SUPPORTED_SUFFIXES, LoadedFile, read_trace_file
+from .loading import SUPPORTED_SUFFIXES, LoadedFile, read_trace_file
 
 
 @dataclass
 class LoadedSource:
-    """One file in the collection: its name, format, bytes read and what it added."""
+    """One file in the collection: its name, format, bytes read and what it added
+    (``skipped``: the same bytes were already in the store, nothing was added)."""
 
     name: str
     format: str
@@ -26,6 +27,7 @@ class LoadedSource:
     quads: int
     documents: int
     recovered: int
+    skipped: bool = False
 
 
 @dataclass
@@ -46,12 +48,12 @@ class TraceStore:
                          len(loaded.documents), loaded.recovered)
         )
 
-    def add_file(self, name: str, data: bytes | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedSource:
+    def add_file(self, name: str, data: bytes | None = None, *, max_bytes: int | None = None) -> LoadedSource:
         """Read ``name`` (or its bytes ``data``) and add it; raises TraceLoadError and adds nothing on bad input."""
         self.add(read_trace_file(name, data, max_bytes=max_bytes))
         return self.sources[-1]
 
-    def add_paths(self, paths: Iterable[str | Path], *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[TraceLoadError]:
+    def add_paths(self, paths: Iterable[str | Path], *, max_bytes: int | None = None) -> list[TraceLoadError]:
         """Add every file in ``paths`` (a folder adds the trace files in it); returns the errors of those that failed."""
         errors = []
         for path in expand_paths(paths):
