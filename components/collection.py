@@ -27,6 +27,7 @@ from trace_explorer.demo import demo_paths
 from trace_explorer.errors import TraceLoadError
 from trace_explorer.loading import LoadedFile, read_trace_file
 from trace_explorer.model import Session
+from trace_explorer.session_index import build_index
 from trace_explorer.sources import StoreSource, TraceSource
 from trace_explorer.store import TraceStore
 
@@ -163,7 +164,7 @@ def files_collection(files: list[FileRead], demo: bool) -> Collection:
         store.add(f.loaded)
     yours = len(good) - (len(demo_bytes()) if demo else 0)
     parts = (["demo traces"] if demo else []) + ([f"{yours} file{'s' if yours != 1 else ''} of yours"] if yours > 0 else [])
-    return Collection(StoreSource(store.store, label="files", documents=store.documents),
+    return Collection(StoreSource(store.store, label="files", documents=store.documents, index=build_index(store.store)),
                       ("files", demo) + tuple(f.key for f in good), " + ".join(parts) or "no files", good, demo)
 
 

@@ -179,7 +179,7 @@ def markdown_file(session: Session, sessions: Mapping[str, Session], children: b
     return ExportFile(file_stem(session.id) + ".md", MARKDOWN_MIME, text.encode("utf-8"))
 
 
-def list_file(sessions: Iterable[Session], kind: str) -> ExportFile:
+def list_file(sessions: Iterable[Session | dict], kind: str) -> ExportFile:
     """The session list (as given: the filtered rows, in order) as ``kind`` "csv" or "json"."""
     rows = list(sessions)
     if kind == "csv":
@@ -427,27 +427,26 @@ def _markdown_tab(session: Session, sessions: Mapping[str, Session], files: dict
 
 
 # -- the session list ----------------------------------------------------------------------------------
-Rows = Sequence[Session] | Callable[[], Iterable[Session]]
+Rows = Sequence[Session | dict] | Callable[[], Iterable[Session | dict]]
 
 
-def matching_sessions(collection: Any, filters: Any) -> Callable[[], list[Session]]:
-    """A callable giving every session of ``collection``'s source that passes ``filters`` (a
-    ``catalog.SessionFilter``), in the list's order, all pages: read when a download is clicked.
-    Reads the source only (thread-safe), never the collection's caches."""
+def matching_sessions(collection: Any, filters: Any) -> Callable[[], list[dict]]:
+    """A callable giving the summary of every session of ``collection``'s source that passes
+    ``filters`` (a ``catalog.SessionFilter``), in the list's order, all pages: read when a
+    download is clicked. Reads the source only (thread-safe), never the collection's caches."""
     from trace_explorer.catalog import list_sessions
 
     source = collection.source
 
-    def read() -> list[Session]:
-        page = list_sessions(source, filters, limit=0)
-        return [page.sessions[row["id"]] for row in page.rows if row["id"] in page.sessions]
+    def read() -> list[dict]:
+        return list_sessions(source, filters, limit=0).rows
     return read
 
 
 def session_list_downloads(sessions: Rows, count: int | None = None) -> None:
     """"Download CSV" / "Download JSON" of the session list with its current filters.
 
-    ``sessions``: the rows (Sessions, in the list's order) or a callable that reads them, called
+    ``sessions``: the rows (Sessions or their summaries, in the list's order) or a callable that reads them, called
     only when a button is clicked (``matching_sessions``); ``count``: how many there are (for the
     tooltip; no rows disables the buttons), by default ``len(sessions)``."""
     if not callable(sessions):
@@ -464,5 +463,5 @@ def session_list_downloads(sessions: Rows, count: int | None = None) -> None:
                                help=f"{name}: {what}, one row each")
 
 
-def _list_bytes(read: Callable[[], Iterable[Session]], kind: str) -> bytes:
+def _list_bytes(read: Callable[[], Iterable[Session | dict]], kind: str) -> bytes:
     return list_file(read(), kind).data

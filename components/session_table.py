@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pandas as pd
 import streamlit as st
-
-from trace_explorer.model import Session
-from trace_explorer.session_report import session_summary
 
 COLUMNS = ["Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status"]
 ROW_PX = 33
@@ -19,17 +17,17 @@ def _clip(text: str) -> str:
     return text if len(text) <= QUESTION_LIMIT else text[: QUESTION_LIMIT - 1] + "…"
 
 
-def session_rows(sessions: Iterable[Session]) -> pd.DataFrame:
-    """One row per session (in the given order) with ``COLUMNS``; Time is a UTC timestamp."""
+def session_rows(summaries: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """One row per session summary (``session_report.session_summary`` dicts, as the session
+    list gives them), in the given order, with ``COLUMNS``; Time is a UTC timestamp."""
     rows = []
-    for session in sessions:
-        summary = session_summary(session)
+    for summary in summaries:
         rows.append({
             "Session ID": summary["id"],
             "Type": summary["type"],
             "Pattern": summary["pattern"] or "",
             "Question": _clip(summary["question"] or ""),
-            "Time": pd.Timestamp(session.time) if session.time else pd.NaT,
+            "Time": pd.Timestamp(summary["time"]) if summary["time"] else pd.NaT,
             "Steps": summary["step_count"],
             "Status": summary["status"],
         })
@@ -38,10 +36,10 @@ def session_rows(sessions: Iterable[Session]) -> pd.DataFrame:
     return frame
 
 
-def session_table(sessions: Sequence[Session], key: str) -> str | None:
-    """Draw ``sessions`` as a sortable table with single-row selection; return the IRI of the
-    row the user picked in this run, or None."""
-    frame = session_rows(sessions)
+def session_table(summaries: Sequence[dict[str, Any]], key: str) -> str | None:
+    """Draw the session summaries as a sortable table with single-row selection; return the IRI
+    of the row the user picked in this run, or None."""
+    frame = session_rows(summaries)
     event = st.dataframe(
         frame,
         key=key,

@@ -5,11 +5,18 @@ pyoxigraph store in a directory; uploads are saved into it, all or nothing, with
 the app reopens the last store it used) and *SPARQL endpoint* (read-only, checked against the
 deployment's endpoint policy). Uploaded files are kept in session state and the uploader is
 emptied after each batch: the uploader's own value does not survive a switch to another page.
+
+Bad files never break the page: each one that cannot be read is reported in the sidebar as
+``file:line:column: expected ...`` (``TraceLoadError``) and adds nothing, and what was loaded
+before stays. A file over the upload limit is refused before it is parsed: the limit is the
+smaller of Streamlit's ``server.maxUploadSize`` (``.streamlit/config.toml`` or
+``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``, in MB) and ``TRACE_EXPLORER_MAX_FILE_MB``.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 from pathlib import Path
 
@@ -17,7 +24,8 @@ import streamlit as st
 
 from trace_explorer.endpoint_policy import EndpointPolicy, EndpointRefused
 from trace_explorer.errors import TraceLoadError
-from trace_explorer.loading import SUPPORTED_SUFFIXES
+from trace_explorer.loading import (MAX_FILE_VARIABLE, MIB, SUPPORTED_SUFFIXES, file_too_big, format_size,
+                                    max_expanded_bytes, max_file_bytes)
 from trace_explorer.local_store import ingest_file, open_local_store
 from trace_explorer.sources import EndpointSource, SourceError, StoreSource
 
@@ -33,6 +41,10 @@ _ERRORS_KEY = "te_upload_errors"
 _UPLOADER_GEN_KEY = "te_uploader_generation"
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
 FILES, STORE, ENDPOINT = "Files", "Local store", "SPARQL endpoint"
+STREAMLIT_LIMIT = "server.maxUploadSize in .streamlit/config.toml or STREAMLIT_SERVER_MAX_UPLOAD_SIZE"
+_log = logging.getLogger(__name__)
+
+
 def state_file() -> Path:
     """Where the app remembers the last store: ``$XDG_CONFIG_HOME/trace-explorer/app.json``."""
     return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "trace-explorer" / "app.json"
@@ -93,26 +105,61 @@ def _files_source() -> Collection:
     return collection
 
 
+def upload_limit() -> tuple[int, str]:
+    """The largest file a person may upload, in bytes, and the setting that makes it so: the
+    smaller of Streamlit's ``server.maxUploadSize`` (MB) and ``TRACE_EXPLORER_MAX_FILE_MB``."""
+    streamlit_limit = int(float(st.get_option("server.maxUploadSize")) * MIB)
+    ours = max_file_bytes()
+    return (ours, MAX_FILE_VARIABLE) if ours < streamlit_limit else (streamlit_limit, STREAMLIT_LIMIT)
+
+
 def _uploader(label: str):
+    limit, setting = upload_limit()
     return st.file_uploader(
         label, type=UPLOAD_TYPES, accept_multiple_files=True,
         key=f"{UPLOAD_KEY}_{st.session_state[_UPLOADER_GEN_KEY]}",
+        # Streamlit's own limit stays the browser's: a file under it but over ours is sent and
+        # gets our message in the sidebar, which outlives the uploader's reset after a batch
         help="Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML, TrustGraph wire JSON and "
-             "*.documents.json content files, optionally .gz. Several at once.")
+             f"*.documents.json content files, optionally .gz. Several at once, up to {format_size(limit)} "
+             f"a file; a .gz may expand to {format_size(max_expanded_bytes())}.")
+
+
+def _oversized(upload, limit: int, setting: str) -> str | None:
+    """The message for an upload over the limit, or None."""
+    return str(file_too_big(upload.name, upload.size, limit, setting)) if upload.size > limit else None
+
+
+def _read_upload(upload) -> FileRead:
+    """Read one upload through the parse cache; a reader bug is reported, never raised into the page."""
+    try:
+        return read_file(upload.name, upload.getvalue())
+    except Exception as error:  # noqa: BLE001 - a bad file must not become a traceback in the page
+        _log.exception("reading the upload %r failed", upload.name)
+        return FileRead(upload.name, "", None, f"{upload.name}: expected a trace file this app can read; reading it "
+                                                f"failed ({type(error).__name__}: {error})")
 
 
 def _take(uploads: list) -> None:
     """Read a batch of uploaded files into this user's collection and reset the uploader.
 
-    Files that load are kept; the errors of the others are shown until the next batch."""
+    Files that load are kept; the errors of the others (unreadable, or over the upload limit)
+    are shown until the next batch."""
     state = st.session_state
-    reads = [read_file(u.name, u.getvalue()) for u in uploads]
+    limit, setting = upload_limit()
+    reads, errors = [], []
+    for upload in uploads:
+        refusal = _oversized(upload, limit, setting)
+        read = None if refusal else _read_upload(upload)
+        if read is not None and read.loaded is not None:
+            reads.append(read)
+        errors.append(refusal or (read.error if read is not None else None))
     kept: list[FileRead] = state[_UPLOADED_KEY]
-    good = [r for r in reads if r.loaded is not None and r.key not in {k.key for k in kept}]
+    good = [r for r in reads if r.key not in {k.key for k in kept}]
     if good and not kept:
         state[DEMO_KEY] = False  # a person's own traces, instead of the demo
     state[_UPLOADED_KEY] = kept + good
-    state[_ERRORS_KEY] = [r.error for r in reads if r.error]
+    state[_ERRORS_KEY] = [e for e in errors if e]
     state[_UPLOADER_GEN_KEY] += 1
     st.rerun()
 
@@ -169,7 +216,7 @@ def _store_source() -> Collection:
     key = ("store", resolved, generation)
     collection = current_collection()
     if collection.key != key:
-        collection = Collection(StoreSource(store, label=f"store {resolved}"), key, f"store {resolved}")
+        collection = Collection(store.source(), key, f"store {resolved}")
         set_collection(collection)
     uploads = _uploader("Add files to this store")
     if uploads:
@@ -186,7 +233,14 @@ def _ingest(store, uploads: list) -> None:
     done = 0
     bar = st.progress(0.0, text="Saving into the store…")
     errors = []
+    limit, setting = upload_limit()
     for upload in uploads:
+        refusal = _oversized(upload, limit, setting)
+        if refusal:
+            errors.append(refusal)
+            done += upload.size
+            continue
+
         def advance(n: int, start=done) -> None:
             nonlocal done
             done = min(done + n, start + upload.size)
@@ -195,6 +249,10 @@ def _ingest(store, uploads: list) -> None:
             ingest_file(store, upload.name, upload.getvalue(), progress=advance)
         except TraceLoadError as error:
             errors.append(str(error))
+        except Exception as error:  # noqa: BLE001 - a bad file must not become a traceback in the page
+            _log.exception("saving the upload %r failed", upload.name)
+            errors.append(f"{upload.name}: expected a trace file this app can save; saving it failed "
+                          f"({type(error).__name__}: {error})")
         done = sum(u.size for u in uploads[: uploads.index(upload) + 1])
         bar.progress(min(done / total, 1.0))
     state[_ERRORS_KEY] = errors

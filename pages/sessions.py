@@ -65,7 +65,7 @@ if not everything:
 elif not page.rows:
     st.info("No session matches these filters.", icon=":material/filter_alt_off:")
 else:
-    picked = session_table([page.sessions[r["id"]] for r in page.rows], key="session_table")
+    picked = session_table(page.rows, key="session_table")
     if picked:
         st.switch_page(SESSION_PAGE, query_params={"session": picked})
     pages = (page.total + PAGE_SIZE - 1) // PAGE_SIZE

@@ -9,6 +9,7 @@ import pytest
 from trace_explorer.catalog import SessionFilter, count_sessions, fetch_session, list_sessions
 from trace_explorer.errors import TraceLoadError
 from trace_explorer.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.session_index import build_index
 from trace_explorer.session_report import session_detail
 from trace_explorer.sources import (CONTENT, DOCUMENTS_GRAPH, EndpointSource, SourceError, StoreSource,
                                     check_read_only)
@@ -19,10 +20,11 @@ ALL = manifest_sessions()
 TOP = [s for s in ALL if s["parent"] is None]
 
 
-def _memory():
+def _memory(indexed: bool = False):
     collection, errors = load_collection([CORPUS])
     assert not errors
-    return StoreSource(collection.store, documents=collection.documents)
+    return StoreSource(collection.store, documents=collection.documents,
+                       index=build_index(collection.store) if indexed else None)
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +37,12 @@ def local_store_dir(tmp_path_factory):
     return path
 
 
-@pytest.fixture(scope="module", params=["memory", "local store", "virtuoso"])
+@pytest.fixture(scope="module", params=["memory", "memory indexed", "local store", "virtuoso"])
 def source(request, local_store_dir):
-    if request.param == "memory":
-        return _memory()
+    """The same corpus on every kind of source: without a session index the list is answered
+    from the traces (memory, Virtuoso), with one from its rows (memory indexed, local store)."""
+    if request.param.startswith("memory"):
+        return _memory(indexed=request.param == "memory indexed")
     if request.param == "virtuoso":
         return EndpointSource(request.getfixturevalue("virtuoso_url"), triple_terms=False, timeout=30)
     return local_source(local_store_dir, read_only=True)
@@ -144,3 +148,4 @@ def test_ingest_is_all_or_nothing_and_idempotent(tmp_path):
     session = fetch_session(reopened, "urn:trustgraph:agent:6b0a18e8-830e-47bc-9e39-8f1012bd4ace")
     assert session.answer.startswith("Routes linked Lübeck")  # texts persisted with the store
     assert ox.NamedNode("urn:graph:retrieval") in set(reopened.store.named_graphs())
+    assert reopened.index.count(SessionFilter(include_sub=True)) == len(manifest_sessions("collection.trig"))

@@ -1,4 +1,4 @@
-"""The ``trace-explorer`` command: ingest, list, show and export sessions.
+"""The ``trace-explorer`` command: ingest, list, show and export sessions; reindex a store.
 
 ``PATH...`` is any mix of trace files (Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML,
 TrustGraph wire JSON, ``.gz`` too), ``*.documents.json`` content files and folders of them.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +27,7 @@ from .export_markdown import session_markdown
 from .export_page import session_page
 from .export_prov import PROV_SUFFIXES, export_session_prov, nquad_line
 from .export_table import sessions_csv
-from .local_store import ingest_file, open_local_store
+from .local_store import ingest_file, open_local_store, reindex
 from .model import AGENT, DOCRAG, GRAPHRAG, Session
 from .session_report import session_detail, session_text
 from .sources import SourceError, StoreSource, TraceSource
@@ -43,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "ingest":
         return _ingest(args)
+    if args.command == "reindex":
+        return _reindex(args)
     source, errors = open_source(args)
     report(errors)
     if source is None:
@@ -103,6 +106,11 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("paths", nargs="+", metavar="FILE", help="trace files, content files or folders")
     ingest.add_argument("--store", required=True, metavar="DIR", help="the local store (created when missing)")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    rebuild = commands.add_parser("reindex", help="rebuild a local store's session index",
+                                  description="Read every session of the local store in DIR again and "
+                                              "rewrite its session index (the rows the session list shows).")
+    rebuild.add_argument("--store", required=True, metavar="DIR", help="the local store")
     return parser
 
 
@@ -157,7 +165,7 @@ def _list(args, source: TraceSource) -> int:
     page = list_sessions(source, filters, limit=max(args.limit, 0), offset=max(args.offset, 0))
     rows = page.rows
     if args.format == "csv":
-        print(sessions_csv(page.sessions[r["id"]] for r in rows), end="")
+        print(sessions_csv(rows), end="")
         return 0
     if args.format == "json":
         keys = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions", "tool_errors")
@@ -180,6 +188,19 @@ def _show(args, source: TraceSource) -> int:
         print(json.dumps(session_detail(session), ensure_ascii=False, indent=2))
     else:
         print(session_text(session), end="")
+    return 0
+
+
+def _reindex(args) -> int:
+    if not os.path.isdir(args.store):
+        report([f"no store at {args.store}"])
+        return 2
+    try:
+        count = reindex(open_local_store(args.store))
+    except SourceError as error:
+        report([str(error)])
+        return 2
+    print(f"{args.store}: {count:,} sessions indexed", file=sys.stderr)
     return 0
 
 
@@ -206,7 +227,10 @@ def _ingest(args) -> int:
                 continue
             if str(path).endswith(".gz") and path.is_file():
                 bar.update(path.stat().st_size)
-            bar.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})", file=sys.stderr)
+            if done.skipped:
+                bar.write(f"{path}: already in the store, nothing added", file=sys.stderr)
+            else:
+                bar.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -10,6 +10,7 @@ import sys
 from .errors import TraceLoadError
 from .loading import DOCUMENTS_JSON, format_for_name
 from .local_store import local_source
+from .session_index import build_index
 from .sources import EndpointSource, SourceError, StoreSource, TraceSource
 from .store import expand_paths, load_collection
 
@@ -70,7 +71,8 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
     collection, errors = load_collection(args.paths)
     if not collection.sources:
         return None, [str(e) for e in errors] or ["no trace files found"]
-    return StoreSource(collection.store, label="files", documents=collection.documents), [str(e) for e in errors]
+    return StoreSource(collection.store, label="files", documents=collection.documents,
+                       index=build_index(collection.store)), [str(e) for e in errors]
 
 
 def report(errors: list[str]) -> None:

@@ -22,12 +22,14 @@ COLUMNS = ("id", "type", "pattern", "question", "time", "parent", "has_answer", 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def session_rows(sessions: Iterable[Session]) -> list[dict[str, Any]]:
-    """One ``session_summary`` dict per session, keys in ``COLUMNS`` order, in the given order."""
-    return [{key: row[key] for key in COLUMNS} for row in map(session_summary, sessions)]
+def session_rows(sessions: Iterable[Session | dict[str, Any]]) -> list[dict[str, Any]]:
+    """One ``session_summary`` dict per session (a Session, or its summary as the session list
+    gives it), keys in ``COLUMNS`` order, in the given order."""
+    return [{key: row[key] for key in COLUMNS}
+            for row in (s if isinstance(s, dict) else session_summary(s) for s in sessions)]
 
 
-def sessions_csv(sessions: Iterable[Session]) -> str:
+def sessions_csv(sessions: Iterable[Session | dict[str, Any]]) -> str:
     """The rows as CSV text (header first, ``\\r\\n`` line ends as RFC 4180 says; booleans as
     "true"/"false", missing values empty)."""
     buffer = io.StringIO()
@@ -38,7 +40,7 @@ def sessions_csv(sessions: Iterable[Session]) -> str:
     return buffer.getvalue()
 
 
-def sessions_json(sessions: Iterable[Session]) -> str:
+def sessions_json(sessions: Iterable[Session | dict[str, Any]]) -> str:
     """The rows as a JSON array of objects (UTF-8 text, indented, ending in a newline)."""
     return json.dumps(session_rows(sessions), ensure_ascii=False, indent=2) + "\n"
 

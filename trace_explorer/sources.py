@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyoxigraph as ox
 
-from .sparql_text import PREFIXES, iri, values_clause
+from .sparql_text import PREFIXES, iri_batches, values_clause
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 # Named graph where a local store keeps the document store's texts (``<doc> tg:content "text"``).
@@ -55,17 +56,8 @@ class TraceSource:
 
     def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
         """Texts behind ``tg:document`` IRIs, from the source's documents graph."""
-        wanted = sorted({i for i in iris if i})
         out: dict[str, str] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = []
-            for value in wanted[start:start + 500]:
-                try:
-                    chunk.append(iri(value))
-                except ValueError:
-                    continue
-            if not chunk:
-                continue
+        for chunk in iri_batches(sorted({i for i in iris if i})):
             rows = self.select(PREFIXES + f"SELECT ?d ?text WHERE {{ {values_clause('d', chunk)} "
                                f"GRAPH <{DOCUMENTS_GRAPH}> {{ ?d tg:content ?text }} }}")
             out.update((r["d"].value, r["text"].value) for r in rows if "text" in r)
@@ -77,12 +69,14 @@ class StoreSource(TraceSource):
     """A pyoxigraph Store: in memory (uploads, the demo) or on disk (a local store).
 
     Queries see the union of all graphs as their default graph, so sessions are found wherever
-    they sit. ``documents`` adds texts held outside the store (a loaded ``*.documents.json``).
+    they sit. ``documents`` adds texts held outside the store (a loaded ``*.documents.json``);
+    ``index``, when given, answers the session list (``catalog``) without reading the traces.
     """
 
     store: ox.Store
     label: str = "in memory"
     documents: Mapping[str, str] = field(default_factory=dict)
+    index: Any = None  # a session_index.SessionIndex of the store's sessions, or None
 
     def select(self, query: str) -> list[dict[str, Term]]:
         try:

@@ -7,6 +7,8 @@ through its N-Triples escaping, triple terms through both (SPARQL 1.2 ``<<( s p 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import pyoxigraph as ox
 
 PREFIXES = """PREFIX tg: <https://trustgraph.ai/ns/>
@@ -37,6 +39,22 @@ def term(value: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple) -> str:
     if isinstance(value, ox.BlankNode):
         raise ValueError("a blank node cannot be named in a query")
     return str(value)
+
+
+def iri_batches(values: Iterable[str], size: int = 500) -> Iterator[list[str]]:
+    """``values`` as serialised IRIs (``iri``) in lists of at most ``size``, for VALUES clauses;
+    what is not a valid IRI is left out (no such entity can be in a store)."""
+    batch: list[str] = []
+    for value in values:
+        try:
+            batch.append(iri(value))
+        except ValueError:
+            continue
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def values_clause(variable: str, terms: list[str]) -> str:

@@ -36,45 +36,59 @@ class TripleIndex:
         self.properties: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
         self.children: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.graphs: dict[str, set[str]] = defaultdict(set)
+        self._types: dict[str, set[str]] = {}
         seen: set[tuple[str, str, Term]] = set()
+        properties, children, graphs = self.properties, self.children, self.graphs
+        named, default = ox.NamedNode, ox.DefaultGraph
         for quad in quads:
-            subject = term_key(quad.subject)
+            subject = quad.subject
+            subject = subject.value if type(subject) is named else term_key(subject)
             predicate = quad.predicate.value
+            obj = quad.object
             graph = getattr(quad, "graph_name", None)  # a Triple (from CONSTRUCT) has no graph
-            self.graphs[subject].add("" if graph is None or isinstance(graph, ox.DefaultGraph) else term_key(graph))
-            key = (subject, predicate, quad.object)
+            graphs[subject].add("" if graph is None or type(graph) is default else term_key(graph))
+            key = (subject, predicate, obj)
             if key in seen:
                 continue
             seen.add(key)
-            self.properties[subject][predicate].append(quad.object)
+            properties[subject][predicate].append(obj)
             relation = DERIVATION_RELATIONS.get(predicate)
-            if relation and isinstance(quad.object, (ox.NamedNode, ox.BlankNode)):
-                self.children[term_key(quad.object)].append((subject, relation))
+            if relation and isinstance(obj, (named, ox.BlankNode)):
+                children[term_key(obj)].append((subject, relation))
 
     def __contains__(self, subject: str) -> bool:
         return subject in self.properties
 
+    def _objects(self, subject: str, predicate: str) -> list[Term] | tuple:
+        props = self.properties.get(subject)
+        return props.get(predicate, ()) if props else ()
+
     def objects(self, subject: str, predicate: str) -> list[Term]:
         """Every object of ``subject predicate``; [] when there is none."""
-        props = self.properties.get(subject)
-        return list(props.get(predicate, ())) if props else []
+        return list(self._objects(subject, predicate))
 
     def literals(self, subject: str, predicate: str) -> list[str]:
         """The lexical values of the literal objects of ``subject predicate``."""
-        return [o.value for o in self.objects(subject, predicate) if isinstance(o, ox.Literal)]
+        return [o.value for o in self._objects(subject, predicate) if isinstance(o, ox.Literal)]
 
     def literal(self, subject: str, predicate: str) -> str | None:
         """The first literal value of ``subject predicate``, or None."""
-        values = self.literals(subject, predicate)
-        return values[0] if values else None
+        for obj in self._objects(subject, predicate):
+            if isinstance(obj, ox.Literal):
+                return obj.value
+        return None
 
     def iris(self, subject: str, predicate: str) -> list[str]:
         """The IRIs (and blank node keys) among the objects of ``subject predicate``."""
-        return [term_key(o) for o in self.objects(subject, predicate) if isinstance(o, (ox.NamedNode, ox.BlankNode))]
+        return [o.value if type(o) is ox.NamedNode else term_key(o)
+                for o in self._objects(subject, predicate) if isinstance(o, (ox.NamedNode, ox.BlankNode))]
 
     def types(self, subject: str) -> set[str]:
-        """The rdf:type IRIs of ``subject``."""
-        return set(self.iris(subject, RDF_TYPE))
+        """The rdf:type IRIs of ``subject`` (a set shared between calls: do not change it)."""
+        found = self._types.get(subject)
+        if found is None:
+            found = self._types[subject] = set(self.iris(subject, RDF_TYPE))
+        return found
 
     def label(self, iri: str) -> str | None:
         """The rdfs:label of ``iri`` when the collection has one."""

@@ -1,0 +1,169 @@
+"""The session index says of every session what reading the session says, and stays true as
+files are added to a store: whole sessions, sessions split over files in either order, a
+sub-session arriving after its parent, and the same file twice."""
+
+from __future__ import annotations
+
+import pyoxigraph as ox
+import pytest
+
+from trace_explorer.catalog import SessionFilter, count_sessions, count_steps, fetch_session, list_sessions
+from trace_explorer.cli import main
+from trace_explorer.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.session_index import INDEX_FILE, SessionIndex, build_index
+from trace_explorer.session_report import session_summary
+from trace_explorer.sessions import read_sessions
+from trace_explorer.sources import StoreSource
+from trace_explorer.store import expand_paths, load_collection
+from tests.conftest import CORPUS, TRACE_FILES, corpus_paths, manifest_sessions
+from tests.hostile_traces import hostile_collection
+
+SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
+REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"  # 12 iterations
+
+
+def _rows(index) -> dict[str, dict]:
+    """Every row's summary, by session IRI (``index``: a SessionIndex or a LocalStore)."""
+    index = getattr(index, "index", index)
+    return {summary["id"]: summary for summary in index.page(SessionFilter(include_sub=True), limit=0)}
+
+
+def _summaries(collection) -> dict[str, dict]:
+    return {s.id: session_summary(s) for s in read_sessions(collection)}
+
+
+@pytest.mark.parametrize("name", TRACE_FILES)
+def test_rows_equal_the_sessions_read_in_full(name):
+    collection, errors = load_collection(corpus_paths(name))
+    assert not errors
+    expected = _summaries(collection)
+    index = build_index(collection.store)
+    assert len(expected) == len(manifest_sessions(name))
+    assert _rows(index) == expected
+
+
+def test_rows_of_the_hostile_corpus_equal_its_sessions():
+    collection, sessions = hostile_collection()
+    expected = {iri: session_summary(s) for iri, s in sessions.items()}
+    assert _rows(build_index(collection.store)) == expected
+
+
+def test_ingested_store_rows_equal_the_whole_corpus(tmp_path):
+    store = open_local_store(tmp_path / "s")
+    for path in expand_paths([CORPUS]):
+        ingest_file(store, str(path))
+    whole, _ = load_collection([CORPUS])
+    assert (tmp_path / "s" / INDEX_FILE).is_file() and _rows(store) == _summaries(whole)
+    source = store.source()
+    assert count_sessions(source, SessionFilter(include_sub=True)) == len(manifest_sessions())
+    assert count_steps(source) == sum(len(s.steps) for s in read_sessions(whole))
+
+
+def _split(name: str, root: str, keep_in_first) -> tuple[bytes, bytes]:
+    """The quads of corpus file ``name`` as two N-Quads files: the quads whose subject passes
+    ``keep_in_first`` (and everything not of session ``root``) first, the rest second."""
+    collection, _ = load_collection([CORPUS / name])
+    session = {s.id: s for s in read_sessions(collection)}[root]
+    members = set(session.nodes)
+    first, second = [], []
+    for quad in collection.store:
+        subject = quad.subject.value if isinstance(quad.subject, ox.NamedNode) else None
+        (second if subject in members and not keep_in_first(subject) else first).append(quad)
+    return ox.serialize(first, format=ox.RdfFormat.N_QUADS), ox.serialize(second, format=ox.RdfFormat.N_QUADS)
+
+
+@pytest.mark.parametrize("order", ["question first", "steps first"])
+def test_a_session_split_over_two_files_is_indexed_whole(tmp_path, order):
+    # the root and its first iterations in one file, the later iterations and the Conclusion
+    # in the other, ingested in either order
+    early = {REACT_12} | {f"{REACT_12}/i{n}" for n in range(1, 6)} | {f"{REACT_12}/i{n}/thought" for n in range(1, 6)}
+    first, second = _split("collection.trig", REACT_12, lambda s: s in early)
+    files = [("a.nq", first), ("b.nq", second)]
+    store = open_local_store(tmp_path / "s")
+    for name, data in (files if order == "question first" else files[::-1]):
+        ingest_file(store, name, data)
+    whole, _ = load_collection([CORPUS / "collection.trig"])
+    expected = _summaries(whole)[REACT_12]
+    assert _rows(store)[REACT_12] == expected
+    assert expected["status"] == "answered" and expected["step_count"] == 26
+
+
+def test_a_sub_session_added_later_joins_its_parents_row(tmp_path):
+    whole, _ = load_collection([CORPUS / "orchestrated.nq"])
+    sessions = {s.id: s for s in read_sessions(whole)}
+    sub = sessions[SUPERVISOR].children[0]
+    sub_members = set(sessions[sub].nodes)
+    first, second = _split("orchestrated.nq", sub, lambda s: s not in sub_members)
+    store = open_local_store(tmp_path / "s")
+    ingest_file(store, "parent.nq", first)
+    assert sub not in _rows(store)[SUPERVISOR]["children"]
+    ingest_file(store, "sub.nq", second)
+    rows = _rows(store)
+    assert rows[SUPERVISOR] == session_summary(sessions[SUPERVISOR])
+    assert sub in rows[SUPERVISOR]["children"] and rows[sub]["parent"] == sessions[sub].parent
+
+
+def test_the_same_file_twice_is_skipped(tmp_path):
+    store = open_local_store(tmp_path / "s")
+    first = ingest_file(store, str(CORPUS / "graph-dump.ttl"))
+    size, rows = len(store), _rows(store)
+    again = ingest_file(store, str(CORPUS / "graph-dump.ttl"))
+    assert not first.skipped and again.skipped
+    assert len(store) == size and _rows(store) == rows
+    assert len(rows) == len(manifest_sessions("graph-dump.ttl"))
+
+
+def test_list_rows_come_from_the_index_without_reading_sessions(tmp_path):
+    store = open_local_store(tmp_path / "s")
+    ingest_file(store, str(CORPUS / "orchestrated.nq"))
+    page = list_sessions(store.source(), SessionFilter(pattern="supervisor"))
+    assert [r["id"] for r in page.rows] == [SUPERVISOR] and page.sessions == {}
+    read = list_sessions(store.source(), SessionFilter(pattern="supervisor"), read=True)
+    assert session_summary(read.sessions[SUPERVISOR]) == page.rows[0]
+
+
+def test_a_store_without_an_index_is_listed_from_its_traces_and_can_be_reindexed(tmp_path):
+    store = open_local_store(tmp_path / "s")
+    for path in corpus_paths("orchestrated.nq"):
+        ingest_file(store, str(path))
+    expected = list_sessions(store.source(), SessionFilter(include_sub=True), limit=0).rows
+    del store
+    (tmp_path / "s" / INDEX_FILE).unlink()
+    bare = local_source(tmp_path / "s", read_only=True)
+    assert bare.index is None  # a read-only store without an index: the list reads the traces
+    assert list_sessions(bare, SessionFilter(include_sub=True), limit=0).rows == expected
+    del bare
+    writable = local_source(tmp_path / "s")  # opened for writing, it is indexed at once
+    assert writable.index.count(SessionFilter(include_sub=True)) == len(expected)
+    writable.index.replace(writable.index.roots(), [])  # rows lost: reindex rebuilds them
+    del writable
+    assert main(["reindex", "--store", str(tmp_path / "s")]) == 0
+    reopened = local_source(tmp_path / "s", read_only=True)
+    assert reopened.index is not None and reopened.index.count(SessionFilter(include_sub=True)) == len(expected)
+    assert list_sessions(reopened, SessionFilter(include_sub=True), limit=0).rows == expected
+
+
+def test_filters_on_the_index_equal_filters_on_the_traces():
+    collection, _ = load_collection([CORPUS])
+    bare = StoreSource(collection.store)
+    indexed = StoreSource(collection.store, index=build_index(collection.store))
+    for filters in (SessionFilter(), SessionFilter(include_sub=True), SessionFilter(mechanism=("GraphRAG", "DocRAG")),
+                    SessionFilter(pattern=("react", "supervisor"), include_sub=True),
+                    SessionFilter(mechanism="GraphRAG", pattern="react"), SessionFilter(status="unfinished", include_sub=True),
+                    SessionFilter(text="LÜBECK"), SessionFilter(text="4787f93b")):
+        assert list_sessions(indexed, filters, limit=0).rows == list_sessions(bare, filters, limit=0).rows, filters
+        assert count_sessions(indexed, filters) == count_sessions(bare, filters)
+    for offset in (0, 3, 7):
+        assert list_sessions(indexed, SessionFilter(include_sub=True), limit=4, offset=offset).rows == \
+            list_sessions(bare, SessionFilter(include_sub=True), limit=4, offset=offset).rows
+
+
+def test_index_files_are_shared_safely_between_threads(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    index = SessionIndex(tmp_path / INDEX_FILE)
+    collection, _ = load_collection([CORPUS])
+    build_index(collection.store, index)
+    with ThreadPoolExecutor(8) as pool:
+        counts = list(pool.map(lambda _: index.count(SessionFilter(include_sub=True)), range(64)))
+    assert counts == [len(manifest_sessions())] * 64
