@@ -1,5 +1,10 @@
 """The top of the session page: where the session sits (parent, sub-sessions), its question,
-mechanism, pattern, time, status, the totals that matter and the answer."""
+mechanism, pattern, time, status, the problems found in its trace, the totals that matter and
+the answer.
+
+Problems inside a loaded trace (a value that does not parse, ``tg:arguments`` that is not JSON,
+a cycle in ``wasDerivedFrom``, a root without types, a step two sessions claim) are warnings on the session that holds
+them: the rest of the session reads normally and the collection is not affected."""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from .text import SESSION_PAGE, SESSIONS_PAGE, clip, format_ms, long_text, md_es
 
 MECHANISM_COLOURS = {"Agent": "blue", "GraphRAG": "violet", "DocRAG": "orange"}
 QUESTION_LIMIT = 400  # characters of the question in the heading
+WARNINGS_SHOWN = 8  # problems listed in the warning itself; all of them are in the table below it
 ANSWER_LIMIT = 1500  # characters of the answer in the header (the whole text is a download away)
 
 
@@ -68,6 +74,7 @@ def session_header(session: Session, collection: Collection) -> None:
             st.badge("seed shape", color="gray")
         st.caption(md_escape(f"{format_time(session.time) or 'time unknown'} · {session.id}"), width="content")
 
+    session_warnings(session)
     _totals(session)
 
     with st.container(border=True):
@@ -85,6 +92,37 @@ def session_header(session: Session, collection: Collection) -> None:
             st.caption(f"Sub-sessions ({len(session.children)}):", width="content")
             for child in session.children:
                 session_link(child, collection, icon=":material/subdirectory_arrow_right:")
+
+
+def problems(session: Session) -> list[str]:
+    """What is wrong in ``session``'s trace, in words: the reader's warnings (each step's values
+    that do not parse, a root with no ``rdf:type``, a step two sessions claim, a cycle)."""
+    return list(session.warnings)
+
+
+def session_warnings(session: Session) -> None:
+    """One warning listing the problems in ``session``'s trace (the first WARNINGS_SHOWN), and a
+    table of all of them when there are more. Nothing when the trace is clean."""
+    found = problems(session)
+    if not found:
+        return
+    count = len(found)
+    lines = [f"This session's trace has {count} problem{'s' if count != 1 else ''}; "
+             "the values concerned are shown as missing or as they were recorded:"]
+    lines += [f"• {_short(problem, session)}" for problem in found[:WARNINGS_SHOWN]]
+    if count > WARNINGS_SHOWN:
+        lines.append(f"… and {count - WARNINGS_SHOWN:,} more (all of them below).")
+    st.warning(md_escape("\n".join(lines)), icon=":material/warning:")
+    if count > WARNINGS_SHOWN:
+        with st.expander(f"All {count:,} problems", icon=":material/warning:"):
+            st.dataframe([{"Problem": _short(problem, session)} for problem in found], hide_index=True,
+                         width="stretch")
+
+
+def _short(problem: str, session: Session) -> str:
+    """A problem with the session's own IRI shortened: "…/i1: …" for a step IRI that extends it."""
+    text = clip(problem, 600)
+    return "…" + text[len(session.id):] if text.startswith(session.id + "/") else text
 
 
 def _totals(session: Session) -> None:

@@ -41,6 +41,10 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
         st.badge(md_escape(step.kind), color="red" if has_error(step) else "gray")
         st.badge(step.prov_class, color="gray")
     st.code(step.id, language=None, wrap_lines=True)
+    if step.warnings:  # values of this step that did not parse: shown as missing or as recorded below
+        text = step.warnings[0] if len(step.warnings) == 1 else "\n".join(
+            [f"{len(step.warnings)} problems in this step:"] + [f"• {w}" for w in step.warnings])
+        st.warning(md_escape(text), icon=":material/warning:")
 
     _numbers(fields)
     if fields.get("error") is not None:
@@ -99,8 +103,6 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
         session_link(child, collection, prefix="Started sub-session: ",
                      icon=":material/subdirectory_arrow_right:")
     _details(step)
-    for warning in step.warnings:
-        st.warning(md_escape(warning), icon=":material/warning:")
 
 
 def _numbers(fields: dict[str, Any]) -> None:

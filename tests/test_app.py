@@ -37,9 +37,12 @@ def run_app() -> AppTest:
     return AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
 
 
-def open_session(iri: str, step: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+def open_session(iri: str, step: str | None = None, at: AppTest | None = None) -> AppTest:
+    """Open the session page at ``?session=iri[&step=step]``, in ``at`` (an app already run,
+    with its uploads) or in a fresh app on the demo."""
+    at = at or AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
     at.switch_page("pages/session.py")
+    at.query_params.clear()
     at.query_params["session"] = iri
     if step:
         at.query_params["step"] = step

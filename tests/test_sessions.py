@@ -215,3 +215,38 @@ def test_a_cycle_in_the_derivations_is_a_warning_and_the_rest_stays_in_order():
     assert [s.id.rsplit("/", 1)[1] for s in session.steps] == ["i1", "i2", "final"]
     assert session.actions == ["a", "b"] and session.answer == "done"
     assert any("cycle" in w for w in session.warnings)
+
+
+SHARED_STEP = b"""@prefix tg: <https://trustgraph.ai/ns/> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+<urn:trustgraph:question:a> a tg:Question, tg:GraphRagQuestion ; tg:query "first" ; prov:startedAtTime "2026-05-01T07:00:00Z" .
+<urn:trustgraph:question:b> a tg:Question, tg:GraphRagQuestion ; tg:query "second" ; prov:startedAtTime "2026-05-01T06:00:00Z" .
+<urn:trustgraph:prov:grounding:a> a tg:Grounding ; prov:wasDerivedFrom <urn:trustgraph:question:a> .
+<urn:trustgraph:prov:grounding:b> a tg:Grounding ; prov:wasDerivedFrom <urn:trustgraph:question:b> .
+<urn:trustgraph:prov:synthesis:x> a tg:Synthesis ; prov:wasDerivedFrom <urn:trustgraph:prov:grounding:a>, <urn:trustgraph:prov:grounding:b> .
+<urn:trustgraph:question:c> tg:query "untyped" .
+"""
+
+
+def test_a_step_two_sessions_claim_is_a_warning_on_both_and_an_untyped_root_is_named():
+    collection = TraceStore()
+    collection.add_file("shared.ttl", SHARED_STEP)
+    sessions = {s.id: s for s in read_sessions(collection)}
+    first, second = sessions["urn:trustgraph:question:a"], sessions["urn:trustgraph:question:b"]
+    # the first root read claims the step; both sessions say so
+    assert [s.id for s in first.steps] == ["urn:trustgraph:prov:grounding:a", "urn:trustgraph:prov:synthesis:x"]
+    assert first.warnings == ["urn:trustgraph:prov:synthesis:x: also derives from urn:trustgraph:prov:grounding:b "
+                              "(a step of session urn:trustgraph:question:b); it is shown in this session"]
+    assert second.warnings == ["urn:trustgraph:prov:synthesis:x: derives from urn:trustgraph:prov:grounding:b of "
+                               "this session, but is shown in session urn:trustgraph:question:a"]
+    assert sessions["urn:trustgraph:question:c"].warnings == [
+        "urn:trustgraph:question:c: the session root has no rdf:type (expected tg:Question and a subtype); it was "
+        "found by its tg:query and IRI, and read as GraphRAG"]
+
+
+def test_a_cycle_warning_names_the_steps_on_it():
+    collection = TraceStore()
+    collection.add_file("cycle.ttl", CYCLE)
+    session = read_sessions(collection)[0]
+    cycle = [w for w in session.warnings if "cycle" in w]
+    assert len(cycle) == 1 and f"{session.id}/i1, {session.id}/i2" in cycle[0]

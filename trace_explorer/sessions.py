@@ -126,6 +126,11 @@ class SessionReader:
         for root in self.roots:
             self._members[root] = self._walk(root)
 
+    def members(self, root: str) -> list[str]:
+        """The entities of the session ``root`` (one of ``roots``): the root, the steps its IRI
+        owns and those reached from it (see the module docstring)."""
+        return list(self._members[root])
+
     # -- finding sessions -------------------------------------------------------------------
     def _is_root(self, subject: str) -> bool:
         types = self.index.types(subject)
@@ -239,9 +244,42 @@ class SessionReader:
             session.answer = answers[-1].fields.get("answer")
         session.shape = "seed" if self._is_seed(session) else "current"
         session.warnings = [f"{step.id}: {w}" for step in nodes.values() for w in step.warnings]
+        if not self.index.types(root):
+            session.warnings.insert(0, f"{root}: the session root has no rdf:type (expected tg:Question and a "
+                                       f"subtype); it was found by its tg:query and IRI, and read as {session.mechanism}")
+        session.warnings += self._shared_steps(root, members, member_set, set(children))
         if cyclic:
-            session.warnings.append("the derivations form a cycle; the steps inside it are in IRI order")
+            shown = ", ".join(cyclic[:5]) + (f" and {len(cyclic) - 5} more" if len(cyclic) > 5 else "")
+            session.warnings.append(f"the derivations form a cycle through {shown}; the steps inside it are in IRI order")
         return session
+
+    def _shared_steps(self, root: str, members: list[str], member_set: set[str], children: set[str]) -> list[str]:
+        """Warnings for steps that more than one session claims (TRACE-MODEL.md: a step belongs
+        to one session): a step of this session that also derives from another session's step,
+        and a step derived from this session's but shown in another. A supervisor's Finding,
+        derived from its sub-session's answer, is how TrustGraph writes it: no warning."""
+        out = []
+        parent_session = None
+        for parent, _ in self.index.parents(root):
+            parent_session = self._owner_of(parent)
+        for m in members:
+            if m == root:
+                continue
+            for parent, _ in self.index.parents(m):
+                if parent in member_set:
+                    continue
+                owner = self._owner_of(parent)
+                if owner in children:
+                    continue
+                where = f"a step of session {owner}" if owner else "not part of this session"
+                out.append(f"{m}: also derives from {parent} ({where}); it is shown in this session")
+            for child, _ in self.index.children.get(m, ()):
+                if child in member_set or child in self._root_set:
+                    continue
+                owner = self._owner_of(child)
+                if owner is not None and owner not in (root, parent_session):
+                    out.append(f"{child}: derives from {m} of this session, but is shown in session {owner}")
+        return out
 
     def _owner_of(self, node: str) -> str | None:
         if node in self._root_set:
@@ -474,8 +512,9 @@ class SessionReader:
                    and s.kind in ("Analysis", "Conclusion", "Synthesis") and not s.fields.get("thought_id")
                    for s in session.steps for f in inline)
 
-    def _order(self, graph: nx.DiGraph, root: str, nodes: dict[str, Step]) -> tuple[list[str], bool]:
-        """Reading order of the graph's nodes, and whether the derivations had a cycle."""
+    def _order(self, graph: nx.DiGraph, root: str, nodes: dict[str, Step]) -> tuple[list[str], list[str]]:
+        """Reading order of the graph's nodes, and the nodes on cycles of the derivations ([]
+        when there is none)."""
         session_id = _session_id(root)
 
         def key(node: str):
@@ -485,9 +524,9 @@ class SessionReader:
             tail = node.split(session_id, 1)[1] if session_id and session_id in node else node
             return (natural_key(tail), _KIND_RANK.get(kind, 50), started.timestamp() if started else 0.0, node)
 
-        reading = graph.reverse(copy=True)  # parent -> child
+        reading = graph.reverse(copy=False)  # parent -> child (a view)
         try:
-            return list(nx.lexicographical_topological_sort(reading, key=key)), False
+            return list(nx.lexicographical_topological_sort(reading, key=key)), []
         except nx.NetworkXUnfeasible:
             # a cycle in the derivations: order the strongly connected parts topologically and
             # the steps inside each part by their keys
@@ -498,7 +537,8 @@ class SessionReader:
                 groups.setdefault(part, []).append(node)
             first = {part: min(key(n) for n in nodes) for part, nodes in groups.items()}
             ordered = nx.lexicographical_topological_sort(parts, key=lambda part: first[part])
-            return [n for part in ordered for n in sorted(groups[part], key=key)], True
+            looped = sorted((n for nodes in groups.values() if len(nodes) > 1 for n in nodes), key=key)
+            return [n for part in ordered for n in sorted(groups[part], key=key)], looped
 
 
 def step_owner(iri: str) -> str | None:

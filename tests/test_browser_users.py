@@ -1,0 +1,209 @@
+"""Several people on one server, in real browser contexts at the same time (headless Debian
+Chromium through Playwright's driver): one person's uploads, filters and chosen session are never
+another's, and ten people at once all get correct pages. Timings are the business of
+``benchmarks/concurrent_users.py``; nothing here is timed. Screenshots go to tests/artifacts/."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import csv
+import importlib.util
+import io
+import re
+import sys
+import urllib.parse
+
+import pytest
+
+from components.session_table import ROW_PX
+from tests.browser_support import (CHROMIUM_ARGS, CHROMIUM_PATH, REPO_ROOT, chromium_available, screenshot,
+                                   wait_for_streamlit_idle)
+from tests.conftest import CORPUS, MANIFEST
+
+pytest.importorskip("playwright")
+browser = pytest.mark.browser
+needs_chromium = pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium")
+
+
+def _module(name: str, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+concurrent_users = _module("benchmark_concurrent_users", REPO_ROOT / "benchmarks" / "concurrent_users.py")
+
+TOP = {s["session"]: s["question"] for f in MANIFEST.values() for s in f["sessions"] if s["parent"] is None}
+SEED = {s["session"]: s["question"] for s in MANIFEST["seed-sessions.ttl"]["sessions"]}
+DEMO_CAPTION = f"1–{len(TOP)} of {len(TOP)} matching · {len(TOP)} top-level sessions in all"
+CAPTION = re.compile(r"^(?:\d+–\d+|0) of [\d,]+ matching")
+
+# Person A's file: the corpus's seed sessions, one of them asking a question no one else has.
+FRANCE = "urn:trustgraph:agent:6513270e-269e-4d37-b2a7-4de452e6b438"
+SECRET = "zebra7781"
+QUESTION_A = f"Which {SECRET} city did person A ask about?"
+SECRET_TRACE = (CORPUS / "seed-sessions.ttl").read_bytes().replace(SEED[FRANCE].encode(), QUESTION_A.encode())
+BRONZE = "Bronze"
+
+
+@contextlib.contextmanager
+def people(count: int, viewport=(1440, 1100)):
+    """``count`` pages in browser contexts of their own (own cookies, own Streamlit session), open
+    at the same time in one headless Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS)
+        try:
+            pages = []
+            for _ in range(count):
+                page = chromium.new_context(viewport={"width": viewport[0], "height": viewport[1]}).new_page()
+                page.set_default_timeout(60000)
+                pages.append(page)
+            yield pages
+        finally:
+            chromium.close()
+
+
+def caption(page) -> str:
+    return page.get_by_text(CAPTION).first.inner_text()
+
+
+def search(page, text: str) -> None:
+    box = page.get_by_placeholder("words in the question or IRI")
+    box.fill(text)
+    box.press("Enter")
+    wait_for_streamlit_idle(page)
+
+
+def listed(page) -> list[dict]:
+    """The rows of the list as this person sees them, from the page's own "Download CSV"."""
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download CSV").click()
+    with open(download.value.path(), encoding="utf-8") as handle:
+        return list(csv.DictReader(io.StringIO(handle.read())))
+
+
+def heading(page) -> str:
+    return page.locator('[data-testid="stMain"] [data-testid="stHeading"]').first.inner_text().strip()
+
+
+def session_url(base: str, iri: str) -> str:
+    return f"{base}/session?session={urllib.parse.quote(iri, safe='')}"
+
+
+@browser
+@needs_chromium
+def test_two_people_at_once_never_see_each_others_uploads_filters_or_session(app_url):
+    assert SECRET_TRACE.count(QUESTION_A.encode()) == 1
+    with people(2) as (a, b):
+        for page in (a, b):
+            page.goto(app_url + "/")
+        for page in (a, b):
+            wait_for_streamlit_idle(page)
+            assert caption(page).startswith(DEMO_CAPTION)
+
+        # A uploads a file of their own: A's list is that file's sessions, with A's question
+        a.locator('[data-testid="stSidebar"] [data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+            files=[{"name": "person-a.ttl", "mimeType": "text/turtle", "buffer": SECRET_TRACE}])
+        wait_for_streamlit_idle(a)
+        assert caption(a).startswith(f"1–{len(SEED)} of {len(SEED)} matching · {len(SEED)} top-level sessions in all")
+        assert a.get_by_text(f"{len(SEED)} top-level sessions · from 1 file of yours").is_visible()
+        rows_a = {r["id"]: r["question"] for r in listed(a)}
+        assert rows_a == {**SEED, FRANCE: QUESTION_A}
+
+        # B, on the same server at the same time, still has the demo and cannot find A's question
+        search(b, SECRET)
+        assert caption(b).startswith(f"0 of 0 matching · {len(TOP)} top-level sessions in all")
+        assert b.get_by_text("No session matches these filters.").is_visible()
+        search(b, "")
+        assert caption(b).startswith(DEMO_CAPTION)
+        rows_b = {r["id"]: r["question"] for r in listed(b)}
+        assert rows_b == TOP and not any(SECRET in q for q in rows_b.values())
+
+        # filters are each person's own: A narrows to the secret, B to "Bronze"
+        search(a, SECRET)
+        assert caption(a).startswith(f"1–1 of 1 matching · {len(SEED)} top-level sessions in all")
+        search(b, BRONZE)
+        bronze = sum(BRONZE in q for q in TOP.values())
+        assert caption(b).startswith(f"1–{bronze} of {bronze} matching · {len(TOP)} top-level sessions in all")
+        assert a.get_by_placeholder("words in the question or IRI").input_value() == SECRET
+        assert caption(a).startswith("1–1 of 1 matching")
+
+        # A opens their one row; the same IRI is a different session for B (the demo's)
+        table = a.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
+        box = table.bounding_box()
+        a.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+        a.wait_for_url("**/session?session=*", timeout=30000)
+        wait_for_streamlit_idle(a)
+        assert urllib.parse.parse_qs(urllib.parse.urlparse(a.url).query)["session"] == [FRANCE]
+        assert heading(a) == QUESTION_A
+        screenshot(a, "users-a-own-session")
+        b.goto(session_url(app_url, FRANCE))
+        wait_for_streamlit_idle(b)
+        assert heading(b) == SEED[FRANCE] == "What is the capital of France?"
+        screenshot(b, "users-b-same-iri-demo-session")
+        # A's choice of session is not B's: B's session page without a session asks for one
+        b.goto(app_url + "/session")
+        wait_for_streamlit_idle(b)
+        assert b.get_by_text("No session chosen yet. Pick one from the session list.").is_visible()
+
+        # back on A's list (in the app, same session): A's file and A's filter are still there
+        a.locator('[data-testid="stMain"] [data-testid="stPageLink"]').filter(has_text="Sessions").first.click()
+        wait_for_streamlit_idle(a)
+        assert a.get_by_placeholder("words in the question or IRI").input_value() == SECRET
+        assert caption(a).startswith(f"1–1 of 1 matching · {len(SEED)} top-level sessions in all")
+        screenshot(a, "users-a-list-after")
+
+
+@browser
+@needs_chromium
+def test_ten_people_at_once_all_get_correct_pages(app_url):
+    expected = concurrent_users.expected_from_manifest(CORPUS / "manifest.json")
+    assert expected.top == TOP and expected.total == sum(len(f["sessions"]) for f in MANIFEST.values())
+    visits = asyncio.run(concurrent_users.run_users(app_url, 10, expected, sessions=2))
+    assert [v.user for v in visits] == list(range(10))
+    for visit in visits:
+        assert visit.problems(expected) == []
+        assert visit.caption.startswith(DEMO_CAPTION)
+        assert visit.sessions_metric == str(expected.total)
+        assert [p.iri for p in visit.opened] == concurrent_users.picks_for(visit.user, expected, 2)
+        assert [p.heading for p in visit.opened] == [TOP[p.iri] for p in visit.opened]
+    assert len({p.iri for v in visits for p in v.opened}) == len(TOP)  # between them, every session
+
+
+def test_a_wrong_page_is_reported_by_the_visit_checks():
+    expected = concurrent_users.expected_from_manifest(CORPUS / "manifest.json")
+    iri = sorted(TOP)[0]
+    good = concurrent_users.Visit(0, 1.0, DEMO_CAPTION + " · newest first", str(expected.total),
+                                  [concurrent_users.Opened(iri, TOP[iri], TOP[iri], True, None, 1.0)])
+    assert good.problems(expected) == []
+    wrong = concurrent_users.Visit(1, 1.0, "1–5 of 5 matching · 5 top-level sessions in all", "5",
+                                   [concurrent_users.Opened(iri, TOP[iri], QUESTION_A, False, "KeyError: 'x'", 1.0)])
+    assert wrong.problems(expected) == [
+        f"user 1: list caption '1–5 of 5 matching · 5 top-level sessions in all', expected {DEMO_CAPTION!r}…",
+        f"user 1: sidebar Sessions '5', expected {expected.total}",
+        f"user 1: {iri} shows {QUESTION_A!r}, expected {TOP[iri]!r}",
+        f"user 1: {iri} is not named on its page",
+        f"user 1: {iri} shows an exception: KeyError: 'x'"]
+
+
+@browser
+@needs_chromium
+def test_a_file_over_streamlits_upload_limit_is_refused_by_the_browser_with_its_name_and_the_limit():
+    from tests.browser_support import streamlit_server
+
+    with streamlit_server(env={"STREAMLIT_SERVER_MAX_UPLOAD_SIZE": "1"}) as url, people(1) as (page,):
+        page.goto(url + "/")
+        wait_for_streamlit_idle(page)
+        page.locator('[data-testid="stSidebar"] [data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+            files=[{"name": "too-big.ttl", "mimeType": "text/turtle", "buffer": b"#" * 1_500_000}])
+        wait_for_streamlit_idle(page)
+        uploader = page.locator('[data-testid="stSidebar"] [data-testid="stFileUploader"]')
+        assert "too-big.ttl\n1.5MB\nError: File must be 1.0MB or smaller." in uploader.inner_text()
+        assert caption(page).startswith(DEMO_CAPTION)  # nothing reached the app; the demo stays
+        assert page.locator('[data-testid="stException"]').count() == 0
+        screenshot(page, "users-upload-over-streamlit-limit")
