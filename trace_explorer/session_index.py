@@ -50,13 +50,17 @@ SUMMARY_PREDICATES = frozenset({
 })
 _BATCH = 200  # sessions read from a store per query batch
 
+# The list's columns in a narrow table (one covering index serves the order and the filters),
+# the searched words and the summaries in tables of their own: a filter over 100,000 rows then
+# reads a few megabytes, not every summary.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
     root TEXT PRIMARY KEY, top INTEGER NOT NULL, time TEXT, mechanism TEXT NOT NULL,
-    pattern TEXT, status TEXT NOT NULL, steps INTEGER NOT NULL, search TEXT NOT NULL,
-    summary TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS sessions_by_time ON sessions (top, time DESC, root);
+    pattern TEXT, status TEXT NOT NULL, steps INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS sessions_listed ON sessions (top, time DESC, root, mechanism, pattern, status);
+CREATE TABLE IF NOT EXISTS search (root TEXT PRIMARY KEY, words TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS summaries (root TEXT PRIMARY KEY, summary TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (digest TEXT PRIMARY KEY, name TEXT NOT NULL);
 """
 _ORDER = "ORDER BY time IS NULL, time DESC, root"  # newest first, undated last, then by IRI
@@ -122,7 +126,12 @@ class SessionIndex:
         where, params = _where(filters)
         tail = " LIMIT ? OFFSET ?" if limit else (" LIMIT -1 OFFSET ?" if offset else "")
         params += [int(limit), int(offset)] if limit else ([int(offset)] if offset else [])
-        return [json.loads(s) for (s,) in self._query(f"SELECT summary FROM sessions {where} {_ORDER}{tail}", params)]
+        roots = [r for (r,) in self._query(f"SELECT root FROM sessions {where} {_ORDER}{tail}", params)]
+        summaries: dict[str, str] = {}
+        for start in range(0, len(roots), 500):
+            chunk = roots[start:start + 500]
+            summaries.update(self._query(f"SELECT root, summary FROM summaries WHERE root IN ({','.join('?' * len(chunk))})", chunk))
+        return [json.loads(summaries[r]) for r in roots if r in summaries]
 
     def count(self, filters: SessionFilter) -> int:
         """How many sessions match ``filters``."""
@@ -154,11 +163,14 @@ class SessionIndex:
     def replace(self, drop: Iterable[str], rows: Iterable[dict], files: Iterable[tuple[str, str]] = ()) -> None:
         """In one transaction: remove the rows of ``drop``, write ``rows`` (``index_row``
         dicts), and record ``files`` as (name, SHA-256) pairs."""
+        rows = list(rows)
         with self._lock, self._db:
-            self._db.executemany("DELETE FROM sessions WHERE root = ?", ((r,) for r in drop))
+            for table in ("sessions", "search", "summaries"):
+                self._db.executemany(f"DELETE FROM {table} WHERE root = ?", ((r,) for r in drop))
             self._db.executemany(
-                "INSERT OR REPLACE INTO sessions VALUES (:root, :top, :time, :mechanism, :pattern, :status, :steps, :search, :summary)",
-                rows)
+                "INSERT OR REPLACE INTO sessions VALUES (:root, :top, :time, :mechanism, :pattern, :status, :steps)", rows)
+            self._db.executemany("INSERT OR REPLACE INTO search VALUES (:root, :search)", rows)
+            self._db.executemany("INSERT OR REPLACE INTO summaries VALUES (:root, :summary)", rows)
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
 
     def close(self) -> None:
@@ -181,7 +193,7 @@ def _where(filters: SessionFilter) -> tuple[str, list[Any]]:
         clauses.append("status = ?")
         params.append(filters.status)
     if filters.needle:
-        clauses.append("instr(search, ?) > 0")
+        clauses.append("root IN (SELECT root FROM search WHERE instr(words, ?) > 0)")
         params.append(filters.needle.lower())
     return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
 

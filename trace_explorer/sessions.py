@@ -261,7 +261,7 @@ class SessionReader:
         out = []
         parent_session = None
         for parent, _ in self.index.parents(root):
-            parent_session = self._owner_of(parent)
+            parent_session = self._owner_of(parent) or step_owner(parent)
         for m in members:
             if m == root:
                 continue
