@@ -63,6 +63,8 @@ INGEST_DOCS = "ingest content file (.documents.json)"
 LIST_FIRST = "session list: first page (50)"
 LIST_MECHANISM = "session list: mechanism = GraphRAG"
 LIST_TEXT = 'session list: text "bronze"'
+SCALE_ROWS = 10  # the list measured again with the session index copied this many times over
+LIST_SCALED = "  same three, index rows x{n}: {what}"
 OPEN_12 = "open 12-step session"
 PEAK_RSS = "peak RSS"
 LONG_STEPS = (2000, 200)  # the long ReAct runs: one opened, one drawn as a DAG
@@ -79,7 +81,7 @@ def dag_label(steps: int) -> str:
 def labels(long_steps: tuple[int, int] = LONG_STEPS) -> tuple[str, ...]:
     """Every row label the report prints, in order."""
     return (INGEST, VS_BULK, VS_BULK_TRACES, VS_RDFLIB, INGEST_DOCS, LIST_FIRST, LIST_MECHANISM, LIST_TEXT,
-            OPEN_12, open_long_label(long_steps[0]), dag_label(long_steps[1]), PEAK_RSS)
+            *(LIST_SCALED.format(n=SCALE_ROWS, what=w) for w in ("first page", "GraphRAG", "bronze")), OPEN_12, open_long_label(long_steps[0]), dag_label(long_steps[1]), PEAK_RSS)
 
 TARGET_BULK_RATIO = 1.5
 TARGET_RDFLIB_SPEEDUP = 10.0
@@ -235,6 +237,28 @@ def profile_call(directory: Path | None, name: str, function) -> None:
     profiler.dump_stats(str(directory / f"{name}.prof"))
 
 
+def scaled_source(store_dir: Path, times: int):
+    """The store's source with its session index copied ``times`` over (new IRIs, same fields)
+    into a temporary SQLite file: the list of a store ``times`` as large, without ingesting it."""
+    from trace_explorer.local_store import local_source
+    from trace_explorer.session_index import SessionIndex
+
+    source = local_source(store_dir, read_only=True)
+    rows = source.index._query("SELECT s.root, top, time, mechanism, pattern, status, steps, words, summary FROM sessions s "
+                               "JOIN search w ON w.root = s.root JOIN summaries m ON m.root = s.root")
+    bigger = SessionIndex(Path(tempfile.mkdtemp()) / "scaled.sqlite")
+    copies = []
+    for copy in range(times):
+        for root, top, when, mechanism, pattern, status, steps, words, summary in rows:
+            new_root = f"{root}-{copy}"
+            record = dict(json.loads(summary), id=new_root)
+            copies.append(dict(root=new_root, top=top, time=when, mechanism=mechanism, pattern=pattern, status=status,
+                               steps=steps, search=f"{words}-{copy}", summary=json.dumps(record)))
+    bigger.replace([], copies)
+    source.index = bigger
+    return source
+
+
 def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budget_s: float,
                   profile: Path | None) -> dict:
     """One measurement on the store, in a fresh process: the app after a restart (the store
@@ -246,6 +270,9 @@ def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budg
 
     source = local_source(store_dir)
     out: dict = {}
+    if what.startswith("scaled"):
+        source = scaled_source(store_dir, SCALE_ROWS)
+        what = "list" + what[len("scaled"):]
     if what.startswith("list"):
         filters = {"list_first": None, "list_graphrag": SessionFilter(mechanism="GraphRAG"),
                    "list_bronze": SessionFilter(text="bronze")}[what]
@@ -346,6 +373,9 @@ def benchmark(sessions: int, work: Path, *, seed: int, repeat: int, profile: Pat
         (LIST_FIRST, "list_first", None, TARGET_LIST_MS, repeat),
         (LIST_MECHANISM, "list_graphrag", None, TARGET_LIST_MS, repeat),
         (LIST_TEXT, "list_bronze", None, TARGET_LIST_MS, repeat),
+        (LIST_SCALED.format(n=SCALE_ROWS, what="first page"), "scaled_first", None, None, repeat),
+        (LIST_SCALED.format(n=SCALE_ROWS, what="GraphRAG"), "scaled_graphrag", None, None, repeat),
+        (LIST_SCALED.format(n=SCALE_ROWS, what="bronze"), "scaled_bronze", None, None, repeat),
         (OPEN_12, "open", notable["react_12"], TARGET_OPEN_12_MS, repeat),
         (open_long_label(long_open), "open", notable[f"react_{long_open}"], None, max(1, repeat // 2)),
         (dag_label(long_dag), "dag", notable[f"react_{long_dag}"], TARGET_DAG_MS, max(1, repeat // 2)),
