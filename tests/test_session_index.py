@@ -167,3 +167,20 @@ def test_index_files_are_shared_safely_between_threads(tmp_path):
     with ThreadPoolExecutor(8) as pool:
         counts = list(pool.map(lambda _: index.count(SessionFilter(include_sub=True)), range(64)))
     assert counts == [len(manifest_sessions())] * 64
+
+
+def test_large_files_written_in_bulk_give_the_same_store(tmp_path, monkeypatch):
+    # above BULK_QUADS a file's quads go in by Store.bulk_extend: the same result
+    from trace_explorer import local_store
+
+    small = open_local_store(tmp_path / "small")
+    for path in expand_paths([CORPUS]):
+        ingest_file(small, str(path))
+    monkeypatch.setattr(local_store, "BULK_QUADS", 0)
+    large = open_local_store(tmp_path / "large")
+    timings: dict[str, float] = {}
+    for path in expand_paths([CORPUS]):
+        ingest_file(large, str(path), timings=timings)
+    assert set(large.store) == set(small.store) and len(large) == len(small) > 1000
+    assert _rows(large) == _rows(small)
+    assert set(timings) == {"read", "write", "index"} and all(t > 0 for t in timings.values())

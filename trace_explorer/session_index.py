@@ -30,7 +30,7 @@ from .model import Session
 from .session_fetch import DERIVED, ROOTS, fetch_sessions
 from .session_filter import SessionFilter
 from .session_report import session_summary
-from .sessions import SessionReader, step_owner
+from .sessions import SessionReader, root_iris, step_owner
 from .sources import StoreSource
 from .sparql_text import PREFIXES, iri_batches, values_clause
 from .triple_index import TripleIndex
@@ -226,44 +226,53 @@ def build_index(store: ox.Store, index: SessionIndex | None = None) -> SessionIn
 
 
 class IndexUpdate:
-    """What adding one file's quads to a store does to the index.
+    """What adding one file's quads to a store does to the index, in three steps:
 
-    Made before the quads go in (``IndexUpdate(store, index, quads)``), applied after:
-    - sessions whose Question is in the file and new to the store are read from the file;
-    - sessions the store already had (indexed, or with steps derived from their Question), and
-      the sessions that steps of the file extend (by IRI, ``sessions.step_owner``, or by a
-      derivation to an entity outside the file: a later step, a sub-session's parent step),
-      are read again from the store once the file is in.
+    1. ``IndexUpdate(store, index, quads)``, before the quads go in: keeps the triples a summary
+       needs and notes which of the file's sessions the store already has (indexed, or with
+       steps derived from their Question);
+    2. ``read()``, before, during or after the write (it does not touch the store): reads the
+       sessions whose Question is in the file and new to the store, from the file, and finds
+       the sessions outside the file that its steps extend (by IRI, ``sessions.step_owner``,
+       or by a derivation to an entity outside the file: a later step, a sub-session's parent);
+    3. ``apply(files)``, after the write: reads those and the known ones again from the store
+       and writes every row.
     """
 
     def __init__(self, store: ox.Store, index: SessionIndex, quads: Sequence[ox.Quad]):
         self.store, self.index = store, index
-        triples = TripleIndex(summary_quads(quads))
+        self.quads = summary_quads(quads)
+        in_file = root_iris(self.quads)
+        self.known = index.has(in_file) | _derived_from(store, in_file)
+        self.rows: list[dict] = []
+        self.outside: set[str] = set(self.known)
+        self.from_file: list[str] = []
+        self.dangling: list[str] = []
+
+    def read(self) -> None:
+        """Read the file's new sessions and what else it extends (step 2)."""
+        triples = TripleIndex(self.quads)
+        self.quads = []
         reader = SessionReader(triples)
-        in_file = list(reader.roots)
-        known = index.has(in_file) | _derived_from(store, in_file)
-        self.from_file = [r for r in in_file if r not in known]
-        # read now, so that the file's triples are let go before its quads are written
+        self.from_file = [r for r in reader.roots if r not in self.known]
         self.rows = [index_row(reader.read(r)) for r in self.from_file]
-        members = {m for r in in_file for m in reader.members(r)}
-        outside: set[str] = set(known)
+        members = {m for r in reader.roots for m in reader.members(r)}
         dangling: set[str] = set()
         for subject in triples.properties:
             owner = step_owner(subject) if subject not in members else None
             if owner is not None:
-                outside.add(owner)
+                self.outside.add(owner)
             for parent in triples.iris(subject, WAS_DERIVED_FROM):
                 if parent not in triples.properties:
                     owner = step_owner(parent)
                     if owner is not None:
-                        outside.add(owner)
+                        self.outside.add(owner)
                     else:
                         dangling.add(parent)
         self.dangling = sorted(dangling)
-        self.outside = outside - set(self.from_file)
 
     def apply(self, files: Iterable[tuple[str, str]] = ()) -> int:
-        """Write the rows (after the file's quads are in the store); returns how many."""
+        """Write the rows, once the file's quads are in the store (step 3); returns how many."""
         outside = (self.outside | _roots_above(self.store, self.dangling)) - set(self.from_file)
         rows = self.rows + rows_from_store(self.store, sorted(outside))
         self.index.replace(sorted(outside), rows, files)

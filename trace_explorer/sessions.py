@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -65,6 +66,7 @@ _KIND_RANK = {kind: rank for rank, kind in enumerate(
 _ROOT_PREFIXES = (("urn:trustgraph:question:", GRAPHRAG), ("urn:trustgraph:docrag:", DOCRAG),
                   ("urn:trustgraph:agent:", AGENT))
 _SUBTYPES = {GRAPH_RAG_QUESTION: GRAPHRAG, DOC_RAG_QUESTION: DOCRAG, AGENT_QUESTION: AGENT}
+_ROOT_PREFIX_TUPLE = tuple(p for p, _ in _ROOT_PREFIXES)
 _NUMBER = re.compile(r"\d+")
 _STEP_OF_ROOT = re.compile(r"^(urn:trustgraph:(?:agent|docrag):[^/]+)/")
 
@@ -133,10 +135,7 @@ class SessionReader:
 
     # -- finding sessions -------------------------------------------------------------------
     def _is_root(self, subject: str) -> bool:
-        types = self.index.types(subject)
-        if QUESTION in types or types & _SUBTYPES.keys():
-            return True
-        return bool(self.index.objects(subject, QUERY)) and subject.startswith(tuple(p for p, _ in _ROOT_PREFIXES))
+        return is_root(subject, self.index.types(subject), bool(self.index.objects(subject, QUERY)))
 
     def _owners_by_prefix(self) -> dict[str, str]:
         """Subject -> the root its IRI extends. An agent or DocRAG step IRI names its session
@@ -539,6 +538,32 @@ class SessionReader:
             ordered = nx.lexicographical_topological_sort(parts, key=lambda part: first[part])
             looped = sorted((n for nodes in groups.values() if len(nodes) > 1 for n in nodes), key=key)
             return [n for part in ordered for n in sorted(groups[part], key=key)], looped
+
+
+def is_root(subject: str, types: set[str], has_query: bool) -> bool:
+    """Whether ``subject`` is a session root (TRACE-MODEL.md, "Sessions"): typed tg:Question or
+    one of its subtypes, or carrying a ``tg:query`` (``has_query``) on an IRI of TrustGraph's
+    root shapes (``urn:trustgraph:question:``, ``:docrag:``, ``:agent:``)."""
+    if QUESTION in types or types & _SUBTYPES.keys():
+        return True
+    return has_query and subject.startswith(_ROOT_PREFIX_TUPLE)
+
+
+def root_iris(quads: Iterable[ox.Quad]) -> list[str]:
+    """The session roots among the subjects of ``quads`` (``is_root``), in IRI order: one pass,
+    without reading any session."""
+    types: dict[str, set[str]] = {}
+    queried: set[str] = set()
+    for quad in quads:
+        subject = quad.subject
+        if type(subject) is not ox.NamedNode:
+            continue
+        predicate = quad.predicate.value
+        if predicate == RDF_TYPE and type(quad.object) is ox.NamedNode:
+            types.setdefault(subject.value, set()).add(quad.object.value)
+        elif predicate == QUERY:
+            queried.add(subject.value)
+    return sorted(s for s in types.keys() | queried if is_root(s, types.get(s, set()), s in queried))
 
 
 def step_owner(iri: str) -> str | None:

@@ -39,13 +39,13 @@ class TripleIndex:
         self._types: dict[str, set[str]] = {}
         seen: set[tuple[str, str, Term]] = set()
         properties, children, graphs = self.properties, self.children, self.graphs
-        named, default = ox.NamedNode, ox.DefaultGraph
+        named, default, quad_type = ox.NamedNode, ox.DefaultGraph, ox.Quad
         for quad in quads:
             subject = quad.subject
             subject = subject.value if type(subject) is named else term_key(subject)
             predicate = quad.predicate.value
             obj = quad.object
-            graph = getattr(quad, "graph_name", None)  # a Triple (from CONSTRUCT) has no graph
+            graph = quad.graph_name if type(quad) is quad_type else None  # a Triple (from CONSTRUCT) has none
             graphs[subject].add("" if graph is None or type(graph) is default else term_key(graph))
             key = (subject, predicate, obj)
             if key in seen:
