@@ -297,13 +297,23 @@ def _request_connect() -> None:
     st.session_state["te_endpoint_requested"] = True
 
 
+def _compact(count: int) -> str:
+    """A count that fits a narrow metric: 60,298 as is, 768,266 as "768k", 1,250,000 as "1.25M"."""
+    if count < 100_000:
+        return f"{count:,}"
+    if count < 1_000_000:
+        return f"{count / 1000:.0f}k"
+    return f"{count / 1_000_000:.3g}M"
+
+
 def _stats(collection: Collection) -> None:
     sessions, steps, triples = st.columns(3, gap="small")
     try:
-        sessions.metric("Sessions", f"{collection.count('sessions'):,}")
-        steps.metric("Steps", f"{collection.count('steps'):,}")
-        count = collection.count("triples")
-        triples.metric("Triples", f"{count:,}" if count >= 0 else "—")
+        for column, label, what in ((sessions, "Sessions", "sessions"), (steps, "Steps", "steps"),
+                                    (triples, "Triples", "triples")):
+            count = collection.count(what)
+            column.metric(label, _compact(count) if count >= 0 else "—",
+                          help=f"{count:,} {what}" if count >= 0 else "not counted for this source")
         st.caption(md_escape(f"{collection.count('top'):,} top-level sessions · from {collection.label}"))
     except SourceError as error:
         st.error(md_escape(str(error)), icon=":material/error:")

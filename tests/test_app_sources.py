@@ -81,3 +81,10 @@ def test_loopback_endpoint_refused_without_an_allowlist(app_env, virtuoso_url):
     at.sidebar.button(key="te_endpoint_connect").click().run()
     assert any("non-public address" in unescape(e.value) for e in at.sidebar.error)
     assert sorted(table_ids(at)) == sorted(TOP)  # the demo stays
+
+
+def test_large_counts_fit_the_sidebar_metrics():
+    from components.source_picker import _compact
+
+    assert [_compact(n) for n in (0, 60_298, 99_999, 768_266, 1_000_000, 1_254_000)] == \
+        ["0", "60,298", "99,999", "768k", "1M", "1.25M"]
