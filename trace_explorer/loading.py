@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from .collector import collector_paused
 from .errors import TraceLoadError
 from .quoted_triples import normalise_quoted_triples
 from .wire import WireFormatError, decode_quad
@@ -260,7 +261,8 @@ def _gunzip(name: str, data: bytes, max_bytes: int) -> bytes:
 def _read_rdf(name: str, data: bytes, fmt: ox.RdfFormat, progress: Progress | None = None) -> LoadedFile:
     source = io.BufferedReader(_CountingReader(data, progress)) if progress else data
     try:
-        quads = list(ox.parse(input=source, format=fmt))
+        with collector_paused():
+            quads = list(ox.parse(input=source, format=fmt))
     except SyntaxError as error:
         message = _PARSER_POSITION.sub("", str(error.msg))
         if "UTF-8" in message or "utf-8" in message:

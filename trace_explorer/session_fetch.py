@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
+from .collector import collector_paused
 from .model import Session
 from .sessions import SessionReader, step_owner
 from .sources import TraceSource
@@ -40,6 +41,11 @@ def fetch_sessions(source: TraceSource, roots: list[str], *, context: bool = Tru
     Raises SourceError when the source fails; ValueError for a root that is not an IRI."""
     if not roots:
         return {}
+    with collector_paused():  # a long session is a great many objects, all kept
+        return _fetch(source, roots, context)
+
+
+def _fetch(source: TraceSource, roots: list[str], context: bool) -> dict[str, Session]:
     anchors = values_clause("root", [iri(r) for r in roots])
     # two queries, not one UNION: joined with ``?s ?p ?o`` a union is evaluated triple by triple
     # by some engines (pyoxigraph among them), which is quadratic in the store's size

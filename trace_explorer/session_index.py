@@ -26,6 +26,7 @@ from typing import Any
 
 import pyoxigraph as ox
 
+from .collector import collector_paused
 from .model import Session
 from .session_fetch import DERIVED, ROOTS, fetch_sessions
 from .session_filter import SessionFilter
@@ -219,8 +220,9 @@ def build_index(store: ox.Store, index: SessionIndex | None = None) -> SessionIn
     """(Re)build the rows of every session in ``store`` into ``index`` (a new in-memory index
     when None); returns the index. Reads every session once, from the summary triples."""
     index = index or SessionIndex()
-    reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))))
-    rows = [index_row(reader.read(root)) for root in reader.roots]
+    with collector_paused():
+        reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))))
+        rows = [index_row(reader.read(root)) for root in reader.roots]
     index.replace(index.roots(), rows)
     return index
 
@@ -251,6 +253,10 @@ class IndexUpdate:
 
     def read(self) -> None:
         """Read the file's new sessions and what else it extends (step 2)."""
+        with collector_paused():
+            self._read()
+
+    def _read(self) -> None:
         triples = TripleIndex(self.quads)
         self.quads = []
         reader = SessionReader(triples)

@@ -30,28 +30,23 @@ def term_key(term: Term) -> str:
 
 class TripleIndex:
     """``properties[subject][predicate]`` -> objects (duplicates across graphs folded, order kept),
-    ``children[parent]`` -> ``[(child, relation)]``, ``graphs[subject]`` -> graph names."""
+    ``children[parent]`` -> ``[(child, relation)]``."""
 
     def __init__(self, quads: Iterable[ox.Quad | ox.Triple]):
         self.properties: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
         self.children: dict[str, list[tuple[str, str]]] = defaultdict(list)
-        self.graphs: dict[str, set[str]] = defaultdict(set)
         self._types: dict[str, set[str]] = {}
-        seen: set[tuple[str, str, Term]] = set()
-        properties, children, graphs = self.properties, self.children, self.graphs
-        named, default, quad_type = ox.NamedNode, ox.DefaultGraph, ox.Quad
+        properties, children = self.properties, self.children
+        named = ox.NamedNode
         for quad in quads:
             subject = quad.subject
             subject = subject.value if type(subject) is named else term_key(subject)
             predicate = quad.predicate.value
             obj = quad.object
-            graph = quad.graph_name if type(quad) is quad_type else None  # a Triple (from CONSTRUCT) has none
-            graphs[subject].add("" if graph is None or type(graph) is default else term_key(graph))
-            key = (subject, predicate, obj)
-            if key in seen:
+            values = properties[subject][predicate]
+            if obj in values:  # the same triple in another graph (lists are short: a scan)
                 continue
-            seen.add(key)
-            properties[subject][predicate].append(obj)
+            values.append(obj)
             relation = DERIVATION_RELATIONS.get(predicate)
             if relation and isinstance(obj, (named, ox.BlankNode)):
                 children[term_key(obj)].append((subject, relation))
