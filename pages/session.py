@@ -49,7 +49,7 @@ chosen = selected_step(session)
 left, right = st.columns([1, 1], gap="medium")
 with left:
     st.markdown("##### :material/timeline: Timeline", anchors=False)
-    timeline(session, chosen)
+    timeline(session, chosen, collection.key)
 with right:
     with st.container(border=True):
         chosen = step_picker(session)

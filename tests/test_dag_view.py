@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from trace_explorer.dag_view import dag_html, node_levels, suggested_height
+from trace_explorer.dag_folding import FOLDED, ITERATION
+from trace_explorer.dag_view import (FOLD_ABOVE_NODES, MAX_PIECES, OPEN_WINDOW, dag_html, fold_base, fold_title,
+                                     folded_layout, folds, holder, is_long, node_levels, suggested_height)
 from trace_explorer.model import SESSION_NODE, Session
 from trace_explorer.palette import ERROR_COLOUR, PROV_FILLS, kind_colour
 from trace_explorer.sessions import read_sessions
 from trace_explorer.store import load_collection
 
-from .test_timeline import synthetic_react
+from .test_timeline import long_react, synthetic_react
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
@@ -217,3 +219,151 @@ def test_an_agent_is_drawn_as_prov_orange_house():
     svg = base64.b64decode(images[0]).decode()
     assert "<path" in svg and prov_fill("Agent") in svg  # the house, in PROV's agent colour
     assert '"shape": "image"' in html
+
+
+# -- long sessions: grouped and folded ---------------------------------------------------------------
+def test_corpus_sessions_are_drawn_whole(sessions):
+    assert all(not is_long(s) for s in sessions.values())  # the tests above: every node drawn
+    assert synthetic_react(100).graph.number_of_nodes() <= FOLD_ABOVE_NODES  # the 200-step test too
+
+
+def members_of(layout) -> list[str]:
+    return [m for node in layout.nodes for m in node.members]
+
+
+def test_a_2000_iteration_session_draws_a_few_dozen_nodes():
+    session = long_react(2000)
+    assert len(session.steps) == 4002 and session.graph.number_of_nodes() == 6003 and is_long(session)
+    layout = folded_layout(session)
+    nodes, edges = drawn(dag_html(session, sessions={}, layout=layout))
+    assert 10 <= len(nodes) <= 40 and len(nodes) == len(layout.nodes)
+    assert [n["id"] for n in nodes] == [n.id for n in layout.nodes]
+    assert {(e["from"], e["to"]) for e in edges} == {(s, t) for s, t, _ in layout.edges}
+    # every graph node is in exactly one drawn node: shown, grouped into an Iteration, or folded
+    assert sorted(members_of(layout)) == sorted(session.graph.nodes)
+    kinds = [n.kind for n in layout.nodes]
+    assert kinds[:2] == ["Question", "PatternDecision"] and kinds[-1] == "Conclusion"
+    assert kinds.count(FOLDED) <= MAX_PIECES and kinds.count(FOLDED) >= 5
+    first = next(n for n in layout.nodes if n.kind == ITERATION)
+    assert first.id == session.id + "/i1"
+    assert sorted(first.members) == sorted([session.id + "/i1", session.id + "/i1/thought",
+                                            session.id + "/i1/observation"])
+    # a fold is a dashed box that names its run; a group's hover holds its three members' fields
+    by_id = {n["id"]: n for n in nodes}
+    fold = folds(layout)[0]
+    drawn_fold = by_id[fold.id]
+    assert drawn_fold["shape"] == "box" and drawn_fold["shapeProperties"]["borderDashes"]
+    assert drawn_fold["label"].startswith(f"⋯ {len(fold.folded_from)} iterations folded ⋯\ni3 – i")
+    assert drawn_fold["memberCount"] == len(fold.members) == 3 * len(fold.folded_from)
+    assert fold_title(fold).startswith("i3 – i") and f"{len(fold.folded_from):,} iterations" in fold_title(fold)
+    group = by_id[first.id]
+    assert group["label"].startswith("Iteration i1\n") and group["memberCount"] == 3
+    assert "thought: Step 1: I should use" in group["hover"] and "\nObservation\n" in group["hover"]
+    analysis = session.nodes[session.id + "/i1"]
+    assert group["label"].split("\n")[1] == analysis.fields["action"]
+    assert "folded run" in dag_html(session, layout=layout)  # the legend names the mark
+
+
+def test_the_selected_step_is_always_drawn_and_selected():
+    session = long_react(2000)
+    base = fold_base(session)
+    for index in (0, 1, 1300, 2001, 2002, 3999, 4001):
+        step = session.steps[index]
+        layout = folded_layout(session, step.id, base=base)
+        assert sorted(members_of(layout)) == sorted(session.graph.nodes)
+        node = holder(layout, step.id)
+        chosen = next(n for n in layout.nodes if n.id == node)
+        assert chosen.role != "folded", (index, chosen.lines)  # a fold opens around it
+        html = dag_html(session, step.id, layout=layout)
+        assert f'var selected = "{node}";' in html
+        drawn_node = next(n for n in drawn(html)[0] if n["id"] == node)
+        assert drawn_node["borderWidth"] == 4 and drawn_node["color"]["border"] == "#111827"
+        assert len(layout.nodes) <= 40 + OPEN_WINDOW
+    # in the middle of a run, the window is centred on it: iterations on both sides are drawn
+    layout = folded_layout(session, session.id + "/i1000/thought", base=base)
+    ids = [n.id for n in layout.nodes]
+    at = ids.index(session.id + "/i1000")
+    assert ids[at - 5:at + 6] == [f"{session.id}/i{i}" for i in range(995, 1006)]
+    # a thought selected directly is found in its Iteration too
+    assert holder(layout, session.id + "/i1000/thought") == session.id + "/i1000"
+
+
+def test_expanding_a_fold_draws_its_first_iterations_and_keeps_the_rest_folded():
+    session = long_react(2000)
+    base = fold_base(session)
+    layout = folded_layout(session, base=base)
+    fold = folds(layout)[2]
+    run = [part.id for part in fold.folded_from]
+    opened = folded_layout(session, None, [fold.id], base=base)
+    ids = [n.id for n in opened.nodes]
+    assert run[:OPEN_WINDOW] == ids[ids.index(run[0]):ids.index(run[0]) + OPEN_WINDOW]
+    rest = next(n for n in opened.nodes if n.id == run[OPEN_WINDOW])
+    assert rest.kind == FOLDED and [p.id for p in rest.folded_from] == run[OPEN_WINDOW:]
+    assert len(opened.nodes) == len(layout.nodes) + OPEN_WINDOW
+    assert sorted(members_of(opened)) == sorted(session.graph.nodes)
+    # the same with the fold's first step IRI (its Observation), and both opened together
+    assert [n.id for n in folded_layout(session, None, [run[0] + "/observation"], base=base).nodes] == ids
+    both = folded_layout(session, None, [fold.id, folds(layout)[5].id], base=base)
+    assert len(both.nodes) == len(layout.nodes) + 2 * OPEN_WINDOW
+
+
+def test_group_and_fold_nodes_keep_hostile_text_escaped():
+    import copy
+    session = copy.deepcopy(long_react(300))
+    for step in session.steps_of("Analysis"):
+        step.fields.update(action=HOSTILE, thought=HOSTILE + " href")
+    html = dag_html(session, session.steps[3].id)
+    assert "<img" not in html and "<script>alert(2)" not in html and "onerror=alert(1)>" not in html
+    nodes, _ = drawn(html)
+    fold = next(n for n in nodes if n["kind"] == FOLDED)
+    group = next(n for n in nodes if n["kind"] == ITERATION)
+    # tool names (cut short) name the fold's run, as literal text: labels are canvas text and
+    # the hover is shown with innerText
+    assert "i3: <img src=x onerror=alert(1)>" in fold["hover"] and "<img src=x" in fold["label"]
+    assert "thought: " + HOSTILE + " href" in group["hover"]  # decodes to the literal text
+    assert all("title" not in n for n in nodes) and "popup.innerHTML" not in html
+
+
+def test_a_100000_step_session_folds_in_seconds():
+    """The hostile-input issue's 100,000-step session (50,000 iterations of Analysis and
+    Observation, in memory): grouped, folded and drawn as a few dozen nodes."""
+    session = synthetic_react(50_000)
+    started = time.perf_counter()
+    base = fold_base(session)
+    selected = session.steps[77_777].id
+    html = dag_html(session, selected, layout=folded_layout(session, selected, base=base))
+    elapsed = time.perf_counter() - started
+    nodes, _ = drawn(html)
+    assert len(nodes) <= 40 + OPEN_WINDOW and selected in {n["id"] for n in nodes}
+    assert sum(n["memberCount"] for n in nodes) == session.graph.number_of_nodes()
+    assert elapsed < 30, f"{elapsed:.1f} s"  # about 2 s here; a loaded CI machine varies
+
+
+def test_a_long_graph_of_any_shape_is_folded_to_a_bounded_size():
+    """No chain and no fan to fold (each step derives from the two before it): stretches in
+    reading order are folded, so the page stays small; every node is still in one drawn node."""
+    import networkx as nx
+
+    from trace_explorer.dag_view import DRAWN_LIMIT
+    from trace_explorer.model import Step
+
+    root = Step("urn:trustgraph:agent:lattice", "Question")
+    session = Session(id=root.id, mechanism="Agent", question="q", root=root, nodes={root.id: root})
+    graph = nx.DiGraph()
+    graph.add_node(root.id)
+    before = [root.id]
+    for i in range(3000):
+        step = Step(f"{root.id}/step/{i}", "StepResult", fields={"plan_step": f"check {i % 5}"})
+        session.steps.append(step)
+        session.nodes[step.id] = step
+        for parent in before[-2:]:
+            graph.add_edge(step.id, parent, relation="wasDerivedFrom")
+        before.append(step.id)
+    session.graph, session.order = graph, [root.id] + [s.id for s in session.steps]
+    selected = session.steps[1500].id
+    layout = folded_layout(session, selected)
+    assert len(layout.nodes) <= DRAWN_LIMIT
+    assert sorted(members_of(layout)) == sorted(graph.nodes)
+    assert holder(layout, selected) == selected
+    nodes, _ = drawn(dag_html(session, selected, layout=layout))
+    assert len(nodes) == len(layout.nodes) and fold_title(folds(layout)[0]).endswith(" StepResult steps")

@@ -3,7 +3,10 @@ trace values read straight from the files with pyoxigraph)."""
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
+import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,8 +19,8 @@ from trace_explorer.model import Session, Step
 from trace_explorer.palette import KIND_COLOURS, kind_colour
 from trace_explorer.sessions import read_sessions
 from trace_explorer.store import load_collection
-from trace_explorer.timeline import (COLUMNS, SELECTION, UNTIMED_FRACTION, timeline_chart,
-                                     timeline_rows)
+from trace_explorer.timeline import (COLUMNS, SELECTION, UNTIMED_FRACTION, WINDOW_ROWS, timeline_chart,
+                                     timeline_rows, window_bounds, window_caption, window_count, window_of)
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
@@ -172,3 +175,181 @@ def test_a_2000_step_session_still_builds():
     assert spec["height"] == 720  # capped: the rows share a fixed plot height
     assert spec["encoding"]["y"]["axis"] is None  # labels would be unreadable
     assert elapsed < 5.0
+
+
+# -- long sessions: benchmarks/synthetic.py's ReAct runs, read like any upload -------------------
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _synthetic():
+    name = "benchmark_synthetic"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / "synthetic.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@functools.lru_cache(maxsize=4)
+def long_react_files(iterations: int) -> tuple[str, bytes, bytes]:
+    """A current-shape ReAct run of ``iterations`` Analysis steps (each with a Thought and an
+    Observation; about 8 % of tool calls fail) made by ``benchmarks/synthetic.py``: (root IRI,
+    N-Quads bytes, ``.documents.json`` bytes). 2,000 iterations make 4,002 steps."""
+    root, quads, documents = _synthetic().make_react_session(iterations)
+    return root, ox.serialize(quads, format=ox.RdfFormat.N_QUADS), json.dumps(documents).encode()
+
+
+@functools.lru_cache(maxsize=4)
+def long_react(iterations: int) -> Session:
+    """The session of ``long_react_files(iterations)``, read by the project's reader (shared by
+    the tests: do not change it, copy it)."""
+    from trace_explorer.store import TraceStore
+
+    root, nquads, documents = long_react_files(iterations)
+    store = TraceStore()
+    store.add_file("long.nq", nquads)
+    store.add_file("long.documents.json", documents)
+    return {s.id: s for s in read_sessions(store)}[root]
+
+
+def test_windows_page_a_long_session_in_reading_order():
+    assert WINDOW_ROWS == 200
+    assert window_count(4002) == 21 and window_count(200) == 1 and window_count(0) == 1
+    assert window_bounds(4002, 6) == (1200, 1400)
+    assert window_caption(*window_bounds(4002, 6), 4002) == "steps 1,201–1,400 of 4,002"
+    assert window_bounds(4002, 20) == (4000, 4002)  # the last window is short
+    assert window_bounds(4002, 99) == (4000, 4002) and window_bounds(4002, -3) == (0, 200)  # clamped
+    assert window_bounds(0, 0) == (0, 0)
+    assert [window_of(i) for i in (0, 199, 200, 1300, 4001)] == [0, 0, 1, 6, 20]
+    assert window_of(None) == 0
+    covered = [i for w in range(window_count(4002)) for i in range(*window_bounds(4002, w))]
+    assert covered == list(range(4002))  # every step in exactly one window
+    assert window_caption(*window_bounds(100_002, 500), 100_002) == "steps 100,001–100,002 of 100,002"
+
+
+def test_a_window_of_a_long_session_spans_its_own_time():
+    session = long_react(2000)
+    rows = timeline_rows(session)
+    assert len(rows) == len(session.steps) == 4002
+    start, end = window_bounds(len(rows), window_of(1300))
+    window = rows.iloc[start:end]
+    spec = timeline_chart(window, selected=rows["step"].iloc[1300]).to_dict()
+    data = next(iter(spec["datasets"].values()))
+    assert len(data) == 200 and data[0]["index"] == 1200 and data[-1]["index"] == 1399
+    assert [r["step"] for r in data if r["selected"]] == [session.steps[1300].id]
+    scale = spec["encoding"]["x"]["scale"]
+    assert scale["domain"] == [rows["start_ms"].iloc[1200], rows["end_ms"].iloc[1399]]
+    assert scale["zero"] is False and rows["start_ms"].iloc[1200] > 0  # not drawn from 0
+    first = timeline_chart(rows.iloc[0:200]).to_dict()
+    assert "scale" not in first["encoding"]["x"]  # the first window, like a short session
+
+
+def test_a_short_session_chart_has_no_window_scale(sessions):
+    spec = timeline_chart(timeline_rows(sessions[REACT_12])).to_dict()
+    assert "scale" not in spec["encoding"]["x"]
+
+
+def test_a_100000_step_timeline_builds_its_rows_and_a_window():
+    """The hostile-input issue's 100,000-step session: rows for every step, a chart of one window
+    (the whole would raise Altair's MaxRowsError). Made in memory: 50,000 iterations."""
+    session = synthetic_react(50_000)
+    started = time.perf_counter()
+    rows = timeline_rows(session)
+    start, end = window_bounds(len(rows), window_of(77_777))
+    spec = timeline_chart(rows.iloc[start:end], selected=rows["step"].iloc[77_777]).to_dict()
+    elapsed = time.perf_counter() - started
+    assert len(rows) == 100_000 and (start, end) == (77_600, 77_800)
+    assert len(next(iter(spec["datasets"].values()))) == 200
+    assert elapsed < 30, f"{elapsed:.1f} s"  # about 1.5 s here; a loaded CI machine varies
+
+
+# -- the session page of a long session (AppTest) ---------------------------------------------------
+def long_session_app(iterations: int, step_index: int):
+    """The app with a ``long_react_files(iterations)`` upload, on that session's page with
+    step ``step_index`` (0-based, reading order) named in the URL."""
+    from streamlit.testing.v1 import AppTest
+
+    root, nquads, documents = long_react_files(iterations)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180).run()
+    at.sidebar.file_uploader[0].set_value([("long.nq", nquads, "application/n-quads"),
+                                           ("long.documents.json", documents, "application/json")]).run()
+    assert not at.exception and not at.sidebar.error
+    at.switch_page("pages/session.py")
+    at.query_params["session"] = root
+    at.query_params["step"] = long_react(iterations).steps[step_index].id
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def captions(at) -> list[str]:
+    return [c.value.replace("\\", "") for c in at.main.caption]
+
+
+def test_a_long_session_page_windows_the_timeline_and_folds_the_graph():
+    session = long_react(2000)
+    at = long_session_app(2000, 1300)
+    shown = captions(at)
+    assert any("showing steps 1,201–1,400 of 4,002 (window 7 of 21)" in c for c in shown), shown
+    assert at.slider(key="te_timeline_window").value == 7
+    assert chart_rows(at) == list(range(1200, 1400))  # the chart draws the window only
+    dag = page_elements(at, "iframe")[0].proto.srcdoc
+    selected_group = session.steps[1300].id.removesuffix("/observation")  # i650/observation -> i650
+    assert f'var selected = "{selected_group}";' in dag  # its Iteration node is drawn and selected
+    # the picker lists the window around the selected step; the number box reaches any step
+    picker = at.selectbox(key="te_step")
+    assert picker.value == session.steps[1300].id
+    assert len(picker.options) == 200 and picker.options[0].startswith("1201. ")
+    assert at.number_input(key="te_step_number").value == 1301
+    # the graph says it is folded and lists its folds
+    assert any(c.startswith("Long session: 4,002 steps, 6,003 graph nodes.") for c in shown)
+    assert drawn_nodes(at) <= 40
+    folds = at.selectbox(key="te_dag_fold_pick")
+    assert 5 <= len(folds.options) <= 12 and folds.value is None
+
+    # Next moves the window, the selection stays
+    at.button(key="te_timeline_next").click().run()
+    assert chart_rows(at) == list(range(1400, 1600))
+    assert any("showing steps 1,401–1,600 of 4,002 (window 8 of 21). The selected step (1,301) is in window 7."
+               in c for c in captions(at)), captions(at)
+    assert at.selectbox(key="te_step").value == session.steps[1300].id
+    # a step chosen by number moves the window to it
+    at.number_input(key="te_step_number").set_value(3999).run()
+    assert at.selectbox(key="te_step").value == session.steps[3998].id
+    assert any("showing steps 3,801–4,000 of 4,002 (window 20 of 21)" in c for c in captions(at)), captions(at)
+    # opening a fold draws more nodes; "Fold again" closes it
+    from trace_explorer.dag_view import folded_layout, folds
+
+    before = drawn_nodes(at)
+    first_fold = folds(folded_layout(session, session.steps[3998].id))[0]
+    assert at.selectbox(key="te_dag_fold_pick").options[0].startswith("i3 – ")
+    at.selectbox(key="te_dag_fold_pick").set_value(first_fold.id).run()
+    assert drawn_nodes(at) > before
+    assert at.session_state["te_dag_open"]["ids"] == [first_fold.id]
+    assert at.selectbox(key="te_dag_fold_pick").value is None  # ready for the next one
+    at.button(key="te_dag_fold_all").click().run()
+    assert not at.exception and drawn_nodes(at) == before
+
+
+def page_elements(at, kind: str) -> list:
+    """Every element of ``kind`` ("vega_lite_chart", "iframe", ...) on the page, nested ones too."""
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            yield child
+            yield from walk(child)
+    return [e for e in walk(at.main) if getattr(e, "type", None) == kind]
+
+
+def chart_rows(at) -> list[int]:
+    """The ``index`` (0-based step) of each row the timeline chart sends to the browser."""
+    import pyarrow as pa
+
+    chart = page_elements(at, "vega_lite_chart")[0].proto
+    return pa.ipc.open_stream(chart.datasets[0].data.data).read_all().column("index").to_pylist()
+
+
+def drawn_nodes(at) -> int:
+    """How many nodes the DAG caption of a long session says are drawn."""
+    caption = next(c for c in captions(at) if c.startswith("Long session: ") and "nodes drawn" in c)
+    return int(caption.split(" nodes drawn")[0].rsplit(" ", 1)[1].replace(",", ""))

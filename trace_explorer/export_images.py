@@ -8,9 +8,10 @@ top. A node's border takes its kind's colour from ``palette``; a failed tool cal
 border and a "✗". A legend names the PROV classes and the kinds in the picture. Labels are at
 most ``LABEL_CHARS`` characters a line, cut with an ellipsis.
 
-Long sessions stay readable: a session graph of more than ``GROUP_ABOVE_NODES`` nodes is drawn
-grouped (an Analysis with its Thought and Observation is one "iteration" node; a Focus with its
-edge or chunk selections is one node), and a run of more than ``FOLD_RUN`` similar nodes (a chain
+Long sessions stay readable (the grouping and folding are ``dag_folding``'s, shared with the
+app's DAG): a session graph of more than ``GROUP_ABOVE_NODES`` nodes is drawn grouped (an
+Analysis with its Thought and Observation is one "iteration" node; a Focus with its edge or
+chunk selections is one node), and a run of more than ``FOLD_RUN`` similar nodes (a chain
 of iterations without errors, or siblings of one kind hanging off the same step) is folded into
 one dashed node that names what it holds (count, tags, commonest tools), keeping ``FOLD_KEEP`` at
 each end of a chain. If more than ``MAX_DRAWN_NODES`` remain, chains with errors fold too and
@@ -34,12 +35,13 @@ import re
 import shutil
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import graphviz
 from graphviz.quoting import quote
 
+from .dag_folding import (  # noqa: F401 (FOLD_KEEP, FOLD_RUN, FOLDED, MAX_DRAWN_NODES: named here too)
+    FOLD_KEEP, FOLD_RUN, FOLDED, ITERATION, MAX_DRAWN_NODES, DagLayout, DagNode, build_layout, fold_layout)
 from .export_markdown import visible_controls
 from .model import SESSION_NODE, Session, Step
 from .palette import ERROR_COLOUR, PROV_FILLS, kind_colour, prov_fill
@@ -48,10 +50,7 @@ from .vocabulary import local_name
 
 IMAGE_FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
 GROUP_ABOVE_NODES = 60
-FOLD_RUN = 8
-FOLD_KEEP = 2
 FAN_ROW = 3
-MAX_DRAWN_NODES = 40
 LABEL_CHARS = 30
 TOOLTIP_CHARS = 300
 DOT_TIMEOUT_S = 60
@@ -60,8 +59,6 @@ FONT = "DejaVu Sans"
 # Relations from a step to its parts (thought, selections): drawn below the step.
 PART_RELATIONS = frozenset({"selectedEdge", "selectedChunk", "thought"})
 SHAPES = {"Entity": "ellipse", "Activity": "box", "Agent": "house"}
-FOLDED = "Folded"
-ITERATION = "Iteration"
 TIMELINE_WIDTH_PX = 760
 IMAGE_ROW_PX = 13
 TIMELINE_FONT = "DejaVu Sans, Verdana, sans-serif"
@@ -73,38 +70,6 @@ _TEXT_FIELDS = ("thought", "observation", "error", "answer", "result", "finding"
 
 class ImageExportError(RuntimeError):
     """A renderer is missing or failed; the message says which and how to get it."""
-
-
-@dataclass
-class DagNode:
-    """One node of the drawn DAG.
-
-    ``id``: the IRI it stands for (of its first member when it groups several; that IRI is the
-    node's SVG ``<title>``); ``members``: every session graph node it stands for; ``kind``: a
-    TrustGraph kind, ``model.SESSION_NODE``, ``ITERATION`` or ``FOLDED``; ``lines``: its label;
-    ``tooltip``: plain text; ``role``: "step", "session" (a sub- or parent session) or "folded".
-    """
-
-    id: str
-    members: list[str]
-    kind: str
-    prov_class: str = "Entity"
-    lines: list[str] = field(default_factory=list)
-    tooltip: str = ""
-    error: bool = False
-    role: str = "step"
-    folded_from: list["DagNode"] = field(default_factory=list)
-
-
-@dataclass
-class DagLayout:
-    """What the DAG image draws: ``nodes`` in reading order, ``edges`` as (source, target,
-    relation) between node ids in PROV's direction, and whether it was ``grouped`` / ``folded``."""
-
-    nodes: list[DagNode]
-    edges: list[tuple[str, str, str]]
-    grouped: bool = False
-    folded: bool = False
 
 
 def image_format(name: str) -> str:
@@ -120,34 +85,14 @@ def dag_layout(session: Session, sessions: Mapping[str, Session] | None = None) 
     """The nodes and edges the DAG image draws: every node of ``session.graph`` (plus the parent
     session, if any), grouped and folded when the session is long (module docstring).
     ``sessions`` (IRI -> Session) gives sub-session nodes their question."""
-    sessions = sessions or {}
-    graph = session.graph
-    order = list(dict.fromkeys(list(session.order) + sorted(graph.nodes, key=str)))
-    grouped = graph.number_of_nodes() > GROUP_ABOVE_NODES
-    group_of = _groups(session) if grouped else {}
-    nodes: dict[str, DagNode] = {}
-    for node in order:
-        key = group_of.get(node, node)
-        if key in nodes:
-            nodes[key].members.append(node)
-            continue
-        nodes[key] = _node(session, node, sessions)
-    for key in set(group_of.values()):
-        _finish_group(session, nodes[key])
-    if session.parent_session and session.parent_session not in nodes:
-        parent = sessions.get(session.parent_session)
-        nodes[session.parent_session] = _session_node(session.parent_session, parent, "Parent session")
-    edges: dict[tuple[str, str], str] = {}
-    rank = {n: i for i, n in enumerate(order)}
-    for source, target, data in sorted(graph.edges(data=True), key=lambda e: (rank.get(e[0], 0), rank.get(e[1], 0), e[2].get("relation") or "")):
-        pair = (group_of.get(source, source), group_of.get(target, target))
-        if pair[0] != pair[1] and pair not in edges:
-            edges[pair] = data.get("relation") or "related"
-    if session.parent_session and (session.id, session.parent_session) not in edges:
-        edges[(session.id, session.parent_session)] = "wasDerivedFrom"
-    layout = DagLayout(list(nodes.values()), [(s, t, r) for (s, t), r in edges.items()], grouped=grouped)
+    grouped = session.graph.number_of_nodes() > GROUP_ABOVE_NODES
+    layout = build_layout(session, _node, grouped=grouped, sessions=sessions,
+                          parent_node=lambda iri, parent: _session_node(iri, parent, "Parent session"))
     if grouped:
-        _fold(layout)
+        for node in layout.nodes:
+            if len(node.members) > 1 or node.kind == ITERATION:
+                node.tooltip = "\n\n".join(_tooltip(session.nodes[m]) for m in node.members if m in session.nodes)
+        layout = fold_layout(layout)
     return layout
 
 
@@ -284,25 +229,6 @@ def timeline_image(session: Session, fmt: str) -> bytes:
 
 
 # -- helpers ------------------------------------------------------------------------------------
-def _groups(session: Session) -> dict[str, str]:
-    """Member IRI -> group IRI: an Analysis with its Thought and Observation, a Focus with its
-    selections."""
-    group_of: dict[str, str] = {}
-    graph = session.graph
-    for step in session.steps:
-        members: list[str] = []
-        if step.kind == "Analysis":
-            members = [step.fields.get("thought_id"), step.fields.get("observation_id")]
-        elif step.kind == "Focus":
-            members = [e.get("id") for e in step.fields.get("edges", [])] + [c.get("id") for c in step.fields.get("chunks", [])]
-        members = [m for m in members if m and m in graph and m not in group_of]
-        if members or step.kind == "Analysis":
-            group_of[step.id] = step.id
-            for member in members:
-                group_of[member] = step.id
-    return group_of
-
-
 def _node(session: Session, node: str, sessions: Mapping[str, Session]) -> DagNode:
     step = session.nodes.get(node)
     if step is None:
@@ -312,24 +238,6 @@ def _node(session: Session, node: str, sessions: Mapping[str, Session]) -> DagNo
     else:
         lines = [_title(step)] + _summary(session, step)
     return DagNode(node, [node], step.kind, step.prov_class, lines, _tooltip(step), has_error(step))
-
-
-def _finish_group(session: Session, node: DagNode) -> None:
-    """Label a group: an Analysis with its Thought and Observation becomes "Iteration i3" with
-    its tool and its Observation's error; a Focus says how many selections it holds."""
-    step = session.nodes[node.id]
-    node.tooltip = "\n\n".join(_tooltip(session.nodes[m]) for m in node.members if m in session.nodes)
-    if step.kind == "Focus":
-        picked = len(node.members) - 1
-        node.lines.append(f"{picked} selection{'s' if picked != 1 else ''}")
-        return
-    node.kind = ITERATION
-    node.error = any(has_error(session.nodes[m]) for m in node.members if m in session.nodes)
-    node.lines = [f"Iteration {step_tag(step.id)}".strip() + (" ✗" if node.error else "")]
-    if step.fields.get("action"):
-        node.lines.append(clip(step.fields["action"], LABEL_CHARS))
-    if node.error and step.fields.get("error"):
-        node.lines.append(clip(step.fields["error"], LABEL_CHARS))
 
 
 def _session_node(node: str, other: Session | None, role: str) -> DagNode:
@@ -408,103 +316,6 @@ def _tooltip(step: Step) -> str:
             value = json.dumps(value, ensure_ascii=False, default=str)
         lines.append(f"{name.replace('_', ' ')}: {clip(value, TOOLTIP_CHARS)}")
     return "\n".join(lines)
-
-
-def _fold(layout: DagLayout) -> None:
-    """Fold chains of error-free iterations and fans of same-kind leaves (module docstring); when
-    more than ``MAX_DRAWN_NODES`` remain, fold chains with errors too (the fold counts them)."""
-    folds = _chains(layout, with_errors=False) + _fans(layout)
-    _apply_folds(layout, folds)
-    if len(layout.nodes) > MAX_DRAWN_NODES:
-        more = _chains(layout, with_errors=True)
-        _apply_folds(layout, more)
-        folds += more
-    layout.folded = bool(folds)
-
-
-def _adjacency(layout: DagLayout) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    out_edges: dict[str, list[str]] = {}
-    in_edges: dict[str, list[str]] = {}
-    for source, target, _ in layout.edges:
-        out_edges.setdefault(source, []).append(target)
-        in_edges.setdefault(target, []).append(source)
-    return out_edges, in_edges
-
-
-def _chains(layout: DagLayout, with_errors: bool) -> list[list[str]]:
-    """Runs of more than ``FOLD_RUN`` iterations where each derives from the one before and
-    nothing else hangs on them; the middle of each run (``FOLD_KEEP`` kept at each end)."""
-    out_edges, in_edges = _adjacency(layout)
-    folds: list[list[str]] = []
-    run: list[str] = []
-    for node in layout.nodes + [None]:
-        plain = node is not None and (
-            node.kind in (ITERATION, FOLDED) and (with_errors or not node.error)
-            and len(out_edges.get(node.id, [])) == 1 and len(in_edges.get(node.id, [])) <= 1)
-        if plain and run and out_edges[node.id] == [run[-1]]:
-            run.append(node.id)
-            continue
-        if len(run) > FOLD_RUN:
-            folds.append(run[FOLD_KEEP:-FOLD_KEEP])
-        run = [node.id] if plain else []
-    return folds
-
-
-def _fans(layout: DagLayout) -> list[list[str]]:
-    """Leaves of one kind without errors that all derive from the same single node, when there
-    are more than ``FOLD_RUN``: all but the first ``FOLD_KEEP - 1``."""
-    out_edges, in_edges = _adjacency(layout)
-    fans: dict[tuple[str, str], list[str]] = {}
-    for node in layout.nodes:
-        targets = out_edges.get(node.id, [])
-        if node.role == "step" and not node.error and len(targets) == 1 and not in_edges.get(node.id):
-            fans.setdefault((node.kind, targets[0]), []).append(node.id)
-    return [ids[FOLD_KEEP - 1:] for ids in fans.values() if len(ids) > FOLD_RUN]
-
-
-def _apply_folds(layout: DagLayout, folds: list[list[str]]) -> None:
-    by_id = {n.id: n for n in layout.nodes}
-    for ids in folds:
-        _fold_run(layout, by_id, ids)
-
-
-def _fold_run(layout: DagLayout, by_id: dict[str, DagNode], ids: list[str]) -> None:
-    """Replace the nodes ``ids`` (a run, in order) by one folded node that names what it holds."""
-    parts = [p for i in ids for p in (by_id[i].folded_from or [by_id[i]])]
-    first = by_id[ids[0]]
-    members = [m for i in ids for m in by_id[i].members]
-    tools: dict[str, int] = {}
-    for part in parts:
-        label = part.lines[1] if len(part.lines) > 1 else part.kind
-        tools[label] = tools.get(label, 0) + 1
-    errors = sum(1 for part in parts if part.error)
-    kind_name = "iterations" if parts[0].kind == ITERATION else f"{short_kind(parts[0].kind)} steps"
-    tags = [t for t in (step_tag(parts[0].id), step_tag(parts[-1].id)) if t]
-    lines = [f"⋯ {len(parts)} {kind_name} folded ⋯"]
-    if len(tags) == 2:
-        lines.append(f"{tags[0]} – {tags[1]}")
-    common = sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))
-    summary = ", ".join(f"{name} ×{count}" for name, count in common[:2]) + (", …" if len(common) > 2 else "")
-    lines.append(clip(summary, LABEL_CHARS))
-    if errors:
-        lines.append(f"✗ {errors} with a tool error")
-    tooltip = f"{len(parts)} {kind_name} folded:\n" + "\n".join(
-        f"{step_tag(p.id) or p.id}: {' / '.join(p.lines[1:]) or p.kind}" for p in parts[:200])
-    folded = DagNode(first.id, members, FOLDED, first.prov_class, lines, tooltip, error=bool(errors),
-                     role="folded", folded_from=parts)
-    dropped = set(ids)
-    position = layout.nodes.index(first)
-    layout.nodes = [n for n in layout.nodes if n.id not in dropped]
-    layout.nodes.insert(position, folded)
-    edges: dict[tuple[str, str], str] = {}
-    for source, target, relation in layout.edges:
-        pair = (first.id if source in dropped else source, first.id if target in dropped else target)
-        if pair[0] != pair[1]:
-            edges.setdefault(pair, relation)
-    layout.edges = [(s, t, r) for (s, t), r in edges.items()]
-    for i in ids:
-        by_id.pop(i, None)
-    by_id[first.id] = folded
 
 
 def _node_attributes(node: DagNode) -> dict[str, str]:

@@ -6,6 +6,11 @@ LLM steps) and ``tg:toolDurationMs`` on an Observation. The timeline lays the st
 from the session start in reading order. A step without a duration gets a small fixed width
 (``UNTIMED_FRACTION`` of the session's measured time). A session that records no duration at
 all is drawn on an "order" axis: step ``i`` spans ``[i, i + 1)``.
+
+A session of more than ``WINDOW_ROWS`` steps is shown a window at a time (``window_of``,
+``window_bounds``, ``window_caption``): windows are consecutive pages of ``WINDOW_ROWS`` rows in
+reading order, so the chart stays readable and quick however long the session is; the rows
+keep their times from the session start.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ ROW_PX = 22  # height of one row while the rows fit in MAX_HEIGHT_PX
 MAX_HEIGHT_PX = 720
 SELECTED_OUTLINE = "#111827"
 TOOLTIP_CHARS = 160  # a tooltip value is cut to this many characters
+WINDOW_ROWS = 200  # a longer session's timeline shows a window of this many steps at a time
 
 
 def step_duration_ms(step: Step) -> float | None:
@@ -85,7 +91,8 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.Chart:
     ``st.altair_chart(chart, on_select="rerun")`` returns the picked step IRI).
 
     Builds for long sessions too (2,000 rows): the height is capped and the row labels are
-    hidden once they would be unreadable.
+    hidden once they would be unreadable. ``df`` may be a window of the rows (``window_bounds``):
+    one that does not start at the first step spans its own time on the x axis.
     """
     data = df.copy()
     count = len(data)
@@ -121,8 +128,13 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.Chart:
         y=alt.Y("label:N", sort=alt.EncodingSortField(field="index", order="ascending"),
                 axis=y_axis, title=None if y_axis else "steps (hover for details)"),
     )
+    # a window of a long session (its first row is not the session's first step) spans its own
+    # time, not the time from zero
+    late = count > 0 and int(data["index"].iloc[0]) > 0
+    x_scale = alt.Scale(domain=[float(data["start_ms"].min()), float(data["end_ms"].max())], nice=False,
+                        zero=False) if late else alt.Undefined
     bars = base.mark_bar(cornerRadius=2, cursor="pointer").encode(
-        x=alt.X("start_ms:Q", title=x_title, axis=x_axis),
+        x=alt.X("start_ms:Q", title=x_title, axis=x_axis, scale=x_scale),
         x2="end_ms:Q",
         color=alt.Color("kind:N", title=None,
                         scale=alt.Scale(domain=kinds, range=[kind_colour(k) for k in kinds]),
@@ -144,6 +156,30 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.Chart:
         ],
     ).add_params(pick)
     return bars.properties(height=height)
+
+
+def window_count(count: int, size: int = WINDOW_ROWS) -> int:
+    """How many windows of ``size`` rows ``count`` rows make (at least 1)."""
+    return max(1, -(-max(count, 0) // max(size, 1)))
+
+
+def window_of(index: int | None, size: int = WINDOW_ROWS) -> int:
+    """The 0-based window holding row ``index`` (0-based); the first when ``index`` is None."""
+    return 0 if index is None or index < 0 else index // max(size, 1)
+
+
+def window_bounds(count: int, window: int, size: int = WINDOW_ROWS) -> tuple[int, int]:
+    """Rows ``[start, end)`` (0-based) of window ``window`` of ``count`` rows, the window
+    clamped to those that exist: ``window_bounds(4002, 6) == (1200, 1400)``, the last window
+    may be short, ``(0, 0)`` for no rows."""
+    size = max(size, 1)
+    window = min(max(window, 0), window_count(count, size) - 1)
+    return min(window * size, max(count, 0)), min((window + 1) * size, max(count, 0))
+
+
+def window_caption(start: int, end: int, count: int) -> str:
+    """What a window shows, 1-based and inclusive: "steps 1,201–1,400 of 4,002"."""
+    return f"steps {start + 1:,}–{end:,} of {count:,}"
 
 
 def _count(value: Any) -> str:
