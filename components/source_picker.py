@@ -312,8 +312,9 @@ def _stats(collection: Collection) -> None:
         for column, label, what in ((sessions, "Sessions", "sessions"), (steps, "Steps", "steps"),
                                     (triples, "Triples", "triples")):
             count = collection.count(what)
-            column.metric(label, _compact(count) if count >= 0 else "—",
-                          help=f"{count:,} {what}" if count >= 0 else "not counted for this source")
+            shown = _compact(count) if count >= 0 else "—"
+            # (a help icon takes room from the label: only when the figure is rounded)
+            column.metric(label, shown, help=f"{count:,} {what}" if shown != f"{count:,}" and count >= 0 else None)
         st.caption(md_escape(f"{collection.count('top'):,} top-level sessions · from {collection.label}"))
     except SourceError as error:
         st.error(md_escape(str(error)), icon=":material/error:")
