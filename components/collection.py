@@ -16,13 +16,15 @@ store by its path.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import streamlit as st
 
-from trace_explorer.catalog import SessionFilter, SessionPage, count_sessions, count_steps, fetch_sessions, list_sessions
+from trace_explorer.catalog import (SessionFilter, SessionPage, count_sessions, count_steps, fetch_sessions,
+                                    indexed_summary, list_sessions)
 from trace_explorer.demo import demo_paths
 from trace_explorer.errors import TraceLoadError
 from trace_explorer.loading import LoadedFile, read_trace_file
@@ -112,6 +114,14 @@ class Collection:
             self._remember(fetch_sessions(self.source, related))
         return session
 
+    def size(self, session_id: str) -> int | None:
+        """How many steps session ``session_id`` has, when known without reading it (from the
+        session index, or because it was read already); else None."""
+        if session_id in self.fetched:
+            return len(self.fetched[session_id].steps)
+        summary = indexed_summary(self.source, session_id) if _plausible(session_id) else None
+        return summary["step_count"] if summary else None
+
     def count(self, what: str) -> int:
         """"sessions" (all, sub-sessions included), "top" (top level), "steps" or "triples"."""
         if what not in self._counts:
@@ -130,6 +140,19 @@ class Collection:
         if len(self.fetched) + len(sessions) > CACHE_LIMIT:
             self.fetched.clear()
         self.fetched.update(sessions)
+
+
+LARGE_SESSION_VARIABLE = "TRACE_EXPLORER_LARGE_SESSION_STEPS"
+
+
+def large_session_steps() -> int:
+    """Above this many steps the session page asks before reading a session (about a minute for
+    100,000 steps): ``TRACE_EXPLORER_LARGE_SESSION_STEPS``, default 20,000."""
+    try:
+        value = int(os.environ.get(LARGE_SESSION_VARIABLE, "").strip() or 20_000)
+    except ValueError:
+        return 20_000
+    return value if value > 0 else 20_000
 
 
 def _plausible(session_id: str) -> bool:

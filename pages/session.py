@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.collection import current_collection
+from components.collection import current_collection, large_session_steps
 from components.navigation import ensure_entry_run
 from components.dag import dag
 from components.downloads import session_exports
@@ -15,8 +15,11 @@ from components.step_picker import selected_step, step_picker
 from components.text import SESSION_PAGE, SESSIONS_PAGE, md_escape
 from components.timeline import timeline
 from trace_explorer.sources import SourceError
+from trace_explorer.timeline import WINDOW_ROWS as TIMELINE_WINDOW
 
 LAST_KEY = "te_last_session"
+CONFIRM_KEY = "te_open_large"
+LARGE_SESSION = large_session_steps()
 
 ensure_entry_run(SESSION_PAGE)
 collection = current_collection()
@@ -27,8 +30,20 @@ if not session_id:
     st.page_link(SESSIONS_PAGE, label="Open the session list", icon=":material/list:")
     st.stop()
 
+steps = collection.size(session_id)
+if steps is not None and steps > LARGE_SESSION and session_id not in collection.fetched \
+        and st.session_state.get(CONFIRM_KEY) != session_id:
+    st.warning(md_escape(f"This session has {steps:,} steps. Reading it takes a while (about a minute "
+                         f"for 100,000 steps on a small machine); the page then draws it folded, "
+                         f"{TIMELINE_WINDOW} steps of the timeline at a time."), icon=":material/hourglass:")
+    st.button("Open it", icon=":material/open_in_full:", type="primary",
+              on_click=st.session_state.__setitem__, args=(CONFIRM_KEY, session_id))
+    st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:")
+    st.stop()
+
 try:
-    session = collection.get(session_id)
+    with st.spinner(f"Reading {steps:,} steps…" if steps else "Reading the session…", show_time=bool(steps and steps > LARGE_SESSION)):
+        session = collection.get(session_id)
 except SourceError as error:
     st.error(md_escape(str(error)), icon=":material/error:")
     st.stop()

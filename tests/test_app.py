@@ -404,3 +404,18 @@ def test_inspector_says_when_a_thought_is_not_loaded():
     at = open_session(TOOL_PARENT, step=TOOL_PARENT + "/i1")
     captions = [unescape(c.value) for c in at.main.caption]
     assert any(c.startswith("Thought text not loaded (urn:trustgraph:doc:") for c in captions), captions
+
+
+def test_a_very_large_session_is_opened_only_when_asked(monkeypatch):
+    # the session index gives a session's size before it is read; above the configured size the
+    # page says how large it is and waits for "Open it"
+    monkeypatch.setenv("TRACE_EXPLORER_LARGE_SESSION_STEPS", "20")
+    iri = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"  # 26 steps
+    at = open_session(iri)
+    warning = [unescape(w.value) for w in at.main.warning]
+    assert warning and warning[0].startswith("This session has 26 steps. Reading it takes a while")
+    assert not at.main.metric  # nothing read or drawn yet
+    next(b for b in at.main.button if b.label == "Open it").click().run()
+    assert not at.exception and {m.label: m.value for m in at.main.metric}["Steps"] == "26"
+    small = open_session("urn:trustgraph:agent:6b0a18e8-830e-47bc-9e39-8f1012bd4ace")  # 7 steps
+    assert not [w for w in small.main.warning if "steps. Reading it" in w.value]

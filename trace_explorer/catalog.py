@@ -21,7 +21,7 @@ from .sources import StoreSource, TraceSource
 from .sparql_text import PREFIXES, literal
 
 __all__ = ["SessionFilter", "SessionPage", "count_sessions", "count_steps", "fetch_session",
-           "fetch_sessions", "list_sessions"]
+           "fetch_sessions", "indexed_summary", "list_sessions"]
 
 
 # The mechanism, as sessions.SessionReader decides it: the subtype, then the IRI, then the
@@ -140,6 +140,12 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
         rows = [session_summary(sessions[r]) for r in roots if r in sessions]
     total = count_sessions(source, filters) if (limit and (len(rows) == limit or offset)) else offset + len(rows)
     return SessionPage(rows, total, offset, limit, sessions)
+
+
+def indexed_summary(source: TraceSource, session_id: str) -> dict | None:
+    """The summary of session ``session_id`` from the source's session index, without reading
+    the session (its size before it is opened); None when the source has no index or no row."""
+    return source.index.summary(session_id) if _indexed(source) else None
 
 
 def _indexed(source: TraceSource) -> bool:

@@ -134,6 +134,11 @@ class SessionIndex:
             summaries.update(self._query(f"SELECT root, summary FROM summaries WHERE root IN ({','.join('?' * len(chunk))})", chunk))
         return [json.loads(summaries[r]) for r in roots if r in summaries]
 
+    def summary(self, root: str) -> dict | None:
+        """The ``session_summary`` of one session, or None when it has no row."""
+        found = self._query("SELECT summary FROM summaries WHERE root = ?", (root,))
+        return json.loads(found[0][0]) if found else None
+
     def count(self, filters: SessionFilter) -> int:
         """How many sessions match ``filters``."""
         where, params = _where(filters)
