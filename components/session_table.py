@@ -8,6 +8,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from trace_explorer.visible_text import visible_controls
+
 COLUMNS = ["Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status"]
 ROW_PX = 33
 QUESTION_LIMIT = 500  # characters of a question in the table (the search sees all of it)
@@ -26,7 +28,7 @@ def session_rows(summaries: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "Session ID": summary["id"],
             "Type": summary["type"],
             "Pattern": summary["pattern"] or "",
-            "Question": _clip(summary["question"] or ""),
+            "Question": _clip(visible_controls(summary["question"] or "")),
             "Time": pd.Timestamp(summary["time"]) if summary["time"] else pd.NaT,
             "Steps": summary["step_count"],
             "Status": summary["status"],

@@ -17,6 +17,7 @@ from trace_explorer.literals import format_time
 from trace_explorer.model import Session, Step
 from trace_explorer.session_report import FIELD_ORDER
 from trace_explorer.step_labels import has_error, timeline_label
+from trace_explorer.visible_text import visible_controls
 
 from .collection import Collection
 from .session_header import session_link
@@ -40,7 +41,7 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
         st.markdown(f"**{md_escape(timeline_label(step, width=48))}**")
         st.badge(md_escape(step.kind), color="red" if has_error(step) else "gray")
         st.badge(step.prov_class, color="gray")
-    st.code(step.id, language=None, wrap_lines=True)
+    st.code(visible_controls(step.id), language=None, wrap_lines=True)
     if step.warnings:  # values of this step that did not parse: shown as missing or as recorded below
         text = step.warnings[0] if len(step.warnings) == 1 else "\n".join(
             [f"{len(step.warnings)} problems in this step:"] + [f"• {w}" for w in step.warnings])
@@ -62,13 +63,13 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
         _line("Termination reason", fields["termination_reason"])
     if fields.get("action"):
         st.caption("Action")
-        st.code(str(fields["action"]), language=None)
+        st.code(visible_controls(str(fields["action"])), language=None)
     if "arguments" in fields:
         st.caption("Arguments")
         _json_value(fields["arguments"])
     if fields.get("tool_candidates"):
         st.caption("Tool candidates")
-        st.text(", ".join(map(str, fields["tool_candidates"])))
+        st.text(visible_controls(", ".join(map(str, fields["tool_candidates"]))))
     if fields.get("observation") is not None and fields.get("observation") != fields.get("error"):
         _prose("Observation", fields["observation"])
     elif step.kind == "Observation" and "observation" not in fields and fields.get("document"):
@@ -77,7 +78,7 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
         st.caption("Observation text not loaded: see the Observation step.")
     if fields.get("concepts"):
         st.caption("Concepts")
-        st.text(", ".join(map(str, fields["concepts"])))
+        st.text(visible_controls(", ".join(map(str, fields["concepts"]))))
     if fields.get("entities"):
         _list_table("Seed entities", "Entity", fields["entities"])
     if fields.get("plan_steps"):
@@ -124,7 +125,7 @@ def _line(title: str, value: Any, note: str | None = None) -> None:
     if value is None:
         return
     st.caption(title)
-    st.text(str(value) + (f"  ({note})" if note else ""))
+    st.text(visible_controls(str(value) + (f"  ({note})" if note else "")))
 
 
 def _prose(title: str, text: Any) -> None:
@@ -135,11 +136,22 @@ def _prose(title: str, text: Any) -> None:
 
 def _json_value(value: Any) -> None:
     if isinstance(value, (dict, list)):
-        st.json(value, expanded=2)
+        st.json(_visible(value), expanded=2)
     elif isinstance(value, str):
-        st.code(value, language=None, wrap_lines=True)
+        st.code(visible_controls(value), language=None, wrap_lines=True)
     else:
-        st.code(json.dumps(value, ensure_ascii=False), language="json")
+        st.code(visible_controls(json.dumps(value, ensure_ascii=False)), language="json")
+
+
+def _visible(value: Any) -> Any:
+    """A JSON value with every string's control characters shown (``visible_controls``)."""
+    if isinstance(value, str):
+        return visible_controls(value)
+    if isinstance(value, dict):
+        return {visible_controls(str(k)): _visible(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_visible(v) for v in value]
+    return value
 
 
 def _list_table(title: str, column: str, values: list[Any]) -> None:

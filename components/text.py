@@ -13,6 +13,8 @@ import string
 
 import streamlit as st
 
+from trace_explorer.visible_text import visible_controls
+
 SESSIONS_PAGE = "pages/sessions.py"
 SESSION_PAGE = "pages/session.py"
 
@@ -31,7 +33,7 @@ def md_escape(text: object, *, one_line: bool = False) -> str:
     (U+2060) goes after "http", "https", "ftp", "www", "mailto", "xmpp" and "@": the text reads
     the same and is no link.
     """
-    value = "" if text is None else str(text)
+    value = "" if text is None else visible_controls(str(text))
     if one_line:
         value = " ".join(value.split())
     value = _AUTOLINK.sub(lambda m: m.group(0) + WORD_JOINER, value)
@@ -74,9 +76,9 @@ def long_text(text: object, *, name: str = "text", limit: int = PROSE_LIMIT, key
     become a 1 MB page)."""
     value = "" if text is None else str(text)
     if len(value) <= limit:
-        st.text(value)
+        st.text(visible_controls(value))
         return
-    st.text(value[:limit] + " …")
+    st.text(visible_controls(value[:limit]) + " …")
     st.caption(f"Showing the first {limit:,} of {len(value):,} characters.")
     st.download_button("Download the full text", value.encode("utf-8"), file_name=f"{name}.txt",
                        mime="text/plain", icon=":material/download:", key=key)

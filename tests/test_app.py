@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from components.session_table import COLUMNS
 from trace_explorer.sessions import read_sessions
 from trace_explorer.store import load_collection
+from trace_explorer.visible_text import visible_controls
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -342,13 +343,15 @@ def no_markup(markdown: str) -> bool:
     return not re.search(r"(?<!\\)[<>*\[\]()!`_$:]", markdown.replace("  \n", "\n"))
 
 
-def test_hostile_sessions_are_listed_with_their_text_as_is():
+def test_hostile_sessions_are_listed_with_their_text_shown():
     from tests import hostile_traces as hostile
     at = hostile_app()
     frame = table(at)
     assert sorted(frame["Session ID"]) == sorted([hostile.AGENT, hostile.GRAPHRAG, hostile.DOCRAG])
     questions = dict(zip(frame["Session ID"], frame["Question"]))
-    assert questions[hostile.AGENT] == "Agent " + hostile.ALL_TEXT
+    # shown as it is, its control and bidi characters made visible
+    assert questions[hostile.AGENT] == visible_controls("Agent " + hostile.ALL_TEXT)
+    assert "⟨U+202E⟩" in questions[hostile.AGENT] and "\u202e" not in questions[hostile.AGENT]
 
 
 def test_hostile_agent_page_escapes_every_text():
@@ -359,15 +362,16 @@ def test_hostile_agent_page_escapes_every_text():
     at.query_params["step"] = hostile.AGENT + "/i1"
     at.run()
     assert not at.exception
+    shown = visible_controls(hostile.ALL_TEXT)  # the text as is, its control and bidi characters visible
     heading = at.main.subheader[0].value
-    assert unescape(heading) == "Agent " + hostile.ALL_TEXT and no_markup(heading)
+    assert unescape(heading) == "Agent " + shown and no_markup(heading)
     errors = [e.value for e in at.main.error]
-    assert [unescape(e) for e in errors] == ["Tool error: Tool error " + hostile.ALL_TEXT]
+    assert [unescape(e) for e in errors] == ["Tool error: Tool error " + shown]
     assert all(no_markup(e) for e in errors)
     assert "Model: " + hostile.MD_IMAGE in [unescape(c.value) for c in at.main.caption]
     assert [json.loads(j.value) for j in at.main.json] == [hostile.HTML_IN_JSON]
     texts = [t.value for t in at.main.text]
-    assert "Thought " + hostile.ALL_TEXT in texts
+    assert "Thought " + shown in texts
     observation = next(t for t in texts if t.startswith("Observation "))
     assert len(observation) < 5000  # 1 MB observation: its start, and a download button
     assert [b.label for b in at.main.get("download_button")] == ["Download the full text"]
@@ -419,3 +423,11 @@ def test_a_very_large_session_is_opened_only_when_asked(monkeypatch):
     assert not at.exception and {m.label: m.value for m in at.main.metric}["Steps"] == "26"
     small = open_session("urn:trustgraph:agent:6b0a18e8-830e-47bc-9e39-8f1012bd4ace")  # 7 steps
     assert not [w for w in small.main.warning if "steps. Reading it" in w.value]
+
+
+@pytest.mark.parametrize("bad", ['urn:x"> } ; DROP', "urn:trustgraph:agent:a> <b> } UNION { ?s ?p ?o",
+                                 "urn:trustgraph:agent:x\n", "urn:x{y}", "urn:x y"])
+def test_a_session_link_that_is_no_iri_is_an_unknown_session(bad):
+    at = open_session(bad)
+    assert [unescape(e.value) for e in at.main.error] == [
+        f"Unknown session: {bad}. It is not in the loaded traces ({len(SESSIONS)} sessions)."]

@@ -250,3 +250,18 @@ def test_a_cycle_warning_names_the_steps_on_it():
     session = read_sessions(collection)[0]
     cycle = [w for w in session.warnings if "cycle" in w]
     assert len(cycle) == 1 and f"{session.id}/i1, {session.id}/i2" in cycle[0]
+
+
+def test_the_text_of_a_session_lists_its_own_warnings_once():
+    from trace_explorer.session_report import session_text
+
+    collection = TraceStore()
+    collection.add_file("shared.ttl", SHARED_STEP)
+    sessions = {s.id: s for s in read_sessions(collection)}
+    text = session_text(sessions["urn:trustgraph:question:b"])
+    assert ("Warnings:\n    urn:trustgraph:prov:synthesis:x: derives from urn:trustgraph:prov:grounding:b of this "
+            "session, but is shown in session urn:trustgraph:question:a\n") in text
+    cycle = TraceStore()
+    cycle.add_file("cycle.ttl", CYCLE)
+    text = session_text(read_sessions(cycle)[0])
+    assert text.count("the derivations form a cycle") == 1 and "\nWarnings:\n" in text

@@ -33,6 +33,7 @@ from .session_report import session_detail, session_text
 from .sources import SourceError, StoreSource, TraceSource
 from .sparql_text import PREFIXES, literal
 from .store import TraceStore, expand_paths
+from .visible_text import visible_controls
 
 TYPE_CHOICES = {"agent": AGENT, "graphrag": GRAPHRAG, "docrag": DOCRAG}
 TABLE_COLUMNS = ("Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status")
@@ -173,7 +174,7 @@ def _list(args, source: TraceSource) -> int:
         return 0
     table = [(r["id"], r["type"], r["pattern"] or "", _clip(r["question"] or "", 60), r["time"] or "",
               str(r["step_count"]), r["status"]) for r in rows]
-    print(format_table(TABLE_COLUMNS, table))
+    print(visible_controls(format_table(TABLE_COLUMNS, table)))
     shown = f"{page.offset + 1}-{page.offset + len(rows)} of {page.total}" if rows else f"none of {page.total}"
     more = " (--offset or --limit 0 for more)" if page.offset + len(rows) < page.total else ""
     print(f"\nsessions {shown}{more}")
@@ -187,7 +188,7 @@ def _show(args, source: TraceSource) -> int:
     if args.format == "json":
         print(json.dumps(session_detail(session), ensure_ascii=False, indent=2))
     else:
-        print(session_text(session), end="")
+        print(visible_controls(session_text(session)), end="")
     return 0
 
 
@@ -222,7 +223,7 @@ def _ingest(args) -> int:
             try:
                 done = ingest_file(store, str(path), progress=lambda n: bar.update(n) if not str(path).endswith(".gz") else None)
             except TraceLoadError as error:
-                report([str(error)])
+                bar.write(f"trace-explorer: {visible_controls(str(error))}", file=sys.stderr)  # on a line of its own
                 failed += 1
                 continue
             if str(path).endswith(".gz") and path.is_file():

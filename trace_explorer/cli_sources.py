@@ -13,6 +13,7 @@ from .local_store import local_source
 from .session_index import build_index
 from .sources import EndpointSource, SourceError, StoreSource, TraceSource
 from .store import expand_paths, load_collection
+from .visible_text import visible_controls
 
 
 def add_source_arguments(parser: argparse.ArgumentParser, paths_required: bool = False) -> None:
@@ -78,4 +79,4 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
 def report(errors: list[str]) -> None:
     """Print each error on stderr, prefixed with the command's name."""
     for error in errors:
-        print(f"trace-explorer: {error}", file=sys.stderr)
+        print(f"trace-explorer: {visible_controls(error)}", file=sys.stderr)

@@ -52,6 +52,7 @@ from .literals import format_time
 from .model import SESSION_NODE, SUB_ENTITY_KINDS, Session, Step
 from .palette import ERROR_COLOUR, PROV_FILLS, kind_colour, prov_fill
 from .step_labels import clip, has_error, node_label, step_detail, step_tag
+from .visible_text import visible_controls
 
 # Relations whose *target* comes after the source in reading order (a step points at its parts).
 PART_RELATIONS = frozenset({"selectedEdge", "selectedChunk", "thought"})
@@ -357,7 +358,7 @@ def hover_text(step: Step, extra: list[tuple[str, str]] | None = None) -> str:
         lines.append(f"{name}: {value}")
     for warning in step.warnings[:3]:
         lines.append(f"warning: {clip(warning, 200)}")
-    return "\n".join(lines)
+    return visible_controls("\n".join(lines))
 
 
 def _plain(value: Any) -> str:

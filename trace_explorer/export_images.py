@@ -42,7 +42,7 @@ from graphviz.quoting import quote
 
 from .dag_folding import (  # noqa: F401 (FOLD_KEEP, FOLD_RUN, FOLDED, MAX_DRAWN_NODES: named here too)
     FOLD_KEEP, FOLD_RUN, FOLDED, ITERATION, MAX_DRAWN_NODES, DagLayout, DagNode, build_layout, fold_layout)
-from .export_markdown import visible_controls
+from .visible_text import visible_controls
 from .model import SESSION_NODE, Session, Step
 from .palette import ERROR_COLOUR, PROV_FILLS, kind_colour, prov_fill
 from .step_labels import clip, has_error, short_kind, step_detail, step_tag

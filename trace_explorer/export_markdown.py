@@ -26,6 +26,7 @@ from .model import Session, Step
 from .session_quads import subjects_sessions
 from .session_report import status
 from .step_labels import step_tag
+from .visible_text import visible_controls
 
 # Characters with a meaning anywhere in CommonMark/GFM inline text: escapes, code spans,
 # emphasis, links and images ("[", "]"; "!" and "(" mean nothing without them), raw HTML and
@@ -36,9 +37,6 @@ _INLINE = re.compile(r"([\\`*_\[\]<>|~&])")
 _LINE_START = re.compile(r"^([-=+#>])|^(\d+)(?=[.)])")
 _CLOSING_HASHES = re.compile(r"(\s)(#+)$")
 _BACKTICKS = re.compile(r"`+")
-# C0 controls but tab and line breaks, DEL, and the bidi embedding/override/isolate marks: they
-# are invisible, can recolour a terminal (ESC) or reorder what a reader sees (U+202E).
-_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 _FIELDS = (
     ("pattern", "Pattern"), ("task_type", "Task type"), ("goals", "Goals"), ("goal", "Goal"),
     ("plan_steps", "Plan"), ("plan_step", "Plan step"), ("concepts", "Concepts"),
@@ -48,15 +46,6 @@ _FIELDS = (
     ("finding", "Finding"), ("answer", "Answer"), ("text", "Text"),
     ("termination_reason", "Termination"), ("score", "Score"), ("reasoning", "Reasoning"),
 )
-
-
-def visible_controls(text: str) -> str:
-    """``text`` with its invisible control characters shown: C0 controls as Unicode's control
-    pictures (ESC -> "␛"), DEL as "␡", bidi controls as "⟨U+202E⟩". Other text is unchanged."""
-    def show(match: re.Match) -> str:
-        code = ord(match.group())
-        return chr(0x2400 + code) if code < 0x20 else "\u2421" if code == 0x7F else f"⟨U+{code:04X}⟩"
-    return _INVISIBLE.sub(show, text)
 
 
 def escape_markdown(text: Any) -> str:

@@ -11,7 +11,7 @@ details, opening from disk in a browser with no network at all.
   ``&`` and the JavaScript line separators escaped, so trace text cannot close the element.
 - Every step (and every sub-session's step, unless left out) is a ``<details>`` element whose
   fields are HTML-escaped text: trace text is untrusted LLM and tool output. Invisible control
-  and bidi characters are shown (``export_markdown.visible_controls``), so an ESC or a
+  and bidi characters are shown (``visible_text.visible_controls``), so an ESC or a
   right-to-left override cannot hide or reorder what the reader sees.
 - A Content-Security-Policy meta tag allows no network request of any kind (``default-src
   'none'``, no ``connect-src``), so even a value that looked like a URL fetches nothing.
@@ -27,7 +27,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .export_markdown import visible_controls
+from .visible_text import visible_controls
 from .literals import format_time
 from .model import Session
 from .session_quads import subjects_sessions

@@ -79,7 +79,9 @@ def session_detail(session: Session) -> dict[str, Any]:
 
 
 def session_text(session: Session, width: int = 100) -> str:
-    """The whole session as readable text: a header, then every step in order with its fields."""
+    """The whole session as readable text: a header (with the session's own warnings: a cycle,
+    a root without types, a step two sessions claim), then every step in order with its fields
+    and warnings."""
     lines = [
         f"Session:  {session.id}",
         f"Type:     {session.mechanism}" + (f" ({session.pattern})" if session.pattern else ""),
@@ -91,6 +93,11 @@ def session_text(session: Session, width: int = 100) -> str:
         lines.append(f"Parent:   {session.parent}" + (f" (session {session.parent_session})" if session.parent_session else ""))
     if session.answer_id:
         lines.append(f"Answer:   {session.answer if session.answer is not None else '(text not loaded: ' + session.answer_id + ')'}")
+    step_warnings = {f"{step.id}: {w}" for step in session.nodes.values() for w in step.warnings}
+    session_warnings = [w for w in session.warnings if w not in step_warnings]  # a step's are with it
+    if session_warnings:
+        lines.append("Warnings:")
+        lines.extend(f"    {w}" for w in session_warnings)
     lines.append("")
     for number, step in enumerate(session.steps, 1):
         title = f"[{number}] {step.kind}"

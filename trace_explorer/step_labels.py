@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .model import SESSION_NODE, Step
+from .visible_text import visible_controls
 
 _ITERATION = re.compile(r"/i(\d+)(?:/(?:observation|thought))?$")
 _NUMBERED = re.compile(r"/(?:step|finding)/(\d+)$")
@@ -62,7 +63,7 @@ def has_error(step: Step) -> bool:
 
 def clip(text: str, width: int) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
-    flat = " ".join(str(text).split())
+    flat = " ".join(visible_controls(str(text)).split())
     return flat if len(flat) <= width else flat[: max(1, width - 1)] + "…"
 
 
