@@ -30,6 +30,7 @@ from trace_explorer.errors import TraceLoadError
 from trace_explorer.loading import LoadedFile, read_trace_file
 from trace_explorer.model import Session
 from trace_explorer.session_index import build_index
+from trace_explorer.sparql_text import iri
 from trace_explorer.sources import StoreSource, TraceSource
 from trace_explorer.store import TraceStore
 
@@ -107,8 +108,8 @@ class Collection:
                 return None
             self._remember(found)
         session = self.fetched[session_id]
-        related = [c for c in session.children if c not in self.fetched]
-        if session.parent_session and session.parent_session not in self.fetched:
+        related = [c for c in session.children if c not in self.fetched and _plausible(c)]
+        if session.parent_session and session.parent_session not in self.fetched and _plausible(session.parent_session):
             related.append(session.parent_session)
         if related:
             self._remember(fetch_sessions(self.source, related))
@@ -156,7 +157,15 @@ def large_session_steps() -> int:
 
 
 def _plausible(session_id: str) -> bool:
-    return 0 < len(session_id) < 4096 and ":" in session_id
+    """Whether ``session_id`` could name a session: a valid IRI of sensible length (a value from
+    a URL that is not one is simply not found)."""
+    if not 0 < len(session_id) < 4096 or ":" not in session_id:
+        return False
+    try:
+        iri(session_id)
+    except ValueError:
+        return False
+    return True
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)

@@ -177,6 +177,20 @@ def _open_store(path: str):
     return open_local_store(path)
 
 
+STORE_ROOT_VARIABLE = "TRACE_EXPLORER_STORE_ROOT"
+
+
+def store_refusal(path: str) -> str | None:
+    """Why the app will not open the store directory ``path`` (absolute), or None. A shared
+    deployment sets ``TRACE_EXPLORER_STORE_ROOT`` (directories, separated by the OS path
+    separator): then only stores inside one of them open; unset, any directory does."""
+    roots = [Path(r).expanduser().resolve() for r in os.environ.get(STORE_ROOT_VARIABLE, "").split(os.pathsep) if r.strip()]
+    if not roots or any(Path(path) == root or root in Path(path).parents for root in roots):
+        return None
+    return (f"{path}: this server opens local stores only inside {', '.join(map(str, roots))} "
+            f"(set by {STORE_ROOT_VARIABLE})")
+
+
 def last_store() -> str:
     """The store the app used last (``TRACE_EXPLORER_STORE`` overrides), or ""."""
     if os.environ.get("TRACE_EXPLORER_STORE"):
@@ -205,6 +219,10 @@ def _store_source() -> Collection:
         st.info("Name a directory to open or create a local store.", icon=":material/info:")
         return current_collection()
     resolved = str(Path(path).expanduser().resolve())
+    refusal = store_refusal(resolved)
+    if refusal:
+        st.error(md_escape(refusal), icon=":material/block:")
+        return current_collection()
     try:
         store = _open_store(resolved)
     except SourceError as error:

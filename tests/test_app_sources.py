@@ -88,3 +88,19 @@ def test_large_counts_fit_the_sidebar_metrics():
 
     assert [_compact(n) for n in (0, 60_298, 99_999, 768_266, 1_000_000, 1_254_000)] == \
         ["0", "60,298", "99,999", "768k", "1M", "1.25M"]
+
+
+def test_a_deployment_keeps_stores_inside_its_store_root(app_env, monkeypatch):
+    root = app_env / "stores"
+    root.mkdir()
+    monkeypatch.setenv("TRACE_EXPLORER_STORE_ROOT", str(root))
+    at = start()
+    at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
+    outside = app_env / "elsewhere"
+    at.sidebar.text_input(key="te_store_path").set_value(str(outside)).run()
+    assert [unescape(e.value) for e in at.sidebar.error] == [
+        f"{outside}: this server opens local stores only inside {root} (set by TRACE_EXPLORER_STORE_ROOT)"]
+    assert not outside.exists()  # nothing was created
+    at.sidebar.text_input(key="te_store_path").set_value(str(root / "team")).run()
+    assert not at.sidebar.error and (root / "team").is_dir()
+    assert "No sessions in this source" in at.main.info[0].value
