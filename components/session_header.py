@@ -133,14 +133,14 @@ def _totals(session: Session) -> None:
     tokens_out = sum(s.fields.get("out_tokens") or 0 for s in session.steps)
     timed = [d for d in (step_duration_ms(s) for s in session.steps) if d is not None]
     values = [
-        ("Steps", f"{len(session.steps)}"),
-        ("Tool calls", f"{len(session.actions)}" if session.actions else None),
+        ("Steps", f"{len(session.steps):,}"),
+        ("Tool calls", f"{len(session.actions):,}" if session.actions else None),
         ("Recorded time", format_ms(sum(timed)) if timed else None),
         ("LLM time", format_ms(llm) if llm else None),
         ("Tool time", format_ms(tool) if tool else None),
         ("Tokens in", f"{tokens_in:,}" if tokens_in else None),
         ("Tokens out", f"{tokens_out:,}" if tokens_out else None),
-        ("Sub-sessions", f"{len(session.children)}" if session.children else None),
+        ("Sub-sessions", f"{len(session.children):,}" if session.children else None),
     ]
     row = st.container(horizontal=True, gap="small")
     with row:

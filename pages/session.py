@@ -49,7 +49,7 @@ except SourceError as error:
     st.stop()
 if session is None:
     st.error(md_escape(f"Unknown session: {session_id}. It is not in the loaded traces "
-                       f"({collection.count('sessions')} sessions)."), icon=":material/search_off:")
+                       f"({collection.count('sessions'):,} sessions)."), icon=":material/search_off:")
     st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:")
     st.stop()
 
