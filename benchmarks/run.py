@@ -244,16 +244,13 @@ def scaled_source(store_dir: Path, times: int):
     from trace_explorer.session_index import SessionIndex
 
     source = local_source(store_dir, read_only=True)
-    rows = source.index._query("SELECT s.root, top, time, mechanism, pattern, status, steps, words, summary FROM sessions s "
-                               "JOIN search w ON w.root = s.root JOIN summaries m ON m.root = s.root")
     bigger = SessionIndex(Path(tempfile.mkdtemp()) / "scaled.sqlite")
-    copies = []
+    rows, copies = source.index.rows(), []
     for copy in range(times):
-        for root, top, when, mechanism, pattern, status, steps, words, summary in rows:
-            new_root = f"{root}-{copy}"
-            record = dict(json.loads(summary), id=new_root)
-            copies.append(dict(root=new_root, top=top, time=when, mechanism=mechanism, pattern=pattern, status=status,
-                               steps=steps, search=f"{words}-{copy}", summary=json.dumps(record)))
+        for row in rows:
+            root = f"{row['root']}-{copy}"
+            copies.append(dict(row, root=root, search=f"{row['search']}-{copy}",
+                               summary=json.dumps(dict(json.loads(row["summary"]), id=root))))
     bigger.replace([], copies)
     source.index = bigger
     return source

@@ -266,27 +266,28 @@ def make_react_session(iterations: int, *, seed: int = DEFAULT_SEED, started: da
         docs[doc] = text
         return iri(doc)
 
+    def entity(subject: str, classes: tuple[str, ...], label: str, derived_from: str) -> None:
+        """A step or part: its types, label and the entity it derives from."""
+        for cls in classes:
+            add(subject, RDF_TYPE, iri(cls))
+        add(subject, RDFS_LABEL, label)
+        add(subject, PROV + "wasDerivedFrom", iri(derived_from))
+
     for cls in (PROV + "Entity", TG + "Question", TG + "AgentQuestion"):
         add(root, RDF_TYPE, iri(cls))
     add(root, RDFS_LABEL, "Agent Question")
     add(root, PROV + "startedAtTime", started.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     add(root, TG + "query", question)
     decision = root + "/pattern-decision"
-    add(decision, RDF_TYPE, iri(PROV + "Entity"))
-    add(decision, RDF_TYPE, iri(TG + "PatternDecision"))
-    add(decision, RDFS_LABEL, "Pattern: react")
+    entity(decision, (PROV + "Entity", TG + "PatternDecision"), "Pattern: react", root)
     add(decision, TG + "pattern", "react")
-    add(decision, PROV + "wasDerivedFrom", iri(root))
     add(decision, TG + "taskType", "general")
     previous = decision
     for n in range(1, iterations + 1):
         step = f"{root}/i{n}"
         tool = rng.choice(TOOLS)
         subject = rng.choice(TOPICS)
-        add(step, RDF_TYPE, iri(PROV + "Entity"))
-        add(step, RDF_TYPE, iri(TG + "Analysis"))
-        add(step, RDF_TYPE, iri(TG + "ToolUse"))
-        add(step, RDFS_LABEL, f"Analysis: {tool}")
+        entity(step, (PROV + "Entity", TG + "Analysis", TG + "ToolUse"), f"Analysis: {tool}", previous)
         add(step, TG + "action", tool)
         arguments = ({"expression": f"{rng.randint(100, 9999)} - {rng.randint(100, 9999)}"} if tool == "calculator"
                      else {"question": f"{subject}?"})
@@ -295,22 +296,15 @@ def make_react_session(iterations: int, *, seed: int = DEFAULT_SEED, started: da
             add(step, TG + "toolCandidate", candidate)
         add(step, TG + "stepNumber", str(n))
         add(step, TG + "llmDurationMs", str(rng.randint(300, 9000)))
-        add(step, PROV + "wasDerivedFrom", iri(previous))
         thought = step + "/thought"
         add(step, TG + "thought", iri(thought))
-        add(thought, RDF_TYPE, iri(TG + "Reflection"))
-        add(thought, RDF_TYPE, iri(TG + "Thought"))
-        add(thought, RDFS_LABEL, "Thought")
-        add(thought, PROV + "wasDerivedFrom", iri(step))
+        entity(thought, (TG + "Reflection", TG + "Thought"), "Thought", step)
         add(thought, TG + "document", document(f"Step {n}: I should use {tool} to learn about {subject}."))
         add(step, TG + "inToken", str(rng.randint(200, 4000)))
         add(step, TG + "outToken", str(rng.randint(40, 500)))
         add(step, TG + "llmModel", "gpt-4o-mini")
         observation = step + "/observation"
-        add(observation, RDF_TYPE, iri(PROV + "Entity"))
-        add(observation, RDF_TYPE, iri(TG + "Observation"))
-        add(observation, RDFS_LABEL, "Observation")
-        add(observation, PROV + "wasDerivedFrom", iri(step))
+        entity(observation, (PROV + "Entity", TG + "Observation"), "Observation", step)
         add(observation, TG + "document", document(f"Result of {tool}: facts about {topic}."))
         add(observation, TG + "toolDurationMs", str(rng.randint(100, 3000)))
         if rng.random() < error_rate:
@@ -318,11 +312,7 @@ def make_react_session(iterations: int, *, seed: int = DEFAULT_SEED, started: da
             add(observation, RDF_TYPE, iri(TG + "Error"))
         previous = observation
     final = root + "/final"
-    add(final, RDF_TYPE, iri(PROV + "Entity"))
-    add(final, RDF_TYPE, iri(TG + "Conclusion"))
-    add(final, RDF_TYPE, iri(TG + "Answer"))
-    add(final, RDFS_LABEL, "Conclusion")
-    add(final, PROV + "wasDerivedFrom", iri(previous))
+    entity(final, (PROV + "Entity", TG + "Conclusion", TG + "Answer"), "Conclusion", previous)
     add(final, TG + "document", document(f"After {iterations} steps: a summary of what is known about {topic}."))
     add(final, TG + "terminationReason", termination)
     add(final, TG + "inToken", "1200")

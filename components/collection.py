@@ -9,8 +9,9 @@ Sources (``components/source_picker.py`` draws the choice): files (the bundled d
 files a person uploads, read into memory), a local store (a directory) or a SPARQL endpoint.
 
 Per user: the collection lives in ``st.session_state`` (never in a module global). Shared
-caches are keyed by content: parsed files by name and SHA-256 of their bytes, an opened local
-store by its path.
+caches are keyed by content: parsed files by name and SHA-256 of their bytes, the in-memory
+store and session index of a set of files by their names and digests, an opened local store by
+its path.
 """
 
 from __future__ import annotations
@@ -188,16 +189,23 @@ def demo_bytes() -> tuple[tuple[str, bytes], ...]:
     return tuple((p.name, Path(p).read_bytes()) for p in demo_paths())
 
 
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _files_source(key: tuple, _files: tuple[FileRead, ...]) -> StoreSource:
+    """The in-memory store and session index of ``_files``, built once per content (``key``:
+    their names and digests) and only read after: the demo is indexed once for everyone."""
+    store = TraceStore()
+    for f in _files:
+        store.add(f.loaded)
+    return StoreSource(store.store, label="files", documents=store.documents, index=build_index(store.store))
+
+
 def files_collection(files: list[FileRead], demo: bool) -> Collection:
     """A collection of the files that loaded, read into an in-memory store."""
-    store = TraceStore()
-    good = [f for f in files if f.loaded is not None]
-    for f in good:
-        store.add(f.loaded)
+    good = tuple(f for f in files if f.loaded is not None)
+    key = ("files", demo) + tuple(f.key for f in good)
     yours = len(good) - (len(demo_bytes()) if demo else 0)
     parts = (["demo traces"] if demo else []) + ([f"{yours} file{'s' if yours != 1 else ''} of yours"] if yours > 0 else [])
-    return Collection(StoreSource(store.store, label="files", documents=store.documents, index=build_index(store.store)),
-                      ("files", demo) + tuple(f.key for f in good), " + ".join(parts) or "no files", good, demo)
+    return Collection(_files_source(key, good), key, " + ".join(parts) or "no files", list(good), demo)
 
 
 def current_collection() -> Collection:

@@ -41,11 +41,17 @@ def manifest_sessions(name: str | None = None) -> list[dict]:
 
 
 @pytest.fixture(scope="session")
-def corpus_sessions():
-    """Every session of the whole corpus loaded together, by IRI."""
+def corpus_collection():
+    """The whole corpus loaded together: ``(TraceStore, sessions by IRI)``. Shared: read only."""
     collection, errors = load_collection([CORPUS])
     assert errors == []
-    return {s.id: s for s in read_sessions(collection)}
+    return collection, {s.id: s for s in read_sessions(collection)}
+
+
+@pytest.fixture(scope="session")
+def corpus_sessions(corpus_collection):
+    """Every session of the whole corpus loaded together, by IRI."""
+    return corpus_collection[1]
 
 
 def file_graph(name: str) -> str:

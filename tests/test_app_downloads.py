@@ -3,7 +3,7 @@
 AppTest cannot fetch what a download button serves (no runtime, no media server), so every call
 to ``st.download_button`` is recorded (label, data, file name, MIME type, key, disabled): the
 tests check the buttons each session gets, then call the recorded data (bytes or the callable a
-click would run) and the component's builders, and check the real content against the corpus
+click would run) and the component's builders, and check the real content against the corpus_collection
 and its manifest (ground truth)."""
 
 from __future__ import annotations
@@ -77,13 +77,6 @@ def recorded(monkeypatch) -> dict[str, Recorded]:
     return calls
 
 
-@pytest.fixture(scope="module")
-def corpus():
-    collection, errors = load_collection([CORPUS])
-    assert errors == []
-    return collection, {s.id: s for s in read_sessions(collection)}
-
-
 def open_session(iri: str, export_open: bool = True, **state) -> AppTest:
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=90)
     at.switch_page("pages/session.py")
@@ -150,9 +143,9 @@ def test_export_menu_is_closed_and_builds_nothing_until_opened(recorded, monkeyp
 
 
 @pytest.mark.parametrize("name", sorted(ONE_OF_EACH))
-def test_every_mechanism_gets_every_button_with_its_file_name_and_type(recorded, corpus, name):
+def test_every_mechanism_gets_every_button_with_its_file_name_and_type(recorded, corpus_collection, name):
     iri = ONE_OF_EACH[name]
-    collection, sessions = corpus
+    collection, sessions = corpus_collection
     at = open_session(iri)
     stem = file_stem(iri)
     assert session_keys(recorded) == SESSION_BUTTONS
@@ -195,8 +188,8 @@ def svg_titles(svg: bytes) -> list[str]:
 
 
 @pytest.mark.parametrize("iri", [REACT_12, SUPERVISOR, GRAPHRAG], ids=lambda i: i[-8:])
-def test_the_dag_svg_a_click_builds_has_a_node_per_step(recorded, corpus, iri):
-    _, sessions = corpus
+def test_the_dag_svg_a_click_builds_has_a_node_per_step(recorded, corpus_collection, iri):
+    _, sessions = corpus_collection
     open_session(iri)
     svg = recorded[BUTTON_KEYS["dag"]].content()  # what the button's callable builds
     titles = svg_titles(svg)
@@ -204,8 +197,8 @@ def test_the_dag_svg_a_click_builds_has_a_node_per_step(recorded, corpus, iri):
     assert svg == image_file(sessions[iri], sessions, "dag", "SVG").data
 
 
-def test_the_timeline_png_and_the_page(recorded, corpus):
-    _, sessions = corpus
+def test_the_timeline_png_and_the_page(recorded, corpus_collection):
+    _, sessions = corpus_collection
     open_session(DOCRAG, **{IMAGE_FORMAT_KEY: "PNG"})
     png = recorded[BUTTON_KEYS["timeline"]].content()
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
@@ -217,8 +210,8 @@ def test_the_timeline_png_and_the_page(recorded, corpus):
         assert f'data-step="{step.id}"' in page or step.id in page
 
 
-def test_turtle_data_reloads_as_the_same_session(recorded, corpus, tmp_path):
-    collection, sessions = corpus
+def test_turtle_data_reloads_as_the_same_session(recorded, corpus_collection, tmp_path):
+    collection, sessions = corpus_collection
     for iri in (REACT_12, SUPERVISOR, GRAPHRAG, SEED):
         open_session(iri, **{DATA_FORMAT_KEY: "Turtle"})
         button = recorded[BUTTON_KEYS["data"]]
@@ -238,8 +231,8 @@ def test_turtle_data_reloads_as_the_same_session(recorded, corpus, tmp_path):
         assert data == data_file(collection, sessions[iri], sessions, "Turtle", True).data
 
 
-def test_react_data_is_a_zip_with_its_texts_and_the_caption_says_so(recorded, corpus):
-    collection, sessions = corpus
+def test_react_data_is_a_zip_with_its_texts_and_the_caption_says_so(recorded, corpus_collection):
+    collection, sessions = corpus_collection
     at = open_session(REACT_12)
     export = export_session_data(collection, sessions[REACT_12], sessions, ".trig")
     assert len(export.documents) == 25
@@ -249,8 +242,8 @@ def test_react_data_is_a_zip_with_its_texts_and_the_caption_says_so(recorded, co
     assert recorded[BUTTON_KEYS["data"]].label == "TriG data + texts (.zip)"
 
 
-def test_every_data_format_of_every_session_builds(corpus):
-    collection, sessions = corpus
+def test_every_data_format_of_every_session_builds(corpus_collection):
+    collection, sessions = corpus_collection
     for iri in ONE_OF_EACH.values():
         for label in DATA_FORMATS:
             file = data_file(collection, sessions[iri], sessions, label, True)
@@ -260,8 +253,8 @@ def test_every_data_format_of_every_session_builds(corpus):
 
 
 @pytest.mark.parametrize("label", list(PROV_FORMATS))
-def test_prov_lists_the_unmapped_triples_in_an_escaped_warning(recorded, corpus, label):
-    collection, sessions = corpus
+def test_prov_lists_the_unmapped_triples_in_an_escaped_warning(recorded, corpus_collection, label):
+    collection, sessions = corpus_collection
     at = open_session(GRAPHRAG, **{PROV_FORMAT_KEY: label})
     export = export_session_prov(collection, sessions[GRAPHRAG], sessions, PROV_FORMATS[label][0])
     assert export.unmapped  # quoted edges (tg:edge) have no PROV-DM counterpart
@@ -281,8 +274,8 @@ def test_prov_lists_the_unmapped_triples_in_an_escaped_warning(recorded, corpus,
         assert "entity" in json.loads(data) or "bundle" in json.loads(data)
 
 
-def test_a_long_unmapped_list_is_cut_in_the_warning_and_whole_in_a_box(recorded, corpus, monkeypatch):
-    collection, sessions = corpus
+def test_a_long_unmapped_list_is_cut_in_the_warning_and_whole_in_a_box(recorded, corpus_collection, monkeypatch):
+    collection, sessions = corpus_collection
     monkeypatch.setattr(downloads, "UNMAPPED_SHOWN", 2)
     at = open_session(GRAPHRAG, **{PROV_FORMAT_KEY: "PROV-JSON"})
     export = export_session_prov(collection, sessions[GRAPHRAG], sessions, ".provjson")
@@ -299,8 +292,8 @@ def test_no_warning_when_prov_maps_everything(recorded):
     assert [w.value for w in at.main.warning] == []
 
 
-def test_copy_as_markdown_shows_the_text_as_code_and_downloads_it(recorded, corpus):
-    _, sessions = corpus
+def test_copy_as_markdown_shows_the_text_as_code_and_downloads_it(recorded, corpus_collection):
+    _, sessions = corpus_collection
     at = open_session(REACT_12)
     expected = session_markdown(sessions[REACT_12], sessions)
     codes = [c for c in at.main.code if c.language == "markdown"]
@@ -311,8 +304,8 @@ def test_copy_as_markdown_shows_the_text_as_code_and_downloads_it(recorded, corp
     assert BY_ID[REACT_12]["question"] in expected.splitlines()[0].replace("\\", "")
 
 
-def test_sub_sessions_checkbox(recorded, corpus):
-    collection, sessions = corpus
+def test_sub_sessions_checkbox(recorded, corpus_collection):
+    collection, sessions = corpus_collection
     subs = subjects_sessions(sessions[SUPERVISOR], sessions)
     at = open_session(SUPERVISOR)
     whole = recorded[BUTTON_KEYS["markdown"]].content().decode("utf-8")
@@ -349,8 +342,8 @@ def test_hostile_session_exports_show_nothing_as_markup(recorded):
     assert "<script>" not in recorded[BUTTON_KEYS["markdown"]].content().decode("utf-8")
 
 
-def test_no_local_copy_means_no_data_or_prov(corpus):
-    collection, sessions = corpus
+def test_no_local_copy_means_no_data_or_prov(corpus_collection):
+    collection, sessions = corpus_collection
     assert trace_store(SimpleNamespace(source=SimpleNamespace(url="http://x/sparql"))) is None
     assert trace_store(SimpleNamespace(store=collection)) is collection
     from trace_explorer.sources import StoreSource
@@ -416,8 +409,8 @@ def test_list_buttons_are_disabled_when_nothing_matches(recorded):
     assert recorded[BUTTON_KEYS["list_csv"]].disabled and recorded[BUTTON_KEYS["list_json"]].disabled
 
 
-def test_list_file_of_a_plain_list(corpus):
-    _, sessions = corpus
+def test_list_file_of_a_plain_list(corpus_collection):
+    _, sessions = corpus_collection
     chosen = [sessions[REACT_12], sessions[GRAPHRAG]]
     rows = csv_rows(list_file(chosen, "csv").data)
     assert [r["id"] for r in rows] == [REACT_12, GRAPHRAG]

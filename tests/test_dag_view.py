@@ -15,8 +15,6 @@ from trace_explorer.dag_view import (FOLD_ABOVE_NODES, MAX_PIECES, OPEN_WINDOW, 
                                      folded_layout, folds, holder, is_long, node_levels, suggested_height)
 from trace_explorer.model import SESSION_NODE, Session
 from trace_explorer.palette import ERROR_COLOUR, PROV_FILLS, kind_colour
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import load_collection
 
 from .test_timeline import long_react, synthetic_react
 
@@ -28,13 +26,6 @@ SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 SEED_DOCRAG = "urn:trustgraph:docrag:8d116ece-1738-47d9-bd9c-172411e20b8f"
 SUB_GRAPHRAG = "urn:trustgraph:question:332dd331-3a0b-4965-8da6-c6fdbd685167"
 HOSTILE = "<img src=x onerror=alert(1)><script>alert(2)</script>"
-
-
-@pytest.fixture(scope="module")
-def sessions() -> dict[str, Session]:
-    collection, errors = load_collection([CORPUS])
-    assert errors == []
-    return {s.id: s for s in read_sessions(collection)}
 
 
 def drawn(html: str) -> tuple[list[dict], list[dict]]:

@@ -1,4 +1,4 @@
-"""Data export: every corpus session in every RDF format and wire JSON reads back as the same
+"""Data export: every corpus_collection session in every RDF format and wire JSON reads back as the same
 session; triple terms survive; PROV-JSON / PROV-N come out of the ``prov`` package with the
 triples PROV cannot say listed, not dropped."""
 
@@ -19,20 +19,13 @@ from trace_explorer.session_quads import subjects_sessions
 from trace_explorer.session_report import session_detail
 from trace_explorer.sessions import read_sessions
 from trace_explorer.store import TraceStore, load_collection
-from tests.conftest import CORPUS, manifest_sessions
+from tests.conftest import manifest_sessions
 
 AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 SESSIONS = [s["session"] for s in manifest_sessions()]
 TG_EDGE = "https://trustgraph.ai/ns/edge"
-
-
-@pytest.fixture(scope="module")
-def corpus():
-    collection, errors = load_collection([CORPUS])
-    assert errors == []
-    return collection, {s.id: s for s in read_sessions(collection)}
 
 
 def comparable(detail: dict) -> dict:
@@ -49,8 +42,8 @@ def reload(paths) -> dict:
 
 @pytest.mark.parametrize("suffix", DATA_SUFFIXES)
 @pytest.mark.parametrize("iri", SESSIONS, ids=lambda i: i[-12:])
-def test_every_session_reads_back_the_same_from_every_format(corpus, tmp_path, iri, suffix):
-    collection, sessions = corpus
+def test_every_session_reads_back_the_same_from_every_format(corpus_collection, tmp_path, iri, suffix):
+    collection, sessions = corpus_collection
     written, export = write_session_data(tmp_path / f"session{suffix}", collection, sessions[iri], sessions)
     again = reload(written)
     assert comparable(session_detail(again[iri])) == comparable(session_detail(sessions[iri]))
@@ -60,8 +53,8 @@ def test_every_session_reads_back_the_same_from_every_format(corpus, tmp_path, i
 
 
 @pytest.mark.parametrize("suffix", DATA_SUFFIXES)
-def test_sub_sessions_left_out_on_request(corpus, tmp_path, suffix):
-    collection, sessions = corpus
+def test_sub_sessions_left_out_on_request(corpus_collection, tmp_path, suffix):
+    collection, sessions = corpus_collection
     supervisor = sessions[SUPERVISOR]
     written, _ = write_session_data(tmp_path / f"s{suffix}", collection, supervisor, sessions, include_children=False)
     again = reload(written)
@@ -72,8 +65,8 @@ def test_sub_sessions_left_out_on_request(corpus, tmp_path, suffix):
 
 
 @pytest.mark.parametrize("suffix", [".ttl", ".trig", ".nq"])
-def test_quoted_triples_are_rdf_1_2_triple_terms(corpus, suffix):
-    collection, sessions = corpus
+def test_quoted_triples_are_rdf_1_2_triple_terms(corpus_collection, suffix):
+    collection, sessions = corpus_collection
     export = export_session_data(collection, sessions[GRAPHRAG], sessions, suffix)
     text = export.data.decode("utf-8")
     assert text.count("<<(") == 4 and "rdf:reifies" not in text
@@ -84,8 +77,8 @@ def test_quoted_triples_are_rdf_1_2_triple_terms(corpus, suffix):
                      ox.Literal("fact 1 about capital city")) in edges
 
 
-def test_json_ld_carries_triple_terms_as_wire_json_that_our_loader_reads_back(corpus, tmp_path):
-    collection, sessions = corpus
+def test_json_ld_carries_triple_terms_as_wire_json_that_our_loader_reads_back(corpus_collection, tmp_path):
+    collection, sessions = corpus_collection
     export = export_session_data(collection, sessions[GRAPHRAG], sessions, ".jsonld")
     raw = [q for q in ox.parse(export.data, format=ox.RdfFormat.JSON_LD) if q.predicate.value == TG_EDGE]
     assert len(raw) == 4 and all(q.object.datatype.value == RDF_JSON for q in raw)
@@ -98,8 +91,8 @@ def test_json_ld_carries_triple_terms_as_wire_json_that_our_loader_reads_back(co
     assert all(isinstance(q.object, ox.Triple) for q in loaded.store.quads_for_pattern(None, ox.NamedNode(TG_EDGE), None))
 
 
-def test_wire_json_is_a_list_of_wire_triples_with_graphs(corpus):
-    collection, sessions = corpus
+def test_wire_json_is_a_list_of_wire_triples_with_graphs(corpus_collection):
+    collection, sessions = corpus_collection
     export = export_session_data(collection, sessions[GRAPHRAG], sessions, ".json")
     items = json.loads(export.data)
     assert len(items) == export.quads
@@ -108,8 +101,8 @@ def test_wire_json_is_a_list_of_wire_triples_with_graphs(corpus):
     assert len(edges) == 4 and all(e["o"]["t"] == "t" and e["g"] == "urn:graph:retrieval" for e in edges)
 
 
-def test_document_texts_go_to_a_sidecar_with_only_this_sessions_texts(corpus, tmp_path):
-    collection, sessions = corpus
+def test_document_texts_go_to_a_sidecar_with_only_this_sessions_texts(corpus_collection, tmp_path):
+    collection, sessions = corpus_collection
     written, export = write_session_data(tmp_path / "agent.trig", collection, sessions[AGENT_12], sessions)
     assert written == [tmp_path / "agent.trig", tmp_path / "agent.documents.json"]
     texts = json.loads(written[1].read_text(encoding="utf-8"))
@@ -120,8 +113,8 @@ def test_document_texts_go_to_a_sidecar_with_only_this_sessions_texts(corpus, tm
     assert alone.answer is None and sessions[AGENT_12].answer
 
 
-def test_one_archive_for_a_download_holds_data_and_texts(corpus, tmp_path):
-    collection, sessions = corpus
+def test_one_archive_for_a_download_holds_data_and_texts(corpus_collection, tmp_path):
+    collection, sessions = corpus_collection
     export = export_session_data(collection, sessions[AGENT_12], sessions, ".nq")
     archive = data_archive("agent.nq", export)
     assert archive == data_archive("agent.nq", export)
@@ -132,16 +125,16 @@ def test_one_archive_for_a_download_holds_data_and_texts(corpus, tmp_path):
     assert session_detail(again[AGENT_12]) == session_detail(sessions[AGENT_12])
 
 
-def test_same_session_same_bytes(corpus):
-    collection, sessions = corpus
+def test_same_session_same_bytes(corpus_collection):
+    collection, sessions = corpus_collection
     for suffix in DATA_SUFFIXES + tuple(PROV_SUFFIXES):
         make = export_session_prov if suffix in PROV_SUFFIXES else export_session_data
         assert make(collection, sessions[SUPERVISOR], sessions, suffix).data == \
             make(collection, sessions[SUPERVISOR], sessions, suffix).data
 
 
-def test_bad_names_are_refused(corpus, tmp_path):
-    collection, sessions = corpus
+def test_bad_names_are_refused(corpus_collection, tmp_path):
+    collection, sessions = corpus_collection
     with pytest.raises(ValueError, match="unknown data format"):
         export_session_data(collection, sessions[GRAPHRAG], sessions, ".xml")
     with pytest.raises(ValueError, match="documents.json"):
@@ -151,8 +144,8 @@ def test_bad_names_are_refused(corpus, tmp_path):
 
 # -- PROV ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("iri", SESSIONS, ids=lambda i: i[-12:])
-def test_prov_json_parses_back_with_the_prov_package(corpus, iri):
-    collection, sessions = corpus
+def test_prov_json_parses_back_with_the_prov_package(corpus_collection, iri):
+    collection, sessions = corpus_collection
     export = export_session_prov(collection, sessions[iri], sessions, ".provjson")
     document = pm.ProvDocument.deserialize(content=export.data.decode("utf-8"), format="json")
     elements = {str(r.identifier.uri) for b in [document] + list(document.bundles)
@@ -166,11 +159,11 @@ def test_prov_json_parses_back_with_the_prov_package(corpus, iri):
 
 
 @pytest.mark.parametrize("iri", SESSIONS, ids=lambda i: i[-12:])
-def test_prov_lists_what_it_cannot_say_instead_of_dropping_it(corpus, iri):
-    collection, sessions = corpus
+def test_prov_lists_what_it_cannot_say_instead_of_dropping_it(corpus_collection, iri):
+    collection, sessions = corpus_collection
     export = export_session_prov(collection, sessions[iri], sessions, ".provn")
     quads = export_quads(collection, sessions[iri], sessions)
-    # in this corpus the only thing PROV-DM cannot say is a quoted triple as a value
+    # in this corpus_collection the only thing PROV-DM cannot say is a quoted triple as a value
     assert export.unmapped == [q for q in quads if isinstance(q.object, ox.Triple)]
     text = export.data.decode("utf-8")
     head, _, body = text.partition("\ndocument\n")
@@ -181,8 +174,8 @@ def test_prov_lists_what_it_cannot_say_instead_of_dropping_it(corpus, iri):
         assert "Every triple of the session is below." in head
 
 
-def test_prov_n_of_a_graphrag_session(corpus):
-    collection, sessions = corpus
+def test_prov_n_of_a_graphrag_session(corpus_collection):
+    collection, sessions = corpus_collection
     export = export_session_prov(collection, sessions[GRAPHRAG], sessions, ".provn")
     text = export.data.decode("utf-8")
     assert len(export.unmapped) == 4 and "4 triple(s) have no PROV-DM counterpart" in text
@@ -192,13 +185,13 @@ def test_prov_n_of_a_graphrag_session(corpus):
     assert "wasGeneratedBy(graphrag:1fb17c23-90c1-42cf-93ac-94af0f21ddb6, -, 2026-03-09T12:30:39" in text
 
 
-def test_prov_unknown_suffix(corpus):
-    collection, sessions = corpus
+def test_prov_unknown_suffix(corpus_collection):
+    collection, sessions = corpus_collection
     with pytest.raises(ValueError, match="unknown PROV format"):
         export_session_prov(collection, sessions[GRAPHRAG], sessions, ".provx")
 
 
-# -- the shared hostile corpus ------------------------------------------------------------------
+# -- the shared hostile corpus_collection ------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def hostile_corpus():
     from tests import hostile_traces as hostile

@@ -20,8 +20,7 @@ from trace_explorer.export_images import (FOLDED, IMAGE_FORMATS, ITERATION, LABE
                                           MAX_DRAWN_NODES, dag_dot, dag_image, dag_layout,
                                           image_format, timeline_image)
 from trace_explorer.sessions import read_sessions
-from trace_explorer.store import TraceStore, load_collection
-from tests.conftest import CORPUS
+from trace_explorer.store import TraceStore
 
 SVG = "{http://www.w3.org/2000/svg}"
 AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
@@ -112,13 +111,6 @@ def plan_session(steps: int):
 
 
 # -- helpers ------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def corpus():
-    collection, errors = load_collection([CORPUS])
-    assert errors == []
-    return {s.id: s for s in read_sessions(collection)}
-
-
 def svg_nodes(svg: bytes) -> dict[str, list[str]]:
     """Node title -> the lines of text drawn in it."""
     root = ET.fromstring(svg)
@@ -133,8 +125,8 @@ def svg_nodes(svg: bytes) -> dict[str, list[str]]:
 # -- the DAG ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("fmt", sorted(IMAGE_FORMATS.values()))
 @pytest.mark.parametrize("iri", LOOKED_AT, ids=lambda i: i[-12:])
-def test_dag_image_formats_are_valid(corpus, iri, fmt):
-    data = dag_image(corpus[iri], fmt, corpus)
+def test_dag_image_formats_are_valid(sessions, iri, fmt):
+    data = dag_image(sessions[iri], fmt, sessions)
     assert data.startswith(MAGIC[fmt])
     if fmt == "png":
         width, height = Image.open(io.BytesIO(data)).size
@@ -144,9 +136,9 @@ def test_dag_image_formats_are_valid(corpus, iri, fmt):
 
 
 @pytest.mark.parametrize("iri", LOOKED_AT, ids=lambda i: i[-12:])
-def test_dag_svg_has_a_node_for_every_step_and_a_legend(corpus, iri):
-    session = corpus[iri]
-    svg = dag_image(session, "svg", corpus)
+def test_dag_svg_has_a_node_for_every_step_and_a_legend(sessions, iri):
+    session = sessions[iri]
+    svg = dag_image(session, "svg", sessions)
     nodes = svg_nodes(svg)
     assert {s.id for s in session.steps} | {session.id} | set(session.children) <= set(nodes)
     assert set(session.graph.nodes) <= set(nodes)  # thoughts and edge selections too
@@ -158,7 +150,7 @@ def test_dag_svg_has_a_node_for_every_step_and_a_legend(corpus, iri):
     assert "<!--" not in text and "DOCTYPE" not in text and "graphviz version" not in text.lower()
 
 
-def test_dag_labels_are_cut_with_an_ellipsis(corpus):
+def test_dag_labels_are_cut_with_an_ellipsis(sessions):
     long_words = "An extremely long thought that goes on and on about Mont Blanc and Elbrus " * 4
     collection, session = react_session(3, question=long_words, thought=long_words, action="x" * 80)
     nodes = svg_nodes(dag_image(session, "svg"))
@@ -183,10 +175,10 @@ def test_hostile_text_is_drawn_literally():
     assert {t for t in nodes if not t.startswith("legend:")} == set(session.graph.nodes)
 
 
-def test_same_session_same_svg_bytes(corpus):
+def test_same_session_same_svg_bytes(sessions):
     for iri in LOOKED_AT:
-        assert dag_image(corpus[iri], "svg", corpus) == dag_image(corpus[iri], "svg", corpus)
-    assert dag_image(corpus[SUPERVISOR], "pdf", corpus) == dag_image(corpus[SUPERVISOR], "pdf", corpus)
+        assert dag_image(sessions[iri], "svg", sessions) == dag_image(sessions[iri], "svg", sessions)
+    assert dag_image(sessions[SUPERVISOR], "pdf", sessions) == dag_image(sessions[SUPERVISOR], "pdf", sessions)
 
 
 def test_a_200_step_session_is_grouped_folded_and_fast():
@@ -241,8 +233,8 @@ def test_unknown_image_suffix():
 
 # -- the timeline -------------------------------------------------------------------------------
 @pytest.mark.parametrize("fmt", sorted(IMAGE_FORMATS.values()))
-def test_timeline_image_formats(corpus, fmt):
-    data = timeline_image(corpus[AGENT_12], fmt)
+def test_timeline_image_formats(sessions, fmt):
+    data = timeline_image(sessions[AGENT_12], fmt)
     assert data.startswith(MAGIC[fmt] if fmt != "svg" else b"<svg")
     if fmt == "png":
         width, height = Image.open(io.BytesIO(data)).size
@@ -250,11 +242,11 @@ def test_timeline_image_formats(corpus, fmt):
     if fmt == "svg":
         texts = [t.text for t in ET.fromstring(data).iter(SVG + "text")]
         assert "i2 Analysis: mcp:weather ✗" in texts and "Conclusion" in texts
-        assert corpus[AGENT_12].question in texts  # the title
+        assert sessions[AGENT_12].question in texts  # the title
 
 
-def test_timeline_same_svg_bytes_and_every_row_labelled_in_a_long_session(corpus):
-    assert timeline_image(corpus[PLAN], "svg") == timeline_image(corpus[PLAN], "svg")
+def test_timeline_same_svg_bytes_and_every_row_labelled_in_a_long_session(sessions):
+    assert timeline_image(sessions[PLAN], "svg") == timeline_image(sessions[PLAN], "svg")
     collection, session = react_session(99)
     texts = {t.text for t in ET.fromstring(timeline_image(session, "svg")).iter(SVG + "text")}
     assert "i57 Analysis: tool-0" in texts and "i99 Observation" in texts

@@ -7,15 +7,11 @@ from __future__ import annotations
 import html
 import re
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from trace_explorer.export_markdown import code_block, code_span, escape_markdown, session_markdown
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import load_collection
-from tests.conftest import CORPUS
 from tests.test_export_images import react_session
 
 AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
@@ -24,20 +20,13 @@ GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
 
-@pytest.fixture(scope="module")
-def corpus():
-    collection, errors = load_collection([CORPUS])
-    assert errors == []
-    return {s.id: s for s in read_sessions(collection)}
-
-
 def text_of(rendered_html: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", rendered_html))
 
 
-def test_an_agent_session_reads_step_by_step(corpus):
-    session = corpus[AGENT_12]
-    text = session_markdown(session, corpus)
+def test_an_agent_session_reads_step_by_step(sessions):
+    session = sessions[AGENT_12]
+    text = session_markdown(session, sessions)
     assert text.startswith("# ¿Cuál es la montaña más alta de Europa? — 最高峰は？\n")
     assert "## Answer\n\n" + escape_markdown(session.answer) in text
     analyses = session.steps_of("Analysis")
@@ -55,16 +44,16 @@ def test_an_agent_session_reads_step_by_step(corpus):
     assert rendered.count("<h3>") == 14  # PatternDecision, 12 Analyses, Conclusion
 
 
-def test_graphrag_edges_and_sub_sessions(corpus):
-    text = session_markdown(corpus[GRAPHRAG], corpus)
+def test_graphrag_edges_and_sub_sessions(sessions):
+    text = session_markdown(sessions[GRAPHRAG], sessions)
     assert "- **Edge:** `http://trustgraph.ai/e/france` → `http://www.w3.org/2000/01/rdf-schema#seeAlso`" in text
     assert "fact 1 about capital city (concept capital city, score 0.92)" in text
-    supervisor = session_markdown(corpus[SUPERVISOR], corpus)
-    for child in corpus[SUPERVISOR].children:
+    supervisor = session_markdown(sessions[SUPERVISOR], sessions)
+    for child in sessions[SUPERVISOR].children:
         assert f"**Session:** `{child}`" in supervisor
     assert supervisor.count("\n## Sub-session: ") == 2
-    alone = session_markdown(corpus[SUPERVISOR], corpus, include_children=False)
-    assert "## Sub-session: " not in alone and f"**Sub-session:** `{corpus[SUPERVISOR].children[0]}`" in alone
+    alone = session_markdown(sessions[SUPERVISOR], sessions, include_children=False)
+    assert "## Sub-session: " not in alone and f"**Sub-session:** `{sessions[SUPERVISOR].children[0]}`" in alone
 
 
 def test_hostile_trace_text_shows_literally_when_rendered():

@@ -11,9 +11,7 @@ import pytest
 
 from trace_explorer.export_page import script_json, session_page
 from trace_explorer.sessions import read_sessions
-from trace_explorer.store import load_collection
 from tests.browser_support import chromium_page
-from tests.conftest import CORPUS
 from tests.test_export_images import react_session
 
 AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
@@ -21,13 +19,6 @@ SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 HOSTILE = ('<script>window.__pwned = 1</script> ![x](http://evil.example/img) '
            '"><img src=x onerror="window.__pwned=2"> </script><b>bold</b> &amp; \u2028 end')
-
-
-@pytest.fixture(scope="module")
-def corpus():
-    collection, errors = load_collection([CORPUS])
-    assert errors == []
-    return {s.id: s for s in read_sessions(collection)}
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +51,9 @@ def tags_of(page: str) -> list[tuple[str, dict]]:
 
 
 @pytest.mark.parametrize("iri", [AGENT_12, SUPERVISOR, GRAPHRAG], ids=lambda i: i[-12:])
-def test_no_external_url_and_every_step_is_there(corpus, iri):
-    session = corpus[iri]
-    page = session_page(session, corpus)
+def test_no_external_url_and_every_step_is_there(sessions, iri):
+    session = sessions[iri]
+    page = session_page(session, sessions)
     tags = tags_of(page)
     for tag, attributes in tags:
         for name in ("src", "href", "data", "action", "poster", "background"):
@@ -75,14 +66,14 @@ def test_no_external_url_and_every_step_is_there(corpus, iri):
     steps = {a["data-step"] for tag, a in tags if tag == "details" and "data-step" in a}
     assert {s.id for s in session.steps} <= steps
     for child in session.children:  # sub-sessions' steps are in the page too
-        assert {s.id for s in corpus[child].steps} <= steps
-    assert session_page(session, corpus) == page  # same session, same bytes
+        assert {s.id for s in sessions[child].steps} <= steps
+    assert session_page(session, sessions) == page  # same session, same bytes
 
 
-def test_sub_sessions_left_out_on_request(corpus):
-    page = session_page(corpus[SUPERVISOR], corpus, include_children=False)
+def test_sub_sessions_left_out_on_request(sessions):
+    page = session_page(sessions[SUPERVISOR], sessions, include_children=False)
     steps = {a["data-step"] for tag, a in tags_of(page) if tag == "details" and "data-step" in a}
-    assert steps == {s.id for s in corpus[SUPERVISOR].steps}
+    assert steps == {s.id for s in sessions[SUPERVISOR].steps}
 
 
 def test_hostile_text_is_escaped(hostile):
@@ -122,7 +113,7 @@ def test_script_json_cannot_close_its_element():
 
 
 @pytest.mark.browser
-def test_page_opens_from_disk_offline_and_clicks_open_details(corpus, hostile, tmp_path):
+def test_page_opens_from_disk_offline_and_clicks_open_details(sessions, hostile, tmp_path):
     from tests import hostile_traces as shared
     from trace_explorer.store import TraceStore
 
@@ -131,7 +122,7 @@ def test_page_opens_from_disk_offline_and_clicks_open_details(corpus, hostile, t
     for file_name, data in shared.hostile_files().items():
         shared_collection.add_file(file_name, data)
     shared_sessions = {s.id: s for s in read_sessions(shared_collection)}
-    pages = {"agent": (corpus[AGENT_12], corpus), "hostile": (session, {session.id: session}),
+    pages = {"agent": (sessions[AGENT_12], sessions), "hostile": (session, {session.id: session}),
              "shared-hostile": (shared_sessions[shared.AGENT], shared_sessions)}
     for name, (current, sessions) in pages.items():
         path = tmp_path / f"{name}.html"

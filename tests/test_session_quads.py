@@ -7,29 +7,23 @@ import pytest
 from trace_explorer.session_quads import session_quads, subjects_sessions
 from trace_explorer.session_report import session_detail
 from trace_explorer.sessions import read_sessions
-from trace_explorer.store import TraceStore, load_collection
-from tests.conftest import CORPUS, manifest_sessions
+from trace_explorer.store import TraceStore
+from tests.conftest import manifest_sessions
 
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 
 
-@pytest.fixture(scope="module")
-def corpus():
-    collection, _ = load_collection([CORPUS])
-    return collection, {s.id: s for s in read_sessions(collection)}
-
-
 @pytest.mark.parametrize("iri", [s["session"] for s in manifest_sessions()], ids=lambda i: i[-12:])
-def test_a_session_reads_the_same_from_its_own_quads(corpus, iri):
-    collection, sessions = corpus
+def test_a_session_reads_the_same_from_its_own_quads(corpus_collection, iri):
+    collection, sessions = corpus_collection
     alone = TraceStore(documents=collection.documents)
     alone.store.extend(session_quads(collection, sessions[iri], sessions))
     again = {s.id: s for s in read_sessions(alone)}
     assert session_detail(again[iri]) | {"parent_session": None} == session_detail(sessions[iri]) | {"parent_session": None}
 
 
-def test_sub_sessions_come_along_unless_left_out(corpus):
-    collection, sessions = corpus
+def test_sub_sessions_come_along_unless_left_out(corpus_collection):
+    collection, sessions = corpus_collection
     supervisor = sessions[SUPERVISOR]
     assert subjects_sessions(supervisor, sessions) == supervisor.children and len(supervisor.children) == 2
     with_children = {q.subject.value for q in session_quads(collection, supervisor, sessions)}

@@ -18,7 +18,6 @@ import pytest
 from trace_explorer.model import Session, Step
 from trace_explorer.palette import KIND_COLOURS, kind_colour
 from trace_explorer.sessions import read_sessions
-from trace_explorer.store import load_collection
 from trace_explorer.timeline import (COLUMNS, SELECTION, UNTIMED_FRACTION, WINDOW_ROWS, timeline_chart,
                                      timeline_rows, window_bounds, window_caption, window_count, window_of)
 
@@ -32,13 +31,6 @@ GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 
 def manifest_session(iri: str) -> dict:
     return next(s for f in MANIFEST.values() for s in f["sessions"] if s["session"] == iri)
-
-
-@pytest.fixture(scope="module")
-def sessions() -> dict[str, Session]:
-    collection, errors = load_collection([CORPUS])
-    assert errors == []
-    return {s.id: s for s in read_sessions(collection)}
 
 
 def raw_values(file: str, predicate: str, prefix: str) -> dict[str, int]:

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 from trace_explorer.dag_view import hover_text
 from trace_explorer.model import Step
 from trace_explorer.step_labels import clip
 from trace_explorer.visible_text import visible_controls
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from tests.browser_support import REPO_ROOT
 
 HOSTILE = "ok\x1b]0;PWNED\x07\x1b[2J \u202eevil\u202c\x00\x9b end"
 SHOWN = "ok␛]0;PWNED␇␛[2J ⟨U+202E⟩evil⟨U+202C⟩␀⟨U+009B⟩ end"

@@ -124,14 +124,13 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
     Raises SourceError when the source fails.
     """
     filters = filters or SessionFilter()
-    page = f"LIMIT {int(limit)} " if limit else ""
-    page += f"OFFSET {int(offset)}" if offset else ""
     sessions: dict[str, Session] = {}
     if _indexed(source):
         rows = source.index.page(filters, limit, offset)
         if read:
             sessions = fetch_sessions(source, [r["id"] for r in rows])
     else:
+        page = (f"LIMIT {int(limit)} " if limit else "") + (f"OFFSET {int(offset)}" if offset else "")
         query = (PREFIXES + f"SELECT ?root ?time WHERE {{ {{ SELECT ?root (SAMPLE(?t) AS ?time) WHERE {{ "
                  f"{_where(filters)}\n  OPTIONAL {{ ?root prov:startedAtTime ?t }} }} GROUP BY ?root }} }} "
                  f"ORDER BY DESC(BOUND(?time)) DESC(STR(?time)) ?root {page}")

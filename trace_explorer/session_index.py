@@ -148,6 +148,13 @@ class SessionIndex:
         """The steps of every session, as the session page counts them."""
         return self._query("SELECT COALESCE(SUM(steps), 0) FROM sessions")[0][0]
 
+    def rows(self) -> list[dict[str, Any]]:
+        """Every row, as the ``index_row`` dicts it was written from."""
+        found = self._query("SELECT s.root, top, time, mechanism, pattern, status, steps, words, summary FROM sessions s "
+                            "JOIN search w ON w.root = s.root JOIN summaries m ON m.root = s.root")
+        keys = ("root", "top", "time", "mechanism", "pattern", "status", "steps", "search", "summary")
+        return [dict(zip(keys, row)) for row in found]
+
     def roots(self) -> set[str]:
         """Every indexed session IRI."""
         return {r for (r,) in self._query("SELECT root FROM sessions")}

@@ -246,21 +246,20 @@ class SessionReader:
         if not self.index.types(root):
             session.warnings.insert(0, f"{root}: the session root has no rdf:type (expected tg:Question and a "
                                        f"subtype); it was found by its tg:query and IRI, and read as {session.mechanism}")
-        session.warnings += self._shared_steps(root, members, member_set, set(children))
+        session.warnings += self._shared_steps(root, members, member_set, set(children), session.parent)
         if cyclic:
             shown = ", ".join(cyclic[:5]) + (f" and {len(cyclic) - 5} more" if len(cyclic) > 5 else "")
             session.warnings.append(f"the derivations form a cycle through {shown}; the steps inside it are in IRI order")
         return session
 
-    def _shared_steps(self, root: str, members: list[str], member_set: set[str], children: set[str]) -> list[str]:
+    def _shared_steps(self, root: str, members: list[str], member_set: set[str], children: set[str],
+                      parent: str | None) -> list[str]:
         """Warnings for steps that more than one session claims (TRACE-MODEL.md: a step belongs
         to one session): a step of this session that also derives from another session's step,
         and a step derived from this session's but shown in another. A supervisor's Finding,
         derived from its sub-session's answer, is how TrustGraph writes it: no warning."""
         out = []
-        parent_session = None
-        for parent, _ in self.index.parents(root):
-            parent_session = self._owner_of(parent) or step_owner(parent)
+        parent_session = (self._owner_of(parent) or step_owner(parent)) if parent else None
         for m in members:
             if m == root:
                 continue
