@@ -175,3 +175,18 @@ def test_a_folder_without_traces_is_nothing_usable(tmp_path, capsys):
     (tmp_path / "notes.md").write_text("no traces here")
     assert main(["list", str(tmp_path)]) == 2
     assert "no trace files found" in capsys.readouterr().err
+
+
+def test_export_reads_every_source_and_data_needs_a_local_copy(capsys, source_args, tmp_path):
+    # images, pages and Markdown come from any source; the triples only from files or a store
+    iri = manifest_sessions("orchestrated.nq")[0]["session"]
+    status = main(["export", *source_args("orchestrated.nq"), "--session", iri, "--markdown", str(tmp_path / "s.md"),
+                   "--data", str(tmp_path / "s.ttl")])
+    err = capsys.readouterr().err
+    markdown = (tmp_path / "s.md").read_text(encoding="utf-8")
+    assert markdown.startswith(f"# {manifest_sessions('orchestrated.nq')[0]['question']}\n")
+    if source_args.kind == "endpoint":
+        assert status == 2 and not (tmp_path / "s.ttl").exists()
+        assert f"trace-explorer: {tmp_path / 's.ttl'}: the triples are exported from a local copy" in err
+    else:
+        assert status == 0 and (tmp_path / "s.ttl").stat().st_size > 0

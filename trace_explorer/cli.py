@@ -236,13 +236,12 @@ def _ingest(args) -> int:
 
 
 def _export(args, source: TraceSource) -> int:
-    if not isinstance(source, StoreSource):
-        report(["export reads trace files or --store, not an endpoint"])
-        return 2
     session, by_id = _session_family(source, args.session)
     if session is None:
         return 2
-    args.collection = TraceStore(store=source.store, documents=dict(source.documents))
+    # the triples are exported from a local copy; an endpoint has none (the rest still works)
+    args.collection = TraceStore(store=source.store, documents=dict(source.documents)) \
+        if isinstance(source, StoreSource) else None
     if not (args.image or args.timeline or args.html or args.data or args.markdown):
         print("trace-explorer: nothing to export: give --image, --timeline, --html, --data or --markdown",
               file=sys.stderr)
@@ -270,6 +269,9 @@ def _write(path: str, data: bytes, what: str) -> None:
 
 
 def _export_data(path: str, collection, session: Session, sessions: dict[str, Session], children: bool) -> None:
+    if collection is None:
+        raise ValueError("the triples are exported from a local copy (trace files or --store); a SPARQL "
+                         "endpoint has none (--image, --timeline, --html and --markdown still work)")
     if Path(path).suffix.lower() in PROV_SUFFIXES:
         export = export_session_prov(collection, session, sessions, Path(path).suffix, children)
         _write(path, export.data, f"{export.format}, {export.records} records")
