@@ -1,0 +1,85 @@
+"""What the endpoint source sends over the SPARQL 1.1 Protocol: basic or bearer authentication,
+the named graphs as ``default-graph-uri``, queries only; and a timeout that ends a request to a
+server that does not answer. A small HTTP server in the test records each request."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs
+
+import pytest
+
+from trace_explorer.cli import main
+from trace_explorer.sources import EndpointSource, SourceError
+
+RESULT = {"head": {"vars": ["n"]}, "results": {"bindings": [{"n": {"type": "literal", "value": "0"}}]}}
+
+
+@pytest.fixture
+def endpoint():
+    """``(url, requests)``: a SPARQL endpoint on loopback answering every query with one row, and
+    the list of what each request carried; a query containing "SLOW" is answered after 3 s."""
+    seen: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
+            form = parse_qs(body)
+            seen.append({"authorization": self.headers.get("Authorization"), "form": form})
+            if "SLOW" in form.get("query", [""])[0]:
+                time.sleep(3)
+            data = json.dumps(RESULT).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/sparql-results+json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/sparql", seen
+    server.shutdown()
+
+
+def test_basic_and_bearer_authentication_and_graphs_are_sent(endpoint):
+    url, seen = endpoint
+    EndpointSource(url, graphs=("urn:graph:retrieval", "urn:g2"), user="ana", password="s3cret").select("SELECT ?n {}")
+    EndpointSource(url, token="tok-123").select("SELECT ?n {}")
+    assert seen[0]["authorization"] == "Basic " + base64.b64encode(b"ana:s3cret").decode()
+    assert seen[0]["form"]["default-graph-uri"] == ["urn:graph:retrieval", "urn:g2"]
+    assert seen[0]["form"]["query"] == ["SELECT ?n {}"]
+    assert seen[1]["authorization"] == "Bearer tok-123" and "default-graph-uri" not in seen[1]["form"]
+
+
+def test_the_cli_takes_its_credentials_from_the_environment(endpoint, monkeypatch, capsys):
+    url, seen = endpoint
+    monkeypatch.setenv("TRACE_EXPLORER_PASSWORD", "pw")
+    monkeypatch.setenv("MY_TOKEN", "abc")
+    assert main(["list", "--endpoint", url, "--user", "bob", "--graph", "urn:graph:retrieval"]) == 0
+    assert main(["list", "--endpoint", url, "--token-env", "MY_TOKEN"]) == 0
+    basic = "Basic " + base64.b64encode(b"bob:pw").decode()
+    assert seen and {r["authorization"] for r in seen} == {basic, "Bearer abc"}
+    assert all(r["form"]["default-graph-uri"] == ["urn:graph:retrieval"] for r in seen if r["authorization"] == basic)
+
+
+def test_a_server_that_does_not_answer_is_given_up_after_the_timeout(endpoint):
+    url, _ = endpoint
+    started = time.perf_counter()
+    with pytest.raises(SourceError, match=r"no answer within 0\.5 s"):
+        EndpointSource(url, timeout=0.5).select("SELECT ?n { # SLOW\n}")
+    assert time.perf_counter() - started < 2.5
+
+
+def test_an_update_never_leaves(endpoint):
+    url, seen = endpoint
+    with pytest.raises(SourceError, match="refused"):
+        EndpointSource(url).select("DELETE WHERE { ?s ?p ?o }")
+    assert seen == []
