@@ -10,7 +10,7 @@ overrides). A context is a person: its own cookies, its own Streamlit session. E
 1. opens the session list and waits for it: the *time to first render* is from navigation
    start to the list's caption being on screen ("1–19 of 19 matching · 19 top-level sessions
    in all"); the caption and the sidebar's "Sessions" count must match
-   ``../shared/corpus/manifest.json`` (the demo is a copy of the corpus);
+   ``trace_explorer/demo_data/manifest.json`` (the demo is the reference corpus);
 2. opens ``--sessions`` session pages by their shareable URL (different ones per person) and
    waits for each page to finish; the heading must be the manifest's question, the session's
    IRI must be on the page and no exception may show.
@@ -45,7 +45,7 @@ if str(REPO) not in sys.path:
 from tests.browser_support import (CHROMIUM_ARGS, CHROMIUM_PATH, _IDLE_JS,  # noqa: E402
                                    chromium_available, streamlit_server)
 
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = REPO / "trace_explorer" / "demo_data"
 LIST_CAPTION = re.compile(r"^\d+–\d+ of [\d,]+ matching")
 TIMEOUT_MS = 180_000  # ten people on a 2-core machine: generous, a hang still ends
 

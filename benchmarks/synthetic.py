@@ -48,7 +48,7 @@ from trace_explorer.loading import read_trace_file  # noqa: E402
 from trace_explorer.sessions import SessionReader  # noqa: E402
 from trace_explorer.triple_index import TripleIndex  # noqa: E402
 
-CORPUS_DIRS = (REPO.parent / "shared" / "corpus", REPO / "trace_explorer" / "demo_data")
+CORPUS_DIRS = (REPO / "trace_explorer" / "demo_data",)
 TRACE_FILES = ("seed-sessions.ttl", "collection.trig", "orchestrated.nq", "graph-dump.ttl", "wire-triples.json")
 CONTENT_FILES = ("collection.documents.json",)
 # The corpus's 12-step ReAct run (max-iterations, one failed tool): the benchmark opens a copy.
@@ -107,7 +107,7 @@ class Synthetic:
 
 
 def corpus_dir(path: str | Path | None = None) -> Path:
-    """The reference corpus: ``path``, else ``../shared/corpus``, else the bundled demo copy."""
+    """The reference corpus: ``path``, else the bundled copy in ``trace_explorer/demo_data``."""
     candidates = [Path(path)] if path else list(CORPUS_DIRS)
     for candidate in candidates:
         if all((candidate / name).is_file() for name in TRACE_FILES):
@@ -413,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out_dir")
     parser.add_argument("--sessions", type=int, default=DEFAULT_SESSIONS)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--corpus", default=None, help="the reference corpus folder (default ../shared/corpus)")
+    parser.add_argument("--corpus", default=None, help="the reference corpus folder (default trace_explorer/demo_data)")
     args = parser.parse_args(argv)
     made = generate(args.out_dir, args.sessions, seed=args.seed, corpus=args.corpus)
     print(json.dumps(made.info, indent=1))

@@ -1,4 +1,4 @@
-"""Shared fixtures: the reference corpus beside the repository and its manifest (ground truth)."""
+"""Shared fixtures: the reference corpus bundled as the demo data, and its manifest (ground truth)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,17 @@ from trace_explorer.sessions import read_sessions
 from trace_explorer.sources import CONTENT, DOCUMENTS_GRAPH
 from trace_explorer.store import load_collection
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+from trace_explorer.demo import DEMO_DIR, MANIFEST as MANIFEST_PATH
+
+CORPUS = DEMO_DIR
 # The app remembers its last store under XDG_CONFIG_HOME: the tests (and the servers they start)
 # get a configuration of their own, so neither a developer's store nor the tests' leak across.
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="trace-explorer-test-config-")
-MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+MANIFEST = json.loads(MANIFEST_PATH.read_text(encoding="utf-8"))
 TRACE_FILES = sorted(MANIFEST)
-# The content file that goes with a trace file, when the corpus has one.
-CONTENT_FILES = {"collection.trig": "collection.documents.json"}
+# The content file that goes with a trace file: ``NAME.documents.json`` beside ``NAME.ext``.
+CONTENT_FILES = {name: f"{name.rsplit('.', 1)[0]}.documents.json" for name in TRACE_FILES
+                 if (CORPUS / f"{name.rsplit('.', 1)[0]}.documents.json").is_file()}
 MECHANISM_NAMES = {"agent": "Agent", "graphrag": "GraphRAG", "docrag": "DocRAG"}
 
 

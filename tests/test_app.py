@@ -17,8 +17,7 @@ from trace_explorer.store import load_collection
 from trace_explorer.visible_text import visible_controls
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+from tests.conftest import CORPUS, MANIFEST
 SESSIONS = [s for f in MANIFEST.values() for s in f["sessions"]]
 TOP = [s for s in SESSIONS if s["parent"] is None]
 BY_ID = {s["session"]: s for s in SESSIONS}
@@ -94,7 +93,7 @@ def test_list_shows_every_top_level_demo_session():
     frame = table(at)
     assert list(frame.columns) == COLUMNS
     assert sorted(frame["Session ID"]) == sorted(s["session"] for s in TOP)
-    assert len(frame) == 19
+    assert len(frame) == len(TOP)
     # newest first, and each row says what the manifest says
     times = [s["started"] for s in sorted(TOP, key=lambda s: s["started"], reverse=True)]
     assert [t.strftime("%Y-%m-%dT%H:%M:%SZ") for t in frame["Time"]] == times
@@ -157,7 +156,7 @@ def test_text_search_and_combined_filters():
     at = run_app()
     at.text_input(key="f_search").input("trappist").run()
     expected = [s["session"] for s in TOP if "trappist" in s["question"].lower()]
-    assert sorted(table_ids(at)) == sorted(expected) and len(expected) == 3
+    assert sorted(table_ids(at)) == sorted(expected) and len(expected) >= 2
     at.pills(key="f_type").set_value(["GraphRAG"]).run()
     assert sorted(table_ids(at)) == sorted(s for s in expected if BY_ID[s]["mechanism"] == "graphrag")
     at.text_input(key="f_search").input("no such words").run()
@@ -405,7 +404,11 @@ def test_header_says_why_a_session_stopped():
 
 
 def test_inspector_says_when_a_thought_is_not_loaded():
-    at = open_session(TOOL_PARENT, step=TOOL_PARENT + "/i1")
+    # the trace file uploaded without its documents file: the thought's text is not there
+    at = run_app()
+    at.sidebar.file_uploader[0].set_value(
+        ("orchestrated.nq", (CORPUS / "orchestrated.nq").read_bytes(), "application/n-quads")).run()
+    at = open_session(TOOL_PARENT, step=TOOL_PARENT + "/i1", at=at)
     captions = [unescape(c.value) for c in at.main.caption]
     assert any(c.startswith("Thought text not loaded (urn:trustgraph:doc:") for c in captions), captions
 

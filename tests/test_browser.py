@@ -68,7 +68,7 @@ def test_list_row_opens_the_session_with_dag_and_timeline(app_url, sessions):
         search.fill("62c33a4f")
         search.press("Enter")
         wait_for_streamlit_idle(page)
-        page.get_by_text("1–1 of 1 matching · 19 top-level sessions").wait_for()
+        page.get_by_text(f"1–1 of 1 matching · {len(TOP)} top-level sessions").wait_for()
         box = table.bounding_box()
         page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
         page.wait_for_url("**/session?session=*", timeout=30000)

@@ -172,7 +172,8 @@ def test_ten_people_at_once_all_get_correct_pages(app_url):
         assert visit.sessions_metric == str(expected.total)
         assert [p.iri for p in visit.opened] == concurrent_users.picks_for(visit.user, expected, 2)
         assert [p.heading for p in visit.opened] == [TOP[p.iri] for p in visit.opened]
-    assert len({p.iri for v in visits for p in v.opened}) == len(TOP)  # between them, every session
+    # between them, ten people open twenty different sessions (every one when there are fewer)
+    assert len({p.iri for v in visits for p in v.opened}) == min(len(TOP), 20)
 
 
 def test_a_wrong_page_is_reported_by_the_visit_checks():

@@ -18,8 +18,7 @@ from trace_explorer.palette import ERROR_COLOUR, PROV_FILLS, kind_colour
 
 from .test_timeline import long_react, synthetic_react
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+from tests.conftest import CORPUS, MANIFEST
 ALL_SESSIONS = [s["session"] for f in MANIFEST.values() for s in f["sessions"]]
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"

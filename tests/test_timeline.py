@@ -21,8 +21,7 @@ from trace_explorer.sessions import read_sessions
 from trace_explorer.timeline import (COLUMNS, SELECTION, UNTIMED_FRACTION, WINDOW_ROWS, timeline_chart,
                                      timeline_rows, window_bounds, window_caption, window_count, window_of)
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+from tests.conftest import CORPUS, MANIFEST
 TG = "https://trustgraph.ai/ns/"
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 PLAN = "urn:trustgraph:agent:1a4f44f9-a651-4445-b9f3-635cf88c422b"
