@@ -42,8 +42,7 @@ REPO = HERE.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.browser_support import (CHROMIUM_ARGS, CHROMIUM_PATH, _IDLE_JS,  # noqa: E402
-                                   chromium_available, streamlit_server)
+from tests.browser_support import _IDLE_JS, CHROMIUM_ARGS, CHROMIUM_PATH, chromium_available, streamlit_server  # noqa: E402
 
 CORPUS = REPO / "trace_explorer" / "demo_data"
 LIST_CAPTION = re.compile(r"^\d+–\d+ of [\d,]+ matching")

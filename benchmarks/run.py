@@ -15,7 +15,7 @@ this machine, one table row per measurement with its target and verdict:
   ``text="bronze"``;
 - opening the 12-step and the 2,000-step session: ``catalog.fetch_session`` (model and graph)
   plus ``timeline.timeline_rows`` (timeline data);
-- ``dag_view.dag_html`` of the 200-step session;
+- ``views.dag.dag_html`` of the 200-step session;
 - peak RSS: the highest of the ingesting process and of each measurement's process.
 
 Each list/open/DAG measurement runs in its own process on the store reopened from disk, as the
@@ -240,8 +240,8 @@ def profile_call(directory: Path | None, name: str, function) -> None:
 def scaled_source(store_dir: Path, times: int):
     """The store's source with its session index copied ``times`` over (new IRIs, same fields)
     into a temporary SQLite file: the list of a store ``times`` as large, without ingesting it."""
-    from trace_explorer.local_store import local_source
-    from trace_explorer.session_index import SessionIndex
+    from trace_explorer.sources.local_store import local_source
+    from trace_explorer.sources.session_index import SessionIndex
 
     source = local_source(store_dir, read_only=True)
     bigger = SessionIndex(Path(tempfile.mkdtemp()) / "scaled.sqlite")
@@ -260,10 +260,10 @@ def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budg
                   profile: Path | None) -> dict:
     """One measurement on the store, in a fresh process: the app after a restart (the store
     reopened from disk, nothing cached in Python). Prints timings and this process's peak RSS."""
-    from trace_explorer.catalog import SessionFilter, fetch_session, list_sessions
-    from trace_explorer.dag_view import dag_html
-    from trace_explorer.local_store import local_source
-    from trace_explorer.timeline import timeline_rows
+    from trace_explorer.sources.catalog import SessionFilter, fetch_session, list_sessions
+    from trace_explorer.sources.local_store import local_source
+    from trace_explorer.views.dag import dag_html
+    from trace_explorer.views.timeline import timeline_rows
 
     source = local_source(store_dir)
     out: dict = {}
@@ -307,8 +307,8 @@ def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budg
 def benchmark(sessions: int, work: Path, *, seed: int, repeat: int, profile: Path | None,
               long_steps: tuple[int, int] = LONG_STEPS, budget_s: float = 20.0,
               timeout_s: float = 300.0) -> tuple[list[Row], dict]:
-    from trace_explorer.catalog import SessionFilter, count_sessions
-    from trace_explorer.local_store import ingest_file, local_source, open_local_store
+    from trace_explorer.sources.catalog import SessionFilter, count_sessions
+    from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
 
     rows: list[Row] = []
     data = work / "data"

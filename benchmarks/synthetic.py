@@ -5,7 +5,7 @@ kept), ``synthetic.documents.json`` (``{document IRI: text}``) and ``manifest.js
 written: counts, the mix, the IRIs of the sessions the benchmark opens).
 
 How: every corpus file is read with the project's own loader (so the four spellings of a quoted
-triple are already one triple term), its sessions are found with ``sessions.SessionReader`` and
+triple are already one triple term), its sessions are found with ``model.reader.SessionReader`` and
 grouped into *families* (a top-level session with its sub-sessions: an agent with the GraphRAG
 run its tool started, a supervisor with its sub-agents). Each family becomes an N-Quads template;
 a copy replaces every UUID of the family's IRIs (session ids, step ids, ``tg:document`` IRIs) by a
@@ -44,9 +44,9 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from trace_explorer.loading import read_trace_file  # noqa: E402
-from trace_explorer.sessions import SessionReader  # noqa: E402
-from trace_explorer.triple_index import TripleIndex  # noqa: E402
+from trace_explorer.model.reader import SessionReader  # noqa: E402
+from trace_explorer.model.triple_index import TripleIndex  # noqa: E402
+from trace_explorer.read.files import read_trace_file  # noqa: E402
 
 CORPUS_DIRS = (REPO / "trace_explorer" / "demo_data",)
 TRACE_FILES = ("seed-sessions.ttl", "collection.trig", "orchestrated.nq", "graph-dump.ttl", "wire-triples.json")

@@ -24,16 +24,18 @@ from pathlib import Path
 
 import streamlit as st
 
-from trace_explorer.catalog import (SessionFilter, SessionPage, count_sessions, count_steps, fetch_sessions,
-                                    indexed_summary, list_sessions)
-from trace_explorer.demo import demo_paths
-from trace_explorer.errors import TraceLoadError
-from trace_explorer.loading import LoadedFile, read_trace_file
-from trace_explorer.model import Session
-from trace_explorer.session_index import build_index
-from trace_explorer.sparql_text import iri
-from trace_explorer.sources import StoreSource, TraceSource
-from trace_explorer.store import TraceStore
+from trace_explorer.model.session import Session
+from trace_explorer.read.collection import TraceStore
+from trace_explorer.read.errors import TraceLoadError
+from trace_explorer.read.files import read_trace_file
+from trace_explorer.read.loaded import LoadedFile
+from trace_explorer.sources.catalog import (SessionFilter, SessionPage, count_sessions, count_steps, fetch_sessions,
+                                            indexed_summary, list_sessions)
+from trace_explorer.sources.demo import demo_paths
+from trace_explorer.sources.session_index import build_index
+from trace_explorer.sources.source import TraceSource
+from trace_explorer.sources.sparql_text import iri
+from trace_explorer.sources.store import StoreSource
 
 STATE_KEY = "te_collection"
 CACHE_LIMIT = 64  # sessions kept per collection once fetched

@@ -1,13 +1,13 @@
-"""The provenance DAG of a session: the pyvis page from ``trace_explorer.dag_view`` in an iframe.
+"""The provenance DAG of a session: the pyvis page from ``trace_explorer.views.dag`` in an iframe.
 
 The page runs scripts in an iframe that can reach the app (Streamlit's iframes are same-origin),
 which is why ``dag_html`` escapes every trace value and loads nothing from the network.
 ``st.iframe`` replaces ``st.components.v1.html`` (deprecated in this Streamlit); the latter is
 used on Streamlit versions without ``st.iframe``.
 
-A long session (``dag_view.is_long``) is drawn grouped and folded: a caption says so, and a
+A long session (``views.dag.is_long``) is drawn grouped and folded: a caption says so, and a
 select box lists the folded runs so a person can open one (the iframe cannot send a click back
-to Streamlit). Up to ``dag_view.MAX_OPEN`` folds stay open at once, kept per session in
+to Streamlit). Up to ``views.dag.MAX_OPEN`` folds stay open at once, kept per session in
 ``st.session_state``; the fold holding the selected step always opens around it.
 """
 
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from trace_explorer.dag_view import (MAX_OPEN, OPEN_WINDOW, FoldBase, dag_html, fold_base, fold_title,
-                                     folded_layout, folds, is_long, suggested_height)
-from trace_explorer.dag_folding import ITERATION, DagLayout
-from trace_explorer.model import Session
+from trace_explorer.model.session import Session
+from trace_explorer.views.dag import (MAX_OPEN, OPEN_WINDOW, FoldBase, dag_html, fold_base, fold_title, folded_layout,
+                                      folds, is_long, suggested_height)
+from trace_explorer.views.dag_folding import ITERATION, DagLayout
 
 from .collection import Collection
 

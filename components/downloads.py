@@ -6,7 +6,7 @@ The session view gets one ``st.popover("Export")`` (``session_exports``) with fi
 - Page: one self-contained HTML file (interactive DAG, timeline, every step's details);
 - Data: the session's own triples as Turtle, TriG, N-Quads, JSON-LD or TrustGraph wire JSON.
   When the triples point at loaded texts (thoughts, observations, answers) the download is a ZIP
-  of the data file and its ``.documents.json`` sidecar (``export_data.data_archive``): load both
+  of the data file and its ``.documents.json`` sidecar (``trace_explorer.export.data.data_archive``): load both
   to get the same session back. Without texts it is the plain data file;
 - PROV: PROV-N or PROV-JSON, with the triples PROV-DM cannot say listed in a warning;
 - Copy as Markdown: the Markdown in ``st.code`` (its copy button copies the text) and a ``.md``.
@@ -41,16 +41,15 @@ from typing import Any
 
 import streamlit as st
 
-from trace_explorer.export_data import (DataExport, data_archive, documents_path,
-                                        export_session_data)
-from trace_explorer.export_images import dag_image, timeline_image
-from trace_explorer.export_markdown import session_markdown
-from trace_explorer.export_page import session_page
-from trace_explorer.export_prov import ProvExport, export_session_prov, nquad_line
-from trace_explorer.export_table import sessions_csv, sessions_json
-from trace_explorer.model import Session
-from trace_explorer.session_quads import subjects_sessions
-from trace_explorer.store import TraceStore
+from trace_explorer.export.data import DataExport, data_archive, documents_path, export_session_data
+from trace_explorer.export.images import dag_image, timeline_image
+from trace_explorer.export.markdown import session_markdown
+from trace_explorer.export.page import session_page
+from trace_explorer.export.prov import ProvExport, export_session_prov, nquad_line
+from trace_explorer.export.quads import subjects_sessions
+from trace_explorer.export.table import sessions_csv, sessions_json
+from trace_explorer.model.session import Session
+from trace_explorer.read.collection import TraceStore
 
 from .text import md_escape
 
@@ -434,7 +433,7 @@ def matching_sessions(collection: Any, filters: Any) -> Callable[[], list[dict]]
     """A callable giving the summary of every session of ``collection``'s source that passes
     ``filters`` (a ``catalog.SessionFilter``), in the list's order, all pages: read when a
     download is clicked. Reads the source only (thread-safe), never the collection's caches."""
-    from trace_explorer.catalog import list_sessions
+    from trace_explorer.sources.catalog import list_sessions
 
     source = collection.source
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from trace_explorer.literals import format_time
-from trace_explorer.model import Session
-from trace_explorer.session_report import status
-from trace_explorer.timeline import step_duration_ms
+from trace_explorer.model.literals import format_time
+from trace_explorer.model.session import Session
+from trace_explorer.model.summary import status
+from trace_explorer.views.timeline import step_duration_ms
 
 from .collection import Collection
 from .text import SESSION_PAGE, SESSIONS_PAGE, clip, format_ms, long_text, md_escape

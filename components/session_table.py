@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from trace_explorer.visible_text import visible_controls
+from trace_explorer.views.visible_text import visible_controls
 
 COLUMNS = ["Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status"]
 ROW_PX = 33
@@ -20,7 +20,7 @@ def _clip(text: str) -> str:
 
 
 def session_rows(summaries: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per session summary (``session_report.session_summary`` dicts, as the session
+    """One row per session summary (``model.summary.session_summary`` dicts, as the session
     list gives them), in the given order, with ``COLUMNS``; Time is a UTC timestamp."""
     rows = []
     for summary in summaries:

@@ -22,12 +22,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from trace_explorer.endpoint_policy import EndpointPolicy, EndpointRefused
-from trace_explorer.errors import TraceLoadError
-from trace_explorer.loading import (MAX_FILE_VARIABLE, MIB, SUPPORTED_SUFFIXES, file_too_big, format_size,
-                                    max_expanded_bytes, max_file_bytes)
-from trace_explorer.local_store import ingest_file, open_local_store
-from trace_explorer.sources import EndpointSource, SourceError, StoreSource
+from trace_explorer.read.errors import TraceLoadError
+from trace_explorer.read.formats import SUPPORTED_SUFFIXES
+from trace_explorer.read.limits import (MAX_FILE_VARIABLE, MIB, file_too_big, format_size, max_expanded_bytes,
+                                        max_file_bytes)
+from trace_explorer.sources.endpoint import EndpointSource
+from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused
+from trace_explorer.sources.local_store import ingest_file, open_local_store
+from trace_explorer.sources.source import SourceError
 
 from .collection import (Collection, FileRead, current_collection, demo_bytes, files_collection, read_file,
                          set_collection)

@@ -13,11 +13,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from trace_explorer.literals import format_time
-from trace_explorer.model import Session, Step
-from trace_explorer.session_report import FIELD_ORDER
-from trace_explorer.step_labels import has_error, timeline_label
-from trace_explorer.visible_text import visible_controls
+from trace_explorer.model.literals import format_time
+from trace_explorer.model.session import Session, Step
+from trace_explorer.views.report import FIELD_ORDER
+from trace_explorer.views.step_labels import has_error, timeline_label
+from trace_explorer.views.visible_text import visible_controls
 
 from .collection import Collection
 from .session_header import session_link

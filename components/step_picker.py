@@ -16,9 +16,9 @@ from typing import Any
 
 import streamlit as st
 
-from trace_explorer.model import Session
-from trace_explorer.step_labels import timeline_label
-from trace_explorer.timeline import window_bounds, window_of
+from trace_explorer.model.session import Session
+from trace_explorer.views.step_labels import timeline_label
+from trace_explorer.views.timeline import window_bounds, window_of
 
 STEP_KEY = "te_step"
 NUMBER_KEY = "te_step_number"

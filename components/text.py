@@ -13,7 +13,7 @@ import string
 
 import streamlit as st
 
-from trace_explorer.visible_text import visible_controls
+from trace_explorer.views.visible_text import visible_controls
 
 SESSIONS_PAGE = "pages/sessions.py"
 SESSION_PAGE = "pages/session.py"

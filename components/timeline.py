@@ -11,9 +11,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from trace_explorer.model import Session
-from trace_explorer.timeline import (SELECTION, WINDOW_ROWS, timeline_chart, timeline_rows, window_bounds,
-                                     window_caption, window_count, window_of)
+from trace_explorer.model.session import Session
+from trace_explorer.views.timeline import (SELECTION, WINDOW_ROWS, timeline_chart, timeline_rows, window_bounds,
+                                           window_caption, window_count, window_of)
 
 from .step_picker import pick_from_chart
 

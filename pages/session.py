@@ -6,16 +6,16 @@ from __future__ import annotations
 import streamlit as st
 
 from components.collection import current_collection, large_session_steps
-from components.navigation import ensure_entry_run
 from components.dag import dag
 from components.downloads import session_exports
+from components.navigation import ensure_entry_run
 from components.session_header import session_header
 from components.step_inspector import step_inspector
 from components.step_picker import selected_step, step_picker
 from components.text import SESSION_PAGE, SESSIONS_PAGE, md_escape
 from components.timeline import timeline
-from trace_explorer.sources import SourceError
-from trace_explorer.timeline import WINDOW_ROWS as TIMELINE_WINDOW
+from trace_explorer.sources.source import SourceError
+from trace_explorer.views.timeline import WINDOW_ROWS as TIMELINE_WINDOW
 
 LAST_KEY = "te_last_session"
 CONFIRM_KEY = "te_open_large"

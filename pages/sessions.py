@@ -10,9 +10,9 @@ from components.downloads import matching_sessions, session_list_downloads
 from components.navigation import ensure_entry_run
 from components.session_table import session_table
 from components.text import SESSION_PAGE, SESSIONS_PAGE, md_escape
-from trace_explorer.catalog import SessionFilter
-from trace_explorer.model import MECHANISMS, PATTERNS
-from trace_explorer.sources import SourceError
+from trace_explorer.model.session import MECHANISMS, PATTERNS
+from trace_explorer.sources.catalog import SessionFilter
+from trace_explorer.sources.source import SourceError
 
 PAGE_SIZE = 50
 

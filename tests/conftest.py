@@ -10,12 +10,12 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from trace_explorer.local_store import ingest_file, open_local_store
-from trace_explorer.sessions import read_sessions
-from trace_explorer.sources import CONTENT, DOCUMENTS_GRAPH
-from trace_explorer.store import load_collection
-
-from trace_explorer.demo import DEMO_DIR, MANIFEST as MANIFEST_PATH
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import load_collection
+from trace_explorer.sources.demo import DEMO_DIR
+from trace_explorer.sources.demo import MANIFEST as MANIFEST_PATH
+from trace_explorer.sources.local_store import ingest_file, open_local_store
+from trace_explorer.sources.source import CONTENT, DOCUMENTS_GRAPH
 
 CORPUS = DEMO_DIR
 # The app remembers its last store under XDG_CONFIG_HOME: the tests (and the servers they start)

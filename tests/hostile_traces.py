@@ -102,8 +102,8 @@ def hostile_files() -> dict[str, bytes]:
 
 def hostile_collection():
     """``(TraceStore, sessions by IRI)`` of the hostile trace and its content file."""
-    from trace_explorer.sessions import read_sessions
-    from trace_explorer.store import TraceStore
+    from trace_explorer.model.reader import read_sessions
+    from trace_explorer.read.collection import TraceStore
 
     collection = TraceStore()
     for name, data in hostile_files().items():

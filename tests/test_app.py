@@ -12,12 +12,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.session_table import COLUMNS
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import load_collection
-from trace_explorer.visible_text import visible_controls
+from tests.conftest import CORPUS, MANIFEST
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import load_collection
+from trace_explorer.views.visible_text import visible_controls
 
 REPO = Path(__file__).resolve().parents[1]
-from tests.conftest import CORPUS, MANIFEST
+
 SESSIONS = [s for f in MANIFEST.values() for s in f["sessions"]]
 TOP = [s for s in SESSIONS if s["parent"] is None]
 BY_ID = {s["session"]: s for s in SESSIONS}

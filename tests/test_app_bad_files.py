@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from tests.conftest import CORPUS, MANIFEST
 from tests.test_app import REPO, TOP, open_session, table_ids, unescape
 from tests.test_loading import BAD_FILES
-from trace_explorer.demo import demo_paths
+from trace_explorer.sources.demo import demo_paths
 
 DEMO = sorted(s["session"] for s in TOP)
 SEED = sorted(s["session"] for s in MANIFEST["seed-sessions.ttl"]["sessions"])

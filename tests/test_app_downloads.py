@@ -15,7 +15,6 @@ import re
 import xml.etree.ElementTree as ET
 import zipfile
 from dataclasses import dataclass
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -25,20 +24,17 @@ from streamlit.testing.v1 import AppTest
 
 from components import downloads
 from components.downloads import (BUTTON_KEYS, CHILDREN_KEY, DATA_FORMAT_KEY, DATA_FORMATS, IMAGE_FORMAT_KEY,
-                                  POPOVER_KEY, PROV_FORMAT_KEY, PROV_FORMATS, data_file, file_stem,
-                                  image_file, list_file, page_file, prov_file, trace_store,
-                                  unmapped_warning)
-from trace_explorer.export_data import export_session_data
-from trace_explorer.export_markdown import session_markdown
-from trace_explorer.export_prov import export_session_prov, nquad_line
-from trace_explorer.export_table import COLUMNS as CSV_COLUMNS
-from trace_explorer.session_quads import subjects_sessions
-from trace_explorer.session_report import session_detail
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import TraceStore, load_collection
-
-from tests.test_app import (BY_ID, CORPUS, MANIFEST, MECHANISMS, PLAN, REACT_12, REPO, SESSIONS,  # noqa: F401
-                            SUPERVISOR, TOP)
+                                  POPOVER_KEY, PROV_FORMAT_KEY, PROV_FORMATS, data_file, file_stem, image_file,
+                                  list_file, page_file, prov_file, trace_store, unmapped_warning)
+from tests.test_app import BY_ID, CORPUS, MANIFEST, MECHANISMS, PLAN, REACT_12, REPO, SESSIONS, SUPERVISOR, TOP  # noqa: F401
+from trace_explorer.export.data import export_session_data
+from trace_explorer.export.markdown import session_markdown
+from trace_explorer.export.prov import export_session_prov, nquad_line
+from trace_explorer.export.quads import subjects_sessions
+from trace_explorer.export.table import COLUMNS as CSV_COLUMNS
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import TraceStore, load_collection
+from trace_explorer.views.report import session_detail
 
 GRAPHRAG = "urn:trustgraph:question:95e60af5-93bd-44cf-8fd6-30f1f29d0da9"
 DOCRAG = "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"
@@ -346,7 +342,7 @@ def test_no_local_copy_means_no_data_or_prov(corpus_collection):
     collection, sessions = corpus_collection
     assert trace_store(SimpleNamespace(source=SimpleNamespace(url="http://x/sparql"))) is None
     assert trace_store(SimpleNamespace(store=collection)) is collection
-    from trace_explorer.sources import StoreSource
+    from trace_explorer.sources.store import StoreSource
     wrapped = trace_store(SimpleNamespace(source=StoreSource(collection.store, documents=collection.documents)))
     assert isinstance(wrapped, TraceStore)
     assert data_file(wrapped, sessions[REACT_12], sessions, "TriG", True).data == \

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import CORPUS, file_graph, manifest_sessions
 from tests.test_app import REPO, table_ids, unescape
-from trace_explorer.cli import main
+from trace_explorer.cli.main import main
 
 TOP = [s["session"] for s in manifest_sessions() if s["parent"] is None]
 SEED = [s["session"] for s in manifest_sessions("seed-sessions.ttl")]

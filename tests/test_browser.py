@@ -9,11 +9,8 @@ import urllib.parse
 import pytest
 
 from components.session_table import ROW_PX  # the list's row height (the header is as tall)
-from tests.browser_support import (chromium_available, chromium_page, screenshot,
-                                   streamlit_server, wait_for_streamlit_idle)
-from trace_explorer.dag_view import dag_html
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import load_collection
+from tests.browser_support import chromium_available, chromium_page, screenshot, wait_for_streamlit_idle
+from trace_explorer.views.dag import dag_html
 
 pytestmark = [
     pytest.mark.browser,
@@ -21,7 +18,8 @@ pytestmark = [
 ]
 pytest.importorskip("playwright")
 
-from tests.conftest import CORPUS, MANIFEST  # noqa: E402
+from tests.conftest import MANIFEST  # noqa: E402
+
 TOP = [s for f in MANIFEST.values() for s in f["sessions"] if s["parent"] is None]
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"

@@ -18,12 +18,11 @@ from pathlib import Path
 import pytest
 
 from components.downloads import BUTTON_KEYS, file_stem
-from tests.browser_support import (chromium_available, chromium_page, screenshot, streamlit_server,
-                                   wait_for_streamlit_idle)
-from trace_explorer.export_markdown import session_markdown
-from trace_explorer.session_report import session_detail
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import load_collection
+from tests.browser_support import chromium_available, chromium_page, screenshot, wait_for_streamlit_idle
+from trace_explorer.export.markdown import session_markdown
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import load_collection
+from trace_explorer.views.report import session_detail
 
 pytestmark = [
     pytest.mark.browser,
@@ -31,7 +30,8 @@ pytestmark = [
 ]
 pytest.importorskip("playwright")
 
-from tests.conftest import CORPUS, MANIFEST  # noqa: E402
+from tests.conftest import MANIFEST  # noqa: E402
+
 SESSIONS = [s for f in MANIFEST.values() for s in f["sessions"]]
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"

@@ -6,15 +6,16 @@ from __future__ import annotations
 import pyoxigraph as ox
 import pytest
 
-from trace_explorer.catalog import SessionFilter, count_sessions, fetch_session, list_sessions
-from trace_explorer.errors import TraceLoadError
-from trace_explorer.local_store import ingest_file, local_source, open_local_store
-from trace_explorer.session_index import build_index
-from trace_explorer.session_report import session_detail
-from trace_explorer.sources import (CONTENT, DOCUMENTS_GRAPH, EndpointSource, SourceError, StoreSource,
-                                    check_read_only)
-from trace_explorer.store import expand_paths, load_collection
 from tests.conftest import CORPUS, MECHANISM_NAMES, manifest_sessions
+from trace_explorer.read.collection import expand_paths, load_collection
+from trace_explorer.read.errors import TraceLoadError
+from trace_explorer.sources.catalog import SessionFilter, count_sessions, fetch_session, list_sessions
+from trace_explorer.sources.endpoint import EndpointSource
+from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.sources.session_index import build_index
+from trace_explorer.sources.source import SourceError, check_read_only
+from trace_explorer.sources.store import StoreSource
+from trace_explorer.views.report import session_detail
 
 ALL = manifest_sessions()
 TOP = [s for s in ALL if s["parent"] is None]

@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from trace_explorer.cli import main
-from tests.conftest import CONTENT_FILES, CORPUS, MECHANISM_NAMES, TRACE_FILES, corpus_paths, file_graph, manifest_sessions
+from tests.conftest import (CONTENT_FILES, CORPUS, MECHANISM_NAMES, TRACE_FILES, corpus_paths, file_graph,
+                            manifest_sessions)
+from trace_explorer.cli.main import main
 
 CASES = [pytest.param(s, id=f"{s['file']}:{s['session'][-12:]}") for s in manifest_sessions()]
 SOURCES = ("files", "store", "endpoint")

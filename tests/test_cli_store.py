@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from trace_explorer.cli import main
 from tests.conftest import CORPUS, manifest_sessions
+from trace_explorer.cli.main import main
 
 TOP = sorted((s for s in manifest_sessions() if s["parent"] is None), key=lambda s: s["started"], reverse=True)
 

@@ -6,19 +6,18 @@ from __future__ import annotations
 import json
 import re
 import time
-from pathlib import Path
 
 import pytest
 
-from trace_explorer.dag_folding import FOLDED, ITERATION
-from trace_explorer.dag_view import (FOLD_ABOVE_NODES, MAX_PIECES, OPEN_WINDOW, dag_html, fold_base, fold_title,
-                                     folded_layout, folds, holder, is_long, node_levels, suggested_height)
-from trace_explorer.model import SESSION_NODE, Session
-from trace_explorer.palette import ERROR_COLOUR, PROV_FILLS, kind_colour
+from tests.conftest import MANIFEST
+from trace_explorer.model.session import SESSION_NODE, Session
+from trace_explorer.views.dag import (FOLD_ABOVE_NODES, MAX_PIECES, OPEN_WINDOW, dag_html, fold_base, fold_title,
+                                      folded_layout, folds, holder, is_long, node_levels, suggested_height)
+from trace_explorer.views.dag_folding import FOLDED, ITERATION
+from trace_explorer.views.palette import ERROR_COLOUR, PROV_FILLS, kind_colour
 
 from .test_timeline import long_react, synthetic_react
 
-from tests.conftest import CORPUS, MANIFEST
 ALL_SESSIONS = [s["session"] for f in MANIFEST.values() for s in f["sessions"]]
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
@@ -188,14 +187,13 @@ def test_suggested_height_fits_the_tallest_column(sessions):
 
 def test_an_agent_is_drawn_as_prov_orange_house():
     import base64
-    import json as _json
     import re as _re
 
     import networkx as nx
 
-    from trace_explorer.dag_view import dag_html
-    from trace_explorer.model import Session, Step
-    from trace_explorer.palette import prov_fill
+    from trace_explorer.model.session import Session, Step
+    from trace_explorer.views.dag import dag_html
+    from trace_explorer.views.palette import prov_fill
 
     root = Step(id="urn:trustgraph:agent:x", kind="Question")
     agent = Step(id="https://trustgraph.ai/agent/chunker", kind="Agent", prov_class="Agent", label="chunker")
@@ -334,8 +332,8 @@ def test_a_long_graph_of_any_shape_is_folded_to_a_bounded_size():
     reading order are folded, so the page stays small; every node is still in one drawn node."""
     import networkx as nx
 
-    from trace_explorer.dag_view import DRAWN_LIMIT
-    from trace_explorer.model import Step
+    from trace_explorer.model.session import Step
+    from trace_explorer.views.dag import DRAWN_LIMIT
 
     root = Step("urn:trustgraph:agent:lattice", "Question")
     session = Session(id=root.id, mechanism="Agent", question="q", root=root, nodes={root.id: root})

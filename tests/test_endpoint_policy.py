@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from trace_explorer.endpoint_policy import EndpointPolicy, EndpointRefused
+from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused
 
 
 def fake_dns(table):

@@ -13,8 +13,9 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from trace_explorer.cli import main
-from trace_explorer.sources import EndpointSource, SourceError
+from trace_explorer.cli.main import main
+from trace_explorer.sources.endpoint import EndpointSource
+from trace_explorer.sources.source import SourceError
 
 RESULT = {"head": {"vars": ["n"]}, "results": {"bindings": [{"n": {"type": "literal", "value": "0"}}]}}
 

@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from trace_explorer.cli import main
-from trace_explorer.export_table import COLUMNS, sessions_csv, sessions_json
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import TraceStore
 from tests.conftest import CORPUS, TRACE_FILES, corpus_paths, manifest_sessions
+from trace_explorer.cli.main import main
+from trace_explorer.export.table import COLUMNS, sessions_csv, sessions_json
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import TraceStore
 
 AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"

@@ -12,14 +12,14 @@ import prov.model as pm
 import pyoxigraph as ox
 import pytest
 
-from trace_explorer.export_data import (DATA_SUFFIXES, RDF_JSON, data_archive, documents_path, export_quads,
-                                        export_session_data, write_session_data)
-from trace_explorer.export_prov import PROV_SUFFIXES, export_session_prov, nquad_line
-from trace_explorer.session_quads import subjects_sessions
-from trace_explorer.session_report import session_detail
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import TraceStore, load_collection
 from tests.conftest import manifest_sessions
+from trace_explorer.export.data import (DATA_SUFFIXES, RDF_JSON, data_archive, documents_path, export_quads,
+                                        export_session_data, write_session_data)
+from trace_explorer.export.prov import PROV_SUFFIXES, export_session_prov, nquad_line
+from trace_explorer.export.quads import subjects_sessions
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import TraceStore, load_collection
+from trace_explorer.views.report import session_detail
 
 AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"

@@ -16,11 +16,11 @@ import pyoxigraph as ox
 import pytest
 from PIL import Image
 
-from trace_explorer.export_images import (FOLDED, IMAGE_FORMATS, ITERATION, LABEL_CHARS,
-                                          MAX_DRAWN_NODES, dag_dot, dag_image, dag_layout,
-                                          image_format, timeline_image)
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import TraceStore
+from trace_explorer.export.images import (IMAGE_FORMATS, LABEL_CHARS, dag_dot, dag_image, dag_layout, image_format,
+                                          timeline_image)
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import TraceStore
+from trace_explorer.views.dag_folding import FOLDED, ITERATION, MAX_DRAWN_NODES
 
 SVG = "{http://www.w3.org/2000/svg}"
 AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"

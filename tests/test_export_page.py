@@ -9,10 +9,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from trace_explorer.export_page import script_json, session_page
-from trace_explorer.sessions import read_sessions
 from tests.browser_support import chromium_page
 from tests.test_export_images import react_session
+from trace_explorer.export.page import script_json, session_page
+from trace_explorer.model.reader import read_sessions
 
 AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
@@ -115,7 +115,7 @@ def test_script_json_cannot_close_its_element():
 @pytest.mark.browser
 def test_page_opens_from_disk_offline_and_clicks_open_details(sessions, hostile, tmp_path):
     from tests import hostile_traces as shared
-    from trace_explorer.store import TraceStore
+    from trace_explorer.read.collection import TraceStore
 
     collection, session = hostile
     shared_collection = TraceStore()

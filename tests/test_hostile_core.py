@@ -3,8 +3,8 @@ hostile sessions like any other."""
 
 from __future__ import annotations
 
-from trace_explorer.session_report import session_detail, session_text
 from tests import hostile_traces as hostile
+from trace_explorer.views.report import session_detail, session_text
 
 
 def test_hostile_sessions_read_with_their_text_intact():

@@ -8,12 +8,13 @@ import json
 import pyoxigraph as ox
 import pytest
 
-from trace_explorer.errors import TraceLoadError
-from trace_explorer.loading import limit_from_environment, max_expanded_bytes, max_file_bytes, read_trace_file
-from trace_explorer.quoted_triples import triple_from_literal
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import TraceStore, load_collection
 from tests.conftest import CORPUS, MANIFEST, TRACE_FILES, corpus_paths, manifest_sessions
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import TraceStore, load_collection
+from trace_explorer.read.errors import TraceLoadError
+from trace_explorer.read.files import read_trace_file
+from trace_explorer.read.limits import limit_from_environment, max_expanded_bytes, max_file_bytes
+from trace_explorer.read.quoted_triples import triple_from_literal
 
 EDGE = "https://trustgraph.ai/ns/edge"
 FRANCE = ox.NamedNode("http://trustgraph.ai/e/france")

@@ -8,12 +8,12 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trace_explorer.errors import TraceLoadError
-from trace_explorer.loading import read_trace_file
-from trace_explorer.quoted_triples import triple_from_literal
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import TraceStore
 from tests.conftest import CORPUS
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import TraceStore
+from trace_explorer.read.errors import TraceLoadError
+from trace_explorer.read.files import read_trace_file
+from trace_explorer.read.quoted_triples import triple_from_literal
 
 SAMPLES = {name: (CORPUS / name).read_bytes()[:6000] for name in
            ("seed-sessions.ttl", "collection.trig", "orchestrated.nq", "wire-triples.json", "graph-dump.ttl")}

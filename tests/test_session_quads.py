@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from trace_explorer.session_quads import session_quads, subjects_sessions
-from trace_explorer.session_report import session_detail
-from trace_explorer.sessions import read_sessions
-from trace_explorer.store import TraceStore
 from tests.conftest import manifest_sessions
+from trace_explorer.export.quads import session_quads, subjects_sessions
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import TraceStore
+from trace_explorer.views.report import session_detail
 
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 

@@ -7,12 +7,12 @@ import json
 from datetime import datetime, timezone
 
 import networkx as nx
-import pytest
 
-from trace_explorer.cli import main
-from trace_explorer.sessions import natural_key, read_sessions
-from trace_explorer.store import TraceStore
-from tests.conftest import CORPUS, corpus_paths, manifest_sessions
+from tests.conftest import CORPUS, manifest_sessions
+from trace_explorer.cli.main import main
+from trace_explorer.model.ordering import natural_key
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import TraceStore
 
 TWELVE_STEPS = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 RERANKED_DOCRAG = "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"
@@ -253,7 +253,7 @@ def test_a_cycle_warning_names_the_steps_on_it():
 
 
 def test_the_text_of_a_session_lists_its_own_warnings_once():
-    from trace_explorer.session_report import session_text
+    from trace_explorer.views.report import session_text
 
     collection = TraceStore()
     collection.add_file("shared.ttl", SHARED_STEP)

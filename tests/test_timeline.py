@@ -15,13 +15,13 @@ import networkx as nx
 import pyoxigraph as ox
 import pytest
 
-from trace_explorer.model import Session, Step
-from trace_explorer.palette import KIND_COLOURS, kind_colour
-from trace_explorer.sessions import read_sessions
-from trace_explorer.timeline import (COLUMNS, SELECTION, UNTIMED_FRACTION, WINDOW_ROWS, timeline_chart,
-                                     timeline_rows, window_bounds, window_caption, window_count, window_of)
-
 from tests.conftest import CORPUS, MANIFEST
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.model.session import Session, Step
+from trace_explorer.views.palette import KIND_COLOURS, kind_colour
+from trace_explorer.views.timeline import (COLUMNS, SELECTION, UNTIMED_FRACTION, WINDOW_ROWS, timeline_chart,
+                                           timeline_rows, window_bounds, window_caption, window_count, window_of)
+
 TG = "https://trustgraph.ai/ns/"
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 PLAN = "urn:trustgraph:agent:1a4f44f9-a651-4445-b9f3-635cf88c422b"
@@ -195,7 +195,7 @@ def long_react_files(iterations: int) -> tuple[str, bytes, bytes]:
 def long_react(iterations: int) -> Session:
     """The session of ``long_react_files(iterations)``, read by the project's reader (shared by
     the tests: do not change it, copy it)."""
-    from trace_explorer.store import TraceStore
+    from trace_explorer.read.collection import TraceStore
 
     root, nquads, documents = long_react_files(iterations)
     store = TraceStore()
@@ -310,7 +310,7 @@ def test_a_long_session_page_windows_the_timeline_and_folds_the_graph():
     assert at.selectbox(key="te_step").value == session.steps[3998].id
     assert any("showing steps 3,801–4,000 of 4,002 (window 20 of 21)" in c for c in captions(at)), captions(at)
     # opening a fold draws more nodes; "Fold again" closes it
-    from trace_explorer.dag_view import folded_layout, folds
+    from trace_explorer.views.dag import folded_layout, folds
 
     before = drawn_nodes(at)
     first_fold = folds(folded_layout(session, session.steps[3998].id))[0]

@@ -6,11 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from trace_explorer.dag_view import hover_text
-from trace_explorer.model import Step
-from trace_explorer.step_labels import clip
-from trace_explorer.visible_text import visible_controls
 from tests.browser_support import REPO_ROOT
+from trace_explorer.model.session import Step
+from trace_explorer.views.dag import hover_text
+from trace_explorer.views.step_labels import clip
+from trace_explorer.views.visible_text import visible_controls
 
 HOSTILE = "ok\x1b]0;PWNED\x07\x1b[2J \u202eevil\u202c\x00\x9b end"
 SHOWN = "ok␛]0;PWNED␇␛[2J ⟨U+202E⟩evil⟨U+202C⟩␀⟨U+009B⟩ end"

@@ -1,7 +1,14 @@
 """Trace Explorer core: read TrustGraph provenance traces and turn them into sessions.
 
-Data flows one way: source files -> store -> model (sessions, steps) -> graph/layout -> view or
-export. Nothing in this package imports Streamlit; the app and the CLI are thin layers over it.
-"""
+The folders follow the data, and imports run one way, from the top of this list down:
 
-__version__ = "0.1.0"
+- ``cli/``: the ``trace-explorer`` command;
+- ``export/``: one module per output (data, images, Markdown, page, PROV, table);
+- ``analysis/``: what is computed across steps and sessions;
+- ``views/``: what a person looks at: the timeline, the DAG, step labels, reports;
+- ``sources/``: where sessions come from and how the list is answered;
+- ``read/``: files to quads;
+- ``model/``: the trace model and the reader that turns quads into sessions.
+
+Nothing here imports Streamlit; the app (``app.py``, ``pages/``, ``components/``) sits on top.
+"""

@@ -1,0 +1,50 @@
+"""The ``trace-explorer`` command: ingest, list, show and export sessions; reindex a store.
+
+``PATH...`` is any mix of trace files (Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML,
+TrustGraph wire JSON, ``.gz`` too), ``*.documents.json`` content files and folders of them.
+Instead of trace files, ``--store DIR`` reads the local store and ``--endpoint URL`` a SPARQL
+endpoint (content files may still be given beside either). A file that fails to load is
+reported on stderr and skipped; the rest are still read, and the exit status is then 1.
+Exit status 2: bad usage (an unknown output suffix too), nothing could be loaded, the source
+failed, no such session, or an export that could not be written.
+
+Each command lives in a module of its own with ``add_parser(commands)``, which sets ``run`` (a
+command that reads a source: ``run(args, source)``) or ``act`` (one that opens what it needs
+itself: ``act(args)``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from ..sources.source import SourceError
+from . import export, sessions, store
+from .sources import open_source, report
+
+COMMANDS = (sessions, export, store)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (see the module docstring)."""
+    args = _parser().parse_args(argv)
+    if getattr(args, "act", None) is not None:
+        return args.act(args)
+    source, errors = open_source(args)
+    report(errors)
+    if source is None:
+        return 2
+    try:
+        status = args.run(args, source)
+    except SourceError as error:
+        report([str(error)])
+        return 2
+    return status or (1 if errors else 0)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="trace-explorer", description="Explore TrustGraph provenance traces.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for module in COMMANDS:
+        module.add_parser(commands)
+    return parser

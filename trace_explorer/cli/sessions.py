@@ -1,0 +1,121 @@
+"""``trace-explorer list`` and ``show``: the session list, a page at a time, and one whole
+session; and how ``--session`` finds the session it names."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+
+from ..export.table import sessions_csv
+from ..model.session import AGENT, DOCRAG, GRAPHRAG, Session
+from ..sources.catalog import SessionFilter, fetch_sessions, list_sessions
+from ..sources.source import TraceSource
+from ..sources.sparql_text import PREFIXES, literal
+from ..views.report import session_detail, session_text
+from ..views.visible_text import visible_controls
+from .sources import add_source_arguments
+
+TYPE_CHOICES = {"agent": AGENT, "graphrag": GRAPHRAG, "docrag": DOCRAG}
+TABLE_COLUMNS = ("Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status")
+
+
+def add_parser(commands) -> None:
+    """Add ``list`` and ``show`` to the subcommands ``commands``."""
+    listing = commands.add_parser("list", help="list sessions, newest first")
+    add_source_arguments(listing)
+    listing.add_argument("--limit", type=int, default=50, metavar="N", help="sessions per page (0: all; default 50)")
+    listing.add_argument("--offset", type=int, default=0, metavar="M", help="skip the first M sessions")
+    listing.add_argument("--type", choices=sorted(TYPE_CHOICES), help="only sessions of this mechanism")
+    listing.add_argument("--all", action="store_true", help="include sub-sessions")
+    listing.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    listing.set_defaults(run=_list)
+
+    show = commands.add_parser("show", help="show one whole session")
+    add_source_arguments(show)
+    show.add_argument("--session", required=True, metavar="IRI", help="the session's IRI (or a unique part of it, such as its UUID)")
+    show.add_argument("--format", choices=("text", "json"), default="text")
+    show.set_defaults(run=_show)
+
+
+
+def find_session_ids(source: TraceSource, key: str) -> list[str]:
+    """The IRIs of the sessions ``key`` may name: itself when it is a session root, else the
+    roots whose IRI contains ``key`` (its UUID, or the UUID's first characters); at most six.
+    ``<IRI>`` is taken as the IRI."""
+    key = key.strip()
+    if key.startswith("<") and key.endswith(">"):
+        key = key[1:-1]
+    rows = source.select(PREFIXES + f"""SELECT DISTINCT ?root WHERE {{
+  {{ ?root a tg:Question }} UNION {{ ?root tg:query ?q }}
+  FILTER(STR(?root) = {literal(key)} || CONTAINS(STR(?root), {literal(key)})) }} ORDER BY ?root LIMIT 6""")
+    roots = [r["root"].value for r in rows if "root" in r]
+    return [key] if key in roots else roots
+
+
+def session_family(source: TraceSource, key: str) -> tuple[Session | None, dict[str, Session]]:
+    """The session ``key`` names and every session below it, by IRI."""
+    found = find_session_ids(source, key)
+    if len(found) != 1:
+        if found:
+            more = ", …" if len(found) > 5 else ""
+            print(f"trace-explorer: {key!r} matches several sessions: {', '.join(found[:5])}{more}; "
+                  f"give more of the IRI", file=sys.stderr)
+        else:
+            print(f"trace-explorer: no session {key!r} in {source.label}", file=sys.stderr)
+        return None, {}
+    session_id = found[0]
+    family = fetch_sessions(source, [session_id])
+    wanted = list(family[session_id].children) if session_id in family else []
+    while wanted:
+        found_children = fetch_sessions(source, [w for w in wanted if w not in family])
+        family.update(found_children)
+        wanted = [c for s in found_children.values() for c in s.children if c not in family]
+    return family.get(session_id), family
+
+
+def _list(args, source: TraceSource) -> int:
+    filters = SessionFilter(mechanism=TYPE_CHOICES.get(args.type), include_sub=args.all)
+    page = list_sessions(source, filters, limit=max(args.limit, 0), offset=max(args.offset, 0))
+    rows = page.rows
+    if args.format == "csv":
+        print(sessions_csv(rows), end="")
+        return 0
+    if args.format == "json":
+        keys = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions", "tool_errors")
+        print(json.dumps([{k: r[k] for k in keys} for r in rows], ensure_ascii=False, indent=2))
+        return 0
+    table = [(r["id"], r["type"], r["pattern"] or "", _clip(r["question"] or "", 60), r["time"] or "",
+              str(r["step_count"]), r["status"]) for r in rows]
+    print(visible_controls(format_table(TABLE_COLUMNS, table)))
+    shown = f"{page.offset + 1}-{page.offset + len(rows)} of {page.total}" if rows else f"none of {page.total}"
+    more = " (--offset or --limit 0 for more)" if page.offset + len(rows) < page.total else ""
+    print(f"\nsessions {shown}{more}")
+    return 0
+
+
+def _show(args, source: TraceSource) -> int:
+    session, _ = session_family(source, args.session)
+    if session is None:
+        return 2
+    if args.format == "json":
+        print(json.dumps(session_detail(session), ensure_ascii=False, indent=2))
+    else:
+        print(visible_controls(session_text(session)), end="")
+    return 0
+
+
+def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A plain text table: columns padded to their widest cell, a rule under the header."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+

@@ -1,0 +1,84 @@
+"""The CLI's choice of source: trace files (read into memory), ``--store DIR`` (the embedded
+local store) or ``--endpoint URL`` (a SPARQL endpoint), with content files beside either."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..read.collection import expand_paths, load_collection
+from ..read.errors import TraceLoadError
+from ..read.formats import DOCUMENTS_JSON, format_for_name
+from ..sources.endpoint import EndpointSource
+from ..sources.local_store import local_source
+from ..sources.session_index import build_index
+from ..sources.source import SourceError, TraceSource
+from ..sources.store import StoreSource
+from ..views.visible_text import visible_controls
+
+
+def add_source_arguments(parser: argparse.ArgumentParser, paths_required: bool = False) -> None:
+    """Add PATH... and the --store / --endpoint options (with authentication and timeout)."""
+    parser.add_argument("paths", nargs="+" if paths_required else "*", metavar="PATH",
+                        help="trace files, *.documents.json content files or folders of them")
+    where = parser.add_argument_group("source (instead of trace files)")
+    where.add_argument("--store", metavar="DIR", help="the local store in DIR")
+    where.add_argument("--endpoint", metavar="URL", help="a SPARQL 1.1 endpoint (read-only queries)")
+    where.add_argument("--graph", action="append", default=[], metavar="IRI",
+                       help="endpoint: read these named graphs as the default graph (repeatable)")
+    where.add_argument("--user", help="endpoint: HTTP basic user (password from TRACE_EXPLORER_PASSWORD)")
+    where.add_argument("--token-env", metavar="VAR", help="endpoint: bearer token from this environment variable")
+    where.add_argument("--timeout", type=float, default=30.0, metavar="S", help="endpoint: seconds per request")
+    where.add_argument("--no-quoted-triples", action="store_true",
+                       help="endpoint: the server cannot hold RDF 1.2 quoted triples")
+
+
+def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]]:
+    """The source the arguments name, and the error messages of files that failed.
+
+    Returns ``(None, errors)`` when nothing usable was given (bad usage, unreadable store)."""
+    if args.store and args.endpoint:
+        return None, ["give --store or --endpoint, not both"]
+    if args.store or args.endpoint:
+        content, errors = [], []
+        for path in expand_paths(args.paths):
+            try:
+                kind = format_for_name(str(path))
+            except TraceLoadError as error:
+                errors.append(str(error))
+                continue
+            if kind != DOCUMENTS_JSON:
+                errors.append(f"{path}: with --store or --endpoint only *.documents.json files may be given "
+                              f"(add trace files to a store with `trace-explorer ingest`)")
+            else:
+                content.append(path)
+        collection, load_errors = load_collection(content)
+        errors += [str(e) for e in load_errors]
+        try:
+            if args.store:
+                if not os.path.isdir(args.store):
+                    return None, errors + [f"no store at {args.store} (create one with `trace-explorer ingest`)"]
+                source = local_source(args.store, read_only=True)
+                source.documents = collection.documents
+            else:
+                token = os.environ.get(args.token_env) if args.token_env else None
+                source = EndpointSource(args.endpoint, tuple(args.graph), args.user,
+                                        os.environ.get("TRACE_EXPLORER_PASSWORD"), token, args.timeout,
+                                        not args.no_quoted_triples, collection.documents)
+        except SourceError as error:
+            return None, errors + [str(error)]
+        return source, errors
+    if not args.paths:
+        return None, ["give trace files, --store DIR or --endpoint URL"]
+    collection, errors = load_collection(args.paths)
+    if not collection.sources:
+        return None, [str(e) for e in errors] or ["no trace files found"]
+    return StoreSource(collection.store, label="files", documents=collection.documents,
+                       index=build_index(collection.store)), [str(e) for e in errors]
+
+
+def report(errors: list[str]) -> None:
+    """Print each error on stderr, prefixed with the command's name."""
+    for error in errors:
+        print(f"trace-explorer: {visible_controls(error)}", file=sys.stderr)

@@ -1,0 +1,75 @@
+"""``trace-explorer ingest`` and ``reindex``: fill a local store, rebuild its session index."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..read.collection import expand_paths
+from ..read.errors import TraceLoadError
+from ..sources.local_store import ingest_file, open_local_store, reindex
+from ..sources.source import SourceError
+from ..views.visible_text import visible_controls
+from .sources import report
+
+
+def add_parser(commands) -> None:
+    """Add ``ingest`` and ``reindex`` to the subcommands ``commands``."""
+    ingest = commands.add_parser("ingest", help="add trace and content files to a local store",
+                                 description="Add files to the local store in DIR, each all or nothing; "
+                                             "a file given twice adds nothing new.")
+    ingest.add_argument("paths", nargs="+", metavar="FILE", help="trace files, content files or folders")
+    ingest.add_argument("--store", required=True, metavar="DIR", help="the local store (created when missing)")
+    ingest.add_argument("--quiet", action="store_true", help="no progress bar")
+    ingest.set_defaults(act=_ingest)
+
+    rebuild = commands.add_parser("reindex", help="rebuild a local store's session index",
+                                  description="Read every session of the local store in DIR again and "
+                                              "rewrite its session index (the rows the session list shows).")
+    rebuild.add_argument("--store", required=True, metavar="DIR", help="the local store")
+    rebuild.set_defaults(act=_reindex)
+
+
+def _reindex(args) -> int:
+    if not os.path.isdir(args.store):
+        report([f"no store at {args.store}"])
+        return 2
+    try:
+        count = reindex(open_local_store(args.store))
+    except SourceError as error:
+        report([str(error)])
+        return 2
+    print(f"{args.store}: {count:,} sessions indexed", file=sys.stderr)
+    return 0
+
+
+def _ingest(args) -> int:
+    """Add each file to the store, all or nothing, with a progress bar by bytes read."""
+    from tqdm import tqdm
+
+    try:
+        store = open_local_store(args.store)
+    except SourceError as error:
+        report([str(error)])
+        return 2
+    files = expand_paths(args.paths)
+    failed = 0
+    total = sum(p.stat().st_size for p in files if p.is_file())
+    with tqdm(total=total, unit="B", unit_scale=True, desc="ingest", disable=args.quiet, file=sys.stderr) as bar:
+        for path in files:
+            bar.set_postfix_str(path.name, refresh=False)
+            try:
+                done = ingest_file(store, str(path), progress=lambda n: bar.update(n) if not str(path).endswith(".gz") else None)
+            except TraceLoadError as error:
+                bar.write(f"trace-explorer: {visible_controls(str(error))}", file=sys.stderr)  # on a line of its own
+                failed += 1
+                continue
+            if str(path).endswith(".gz") and path.is_file():
+                bar.update(path.stat().st_size)
+            if done.skipped:
+                bar.write(f"{path}: already in the store, nothing added", file=sys.stderr)
+            else:
+                bar.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})", file=sys.stderr)
+    return 1 if failed else 0
+
+

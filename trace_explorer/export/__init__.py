@@ -1,0 +1,1 @@
+"""A session (or the session list) written out: one module per output."""

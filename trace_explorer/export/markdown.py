@@ -1,0 +1,182 @@
+"""A session as readable Markdown ("Copy as Markdown"), for pasting into a ticket or a chat.
+
+Layout: the question as the title, a line of facts (type, pattern, time, status, IRI), the
+answer, then every step in order: an Analysis with its thought, action, arguments (a JSON code
+block), observation and tool error; other kinds with their own words (plan steps, goals,
+findings, concepts, chosen edges...). An Observation already shown under its Analysis is not
+repeated. Sub-sessions follow, each under its own heading, unless left out.
+
+Trace text is untrusted (LLM and tool output) and must show literally wherever it is pasted:
+``escape_markdown`` backslash-escapes every character CommonMark and GitHub give a meaning to
+(emphasis, links and images, raw HTML, entities, code spans, tables, strikethrough) and the
+characters that start a block at the beginning of a line (headings, quotes, lists, rules), so
+``![x](http://evil/img)`` stays text and ``<script>`` is not HTML. Arguments go in a code fence
+longer than any run of backticks inside them, so nothing in them can close it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..model.literals import format_time
+from ..model.session import Session, Step
+from ..model.summary import status
+from ..views.step_labels import step_tag
+from ..views.visible_text import visible_controls
+from .quads import subjects_sessions
+
+# Characters with a meaning anywhere in CommonMark/GFM inline text: escapes, code spans,
+# emphasis, links and images ("[", "]"; "!" and "(" mean nothing without them), raw HTML and
+# autolinks ("<", ">"), entities ("&"), tables ("|") and strikethrough ("~").
+_INLINE = re.compile(r"([\\`*_\[\]<>|~&])")
+# At the start of a line: a heading, block quote, list item or rule, setext underline, the number
+# of an ordered list item; at the end: a heading's closing "#"s.
+_LINE_START = re.compile(r"^([-=+#>])|^(\d+)(?=[.)])")
+_CLOSING_HASHES = re.compile(r"(\s)(#+)$")
+_BACKTICKS = re.compile(r"`+")
+_FIELDS = (
+    ("pattern", "Pattern"), ("task_type", "Task type"), ("goals", "Goals"), ("goal", "Goal"),
+    ("plan_steps", "Plan"), ("plan_step", "Plan step"), ("concepts", "Concepts"),
+    ("edge_count", "Edges explored"), ("entities", "Seed entities"), ("chunk_count", "Chunks found"),
+    ("chunks", "Chunks"), ("thought", "Thought"), ("action", "Action"), ("arguments", "Arguments"),
+    ("observation", "Observation"), ("error", "Tool error"), ("result", "Result"),
+    ("finding", "Finding"), ("answer", "Answer"), ("text", "Text"),
+    ("termination_reason", "Termination"), ("score", "Score"), ("reasoning", "Reasoning"),
+)
+
+
+def escape_markdown(text: Any) -> str:
+    """``text`` as Markdown that renders as exactly these characters: inline metacharacters
+    backslash-escaped, block markers at a line start escaped, leading spaces dropped (they would
+    start a code block), each line break kept as a hard break (two trailing spaces), control
+    characters made visible (``visible_controls``)."""
+    lines = []
+    for line in visible_controls(str(text)).replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        line = _INLINE.sub(r"\\\1", line.strip())
+        line = _LINE_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\", line)
+        line = _CLOSING_HASHES.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+        lines.append(line)
+    paragraphs: list[list[str]] = [[]]
+    for line in lines:
+        if line:
+            paragraphs[-1].append(line)
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    return "\n\n".join("  \n".join(p) for p in paragraphs if p)
+
+
+def code_span(text: Any) -> str:
+    """``text`` as an inline code span whose backtick fence is longer than any run inside it."""
+    value = " ".join(visible_controls(str(text)).split())
+    longest = max((len(m) for m in _BACKTICKS.findall(value)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") or not value.strip() else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
+def code_block(text: str, info: str = "") -> str:
+    """``text`` in a fenced code block whose fence (at least three backticks) is longer than any
+    run of backticks inside it, so the text cannot close it. ``info`` is the language tag.
+    Control characters are made visible (``visible_controls``)."""
+    text = visible_controls(text)
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text.rstrip()}\n{fence}"
+
+
+def session_markdown(session: Session, sessions: Mapping[str, Session] | None = None, *,
+                     include_children: bool = True) -> str:
+    """The session (and, unless ``include_children`` is False, its sub-sessions from
+    ``sessions``: IRI -> Session) as Markdown text ending in a newline. Never raises on odd data."""
+    sessions = sessions or {}
+    out = [_session_block(session, level=1)]
+    if include_children:
+        for child in subjects_sessions(session, sessions):
+            out.append(_session_block(sessions[child], level=2, prefix="Sub-session: "))
+    return "\n\n".join(out).rstrip() + "\n"
+
+
+def _session_block(session: Session, level: int, prefix: str = "") -> str:
+    hashes = "#" * level
+    kind = session.mechanism + (f" ({session.pattern})" if session.pattern else "")
+    facts = [f"**Type:** {escape_markdown(kind)}", f"**Started:** {escape_markdown(format_time(session.time) or 'unknown')}",
+             f"**Status:** {status(session)}", f"**Steps:** {len(session.steps)}"]
+    parts = [f"{hashes} {prefix}{escape_markdown(session.question or '(no question)')}",
+             " · ".join(facts), f"**Session:** {code_span(session.id)}"]
+    if session.parent:
+        parts.append(f"**Derived from step:** {code_span(session.parent)}")
+    if session.answer_id:
+        answer = session.answer if session.answer is not None else None
+        parts.append(f"{hashes}# Answer\n\n" + (escape_markdown(answer) if answer else f"_(text not loaded: {code_span(session.answer_id)})_"))
+    parts.append(f"{hashes}# Steps")
+    shown_observations = {s.fields.get("observation_id") for s in session.steps if s.kind == "Analysis"
+                          and ("observation" in s.fields or "error" in s.fields)}
+    number = 0
+    for step in session.steps:
+        if step.kind == "Observation" and step.id in shown_observations:
+            continue
+        number += 1
+        parts.append(_step_block(session, step, number, hashes + "##"))
+    return "\n\n".join(parts)
+
+
+def _step_block(session: Session, step: Step, number: int, hashes: str) -> str:
+    tag = step_tag(step.id)
+    title = step.kind + (f" {tag}" if tag else "")
+    if step.kind == "Analysis" and step.fields.get("action"):
+        title += f": {step.fields['action']}"
+    if step.fields.get("error") is not None:
+        title += " ✗"
+    lines = [f"{hashes} {number}. {escape_markdown(title)}"]
+    for name, label in _FIELDS:
+        value = step.fields.get(name)
+        if value is None or value == [] or (value == "" and name != "error"):
+            continue
+        if name == "pattern" and step.kind != "PatternDecision":
+            continue
+        lines.append(_field(label, name, value))
+    for edge in step.fields.get("edges", []):
+        lines.append(_edge(edge))
+    for child in session.children:
+        if session.graph.has_edge(child, step.id):
+            lines.append(f"**Sub-session:** {code_span(child)}")
+    return "\n\n".join(lines)
+
+
+def _field(label: str, name: str, value: Any) -> str:
+    if name == "arguments":
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+        return f"**{label}:**\n\n" + code_block(text, "json" if not isinstance(value, str) else "")
+    if name == "action":
+        return f"**{label}:** {code_span(value)}"
+    if name == "chunks":
+        items = [c.get("chunk") or c.get("id") if isinstance(c, dict) else c for c in value]
+        return f"**{label}:**\n\n" + "\n".join(f"- {code_span(i)}" for i in items)
+    if name == "error" and value == "":
+        return f"**{label}:** _(no message)_"
+    if isinstance(value, list):
+        return f"**{label}:**\n\n" + "\n".join(f"- {escape_markdown(v)}" for v in value)
+    text = escape_markdown(value)
+    return f"**{label}:**\n\n{text}" if "\n" in text else f"**{label}:** {text}"
+
+
+def _edge(edge: dict[str, Any]) -> str:
+    if not edge.get("stored"):
+        return f"- _edge not stored_{': ' + escape_markdown(edge['raw']) if edge.get('raw') else ''}"
+    terms = []
+    for key in ("s", "p", "o"):
+        label, value = edge.get(key + "_label"), edge.get(key)
+        if label or (key == "o" and edge.get("o_is_literal")):
+            terms.append(escape_markdown(label or value or ""))
+        else:  # an IRI: a code span, so no renderer turns it into a link
+            terms.append(code_span(value or "?"))
+    triple = " → ".join(terms)
+    extra = []
+    if edge.get("concept"):
+        extra.append(f"concept {escape_markdown(edge['concept'])}")
+    if edge.get("score") is not None:
+        extra.append(f"score {edge['score']}")
+    return f"- **Edge:** {triple}" + (f" ({', '.join(extra)})" if extra else "")

@@ -1,0 +1,66 @@
+"""Reading order of a session's steps: the DAG's topological order, ties broken by the numbers in
+the IRI after the session id (``/i2`` before ``/i10``, ``/step/2`` before ``/step/10``:
+TRACE-MODEL.md, "Plan-then-execute"), then the kind (a Thought before its Observation), then
+time. A cycle in the derivations is ordered by its strongly connected parts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import networkx as nx
+
+from .roots import session_id
+from .session import SESSION_NODE, Step
+
+KIND_RANK = {kind: rank for rank, kind in enumerate(
+    ("Question", "PatternDecision", "Grounding", "Exploration", "Focus", "Decomposition", "Plan",
+     "Analysis", "Thought", "Observation", "StepResult", SESSION_NODE, "Finding", "Conclusion",
+     "Synthesis"))}
+_NUMBER = re.compile(r"\d+")
+
+
+def natural_key(value: Any) -> tuple:
+    """Sort key that compares the numbers inside a string as numbers (``/step/2`` < ``/step/10``)."""
+    text = "" if value is None else str(value)
+    parts = _NUMBER.split(text)
+    numbers = _NUMBER.findall(text)
+    out: list = []
+    for i, part in enumerate(parts):
+        out.append((0, part))
+        if i < len(numbers):
+            out.append((1, int(numbers[i])))
+    return tuple(out)
+
+
+def reading_order(graph: nx.DiGraph, root: str, nodes: dict[str, Step],
+                  time_of: Callable[[str], datetime | None]) -> tuple[list[str], list[str]]:
+    """Every node of ``graph`` (edges child -> parent) in reading order, and the nodes on
+    cycles of the derivations ([] when there is none). ``nodes``: the session's steps by IRI
+    (a node without one is a sub-session); ``time_of(iri)``: a node's start time, if any."""
+    tail_of = session_id(root)
+
+    def key(node: str):
+        step = nodes.get(node)
+        kind = step.kind if step else SESSION_NODE
+        started = (step.fields.get("started") if step else None) or time_of(node)
+        tail = node.split(tail_of, 1)[1] if tail_of and tail_of in node else node
+        return (natural_key(tail), KIND_RANK.get(kind, 50), started.timestamp() if started else 0.0, node)
+
+    reading = graph.reverse(copy=False)  # parent -> child (a view)
+    try:
+        return list(nx.lexicographical_topological_sort(reading, key=key)), []
+    except nx.NetworkXUnfeasible:
+        # a cycle in the derivations: order the strongly connected parts topologically and
+        # the steps inside each part by their keys
+        parts = nx.condensation(reading)
+        members = parts.graph["mapping"]
+        groups: dict[int, list[str]] = {}
+        for node, part in members.items():
+            groups.setdefault(part, []).append(node)
+        first = {part: min(key(n) for n in group) for part, group in groups.items()}
+        ordered = nx.lexicographical_topological_sort(parts, key=lambda part: first[part])
+        looped = sorted((n for group in groups.values() if len(group) > 1 for n in group), key=key)
+        return [n for part in ordered for n in sorted(groups[part], key=key)], looped

@@ -1,0 +1,171 @@
+"""Read the sessions of a collection: find each Question (``roots``), gather its steps
+(``membership``), order them (``ordering``) and parse their fields (``fields``), then let each
+mechanism put in what is its own (``agent``, ``graphrag``, ``docrag``). Both the seed shape and
+the current shape are read (TRACE-MODEL.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Protocol
+
+import networkx as nx
+import pyoxigraph as ox
+
+from . import agent
+from .docrag import chunk_record
+from .fields import read_step
+from .graphrag import EdgeSources
+from .literals import parse_time
+from .membership import Membership
+from .ordering import natural_key, reading_order
+from .roots import is_root, mechanism_of
+from .session import AGENT, ANSWER_KINDS, SESSION_NODE, SUB_ENTITY_KINDS, UNKNOWN, Session, Step
+from .triple_index import TripleIndex
+from .vocabulary import QUERY, SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_TIME, THOUGHT
+
+# Links from a step to its parts, drawn as edges when the part does not derive from the step.
+_PART_LINKS = ((SELECTED_EDGE, "selectedEdge"), (SELECTED_CHUNK, "selectedChunk"), (THOUGHT, "thought"))
+
+
+class Collection(Protocol):
+    """What ``read_sessions`` reads: quads (``store``) and document texts (IRI -> text)."""
+
+    store: ox.Store
+    documents: Mapping[str, str]
+
+
+def read_sessions(collection: Collection) -> list[Session]:
+    """Every session in ``collection``, sub-sessions included, newest first (undated last).
+
+    Never raises on odd data: what does not parse becomes a warning on the step and its session.
+    """
+    return SessionReader(TripleIndex(collection.store), collection.documents).read_all()
+
+
+class SessionReader:
+    """Reads sessions from a TripleIndex; ``documents`` maps tg:document IRIs to their text.
+    ``roots``: every session root found, in IRI order."""
+
+    def __init__(self, index: TripleIndex, documents: Mapping[str, str] | None = None):
+        self.index = index
+        self.documents = documents or {}
+        self.roots = sorted(s for s in index.properties
+                            if is_root(s, index.types(s), bool(index.objects(s, QUERY))))
+        self._root_set = set(self.roots)
+        self.membership = Membership(index, self.roots)
+        self.edges = EdgeSources(index)
+
+    def members(self, root: str) -> list[str]:
+        """The entities of the session ``root`` (one of ``roots``): see ``membership``."""
+        return self.membership.members(root)
+
+    def read_all(self) -> list[Session]:
+        """Every session, newest first (sessions without a time last, then by IRI)."""
+        sessions = [self.read(root) for root in self.roots]
+        owner_of = {m: root for root in self.roots for m in self.membership.members(root)}
+        for session in sessions:
+            if session.parent is not None:
+                session.parent_session = owner_of.get(session.parent)
+        dated = sorted((s for s in sessions if s.time), key=lambda s: s.time, reverse=True)
+        return dated + [s for s in sessions if not s.time]
+
+    def read(self, root: str) -> Session:
+        """The session whose root Question is ``root`` (an IRI in ``self.roots``)."""
+        members = self.membership.members(root)
+        member_set = set(members)
+        nodes = {m: read_step(self.index, self.documents, m, root) for m in members}
+        graph, children = self._graph(root, members, member_set, nodes)
+        order, cyclic = reading_order(graph, root, nodes, self._time)
+        session = Session(id=root, mechanism=UNKNOWN, question=self.index.literal(root, QUERY),
+                          root=nodes[root], nodes=nodes, graph=graph, order=order,
+                          children=sorted(set(children), key=self._child_key))
+        session.time = nodes[root].fields.get("started")
+        parents = [p for p, _ in self.index.parents(root)]
+        session.parent = parents[0] if parents else None
+        session.steps = [nodes[n] for n in order if n in nodes and n != root and nodes[n].kind not in SUB_ENTITY_KINDS]
+        self._fold(session)
+        session.mechanism = mechanism_of(session)
+        session.pattern = agent.pattern_of(session) if session.mechanism == AGENT else None
+        answers = [s for s in session.steps if s.kind in ANSWER_KINDS]
+        if answers:
+            session.answer_id = answers[-1].id
+            session.answer = answers[-1].fields.get("answer")
+        session.shape = "seed" if _is_seed(session) else "current"
+        session.warnings = [f"{step.id}: {w}" for step in nodes.values() for w in step.warnings]
+        if not self.index.types(root):
+            session.warnings.insert(0, f"{root}: the session root has no rdf:type (expected tg:Question and a "
+                                       f"subtype); it was found by its tg:query and IRI, and read as {session.mechanism}")
+        session.warnings += self.membership.shared_steps(root, member_set, set(children), session.parent)
+        if cyclic:
+            shown = ", ".join(cyclic[:5]) + (f" and {len(cyclic) - 5} more" if len(cyclic) > 5 else "")
+            session.warnings.append(f"the derivations form a cycle through {shown}; the steps inside it are in IRI order")
+        return session
+
+    def _graph(self, root: str, members: list[str], member_set: set[str],
+               nodes: dict[str, Step]) -> tuple[nx.DiGraph, list[str]]:
+        """The session's graph (edge u -> v: "u <relation> v"; another session's node stands
+        for that session) and the roots of its sub-sessions."""
+        graph = nx.DiGraph()
+        for m in members:
+            graph.add_node(m, kind=nodes[m].kind)
+        children: list[str] = []
+        owner_of = self.membership.owner_of
+        for m in members:
+            for parent, relation in self.index.parents(m):
+                target = parent if parent in member_set else owner_of(parent)
+                if m == root:
+                    continue  # the root's parent is another session's step: see Session.parent
+                if target is None:
+                    continue
+                if target not in member_set:
+                    graph.add_node(target, kind=SESSION_NODE)
+                graph.add_edge(m, target, relation=relation)
+            for child, relation in self.index.children.get(m, ()):
+                if child in self._root_set and child != root:
+                    children.append(child)
+                    graph.add_node(child, kind=SESSION_NODE)
+                    graph.add_edge(child, m, relation=relation)
+        for m in members:  # links to sub-entities that do not already derive from their step
+            for predicate, relation in _PART_LINKS:
+                for target in self.index.iris(m, predicate):
+                    if target in member_set and target != m and not graph.has_edge(target, m):
+                        graph.add_edge(m, target, relation=relation)
+        return graph, children
+
+    def _fold(self, session: Session) -> None:
+        """Give each step the words of its sub-entities: thought and observation for an Analysis,
+        edge and chunk selections for a Focus, plan steps and goals in their order."""
+        nodes, index = session.nodes, self.index
+        for step in session.steps:
+            if step.kind == "Analysis":
+                agent.fold_analysis(step, nodes, index)
+            elif step.kind == "Focus":
+                edges = [self.edges.edge(nodes[i]) for i in index.iris(step.id, SELECTED_EDGE) if i in nodes]
+                chunks = [chunk_record(nodes[i], self.documents) for i in index.iris(step.id, SELECTED_CHUNK) if i in nodes]
+                if edges:
+                    step.fields["edges"] = sorted(edges, key=lambda e: natural_key(e["id"]))
+                if chunks:
+                    step.fields["chunks"] = sorted(chunks, key=lambda c: natural_key(c["id"]))
+            elif step.kind == "Plan":
+                agent.order_plan(step, session.steps)
+            elif step.kind == "Decomposition":
+                agent.order_goals(step, session.steps)
+        agent.single_goals(session.steps)
+
+    def _time(self, subject: str) -> datetime | None:
+        return parse_time(self.index.literal(subject, STARTED_AT_TIME))
+
+    def _child_key(self, child: str) -> tuple:
+        return (self._time(child) or datetime.max.replace(tzinfo=None).astimezone(), child)
+
+
+def _is_seed(session: Session) -> bool:
+    """The seed shape (TRACE-MODEL.md): a ``prov:Activity`` root, or words written inline."""
+    if session.root.prov_class == "Activity":
+        return True
+    inline = ("thought", "observation", "answer")
+    return any(f in s.fields and "document" not in s.fields and s.kind not in ("Thought", "Observation")
+               and s.kind in ("Analysis", "Conclusion", "Synthesis") and not s.fields.get("thought_id")
+               for s in session.steps for f in inline)

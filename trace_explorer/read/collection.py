@@ -1,0 +1,92 @@
+"""A trace collection: a pyoxigraph store of quads plus the document store's texts.
+
+Files are added all or nothing (``pyoxigraph.Store.extend`` is atomic): a file that fails leaves
+the collection exactly as it was, and the files loaded before it stay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from .errors import TraceLoadError
+from .files import read_trace_file
+from .formats import SUPPORTED_SUFFIXES
+from .loaded import LoadedFile
+
+
+@dataclass
+class LoadedSource:
+    """One file in the collection: its name, format, bytes read and what it added
+    (``skipped``: the same bytes were already in the store, nothing was added)."""
+
+    name: str
+    format: str
+    size: int
+    quads: int
+    documents: int
+    recovered: int
+    skipped: bool = False
+
+
+@dataclass
+class TraceStore:
+    """The quads (``store``), document texts (``documents``: IRI -> text) and the files read."""
+
+    store: ox.Store = field(default_factory=ox.Store)
+    documents: dict[str, str] = field(default_factory=dict)
+    sources: list[LoadedSource] = field(default_factory=list)
+
+    def add(self, loaded: LoadedFile) -> None:
+        """Add a file's quads and texts to the collection (atomic for the quads)."""
+        if loaded.quads:
+            self.store.extend(loaded.quads)
+        self.documents.update(loaded.documents)
+        self.sources.append(
+            LoadedSource(loaded.name, loaded.format, loaded.size, len(loaded.quads),
+                         len(loaded.documents), loaded.recovered)
+        )
+
+    def add_file(self, name: str, data: bytes | None = None, *, max_bytes: int | None = None) -> LoadedSource:
+        """Read ``name`` (or its bytes ``data``) and add it; raises TraceLoadError and adds nothing on bad input."""
+        self.add(read_trace_file(name, data, max_bytes=max_bytes))
+        return self.sources[-1]
+
+    def add_paths(self, paths: Iterable[str | Path], *, max_bytes: int | None = None) -> list[TraceLoadError]:
+        """Add every file in ``paths`` (a folder adds the trace files in it); returns the errors of those that failed."""
+        errors = []
+        for path in expand_paths(paths):
+            try:
+                self.add_file(str(path), max_bytes=max_bytes)
+            except TraceLoadError as error:
+                errors.append(error)
+        return errors
+
+    def __len__(self) -> int:
+        """Number of quads in the store."""
+        return len(self.store)
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Expand folders into the trace and content files they hold (sorted); files pass through."""
+    out: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            out.extend(
+                child for child in sorted(path.iterdir())
+                if child.is_file() and child.name != "manifest.json"
+                and child.name.lower().removesuffix(".gz").endswith(SUPPORTED_SUFFIXES)
+            )
+        else:
+            out.append(path)
+    return out
+
+
+def load_collection(paths: Iterable[str | Path]) -> tuple[TraceStore, list[TraceLoadError]]:
+    """Read ``paths`` into a new TraceStore; returns it with the errors of files that failed."""
+    collection = TraceStore()
+    errors = collection.add_paths(paths)
+    return collection, errors

@@ -1,0 +1,82 @@
+"""Why bytes are not the trace file they claim to be, in words a person can act on: binary
+data, gzip under a plain name, UTF-16, a byte that is not UTF-8, a JSON value of the wrong
+shape. Every message names the file, and the line and column where there is one."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from .errors import TraceLoadError
+from .formats import DOCUMENTS_JSON, WIRE_JSON
+
+PARSER_POSITION = re.compile(r"^Parser error at line \d+ (?:column \d+|between columns \d+ and \d+): ")
+
+
+BLANK = re.compile(rb"(?:\xef\xbb\xbf)?\s*")
+TRUNCATED = re.compile(r"(?i)unexpected end|end of (?:file|input)")
+_LABELS = {WIRE_JSON: "TrustGraph wire JSON", DOCUMENTS_JSON: "document content JSON"}
+_MESSAGE_LIMIT = 300  # characters of a parser's own words in a message (they may quote the file)
+
+
+def format_label(fmt: str | ox.RdfFormat) -> str:
+    """A format's name for people ("TriG", "TrustGraph wire JSON", ...)."""
+    return fmt.name if isinstance(fmt, ox.RdfFormat) else _LABELS.get(fmt, str(fmt))
+
+
+def clip(text: str) -> str:
+    """``text`` on one line, cut to the length a message may quote."""
+    text = " ".join(text.split())
+    return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 1] + "…"
+
+
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in bytes) of ``offset`` in ``data``."""
+    line = data.count(b"\n", 0, offset) + 1
+    return line, offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+
+
+def check_binary(name: str, data: bytes, label: str) -> None:
+    """Raise a TraceLoadError saying what the bytes are when they are plainly not text: gzip
+    data under a name without .gz, UTF-16, or binary (a NUL byte near the start). Called only
+    once a parser has refused the file, so a text file that merely holds a NUL still loads."""
+    if data[:2] == b"\x1f\x8b":
+        raise TraceLoadError(name, f"{label} text", 1, 1,
+                             found=f"found gzip-compressed data (name the file {Path(name).name}.gz to read it)")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise TraceLoadError(name, f"{label} text in UTF-8", 1, 1, found="found UTF-16 text (save it as UTF-8)")
+    nul = data.find(b"\x00", 0, 8192)
+    if nul >= 0:
+        line, column = _position(data, nul)
+        raise TraceLoadError(name, f"{label} text", line, column,
+                             found="found binary data (a NUL byte): is this really a trace file?")
+
+
+def check_text(name: str, data: bytes, label: str) -> None:
+    """Raise a TraceLoadError at the first byte that is not UTF-8 (or for binary data)."""
+    check_binary(name, data, label)
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line, column = _position(data, error.start)
+        byte = data[error.start]
+        raise TraceLoadError(name, f"{label} text in UTF-8", line, column,
+                             found=f"the byte 0x{byte:02X} is not UTF-8 "
+                                   "(is the file in another encoding, such as Latin-1?)") from None
+
+
+def describe(value) -> str:
+    """What a JSON value is, in a few words: "found a JSON object with keys "a", "b"", ..."""
+    kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    kind = kinds.get(type(value), type(value).__name__)
+    if isinstance(value, dict):
+        keys = ", ".join(json.dumps(k, ensure_ascii=False) for k in list(value)[:5])
+        more = ", …" if len(value) > 5 else ""
+        return clip(f"found {kind} with keys {keys}{more}" if value else "found an empty object")
+    if isinstance(value, list):
+        return f"found an array of {len(value)} item{'s' if len(value) != 1 else ''}"
+    return clip(f"found {kind}: {json.dumps(value, ensure_ascii=False)[:80]}")

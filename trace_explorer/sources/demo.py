@@ -1,0 +1,20 @@
+"""The bundled demo collection: the reference corpus TrustGraph's producer library made
+(every mechanism and pattern, seed and current shapes, all four quoted-triple spellings,
+extraction provenance), with the texts its librarian held for every ``tg:document``, and its
+manifest (ground truth for the tests, not a trace file).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..read.collection import expand_paths
+
+DEMO_DIR = Path(__file__).resolve().parents[1] / "demo_data"
+MANIFEST = DEMO_DIR / "manifest.json"
+
+
+def demo_paths() -> list[Path]:
+    """The demo's trace and content files (``*.documents.json``), sorted by name; the manifest
+    and the folder's README are left out."""
+    return expand_paths([DEMO_DIR])

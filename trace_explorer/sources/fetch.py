@@ -1,0 +1,97 @@
+"""One session, or a few, read from a source by a few queries (never one query per entity),
+then read with the same rules as a whole collection (``model.reader.SessionReader``).
+"""
+
+from __future__ import annotations
+
+import pyoxigraph as ox
+
+from ..model.reader import SessionReader
+from ..model.roots import step_owner
+from ..model.session import Session
+from ..model.triple_index import TripleIndex
+from ..read.collector import collector_paused
+from .source import TraceSource
+from .sparql_text import PREFIXES, iri, term, values_clause
+
+DERIVED = "(prov:wasDerivedFrom|prov:wasGeneratedBy)"
+# A session root: typed tg:Question (or a subtype), or a tg:query on an IRI of TrustGraph's
+# root shapes (TRACE-MODEL.md, "Sessions").
+ROOTS = """
+  { ?root a tg:Question } UNION { ?root a tg:GraphRagQuestion } UNION { ?root a tg:DocRagQuestion }
+  UNION { ?root a tg:AgentQuestion }
+  UNION { ?root tg:query ?anyQuery FILTER(STRSTARTS(STR(?root), "urn:trustgraph:question:")
+          || STRSTARTS(STR(?root), "urn:trustgraph:docrag:") || STRSTARTS(STR(?root), "urn:trustgraph:agent:")) }"""
+
+
+def fetch_session(source: TraceSource, session_id: str) -> Session | None:
+    """One session read from ``source`` by a few queries, or None when there is no such root.
+    An IRI that is not a valid IRI (``>``, spaces, quotes...) is simply not found."""
+    try:
+        iri(session_id)
+    except ValueError:
+        return None
+    return fetch_sessions(source, [session_id]).get(session_id)
+
+
+def fetch_sessions(source: TraceSource, roots: list[str], *, context: bool = True) -> dict[str, Session]:
+    """Read several sessions at once (``{root IRI: Session}``, roots not found left out): their
+    entities (and their sub-sessions'), and with ``context`` the labels and extraction
+    provenance of their chosen edges, the texts of their documents and each sub-session's
+    parent session (what the session page shows; a summary needs none of it).
+    Raises SourceError when the source fails; ValueError for a root that is not an IRI."""
+    if not roots:
+        return {}
+    with collector_paused():  # a long session is a great many objects, all kept
+        return _fetch(source, roots, context)
+
+
+def _fetch(source: TraceSource, roots: list[str], context: bool) -> dict[str, Session]:
+    anchors = values_clause("root", [iri(r) for r in roots])
+    # two queries, not one UNION: joined with ``?s ?p ?o`` a union is evaluated triple by triple
+    # by some engines (pyoxigraph among them), which is quadratic in the store's size
+    triples = source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {anchors}
+  ?s {DERIVED}* ?root . ?s ?p ?o }}""")
+    triples += source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {anchors}
+  ?x {DERIVED}* ?root . ?x tg:selectedEdge|tg:selectedChunk|tg:thought ?s . ?s ?p ?o }}""")
+    if not context:
+        reader = SessionReader(TripleIndex(triples))
+        return {r: reader.read(r) for r in roots if r in reader.roots}
+    triples += _edge_context(source, triples)
+    index = TripleIndex(triples)
+    documents = [o.value for t in triples if t.predicate.value == "https://trustgraph.ai/ns/document"
+                 for o in [t.object] if isinstance(o, ox.NamedNode)]
+    reader = SessionReader(index, source.document_texts(documents))
+    found = {r: reader.read(r) for r in roots if r in reader.roots}
+    for session in found.values():
+        if session.parent is not None:
+            session.parent_session = _parent_session(source, session.parent)
+    return found
+
+
+def _edge_context(source: TraceSource, triples: list[ox.Triple]) -> list[ox.Triple]:
+    """Labels of the terms of chosen edges, and the Subgraph -> Chunk -> Page -> Document chain
+    of each edge (TRACE-MODEL.md, "Extraction provenance")."""
+    edges = [t.object for t in triples if t.predicate.value == "https://trustgraph.ai/ns/edge"
+             and isinstance(t.object, ox.Triple)]
+    if not edges:
+        return []
+    named = sorted({x.value for e in edges for x in (e.subject, e.predicate, e.object) if isinstance(x, ox.NamedNode)})
+    out = source.construct(PREFIXES + f"CONSTRUCT {{ ?x rdfs:label ?l }} WHERE {{ "
+                           f"{values_clause('x', [iri(n) for n in named])} ?x rdfs:label ?l }}")
+    if source.triple_terms:
+        edge_terms = sorted({term(e) for e in edges})
+        out += source.construct(PREFIXES + f"""CONSTRUCT {{ ?up ?p ?o }} WHERE {{ {values_clause('t', edge_terms)}
+  ?subgraph tg:contains ?t . ?subgraph prov:wasDerivedFrom* ?up . ?up ?p ?o }}""")
+    return out
+
+
+def _parent_session(source: TraceSource, parent: str) -> str | None:
+    """The session owning step ``parent``: named by the step's IRI when it extends an agent or
+    DocRAG root (no query), else found by walking its derivations up to a Question."""
+    owner = step_owner(parent)
+    if owner is not None:
+        return owner
+    rows = source.select(PREFIXES + f"""SELECT ?root WHERE {{ {iri(parent)} {DERIVED}* ?root .
+  {{ ?root a tg:Question }} UNION {{ ?root tg:query ?q }} }} LIMIT 1""")
+    return rows[0]["root"].value if rows else None

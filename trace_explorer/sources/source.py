@@ -1,0 +1,63 @@
+"""What every source of traces offers: read-only SPARQL and the texts behind ``tg:document``.
+A pyoxigraph store (``store``: in memory, or on disk as the embedded default) and any SPARQL
+1.1 endpoint (``endpoint``: Virtuoso, GraphDB, Fuseki, Neptune, Oxigraph server, QLever) answer
+the same queries; nothing else reaches them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import pyoxigraph as ox
+
+from .sparql_text import PREFIXES, iri_batches, values_clause
+
+Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
+# Named graph where a local store keeps the document store's texts (``<doc> tg:content "text"``).
+DOCUMENTS_GRAPH = "urn:trace-explorer:documents"
+CONTENT = "https://trustgraph.ai/ns/content"
+
+_PROLOGUE = re.compile(r"\A(?:\s+|#[^\n]*\n|(?:PREFIX\s+[^\s:]*:\s*<[^>]*>)|(?:BASE\s+<[^>]*>))*", re.I)
+_QUERY_FORMS = ("SELECT", "CONSTRUCT", "ASK", "DESCRIBE")
+
+
+class SourceError(RuntimeError):
+    """A source could not answer: the store is unavailable, the endpoint failed or timed out,
+    or the query was refused (an update). The message says which and where."""
+
+
+def check_read_only(query: str) -> str:
+    """Return ``query`` if it is a SPARQL query form (SELECT, CONSTRUCT, ASK, DESCRIBE);
+    raise SourceError for anything else (an update: INSERT, DELETE, LOAD, CLEAR, DROP, ...)."""
+    rest = query[_PROLOGUE.match(query).end():]
+    if not rest.lstrip().upper().startswith(_QUERY_FORMS):
+        raise SourceError(f"refused: only SPARQL queries are sent, not {rest.strip()[:40]!r}")
+    return query
+
+
+class TraceSource:
+    """The read interface every source offers.
+
+    ``select(query)`` -> list of ``{variable: term}`` rows; ``construct(query)`` -> triples;
+    ``document_texts(iris)`` -> ``{document IRI: text}`` for those it has; ``label`` names the
+    source for people; ``triple_terms`` is False when the source cannot hold quoted triples.
+    """
+
+    label = "source"
+    triple_terms = True
+
+    def select(self, query: str) -> list[dict[str, Term]]:
+        raise NotImplementedError
+
+    def construct(self, query: str) -> list[ox.Triple]:
+        raise NotImplementedError
+
+    def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
+        """Texts behind ``tg:document`` IRIs, from the source's documents graph."""
+        out: dict[str, str] = {}
+        for chunk in iri_batches(sorted({i for i in iris if i})):
+            rows = self.select(PREFIXES + f"SELECT ?d ?text WHERE {{ {values_clause('d', chunk)} "
+                               f"GRAPH <{DOCUMENTS_GRAPH}> {{ ?d tg:content ?text }} }}")
+            out.update((r["d"].value, r["text"].value) for r in rows if "text" in r)
+        return out

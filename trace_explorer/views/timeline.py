@@ -1,0 +1,186 @@
+"""A session's steps on a time axis: one row per step (``timeline_rows``) and the Altair chart
+drawn from those rows (``timeline_chart``).
+
+TrustGraph records durations, not start times: ``tg:llmDurationMs`` on an Analysis (and other
+LLM steps) and ``tg:toolDurationMs`` on an Observation. The timeline lays the steps end to end
+from the session start in reading order. A step without a duration gets a small fixed width
+(``UNTIMED_FRACTION`` of the session's measured time). A session that records no duration at
+all is drawn on an "order" axis: step ``i`` spans ``[i, i + 1)``.
+
+A session of more than ``WINDOW_ROWS`` steps is shown a window at a time (``window_of``,
+``window_bounds``, ``window_caption``): windows are consecutive pages of ``WINDOW_ROWS`` rows in
+reading order, so the chart stays readable and quick however long the session is; the rows
+keep their times from the session start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from ..model.session import Session, Step
+from .palette import ERROR_COLOUR, kind_colour
+from .step_labels import clip, has_error, step_detail, timeline_label
+
+COLUMNS = ("step", "kind", "label", "index", "start_ms", "end_ms", "axis", "duration_ms",
+           "error", "detail", "model", "in_tokens", "out_tokens")
+UNTIMED_FRACTION = 0.015  # width of a step without a duration, as a share of the measured time
+SELECTION = "step"  # the name of the chart's point selection (Streamlit's selection key)
+ROW_PX = 22  # height of one row while the rows fit in MAX_HEIGHT_PX
+MAX_HEIGHT_PX = 720
+SELECTED_OUTLINE = "#111827"
+TOOLTIP_CHARS = 160  # a tooltip value is cut to this many characters
+WINDOW_ROWS = 200  # a longer session's timeline shows a window of this many steps at a time
+
+
+def step_duration_ms(step: Step) -> float | None:
+    """The step's own duration in ms: ``tool_duration_ms`` for an Observation, else
+    ``llm_duration_ms`` (falling back to the other one); None when missing or negative."""
+    first, second = ("tool_duration_ms", "llm_duration_ms") if step.kind == "Observation" \
+        else ("llm_duration_ms", "tool_duration_ms")
+    for name in (first, second):
+        value = step.fields.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            return float(value)
+    return None
+
+
+def timeline_rows(session: Session) -> pd.DataFrame:
+    """One row per step of ``session`` in reading order (``session.steps``).
+
+    Columns: ``step`` (IRI), ``kind``, ``label`` (short and unique, e.g. "i3 Analysis: calculator"),
+    ``index`` (0-based), ``start_ms`` / ``end_ms`` (floats), ``axis`` ("ms" when any step has a
+    duration, else "order" with start/end = index/index + 1), ``duration_ms`` (None when not
+    recorded), ``error`` (bool), ``detail`` (tool, pattern, plan step or goal), ``model``,
+    ``in_tokens``, ``out_tokens``. An empty session gives an empty frame with these columns.
+    """
+    steps = session.steps
+    durations = [step_duration_ms(s) for s in steps]
+    measured = sum(d for d in durations if d is not None)
+    timed = any(d is not None for d in durations)
+    untimed_width = max(1.0, measured * UNTIMED_FRACTION)
+    rows: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    clock = 0.0
+    for index, (step, duration) in enumerate(zip(steps, durations)):
+        if timed:
+            start, end = clock, clock + (duration if duration is not None else untimed_width)
+            clock = end
+        else:
+            start, end = float(index), float(index + 1)
+        label = timeline_label(step)
+        seen[label] = seen.get(label, 0) + 1
+        if seen[label] > 1:  # the y axis needs unique labels
+            label = f"{label} ({seen[label]})"
+        rows.append({
+            "step": step.id, "kind": step.kind, "label": label, "index": index,
+            "start_ms": start, "end_ms": end, "axis": "ms" if timed else "order",
+            "duration_ms": duration, "error": has_error(step), "detail": step_detail(step),
+            "model": step.fields.get("model"), "in_tokens": step.fields.get("in_tokens"),
+            "out_tokens": step.fields.get("out_tokens"),
+        })
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.Chart:
+    """A horizontal bar per row of ``timeline_rows``, coloured by kind (``palette``), in reading
+    order top to bottom, with a tooltip, a red outline on failed tool calls, a dark outline on
+    the ``selected`` step IRI, and a point selection named ``"step"`` on the ``step`` field (so
+    ``st.altair_chart(chart, on_select="rerun")`` returns the picked step IRI).
+
+    Builds for long sessions too (2,000 rows): the height is capped and the row labels are
+    hidden once they would be unreadable. ``df`` may be a window of the rows (``window_bounds``):
+    one that does not start at the first step spans its own time on the x axis.
+    """
+    data = df.copy()
+    count = len(data)
+    by_ms = count > 0 and data["axis"].iloc[0] == "ms"
+    data["selected"] = data["step"] == selected if selected is not None else False
+    data["tip_duration"] = [f"{d:,.0f} ms" if pd.notna(d) else "not recorded" for d in data["duration_ms"]]
+    data["tip_start"] = [f"{v:,.0f} ms" if by_ms else f"step {int(v) + 1}" for v in data["start_ms"]]
+    data["tip_detail"] = [clip(d, TOOLTIP_CHARS) if d else "—" for d in data["detail"]]
+    data["tip_tokens"] = [f"{_count(i)} / {_count(o)}" if pd.notna(i) or pd.notna(o) else "—"
+                          for i, o in zip(data["in_tokens"], data["out_tokens"])]
+    data["tip_model"] = [clip(m, TOOLTIP_CHARS) if isinstance(m, str) and m else "—" for m in data["model"]]
+    data["tip_status"] = ["failed ✗" if e else ("—" if k not in ("Analysis", "Observation") else "ok")
+                          for e, k in zip(data["error"], data["kind"])]
+    data["outline"] = [SELECTED_OUTLINE if sel else ERROR_COLOUR if err else "transparent"
+                       for sel, err in zip(data["selected"], data["error"])]
+    # only what the chart draws travels to the browser (a detail may be a 1 MB string)
+    data = data[["step", "kind", "label", "index", "start_ms", "end_ms", "error", "selected",
+                 "outline", "tip_duration", "tip_start", "tip_detail", "tip_tokens", "tip_model",
+                 "tip_status"]]
+    kinds = list(dict.fromkeys(data["kind"]))
+    row_px = min(ROW_PX, MAX_HEIGHT_PX / max(count, 1))
+    # a step per row while rows are full height (the chart grows with the session), else a
+    # fixed plot height shared by every row
+    height: Any = alt.Step(ROW_PX) if row_px >= ROW_PX else MAX_HEIGHT_PX
+    pick = alt.selection_point(name=SELECTION, fields=["step"], on="click", toggle=False,
+                               clear=False)
+    y_axis = alt.Axis(title=None, labelLimit=260, labelFontSize=11 if row_px >= 14 else 9,
+                      ticks=False, domain=False) if row_px >= 9 else None
+    x_title = "time from the session start (steps laid end to end)" if by_ms else "step order"
+    x_axis = alt.Axis(grid=True, labelExpr="format(datum.value / 1000, '~r') + ' s'") if by_ms \
+        else alt.Axis(grid=True, format="d", tickMinStep=1)
+    base = alt.Chart(data).encode(
+        y=alt.Y("label:N", sort=alt.EncodingSortField(field="index", order="ascending"),
+                axis=y_axis, title=None if y_axis else "steps (hover for details)"),
+    )
+    # a window of a long session (its first row is not the session's first step) spans its own
+    # time, not the time from zero
+    late = count > 0 and int(data["index"].iloc[0]) > 0
+    x_scale = alt.Scale(domain=[float(data["start_ms"].min()), float(data["end_ms"].max())], nice=False,
+                        zero=False) if late else alt.Undefined
+    bars = base.mark_bar(cornerRadius=2, cursor="pointer").encode(
+        x=alt.X("start_ms:Q", title=x_title, axis=x_axis, scale=x_scale),
+        x2="end_ms:Q",
+        color=alt.Color("kind:N", title=None,
+                        scale=alt.Scale(domain=kinds, range=[kind_colour(k) for k in kinds]),
+                        legend=alt.Legend(orient="top", direction="horizontal", symbolType="square",
+                                          columns=min(4, max(1, len(kinds))), labelLimit=140)),
+        stroke=alt.Stroke("outline:N", scale=None, legend=None),
+        strokeWidth=alt.condition("datum.selected || datum.error", alt.value(2.5), alt.value(0)),
+        opacity=alt.condition("datum.selected", alt.value(1.0), alt.value(0.82)),
+        tooltip=[
+            alt.Tooltip("label:N", title="step"),
+            alt.Tooltip("kind:N"),
+            alt.Tooltip("tip_duration:N", title="duration"),
+            alt.Tooltip("tip_start:N", title="starts at"),
+            alt.Tooltip("tip_detail:N", title="tool / detail"),
+            alt.Tooltip("tip_tokens:N", title="tokens in / out"),
+            alt.Tooltip("tip_model:N", title="model"),
+            alt.Tooltip("tip_status:N", title="tool call"),
+            alt.Tooltip("step:N", title="IRI"),
+        ],
+    ).add_params(pick)
+    return bars.properties(height=height)
+
+
+def window_count(count: int, size: int = WINDOW_ROWS) -> int:
+    """How many windows of ``size`` rows ``count`` rows make (at least 1)."""
+    return max(1, -(-max(count, 0) // max(size, 1)))
+
+
+def window_of(index: int | None, size: int = WINDOW_ROWS) -> int:
+    """The 0-based window holding row ``index`` (0-based); the first when ``index`` is None."""
+    return 0 if index is None or index < 0 else index // max(size, 1)
+
+
+def window_bounds(count: int, window: int, size: int = WINDOW_ROWS) -> tuple[int, int]:
+    """Rows ``[start, end)`` (0-based) of window ``window`` of ``count`` rows, the window
+    clamped to those that exist: ``window_bounds(4002, 6) == (1200, 1400)``, the last window
+    may be short, ``(0, 0)`` for no rows."""
+    size = max(size, 1)
+    window = min(max(window, 0), window_count(count, size) - 1)
+    return min(window * size, max(count, 0)), min((window + 1) * size, max(count, 0))
+
+
+def window_caption(start: int, end: int, count: int) -> str:
+    """What a window shows, 1-based and inclusive: "steps 1,201–1,400 of 4,002"."""
+    return f"steps {start + 1:,}–{end:,} of {count:,}"
+
+
+def _count(value: Any) -> str:
+    return f"{int(value):,}" if pd.notna(value) else "—"
