@@ -273,11 +273,11 @@ def list_documents(source: TraceSource, limit: int = 0, offset: int = 0) -> list
     ``{"id", "title", "mime_type", "page_count"}`` (values as stored; None when absent).
     ``limit`` 0 means all."""
     page = (f" LIMIT {int(limit)}" if limit else "") + (f" OFFSET {int(offset)}" if offset else "")
-    rows = source.select(PREFIXES + f"""SELECT ?doc (SAMPLE(?title) AS ?t) (SAMPLE(?label) AS ?l) (SAMPLE(?mime) AS ?m)
-  (SAMPLE(?pages) AS ?n) WHERE {{ ?doc a tg:Document
-  OPTIONAL {{ ?doc dc:title ?title }} OPTIONAL {{ ?doc rdfs:label ?label }}
-  OPTIONAL {{ ?doc tg:mimeType ?mime }} OPTIONAL {{ ?doc tg:pageCount ?pages }} }}
-GROUP BY ?doc ORDER BY LCASE(STR(COALESCE(SAMPLE(?title), SAMPLE(?label), STR(?doc)))) ?doc{page}""")
+    rows = source.select(PREFIXES + f"""SELECT ?doc ?t ?l ?m ?n WHERE {{
+  {{ SELECT ?doc (SAMPLE(?title) AS ?t) (SAMPLE(?label) AS ?l) (SAMPLE(?mime) AS ?m) (SAMPLE(?pages) AS ?n)
+    WHERE {{ ?doc a tg:Document OPTIONAL {{ ?doc dc:title ?title }} OPTIONAL {{ ?doc rdfs:label ?label }}
+             OPTIONAL {{ ?doc tg:mimeType ?mime }} OPTIONAL {{ ?doc tg:pageCount ?pages }} }} GROUP BY ?doc }}
+}} ORDER BY LCASE(STR(COALESCE(?t, ?l, STR(?doc)))) ?doc{page}""")
     return [{"id": r["doc"].value,
              "title": (r.get("t") or r.get("l")).value if (r.get("t") or r.get("l")) else None,
              "mime_type": r["m"].value if "m" in r else None,
