@@ -112,9 +112,7 @@ def _session_part(evidence: SessionEvidence, collection: Collection, top: bool) 
 def _edge(number: int, edge: EdgeEvidence) -> None:
     with st.container(border=True):
         if edge.s:
-            terms = [edge.labels.get(p) or (getattr(edge, p) if p == "o" and edge.o_is_literal else local_name(getattr(edge, p)))
-                     for p in ("s", "p", "o")]
-            st.markdown(md_escape(f"Edge {number}: {' → '.join(terms)}", one_line=True), anchors=False,
+            st.markdown(md_escape(f"Edge {number}: {' → '.join(edge.names)}", one_line=True), anchors=False,
                         help=md_escape(f"{edge.s}\n{edge.p}\n{edge.o}\n\nselection: {edge.selection}"))
         else:
             st.markdown(md_escape(f"Edge {number}: (not stored as a triple)"), anchors=False,

@@ -91,6 +91,15 @@ class EdgeEvidence:
     sources: list[Lineage] = field(default_factory=list)
 
     @property
+    def names(self) -> list[str]:
+        """The edge for people: ``[s, p, o]``, each its label, else a literal's value, else its
+        IRI's local name; [] when the edge is not stored as a triple."""
+        if not self.s:
+            return []
+        return [self.labels.get(p) or (getattr(self, p) if p == "o" and self.o_is_literal else local_name(getattr(self, p)))
+                for p in ("s", "p", "o")]
+
+    @property
     def words(self) -> list[str]:
         """The words to look for in a chunk's text: each term's label, its IRI and the IRI's
         local name (with ``-`` and ``_`` also read as spaces), a literal's value."""

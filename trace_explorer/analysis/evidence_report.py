@@ -113,7 +113,7 @@ def _lineage_lines(lineage: Lineage, words: list[str], lines: list[str], indent:
 def _edge_words(edge: EdgeEvidence) -> str:
     if not edge.s:
         return "(not stored as a triple)"
-    return "  ".join(edge.labels.get(p) or getattr(edge, p) for p in ("s", "p", "o"))
+    return f"{'  '.join(edge.names)}  ({edge.s}  {edge.p}  {edge.o})"
 
 
 def used_by_records(uses: list[Use]) -> list[dict[str, Any]]:

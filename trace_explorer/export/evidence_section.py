@@ -41,8 +41,7 @@ def _rows(evidence: SessionEvidence) -> str:
         out.append("<table><tr><th>chosen</th><th>document</th><th>page</th><th>chunk</th>"
                    "<th>extracted by</th><th>text</th></tr>")
         for edge in evidence.edges:
-            facts = " → ".join(_t(edge.labels.get(p) or getattr(edge, p) or "") for p in ("s", "p", "o")) \
-                if edge.s else _t(edge.raw or "(not stored as a triple)")
+            facts = _t(" → ".join(edge.names)) if edge.s else _t(edge.raw or "(not stored as a triple)")
             if not edge.sources:
                 out.append(f'<tr><td>{facts}</td><td colspan="5" class="missing">no loaded extraction holds this edge</td></tr>')
             for lineage in edge.sources:
