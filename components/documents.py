@@ -78,7 +78,8 @@ def uses_list(uses: list[Use]) -> None:
         took = f"{use.edges} edge{'' if use.edges == 1 else 's'}, {use.chunks} chunk{'' if use.chunks == 1 else 's'}"
         how = "directly" if use.direct else f"through sub-session {use.via}"
         with st.container(border=True):
-            st.page_link(SESSION_PAGE, label=md_escape(clip(use.question or use.id, 110), one_line=True),
+            kind = f"{use.mechanism} · " if use.mechanism else ""
+            st.page_link(SESSION_PAGE, label=md_escape(kind + clip(use.question or use.id, 110), one_line=True),
                          query_params={"session": use.id}, icon=":material/forum:",
                          help=md_escape(use.id))
             st.caption(md_escape(f"{took} · {how} · {use.time or 'time unknown'}"),

@@ -126,7 +126,7 @@ def used_by_text(document: str, uses: list[Use], title: str | None = None) -> st
     lines = [f"Sessions that used {title + '  ' if title else ''}<{document}>: {len(uses)}"]
     for use in uses:
         how = "directly" if use.direct else "through"
-        lines += ["", f"{use.id}  {use.time or ''}".rstrip(),
+        lines += ["", f"{use.id}  {use.mechanism or ''}  {use.time or ''}".rstrip(),
                   f"  {use.question or '(no question)'}",
                   f"  {use.edges} edge{'' if use.edges == 1 else 's'}, {use.chunks} chunk{'' if use.chunks == 1 else 's'}, "
                   f"{how} {use.via}"]

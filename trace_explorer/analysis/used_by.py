@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..model.literals import parse_time
+from ..model.roots import ROOT_PREFIXES
 from ..model.triple_index import TripleIndex
 from ..model.vocabulary import DC_TITLE, MIME_TYPE, TG
 from ..sources.catalog import fetch_sessions
@@ -30,7 +31,9 @@ class Use:
     """One session that used a document. ``via``: for a direct use, the step that chose from it
     (the Focus, or the Exploration of a DocRAG run without reranker); else the sub-session it
     was used through. ``edges``: edges chosen that the document's extraction holds; ``chunks``:
-    the document's chunks chosen (a session above counts what its sub-session took)."""
+    the document's chunks chosen (a session above counts what its sub-session took).
+    ``question``, ``time`` (ISO-8601, as stored) and ``mechanism`` (read for a direct use, else
+    from the root IRI's shape) when known."""
 
     id: str
     via: str | None
@@ -39,6 +42,7 @@ class Use:
     direct: bool
     question: str | None = None
     time: str | None = None
+    mechanism: str | None = None
 
     def record(self) -> dict:
         """The CLI's JSON contract: ``{"id", "via", "edges", "chunks"}``."""
@@ -92,13 +96,14 @@ def used_by_documents(source: TraceSource, documents: Iterable[str]) -> dict[str
                 counts.setdefault(doc_of[chunk], [step, 0, set()])[2].add(chunk)
         chain = next((c for c in chains.values() if c and c[0] == root), [root])
         for doc, (step, edges, chunks) in counts.items():
-            _add(uses[doc], Use(root, step, edges, len(chunks), True))
+            _add(uses[doc], Use(root, step, edges, len(chunks), True, mechanism=session.mechanism))
             for below, above in zip(chain, chain[1:]):
                 _add(uses[doc], Use(above, below, edges, len(chunks), False))
     facts_of = session_facts(source, {u.id for rows in uses.values() for u in rows.values()})
     out = {}
     for doc, rows in uses.items():
         for use in rows.values():
+            use.mechanism = use.mechanism or next((m for prefix, m in ROOT_PREFIXES if use.id.startswith(prefix)), None)
             use.question = facts_of.get(use.id, {}).get("question")
             use.time = facts_of.get(use.id, {}).get("time")
         out[doc] = sorted(rows.values(), key=_newest_first)
