@@ -75,30 +75,33 @@ def used_by_documents(source: TraceSource, documents: Iterable[str]) -> dict[str
     parent = derived_from(source, documents)
     doc_of = {e: _top(e, parent) for e in parent}
     facts = held_facts(source, parent)
-    fact_docs = {fact: {doc_of[h] for h, _ in found} for fact, found in facts.items()}
+    fact_docs = {fact: sorted({doc_of[h] for h, _ in found}) for fact, found in facts.items()}
     selections = edge_selections(source, facts)
     choosers = chunk_choosers(source, parent)
-    chains = session_chains(source, set(selections) | {u for u, _, _ in choosers})
-    direct = sorted({chain[0] for chain in chains.values() if chain})
-    sessions = fetch_sessions(source, direct, context=False)
-    uses: dict[str, dict[tuple[str, str | None], Use]] = {d: {} for d in documents}
-    for root in direct:
-        session = sessions.get(root)
-        if session is None:
-            continue
-        counts: dict[str, list] = {}
-        for focus in session.steps_of("Focus"):
-            for edge in focus.fields.get("edges", []):
-                for doc in fact_docs.get(selections.get(edge["id"]), ()):
-                    counts.setdefault(doc, [focus.id, 0, set()])[1] += 1
+    chains = session_chains(source, sorted(set(selections) | {u for u, _, _ in choosers}))
+    # what each session took directly: {root: {document: [step, edges, chunks]}}
+    took: dict[str, dict[str, list]] = {}
+    for selection, fact in selections.items():
+        chain = chains.get(selection)
+        if chain and chain.roots:
+            for doc in fact_docs.get(fact, ()):
+                took.setdefault(chain.roots[0], {}).setdefault(doc, [chain.step, 0, set()])[1] += 1
+    # chunks by the model's rules (a reranker's choice, else the Exploration's): read those sessions
+    docrag = sorted({chains[u].roots[0] for u, _, _ in choosers if chains.get(u) and chains[u].roots})
+    sessions = fetch_sessions(source, docrag, context=False)
+    for root, session in sessions.items():
         for _, step, chunk, _ in chosen_chunks(session):
             if chunk in doc_of:
-                counts.setdefault(doc_of[chunk], [step, 0, set()])[2].add(chunk)
-        chain = next((c for c in chains.values() if c and c[0] == root), [root])
-        for doc, (step, edges, chunks) in counts.items():
-            _add(uses[doc], Use(root, step, edges, len(chunks), True, mechanism=session.mechanism))
-            for below, above in zip(chain, chain[1:]):
-                _add(uses[doc], Use(above, below, edges, len(chunks), False))
+                took.setdefault(root, {}).setdefault(doc_of[chunk], [step, 0, set()])[2].add(chunk)
+    above = {chain.roots[0]: chain.roots for chain in chains.values() if chain.roots}
+    mechanism = {root: session.mechanism for root, session in sessions.items()}
+    uses: dict[str, dict[tuple[str, str | None], Use]] = {d: {} for d in documents}
+    for root in sorted(took):
+        for doc, (step, edges, chunks) in took[root].items():
+            _add(uses[doc], Use(root, step, edges, len(chunks), True, mechanism=mechanism.get(root)))
+            chain = above.get(root, (root,))
+            for below, over in zip(chain, chain[1:]):
+                _add(uses[doc], Use(over, below, edges, len(chunks), False))
     facts_of = session_facts(source, {u.id for rows in uses.values() for u in rows.values()})
     out = {}
     for doc, rows in uses.items():

@@ -20,22 +20,31 @@ subject's IRI, and recovered here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import pyoxigraph as ox
 
 from ..model.roots import step_owner
-from ..model.vocabulary import CONTAINS, EDGE, REIFIES, WAS_ASSOCIATED_WITH, WAS_DERIVED_FROM, WAS_GENERATED_BY
+from ..model.vocabulary import (CONTAINS, DOCUMENT, EDGE, REIFIES, SELECTED_CHUNK, WAS_ASSOCIATED_WITH, WAS_DERIVED_FROM,
+                                WAS_GENERATED_BY)
 from ..read.quoted_triples import triple_from_literal
 from .source import TraceSource
 from .sparql_text import PREFIXES, iri_batches, literal, term, values_clause
 from .store import StoreSource
 
-BATCH = 200  # terms in one VALUES list
+BATCH = 500  # terms in one VALUES list
 MAX_LEVELS = 8  # fact holder -> chunk -> page -> document, each with its activity and agent
 MAX_WALK = 64  # derivation steps walked from a selection up to its session (and its parents)
 HOW = {CONTAINS: "contains", REIFIES: "reifies"}
-_HOLDING = "VALUES ?p { tg:contains tg:reifies }"
+HOLDING = (CONTAINS, REIFIES)
 _UP = (WAS_DERIVED_FROM, WAS_GENERATED_BY, WAS_ASSOCIATED_WITH)
+
+
+def _either(subject: str, predicates: tuple[str, ...], obj: str) -> str:
+    """``subject ?p obj`` for each of ``predicates`` (IRIs), ``?p`` bound to the one that
+    matched: a UNION of explicit patterns, which every engine answers from its indexes (two
+    ``VALUES`` joined, or ``?p`` left open, are evaluated as scans by some)."""
+    return " UNION ".join(f"{{ {subject} <{p}> {obj} BIND(<{p}> AS ?p) }}" for p in predicates)
 
 
 def as_triple(value: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None) -> ox.Triple | None:
@@ -86,13 +95,14 @@ def holders(source: TraceSource, triples: Iterable[ox.Triple]) -> dict[ox.Triple
     found: dict[ox.Triple, set[tuple[str, str]]] = {}
     if source.triple_terms:
         for batch in _batches([_term(t) for t in wanted if _term(t)]):
-            rows = source.select(PREFIXES + f"SELECT ?h ?p ?t WHERE {{ {values_clause('t', batch)} {_HOLDING} ?h ?p ?t }}")
+            rows = source.select(PREFIXES + f"SELECT ?h ?p ?t WHERE {{ {values_clause('t', batch)} "
+                                            f"{_either('?h', HOLDING, '?t')} }}")
             for row in rows:
                 if isinstance(row.get("h"), ox.NamedNode) and isinstance(row.get("t"), ox.Triple):
                     found.setdefault(row["t"], set()).add((row["h"].value, HOW[row["p"].value]))
     missing = [t for t in wanted if t not in found]
     if missing and may_hold_damaged(source):
-        for holder, predicate, triple in _damaged(source, "?h ?p ?lit", _HOLDING, missing):
+        for holder, predicate, triple in _damaged(source, HOLDING, missing):
             found.setdefault(triple, set()).add((holder, HOW[predicate]))
     return {t: sorted(found[t]) for t in wanted if t in found}
 
@@ -104,17 +114,18 @@ def _term(triple: ox.Triple) -> str | None:
         return None
 
 
-def _damaged(source: TraceSource, pattern: str, values: str,
+def _damaged(source: TraceSource, predicates: tuple[str, ...],
              wanted: list[ox.Triple]) -> Iterator[tuple[str, str, ox.Triple]]:
-    """``(subject, predicate, triple)`` for the literal objects of ``pattern`` (``?h ?p ?lit``,
-    ``?p`` bound by ``values``) that name a wanted fact's subject and recover to one of the
-    ``wanted`` facts. One query first: a source without such literals is not searched."""
+    """``(subject, predicate, triple)`` for the literal objects of ``predicates`` that name a
+    wanted fact's subject and recover to one of the ``wanted`` facts. One query first: a source
+    without such literals is not searched."""
     wanted_set = set(wanted)
-    if not source.select(PREFIXES + f"SELECT ?h WHERE {{ {values} {pattern} FILTER(isLiteral(?lit)) }} LIMIT 1"):
+    pattern = _either("?h", predicates, "?lit")
+    if not source.select(PREFIXES + f"SELECT ?h WHERE {{ {pattern} FILTER(isLiteral(?lit)) }} LIMIT 1"):
         return
     needles = sorted({t.subject.value for t in wanted if isinstance(t.subject, ox.NamedNode)})
     for batch in _batches([literal(n) for n in needles]):
-        rows = source.select(PREFIXES + f"SELECT ?h ?p ?lit WHERE {{ {values_clause('needle', batch)} {values} "
+        rows = source.select(PREFIXES + f"SELECT ?h ?p ?lit WHERE {{ {values_clause('needle', batch)} "
                                         f"{pattern} FILTER(isLiteral(?lit) && CONTAINS(STR(?lit), ?needle)) }}")
         for row in rows:
             triple = as_triple(row.get("lit"))
@@ -172,7 +183,8 @@ def held_facts(source: TraceSource, entities: Iterable[str]) -> dict[ox.Triple, 
     (damaged literals recovered; one that does not parse is left out)."""
     found: dict[ox.Triple, set[tuple[str, str]]] = {}
     for batch in _iris(entities):
-        for row in source.select(PREFIXES + f"SELECT ?h ?p ?t WHERE {{ {values_clause('h', batch)} {_HOLDING} ?h ?p ?t }}"):
+        for row in source.select(PREFIXES + f"SELECT ?h ?p ?t WHERE {{ {values_clause('h', batch)} "
+                                            f"{_either('?h', HOLDING, '?t')} }}"):
             triple = as_triple(row.get("t"))
             if triple is not None:
                 found.setdefault(triple, set()).add((row["h"].value, HOW[row["p"].value]))
@@ -189,7 +201,7 @@ def edge_selections(source: TraceSource, triples: Iterable[ox.Triple]) -> dict[s
                 if isinstance(row.get("sel"), ox.NamedNode) and isinstance(row.get("t"), ox.Triple):
                     out[row["sel"].value] = row["t"]
     if wanted and may_hold_damaged(source):
-        for selection, _, triple in _damaged(source, "?h ?p ?lit", f"VALUES ?p {{ <{EDGE}> }}", wanted):
+        for selection, _, triple in _damaged(source, (EDGE,), wanted):
             out.setdefault(selection, triple)
     return out
 
@@ -200,19 +212,29 @@ def chunk_choosers(source: TraceSource, chunks: Iterable[str]) -> list[tuple[str
     out = []
     for batch in _iris(chunks):
         rows = source.select(PREFIXES + f"SELECT ?u ?p ?c WHERE {{ {values_clause('c', batch)} "
-                                        f"VALUES ?p {{ tg:document tg:selectedChunk }} ?u ?p ?c }}")
-        out += [(r["u"].value, "document" if r["p"].value.endswith("document") else "selectedChunk", r["c"].value)
+                                        f"{_either('?u', (DOCUMENT, SELECTED_CHUNK), '?c')} }}")
+        out += [(r["u"].value, "document" if r["p"].value == DOCUMENT else "selectedChunk", r["c"].value)
                 for r in rows if isinstance(r.get("u"), ox.NamedNode)]
     return sorted(set(out))
 
 
-def session_chains(source: TraceSource, starts: Iterable[str]) -> dict[str, list[str]]:
-    """For each entity of ``starts`` (a selection, a Focus, an Exploration), the session roots
-    met walking up from it: the session that holds it first, then the session whose step that
-    session derives from, and so on to the top. A selection goes up to the step that chose it
-    (``tg:selectedEdge`` / ``tg:selectedChunk``), a step to what it derives from; an agent or
-    DocRAG step jumps to the root its IRI extends (``model.roots.step_owner``), so a long agent
-    run is not walked step by step. At most ``MAX_WALK`` levels."""
+@dataclass(frozen=True)
+class Chain:
+    """Where an entity sits: ``step``, the first entity above it (the step that chose a
+    selection), and ``roots``, the session roots met on the way up, nearest first."""
+
+    step: str | None
+    roots: tuple[str, ...]
+
+
+def session_chains(source: TraceSource, starts: Iterable[str]) -> dict[str, Chain]:
+    """For each entity of ``starts`` (a selection, a Focus, an Exploration), its ``Chain``: the
+    session that holds it first, then the session whose step that session derives from, and so
+    on to the top. A selection goes up to the step that chose it (``tg:selectedEdge`` /
+    ``tg:selectedChunk``), a step to what it derives from; an agent or DocRAG step jumps to the
+    root its IRI extends (``model.roots.step_owner``), so a long agent run is not walked step by
+    step. At most ``MAX_WALK`` levels, one query per level (and per ``BATCH`` entities)."""
+    starts = list(starts)
     ups: dict[str, list[str]] = {}
     roots: set[str] = set()
     frontier = set(starts)
@@ -235,13 +257,13 @@ def session_chains(source: TraceSource, starts: Iterable[str]) -> dict[str, list
         frontier = {nxt for node in frontier for nxt in [_next(node, ups, roots)] if nxt}
     chains = {}
     for start in starts:
-        chain, node, seen = [], start, set()
+        found, node, seen = [], start, set()
         while node and node not in seen:
             seen.add(node)
             if node in roots:
-                chain.append(node)
+                found.append(node)
             node = _next(node, ups, roots)
-        chains[start] = chain
+        chains[start] = Chain((ups.get(start) or [None])[0], tuple(found))
     return chains
 
 
