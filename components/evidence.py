@@ -144,8 +144,7 @@ def _lineage(lineage: Lineage, words: list[str]) -> None:
         parts.append(lineage.chunk_label or "chunk")
     made = lineage.extraction
     if made:
-        parts.append("extracted by " + ", ".join(x for x in (f"{made.component or '?'} {made.version or ''}".strip(),
-                                                           made.model, made.time) if x))
+        parts.append("extracted by " + made.summary())
     if parts:
         st.caption(md_escape(" · ".join(parts)),
                    help=md_escape("\n".join(f"{name}: {value}" for name, value in (
@@ -156,12 +155,14 @@ def _lineage(lineage: Lineage, words: list[str]) -> None:
         text = lineage.chunk_text[:TEXT_CHARS] + (" …" if len(lineage.chunk_text) > TEXT_CHARS else "")
         st.html(f'<div class="te-chunk-text" style="{_TEXT_STYLE}">{marked_html(text, find_marks(text, words))}</div>')
     elif lineage.chunk:
-        st.caption("The chunk's text is not loaded (add its documents file, or use a source that reaches the librarian).")
+        st.caption("The chunk's text is not loaded (add its documents file, or use a source that reaches "
+                   "the librarian).")
 
 
 def _document_link(lineage: Lineage, suffix: str = "") -> None:
     mime = f" ({lineage.mime_type})" if lineage.mime_type else ""
-    st.page_link(DOCUMENTS_PAGE, label=md_escape(f"{lineage.title or 'Untitled document'}{mime}{suffix}", one_line=True),
+    label = f"{lineage.title or 'Untitled document'}{mime}{suffix}"
+    st.page_link(DOCUMENTS_PAGE, label=md_escape(label, one_line=True),
                  query_params={"document": lineage.document}, icon=":material/description:",
                  help=md_escape(f"{lineage.document}\nEvery session that used this document"))
 

@@ -58,7 +58,8 @@ except SourceError as error:
 more = len(documents) > DOCUMENTS_SHOWN
 documents = documents[:DOCUMENTS_SHOWN]
 st.caption(f"{len(documents):,}{'+' if more else ''} document{'' if len(documents) == 1 else 's'} in "
-           f"the extraction provenance of {md_escape(collection.label)}, by title · tick a row's box to see the sessions that used it")
+           f"the extraction provenance of {md_escape(collection.label)}, by title · "
+           "tick a row's box to see the sessions that used it")
 if not documents:
     st.info("No extraction provenance (tg:Document) in this source.", icon=":material/info:")
 else:

@@ -231,3 +231,17 @@ def test_holders_of_an_unknown_fact_are_none(evidence_source):
     fact = ox.Triple(ox.NamedNode("http://trustgraph.ai/e/nothing"), ox.NamedNode("http://trustgraph.ai/e/p"),
                      ox.Literal("x"))
     assert holders(evidence_source, [fact]) == {}
+
+
+def test_extraction_entities_without_types_are_read_by_iri_shape_and_place(tmp_path):
+    """With the tg:Document / tg:Page / tg:Chunk / tg:Subgraph types gone, chunks and pages are
+    known by their IRIs (``urn:chunk:``, ``urn:page:``) and the document as the top of the chain."""
+    import pyoxigraph as ox
+
+    from tests.evidence_traces import evidence_quads
+    gone = {f"https://trustgraph.ai/ns/{k}" for k in ("Document", "Page", "Chunk", "Subgraph")}
+    quads = [q for q in evidence_quads() if not (q.predicate.value.endswith("#type") and q.object.value in gone)]
+    untyped = tmp_path / "untyped.nq"
+    untyped.write_bytes(ox.serialize(quads, format=ox.RdfFormat.N_QUADS))
+    source = files_source(untyped, EVIDENCE_TEXTS)
+    assert record_of(source, GRAPHRAG_TRAPPIST)["edges"] == expected_edges(EXPECTED[GRAPHRAG_TRAPPIST])

@@ -122,7 +122,7 @@ def test_the_evidence_branch_of_a_graphrag_session(source):
         (third, CHUNK_T3[0], "extractedFrom"), (CHUNK_T3[0], PAGE_1, "wasDerivedFrom")]
     assert branch.anchors[first] == [CHUNK_T1[0], PAGE_1, TRAPPIST]
     chunk = next(n for n in branch.nodes if n.id == CHUNK_T1[0])
-    assert "extracted by kg-extract-relationships, 2.11.1, gpt-4o-mini, 2026-03-10T05:19:52Z" in chunk.tooltip
+    assert "extracted by kg-extract-relationships 2.11.1, gpt-4o-mini, 2026-03-10T05:19:52Z" in chunk.tooltip
     assert "text: " + TEXTS[CHUNK_T1[0]] in chunk.tooltip
     # the edge no document holds hangs nothing
     bronze = evidence_of(source, GRAPHRAG_BRONZE)

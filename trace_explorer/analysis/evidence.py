@@ -50,6 +50,11 @@ class Extraction:
     model: str | None = None
     time: str | None = None
 
+    def summary(self) -> str:
+        """"component version, model, time" (what is known of it)."""
+        who = f"{self.component or '?'} {self.version or ''}".strip()
+        return ", ".join(x for x in (who, self.model, self.time) if x)
+
 
 @dataclass(frozen=True)
 class Lineage:
@@ -96,8 +101,8 @@ class EdgeEvidence:
         IRI's local name; [] when the edge is not stored as a triple."""
         if not self.s:
             return []
-        return [self.labels.get(p) or (getattr(self, p) if p == "o" and self.o_is_literal else local_name(getattr(self, p)))
-                for p in ("s", "p", "o")]
+        return [self.labels.get(p) or (getattr(self, p) if p == "o" and self.o_is_literal
+                                       else local_name(getattr(self, p))) for p in ("s", "p", "o")]
 
     @property
     def words(self) -> list[str]:
@@ -156,7 +161,8 @@ class SessionEvidence:
         return list(dict.fromkeys(d for d in found if d))
 
 
-def session_family(source: TraceSource, session: Session, known: Mapping[str, Session] | None = None) -> dict[str, Session]:
+def session_family(source: TraceSource, session: Session,
+                   known: Mapping[str, Session] | None = None) -> dict[str, Session]:
     """``session`` and every session below it, by IRI: those in ``known`` are used, the others
     fetched from ``source`` (a level at a time). Raises SourceError when the source fails."""
     family = {session.id: session}
@@ -179,10 +185,12 @@ def chosen_chunks(session: Session) -> list[tuple[str | None, str, str, float | 
               for c in focus.fields.get("chunks", []) if c.get("chunk")]
     if chosen:
         return chosen
-    return [(None, step.id, chunk, None) for step in session.steps_of("Exploration") for chunk in step.fields.get("chunks", [])]
+    return [(None, step.id, chunk, None) for step in session.steps_of("Exploration")
+            for chunk in step.fields.get("chunks", [])]
 
 
-def session_evidence(source: TraceSource, session: Session, known: Mapping[str, Session] | None = None) -> SessionEvidence:
+def session_evidence(source: TraceSource, session: Session,
+                     known: Mapping[str, Session] | None = None) -> SessionEvidence:
     """The evidence of ``session`` and of its sub-sessions (``SessionEvidence``), read from
     ``source`` in a few batched queries whatever the number of edges. ``known``: sessions
     already read (IRI -> Session), spared a fetch. Raises SourceError when the source fails."""
@@ -246,7 +254,7 @@ class _LineageReader:
             node = parents[0] if parents else None
         above = chain[1:] if held_by else chain
         roles = {n: self._role(n) for n in above}
-        chunk = next((n for n in above if roles[n] == "Chunk"), None)
+        chunk = next((n for n in above if roles[n] == "Chunk"), None) if held_by else start
         page = next((n for n in above if roles[n] in PAGE_KINDS), None)
         document = next((n for n in above if roles[n] == "Document"), None)
         if document is None and len(above) > (0 if held_by else 1) and roles[above[-1]] is None and above[-1] != chunk:
@@ -257,9 +265,9 @@ class _LineageReader:
             between = above[above.index(chunk) + 1:above.index(document)]
             page = next((n for n in between if roles[n] is None), None)
         return Lineage(
-            holder=start if held_by else None, held_by=held_by,
-            chunk=chunk if held_by else start, chunk_label=index.label(chunk or start) if (chunk or not held_by) else None,
-            chunk_index=parse_int(index.literal(chunk or start, CHUNK_INDEX)) if (chunk or not held_by) else None,
+            holder=start if held_by else None, held_by=held_by, chunk=chunk,
+            chunk_label=index.label(chunk) if chunk else None,
+            chunk_index=parse_int(index.literal(chunk, CHUNK_INDEX)) if chunk else None,
             page=page, page_number=parse_int(index.literal(page, PAGE_NUMBER)) if page else None,
             document=document,
             title=(index.literal(document, DC_TITLE) or index.label(document)) if document else None,

@@ -92,7 +92,7 @@ def _chain(lineage: Lineage) -> list[BranchNode]:
             tip.append(f"fact held by {lineage.holder} (tg:{lineage.held_by})")
         made = lineage.extraction
         if made:
-            tip.append("extracted by " + ", ".join(x for x in (made.component, made.version, made.model, made.time) if x))
+            tip.append("extracted by " + made.summary())
         if lineage.chunk_text:
             tip.append("text: " + clip(lineage.chunk_text, TOOLTIP_TEXT_CHARS))
         nodes.append(BranchNode(lineage.chunk, "Chunk", label, "\n".join(tip)))

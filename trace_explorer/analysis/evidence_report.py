@@ -102,7 +102,7 @@ def _lineage_lines(lineage: Lineage, words: list[str], lines: list[str], indent:
         row("subgraph", f"(tg:{lineage.held_by})", lineage.holder)
     made = lineage.extraction
     if made:
-        row("extracted", ", ".join(x for x in (f"{made.component or '?'} {made.version or ''}".strip(), made.model, made.time) if x))
+        row("extracted", made.summary())
     if lineage.chunk_text is not None:
         text = lineage.chunk_text[:TEXT_CHARS] + (" …" if len(lineage.chunk_text) > TEXT_CHARS else "")
         row("text", " ".join(marked_plain(text, find_marks(text, words)).split()))
@@ -128,10 +128,9 @@ def used_by_text(document: str, uses: list[Use], title: str | None = None) -> st
         how = "directly" if use.direct else "through"
         lines += ["", f"{use.id}  {use.mechanism or ''}  {use.time or ''}".rstrip(),
                   f"  {use.question or '(no question)'}",
-                  f"  {use.edges} edge{'' if use.edges == 1 else 's'}, {use.chunks} chunk{'' if use.chunks == 1 else 's'}, "
-                  f"{how} {use.via}"]
+                  f"  {use.edges} edge{_s(use.edges)}, {use.chunks} chunk{_s(use.chunks)}, {how} {use.via}"]
     return visible_controls("\n".join(lines)) + "\n"
 
 
-def _s(items: list) -> str:
-    return "" if len(items) == 1 else "s"
+def _s(items: list | int) -> str:
+    return "" if (items if isinstance(items, int) else len(items)) == 1 else "s"

@@ -43,7 +43,8 @@ def _rows(evidence: SessionEvidence) -> str:
         for edge in evidence.edges:
             facts = _t(" → ".join(edge.names)) if edge.s else _t(edge.raw or "(not stored as a triple)")
             if not edge.sources:
-                out.append(f'<tr><td>{facts}</td><td colspan="5" class="missing">no loaded extraction holds this edge</td></tr>')
+                out.append(f'<tr><td>{facts}</td><td colspan="5" class="missing">'
+                           "no loaded extraction holds this edge</td></tr>")
             for lineage in edge.sources:
                 out.append(f"<tr><td>{facts}</td>{_cells(lineage, edge)}</tr>")
         for chunk in evidence.chunks:
@@ -59,12 +60,14 @@ def _rows(evidence: SessionEvidence) -> str:
 
 
 def _cells(lineage: Lineage, edge: EdgeEvidence | None) -> str:
-    document = (f"{_t(lineage.title or '(untitled)')}{' (' + _t(lineage.mime_type) + ')' if lineage.mime_type else ''}"
-                f"<br><code>{_t(lineage.document)}</code>") if lineage.document else '<span class="missing">unknown</span>'
-    page = _t("" if lineage.page_number is None else lineage.page_number) + (f"<br><code>{_t(lineage.page)}</code>" if lineage.page else "")
+    mime = f" ({lineage.mime_type})" if lineage.mime_type else ""
+    document = f"{_t((lineage.title or '(untitled)') + mime)}<br><code>{_t(lineage.document)}</code>" \
+        if lineage.document else '<span class="missing">unknown</span>'
+    page = _t("" if lineage.page_number is None else lineage.page_number)
+    page += f"<br><code>{_t(lineage.page)}</code>" if lineage.page else ""
     chunk = _t(lineage.chunk_label or "") + (f"<br><code>{_t(lineage.chunk)}</code>" if lineage.chunk else "")
     made = lineage.extraction
-    extracted = _t(", ".join(x for x in (made.component, made.version, made.model, made.time) if x)) if made else ""
+    extracted = _t(made.summary()) if made else ""
     if lineage.chunk_text is None:
         text = '<span class="missing">not loaded</span>'
     else:

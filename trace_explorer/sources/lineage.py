@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from ..model.roots import step_owner
-from ..model.vocabulary import (CONTAINS, DOCUMENT, EDGE, REIFIES, SELECTED_CHUNK, WAS_ASSOCIATED_WITH, WAS_DERIVED_FROM,
-                                WAS_GENERATED_BY)
+from ..model.vocabulary import (CONTAINS, DOCUMENT, EDGE, REIFIES, SELECTED_CHUNK, WAS_ASSOCIATED_WITH,
+                                WAS_DERIVED_FROM, WAS_GENERATED_BY)
 from ..read.quoted_triples import triple_from_literal
 from .source import TraceSource
 from .sparql_text import PREFIXES, iri_batches, literal, term, values_clause
@@ -78,7 +78,8 @@ def chosen_edges(source: TraceSource, selections: Iterable[str]) -> dict[str, ox
     stored edge are left out."""
     out: dict[str, ox.Triple | ox.Literal] = {}
     for batch in _iris(selections):
-        for row in source.select(PREFIXES + f"SELECT ?sel ?t WHERE {{ {values_clause('sel', batch)} ?sel tg:edge ?t }}"):
+        query = f"SELECT ?sel ?t WHERE {{ {values_clause('sel', batch)} ?sel tg:edge ?t }}"
+        for row in source.select(PREFIXES + query):
             value = row.get("t")
             triple = as_triple(value)
             if triple is not None:
@@ -197,7 +198,8 @@ def edge_selections(source: TraceSource, triples: Iterable[ox.Triple]) -> dict[s
     out: dict[str, ox.Triple] = {}
     if source.triple_terms:
         for batch in _batches([_term(t) for t in wanted if _term(t)]):
-            for row in source.select(PREFIXES + f"SELECT ?sel ?t WHERE {{ {values_clause('t', batch)} ?sel tg:edge ?t }}"):
+            query = f"SELECT ?sel ?t WHERE {{ {values_clause('t', batch)} ?sel tg:edge ?t }}"
+            for row in source.select(PREFIXES + query):
                 if isinstance(row.get("sel"), ox.NamedNode) and isinstance(row.get("t"), ox.Triple):
                     out[row["sel"].value] = row["t"]
     if wanted and may_hold_damaged(source):
