@@ -149,3 +149,23 @@ def test_the_dag_image_draws_the_branch_below_the_selections(source):
     assert f'"{CHUNK_T1[0]}" -> "{first}" [label=extractedFrom dir=back]' in dot
     assert f'"{PAGE_1}" -> "{CHUNK_T1[0]}" [label=wasDerivedFrom dir=back]' in dot
     assert "Trappist breweries of Belgium" in dot and CHUNK_T1[0] not in dag_dot(session)
+
+
+def test_a_hostile_document_title_in_the_dag_image_stays_text(source):
+    from xml.etree import ElementTree
+
+    from trace_explorer.analysis.evidence_graph import BranchNode, EvidenceBranch
+    from trace_explorer.export.images import render_dot
+
+    session = fetch_session(source, GRAPHRAG_TRAPPIST)
+    selection = session.steps_of("Focus")[0].fields["edges"][0]["id"]
+    title = '"]; evil [label="x"]; </text><script>alert(1)</script> \\N \\G'
+    branch = EvidenceBranch([BranchNode("urn:doc:evil", "Document", title, title + "\n<img src=x onerror=alert(2)>")],
+                            [(selection, "urn:doc:evil", "extractedFrom")], {selection: ["urn:doc:evil"]})
+    svg = render_dot(dag_dot(session, branch=branch), "svg").decode("utf-8")
+    root = ElementTree.fromstring(svg)
+    names = {element.tag.rsplit("}", 1)[-1] for element in root.iter()}
+    assert "script" not in names and "img" not in names
+    texts = ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert '"]; evil [label="x"]; </text>…' in texts  # the label, cut to its 30 characters, as text
+    assert not any(t == "x" for t in texts)  # no node "evil" was made

@@ -58,8 +58,9 @@ def as_triple(value: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None
 
 def may_hold_damaged(source: TraceSource) -> bool:
     """Whether quoted triples may sit in ``source`` as damaged literals: files and local stores
-    recovered them when they were read; any other source keeps what it was given."""
-    return not isinstance(source, StoreSource)
+    recovered them when they were read; any other source keeps what it was given, unless it
+    says it recovers them itself (an attribute ``recovers_damaged_literals`` set to True)."""
+    return not isinstance(source, StoreSource) and not getattr(source, "recovers_damaged_literals", False)
 
 
 def _batches(values: Iterable[str], size: int = BATCH) -> Iterator[list[str]]:
