@@ -61,7 +61,7 @@ def evidence_panel(session: Session, collection: Collection) -> None:
     st.html(_MARK_STYLE)
     if evidence.children:
         _roll_up(evidence)
-    _session_part(evidence, collection, top=True)
+    _session_part(evidence, top=True)
 
 
 def _cached_evidence(session: Session, collection: Collection) -> SessionEvidence:
@@ -91,7 +91,7 @@ def _roll_up(evidence: SessionEvidence) -> None:
             _document_link(lineage, f" — {edges} edge{_s(edges)}, {chunks} chunk{_s(chunks)}")
 
 
-def _session_part(evidence: SessionEvidence, collection: Collection, top: bool) -> None:
+def _session_part(evidence: SessionEvidence, top: bool) -> None:
     for number, edge in enumerate(evidence.edges, 1):
         _edge(number, edge)
     for number, chunk in enumerate(evidence.chunks, 1):
@@ -106,7 +106,7 @@ def _session_part(evidence: SessionEvidence, collection: Collection, top: bool) 
                          icon=":material/open_in_new:", help=md_escape(child.session.id))
             if not (child.all_edges() or child.all_chunks()):
                 st.caption("This sub-session chose no edge or chunk.")
-            _session_part(child, collection, top=False)
+            _session_part(child, top=False)
 
 
 def _edge(number: int, edge: EdgeEvidence) -> None:
