@@ -8,6 +8,7 @@ import streamlit as st
 from components.collection import current_collection, large_session_steps
 from components.dag import dag
 from components.downloads import session_exports
+from components.evidence import evidence_panel
 from components.navigation import ensure_entry_run
 from components.session_header import session_header
 from components.step_inspector import step_inspector
@@ -69,6 +70,8 @@ with right:
     with st.container(border=True):
         chosen = step_picker(session)
         step_inspector(session, chosen, collection)
+
+evidence_panel(session, collection)
 
 st.markdown("##### :material/account_tree: Provenance graph", anchors=False)
 st.caption("Hover a node for its fields; drag to pan, scroll to zoom. The selected step is outlined in black.")

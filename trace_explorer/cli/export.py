@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..analysis.evidence import session_evidence
+from ..analysis.evidence_graph import evidence_branch
 from ..export.data import DATA_SUFFIXES, write_session_data
 from ..export.images import IMAGE_FORMATS, ImageExportError, dag_image, image_format, timeline_image
 from ..export.markdown import session_markdown
@@ -44,6 +46,9 @@ def add_parser(commands) -> None:
                         help="the session as Markdown: .md (- prints it)")
     export.add_argument("--no-sub-sessions", action="store_true",
                         help="leave the sub-sessions out of --data, --html and --markdown")
+    export.add_argument("--evidence", action="store_true",
+                        help="add the documents behind the chosen edges and chunks: an evidence branch "
+                             "(edge -> chunk -> page -> document) in --image, an Evidence section in --html")
     export.set_defaults(run=_export)
 
 
@@ -71,9 +76,12 @@ def _export(args, source: TraceSource) -> int:
               file=sys.stderr)
         return 2
     children = not args.no_sub_sessions
-    jobs = [(path, lambda p: _write(p, dag_image(session, image_format(p), by_id), "DAG")) for path in args.image]
+    evidence = session_evidence(source, session, by_id) if args.evidence and (args.image or args.html) else None
+    branch = evidence_branch(evidence) if evidence else None
+    jobs = [(path, lambda p: _write(p, dag_image(session, image_format(p), by_id, branch), "DAG")) for path in args.image]
     jobs += [(path, lambda p: _write(p, timeline_image(session, image_format(p)), "timeline")) for path in args.timeline]
-    jobs += [(path, lambda p: _write(p, session_page(session, by_id, include_children=children).encode("utf-8"), "page"))
+    jobs += [(path, lambda p: _write(p, session_page(session, by_id, include_children=children,
+                                                      evidence=evidence).encode("utf-8"), "page"))
              for path in args.html]
     jobs += [(path, lambda p: _export_data(p, args.collection, session, by_id, children)) for path in args.data]
     jobs += [(path, lambda p: _export_markdown(p, session, by_id, children)) for path in args.markdown]

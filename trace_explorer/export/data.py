@@ -212,6 +212,6 @@ def _json_ld_safe(quads: Sequence[ox.Quad]) -> tuple[list[ox.Quad], list[str]]:
         out.append(ox.Quad(quad.subject, quad.predicate, obj, quad.graph_name))
     warnings = []
     if odd:
-        warnings.append(f"{odd} quoted triple(s) under predicates other than tg:edge/tg:contains are "
-                        "written as rdf:JSON literals; a reader turns them back only on those two")
+        warnings.append(f"{odd} quoted triple(s) under predicates other than tg:edge/tg:contains/tg:reifies "
+                        "are written as rdf:JSON literals; a reader turns them back only on those three")
     return out, warnings

@@ -40,6 +40,7 @@ from typing import Any
 import graphviz
 from graphviz.quoting import quote
 
+from ..analysis.evidence_graph import EvidenceBranch
 from ..model.session import SESSION_NODE, Session, Step
 from ..model.vocabulary import local_name
 from ..views.dag_folding import ITERATION, DagLayout, DagNode, build_layout, fold_layout
@@ -95,9 +96,13 @@ def dag_layout(session: Session, sessions: Mapping[str, Session] | None = None) 
     return layout
 
 
-def dag_dot(session: Session, sessions: Mapping[str, Session] | None = None) -> str:
-    """The DOT source of the DAG image (module docstring); deterministic for a given session."""
+def dag_dot(session: Session, sessions: Mapping[str, Session] | None = None,
+            branch: EvidenceBranch | None = None) -> str:
+    """The DOT source of the DAG image (module docstring); deterministic for a given session.
+    ``branch`` (``analysis.evidence_graph.evidence_branch``) adds the evidence behind the chosen
+    edges and chunks, hung below the node that holds each selection."""
     layout = dag_layout(session, sessions)
+    branch_edges = _add_branch(layout, branch) if branch else set()
     title = clip(session.question or "(no question)", 90)
     dot = graphviz.Digraph("session", graph_attr={
         "rankdir": "BT", "bgcolor": "white", "pad": "0.25", "nodesep": "0.3", "ranksep": "0.42",
@@ -126,7 +131,8 @@ def dag_dot(session: Session, sessions: Mapping[str, Session] | None = None) -> 
         # Digraph.edge() reads "a:b" as node a, port b; IRIs have colons, so the edge statement
         # is written with the package's own quoting instead.
         label = quote(graphviz.nohtml(_escape(relation)))
-        if relation in PART_RELATIONS:  # a step's part is drawn below it, the arrow still at the part
+        # a step's part, and the evidence branch, are drawn below it, the arrow still at the source
+        if relation in PART_RELATIONS or (source, target, relation) in branch_edges:  # a step's part is drawn below it, the arrow still at the part
             dot.body.append(f"\t{quote(target)} -> {quote(source)} [label={label} dir=back]\n")
         else:
             dot.body.append(f"\t{quote(source)} -> {quote(target)} [label={label}]\n")
@@ -178,9 +184,27 @@ def clean_svg(data: bytes) -> bytes:
     return _DOCTYPE.sub("", _COMMENT.sub("", text)).encode("utf-8")
 
 
-def dag_image(session: Session, fmt: str, sessions: Mapping[str, Session] | None = None) -> bytes:
-    """The session's DAG as ``fmt`` ("svg", "png" or "pdf") bytes; errors as ``render_dot``."""
-    return render_dot(dag_dot(session, sessions), fmt)
+def _add_branch(layout: DagLayout, branch: EvidenceBranch) -> set[tuple[str, str, str]]:
+    """Add the evidence branch's nodes and edges to ``layout`` (an edge from a grouped or folded
+    selection starts at the node that holds it); returns the edges added."""
+    drawn = {m: node.id for node in layout.nodes for m in node.members}
+    added = set()
+    for node in branch.nodes:
+        layout.nodes.append(DagNode(node.id, [node.id], node.kind, "Entity", [node.label], node.tooltip, role="evidence"))
+        drawn[node.id] = node.id
+    for source, target, relation in branch.edges:
+        edge = (drawn.get(source), target, relation)
+        if edge[0] is not None and edge not in added:
+            layout.edges.append(edge)
+            added.add(edge)
+    return added
+
+
+def dag_image(session: Session, fmt: str, sessions: Mapping[str, Session] | None = None,
+              branch: EvidenceBranch | None = None) -> bytes:
+    """The session's DAG as ``fmt`` ("svg", "png" or "pdf") bytes, with the evidence ``branch``
+    when given; errors as ``render_dot``."""
+    return render_dot(dag_dot(session, sessions, branch), fmt)
 
 
 # -- the timeline -------------------------------------------------------------------------------
@@ -342,7 +366,7 @@ def _legend(dot: graphviz.Digraph, layout: DagLayout) -> None:
     """A "Legend" box in two rows: the PROV classes by shape and fill, then the marks (sub-session,
     tool error, folded run, arrow direction); beside them the kinds drawn, by border colour."""
     kinds = list(dict.fromkeys("Analysis" if n.kind == ITERATION else n.kind for n in layout.nodes
-                               if n.role == "step"))
+                               if n.role in ("step", "evidence")))
     classes = [("legend:entity", "Entity", "ellipse", PROV_FILLS["Entity"], "#475569", "filled"),
                ("legend:activity", "Activity", "box", PROV_FILLS["Activity"], "#475569", "filled"),
                ("legend:agent", "Agent", "house", PROV_FILLS["Agent"], "#475569", "filled")]

@@ -27,12 +27,15 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..analysis.evidence import SessionEvidence
 from ..model.literals import format_time
 from ..model.session import Session
 from ..model.summary import status
 from ..views.report import step_record
 from ..views.step_labels import step_tag
 from ..views.visible_text import visible_controls
+from .evidence_section import CSS as EVIDENCE_CSS
+from .evidence_section import evidence_section
 from .quads import subjects_sessions
 
 DAG_HEIGHT_PX = 560
@@ -56,10 +59,12 @@ def vega_bundle() -> str:
 
 
 def session_page(session: Session, sessions: Mapping[str, Session] | None = None, *,
-                 include_children: bool = True, dag_height_px: int = DAG_HEIGHT_PX) -> str:
+                 include_children: bool = True, dag_height_px: int = DAG_HEIGHT_PX,
+                 evidence: SessionEvidence | None = None) -> str:
     """The whole page as a string (UTF-8 when written). ``sessions`` (IRI -> Session) gives the
     sub-sessions, shown with their steps unless ``include_children`` is False, and their
-    questions on the DAG; ``dag_height_px`` is the DAG frame's height in CSS pixels.
+    questions on the DAG; ``dag_height_px`` is the DAG frame's height in CSS pixels;
+    ``evidence`` (``analysis.evidence.session_evidence``) adds an "Evidence" section.
 
     Raises ImportError when pyvis or vl-convert-python is missing."""
     from ..views.dag import dag_html
@@ -80,7 +85,7 @@ def session_page(session: Session, sessions: Mapping[str, Session] | None = None
         f'<meta http-equiv="Content-Security-Policy" content="{_attr(CSP)}">\n',
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
         f"<title>{_text(session.question or session.id)} — Trace Explorer</title>\n",
-        f"<style>{_CSS}</style>\n</head>\n<body>\n<main>\n",
+        f"<style>{_CSS}{EVIDENCE_CSS if evidence else ''}</style>\n</head>\n<body>\n<main>\n",
         _header(session),
         '<section id="dag"><h2>Provenance graph</h2>\n',
         '<p class="hint">Drag to pan, scroll to zoom, hover for a step\'s words, click to open its details.</p>\n',
@@ -88,6 +93,7 @@ def session_page(session: Session, sessions: Mapping[str, Session] | None = None
         f'style="height:{int(dag_height_px) + 24}px" srcdoc="{_attr(dag)}"></iframe>\n</section>\n',
         '<section id="timeline-section"><h2>Timeline</h2>\n'
         '<div id="timeline" role="img" aria-label="Timeline of the steps"></div>\n</section>\n',
+        evidence_section(evidence) if evidence else "",
         _steps_section(session, "Steps", numbers, sessions, 0),
     ]
     for s_index, child in enumerate(children, 1):

@@ -11,7 +11,7 @@ import pyoxigraph as ox
 from .fields import kind_of, show
 from .session import Step
 from .triple_index import TripleIndex
-from .vocabulary import CONTAINS, DC, EDGE, WAS_DERIVED_FROM
+from .vocabulary import CONTAINS, DC, EDGE, REIFIES, WAS_DERIVED_FROM
 
 
 class EdgeSources:
@@ -22,14 +22,15 @@ class EdgeSources:
         self._containers: dict[ox.Triple, list[str]] | None = None
 
     def chains(self, triple: ox.Triple) -> list[list[dict[str, str | None]]]:
-        """For each Subgraph that ``tg:contains`` ``triple``, the chain Subgraph -> Chunk ->
-        Page/Section -> Document found by walking ``prov:wasDerivedFrom`` up, each link as
-        ``{"id", "kind", "label"}`` (the Document's label is its ``dc:title`` when it has one)."""
+        """For each Subgraph that ``tg:contains`` ``triple`` (or statement that ``tg:reifies`` it,
+        as older extractors wrote), the chain Subgraph -> Chunk -> Page/Section -> Document found
+        by walking ``prov:wasDerivedFrom`` up, each link as ``{"id", "kind", "label"}`` (the
+        Document's label is its ``dc:title`` when it has one)."""
         if self._containers is None:
             self._containers = {}
             for subject, props in self.index.properties.items():
-                for obj in props.get(CONTAINS, ()):
-                    if isinstance(obj, ox.Triple):
+                for obj in (*props.get(CONTAINS, ()), *props.get(REIFIES, ())):
+                    if isinstance(obj, ox.Triple) and subject not in self._containers.get(obj, ()):
                         self._containers.setdefault(obj, []).append(subject)
         chains = []
         for subgraph in sorted(self._containers.get(triple, ())):

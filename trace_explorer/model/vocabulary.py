@@ -41,15 +41,26 @@ DOCUMENT = TG + "document"
 CONTENT = TG + "content"
 EDGE = TG + "edge"
 CONTAINS = TG + "contains"
+REIFIES = TG + "reifies"
 SELECTED_EDGE = TG + "selectedEdge"
 SELECTED_CHUNK = TG + "selectedChunk"
 THOUGHT = TG + "thought"
 OBSERVATION = TG + "observation"
 ANSWER = TG + "answer"
 
+# Extraction provenance (TRACE-MODEL.md, "Extraction provenance")
+DC_TITLE = DC + "title"
+MIME_TYPE = TG + "mimeType"
+PAGE_NUMBER = TG + "pageNumber"
+CHUNK_INDEX = TG + "chunkIndex"
+LLM_MODEL = TG + "llmModel"
+COMPONENT_VERSION = TG + "componentVersion"
+
 # Predicates whose object is a quoted triple (TRACE-MODEL.md, "Quoted triples come in four
-# spellings"): a damaged export writes these as string literals, which we recover.
-QUOTED_TRIPLE_PREDICATES = frozenset({EDGE, CONTAINS})
+# spellings"): a damaged export writes these as string literals, which we recover. An extracted
+# fact is held by its Subgraph through ``tg:contains``, or (older extractors, and what
+# TrustGraph's workbench matches on) by a statement through ``tg:reifies``.
+QUOTED_TRIPLE_PREDICATES = frozenset({EDGE, CONTAINS, REIFIES})
 
 # Named graphs TrustGraph writes (TRACE-MODEL.md, "Named graphs").
 RETRIEVAL_GRAPH = "urn:graph:retrieval"

@@ -7,7 +7,8 @@
 3. The wire JSON form is decoded by ``trace_explorer.wire``.
 4. A damaged export writes the triple as a string literal, either ``"<<http://a http://p v>>"`` or
    the Python repr (or JSON) of the wire dict. Such literals are recovered when they parse, on the
-   predicates that carry quoted triples (``tg:edge``, ``tg:contains``); otherwise they stay literals.
+   predicates that carry quoted triples (``tg:edge``, ``tg:contains``, ``tg:reifies``); otherwise
+   they stay literals.
 """
 
 from __future__ import annotations

@@ -82,7 +82,8 @@ def _edge_context(source: TraceSource, triples: list[ox.Triple]) -> list[ox.Trip
     if source.triple_terms:
         edge_terms = sorted({term(e) for e in edges})
         out += source.construct(PREFIXES + f"""CONSTRUCT {{ ?up ?p ?o }} WHERE {{ {values_clause('t', edge_terms)}
-  ?subgraph tg:contains ?t . ?subgraph prov:wasDerivedFrom* ?up . ?up ?p ?o }}""")
+  {{ ?subgraph tg:contains ?t }} UNION {{ ?subgraph tg:reifies ?t }}
+  ?subgraph prov:wasDerivedFrom* ?up . ?up ?p ?o }}""")
     return out
 
 

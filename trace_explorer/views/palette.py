@@ -10,7 +10,8 @@ from __future__ import annotations
 from ..model.session import SESSION_NODE
 
 # kind -> accent colour (timeline bar, DAG border). Related kinds share a hue family: agent
-# reasoning blues, tool results teal, answers green, retrieval ambers/fuchsias, plans violets.
+# reasoning blues, tool results teal, answers green, retrieval ambers/fuchsias, plans violets,
+# the documents behind an answer browns.
 # No kind uses red: red (ERROR_COLOUR) only ever means a failed tool call.
 KIND_COLOURS: dict[str, str] = {
     "Question": "#475569",
@@ -30,6 +31,10 @@ KIND_COLOURS: dict[str, str] = {
     "Finding": "#65a30d",
     "Synthesis": "#15803d",
     SESSION_NODE: "#64748b",
+    # extraction provenance, drawn in a session's evidence branch: browns
+    "Chunk": "#b45309",
+    "Page": "#92400e",
+    "Document": "#78350f",
 }
 OTHER_KIND_COLOUR = "#94a3b8"
 ERROR_COLOUR = "#dc2626"

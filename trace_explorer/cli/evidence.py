@@ -1,0 +1,71 @@
+"""``trace-explorer evidence`` and ``used-by``: from an answer to the documents behind it, and
+from a document to every session whose answer used it (``analysis.evidence``,
+``analysis.used_by``; JSON keys in ``analysis.evidence_report``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..analysis.evidence import session_evidence
+from ..analysis.evidence_report import evidence_record, evidence_text, used_by_records, used_by_text
+from ..analysis.used_by import describe_document, used_by
+from ..sources.source import TraceSource
+from ..sources.sparql_text import iri
+from .sessions import session_family
+from .sources import add_source_arguments
+
+
+def add_parser(commands) -> None:
+    """Add ``evidence`` and ``used-by`` to the subcommands ``commands``."""
+    evidence = commands.add_parser(
+        "evidence", help="the documents, pages and chunks behind one session's answer",
+        description="For each edge a session chose (and each chunk, for DocRAG), the extraction that holds it: "
+                    "subgraph, chunk, page and document, with the chunk's text. An agent's sub-sessions are "
+                    "rolled up into its answer's evidence.")
+    add_source_arguments(evidence)
+    evidence.add_argument("--session", required=True, metavar="IRI",
+                          help="the session's IRI (or a unique part of it, such as its UUID)")
+    evidence.add_argument("--format", choices=("text", "json"), default="text")
+    evidence.set_defaults(run=_evidence)
+
+    used = commands.add_parser(
+        "used-by", help="every session whose answer used a document",
+        description="The sessions that chose an edge the document's extraction holds, or one of its chunks, "
+                    "and the sessions above them (an agent whose tool call ran one of them).")
+    add_source_arguments(used)
+    used.add_argument("--document", required=True, metavar="IRI", help="the document's IRI")
+    used.add_argument("--format", choices=("text", "json"), default="text")
+    used.set_defaults(run=_used_by)
+
+
+def _evidence(args, source: TraceSource) -> int:
+    session, family = session_family(source, args.session)
+    if session is None:
+        return 2
+    evidence = session_evidence(source, session, family)
+    if args.format == "json":
+        print(json.dumps(evidence_record(evidence), ensure_ascii=False, indent=2))
+    else:
+        print(evidence_text(evidence), end="")
+    return 0
+
+
+def _used_by(args, source: TraceSource) -> int:
+    document = args.document.strip()
+    if document.startswith("<") and document.endswith(">"):
+        document = document[1:-1]
+    try:
+        iri(document)
+    except ValueError as error:
+        print(f"trace-explorer: --document: {error}", file=sys.stderr)
+        return 2
+    uses = used_by(source, document)
+    described = describe_document(source, document)
+    if described is None and not uses:
+        print(f"trace-explorer: {source.label} holds nothing about {document}", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps(used_by_records(uses), ensure_ascii=False, indent=2))
+    else:
+        print(used_by_text(document, uses, described["title"] if described else None), end="")
+    return 0
