@@ -56,12 +56,16 @@ def parent_title(comparison: Comparison, child: ChildComparison) -> str:
     return " | ".join(sides)
 
 
+def session_kind(session: Session) -> str:
+    """"Agent (react)", "GraphRAG": the mechanism and, for an agent, its pattern."""
+    return session.mechanism + (f" ({session.pattern})" if session.pattern else "")
+
+
 def session_line(session: Session | None) -> str:
     """A session in one line: mechanism (pattern), question and IRI; "(none)" for no session."""
     if session is None:
         return "(none)"
-    kind = session.mechanism + (f" ({session.pattern})" if session.pattern else "")
-    return f"{kind}: {session.question or '(no question)'} <{session.id}>"
+    return f"{session_kind(session)}: {session.question or '(no question)'} <{session.id}>"
 
 
 def selection_text(key: Hashable) -> str:

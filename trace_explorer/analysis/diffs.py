@@ -54,6 +54,11 @@ class JsonChange:
     a: Any
     b: Any
 
+    @property
+    def op(self) -> str:
+        """ADDED (only in B), REMOVED (only in A) or "~" (in both, changed)."""
+        return ADDED if self.a is ABSENT else REMOVED if self.b is ABSENT else "~"
+
 
 @dataclass
 class FieldDiff:

@@ -11,7 +11,7 @@ import textwrap
 from ..analysis.compare import Comparison, Row
 from ..analysis.compare_summary import (STATUS_MARKS, item_text, row_counts, score_text, selection_text,
                                         parent_title, session_line, step_title, totals_table)
-from ..analysis.diffs import ABSENT, ADDED, REMOVED, FieldDiff, delta_text, describe, value_text
+from ..analysis.diffs import ADDED, REMOVED, FieldDiff, delta_text, describe, value_text
 from ..analysis.selections import Split
 
 SIDE_WIDTH = 46
@@ -67,15 +67,9 @@ def _change(diff: FieldDiff, width: int, indent: str) -> list[str]:
     if diff.form == "text":
         return _wrapped(f"{label}: " + _inline(diff), width, indent)
     if diff.form == "json":
-        lines = [f"{indent}{label}:"]
-        for change in diff.json:
-            if change.a is ABSENT:
-                lines.append(f"{indent}  + {change.path}: {value_text(change.b)}")
-            elif change.b is ABSENT:
-                lines.append(f"{indent}  - {change.path}: {value_text(change.a)}")
-            else:
-                lines.append(f"{indent}  {change.path}: {value_text(change.a)} → {value_text(change.b)}")
-        return lines
+        shown = {ADDED: lambda c: f"+ {c.path}: {value_text(c.b)}", REMOVED: lambda c: f"- {c.path}: {value_text(c.a)}",
+                 "~": lambda c: f"{c.path}: {value_text(c.a)} → {value_text(c.b)}"}
+        return [f"{indent}{label}:"] + [f"{indent}  {shown[c.op](c)}" for c in diff.json]
     if diff.form == "list":
         changed = [(op, item) for op, item in diff.items if op in (REMOVED, ADDED)]
         kept = len(diff.items) - len(changed)
