@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .compare_picker import COMPARE_PAGE
 from .text import SESSION_PAGE, SESSIONS_PAGE
 
 _ENTRY_MARK = "te_entry_run"
 
 
 def app_pages() -> list[st.Page]:
-    """The session list (the default page, at ``/``) and the session view (``/session``)."""
+    """The session list (the default page, at ``/``), the session view (``/session``) and the
+    comparison of two sessions (``/compare``)."""
     return [
         st.Page(SESSIONS_PAGE, title="Sessions", default=True),
         st.Page(SESSION_PAGE, title="Session", url_path="session"),
+        st.Page(COMPARE_PAGE, title="Compare", url_path="compare"),
     ]
 
 
