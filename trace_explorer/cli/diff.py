@@ -4,6 +4,7 @@ Markdown, and as a self-contained HTML page or a Markdown file."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
@@ -16,6 +17,23 @@ from ..views.visible_text import visible_controls
 from .export import _suffix_checker, _write
 from .sessions import session_family
 from .sources import add_source_arguments
+
+
+class _Intermixed(argparse.ArgumentParser):
+    """A parser whose options may stand between its positional arguments (``PATH... --store DIR
+    A B``, ``PATH... --format json A B``): argparse otherwise gives a positional run to PATH...
+    and leaves A and B unmatched after an option."""
+
+    _inside = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._inside:  # parse_known_intermixed_args calls back here
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
 
 
 def add_parser(commands) -> None:
@@ -37,6 +55,7 @@ def add_parser(commands) -> None:
                       type=_suffix_checker({".md": "", ".markdown": ""}, "Markdown"),
                       help="write the comparison as Markdown: .md")
     diff.set_defaults(run=_diff)
+    diff.__class__ = _Intermixed
 
 
 def _diff(args, source: TraceSource) -> int:
