@@ -116,7 +116,7 @@ def _rows(comparison: Comparison) -> None:
         else:
             tables.append((number, [row]))
     body = "".join(rows_table(rows, first) for first, rows in tables)
-    st.html(f"<style>{COMPARISON_CSS}</style><div class='cmp'>{legend}{body}</div>")
+    st.html(f"<style>{COMPARISON_CSS}</style><div class='cmp steps'>{legend}{body}</div>")
 
 
 def _split(name: str, split: Split) -> None:

@@ -28,6 +28,7 @@ from .page import PAGE_TEXT_CHARS
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 LIST_ITEMS_SHOWN = 30
+ONE_SIDED_CHARS = 2_000  # characters of a text of a step found on one side only
 
 
 def comparison_page(comparison: Comparison) -> str:
@@ -159,13 +160,14 @@ def _list(items: list[tuple[str, Any]], side: str, tag: str) -> str:
 
 
 def _fields(step) -> str:
-    """A one-sided step's compared fields, each shown whole (within the page's text limit)."""
+    """A one-sided step's compared fields, a text cut at ``ONE_SIDED_CHARS`` (the step's own
+    page and exports hold all of it)."""
     out = []
     for name, value in compared_values(step).items():
         if isinstance(value, list):
             shown = "<ul class=\"list\">" + "".join(f"<li>{_esc(item_text(v))}</li>" for v in value[:LIST_ITEMS_SHOWN]) + "</ul>"
         else:
-            shown = f'<div class="text">{_esc(value_text(value))}</div>'
+            shown = f'<div class="text">{_esc(value_text(value), ONE_SIDED_CHARS)}</div>'
         out.append(f'<div class="field"><span class="name">{_esc(name.replace("_", " "))}</span>{shown}</div>')
     return "".join(out)
 
@@ -185,11 +187,11 @@ def _question(session: Session | None) -> str:
     return session.question if session is not None and session.question else "(no question)"
 
 
-def _esc(value: Any) -> str:
-    """Trace text as HTML text: control characters shown, cut at ``PAGE_TEXT_CHARS``, escaped."""
+def _esc(value: Any, limit: int = PAGE_TEXT_CHARS) -> str:
+    """Trace text as HTML text: control characters shown, cut at ``limit`` characters, escaped."""
     text = "" if value is None else str(value)
-    if len(text) > PAGE_TEXT_CHARS:
-        text = text[:PAGE_TEXT_CHARS] + f" … [{len(text) - PAGE_TEXT_CHARS:,} more characters not shown]"
+    if len(text) > limit:
+        text = text[:limit] + f" … [{len(text) - limit:,} more characters not shown]"
     return html.escape(visible_controls(text), quote=True)
 
 
