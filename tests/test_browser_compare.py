@@ -143,18 +143,17 @@ def test_bad_links_say_what_is_wrong(app_url):
 
 
 def test_hostile_trace_compared_runs_nothing(app_url, tmp_path):
-    paths = []
-    for name, data in hostile.hostile_files().items():
+    files = hostile.hostile_files()
+    for name, data in files.items():
         (tmp_path / name).write_bytes(data)
-        paths.append(str(tmp_path / name))
     with chromium_page(viewport=(1400, 2400)) as page:
-        dialogs: list[str] = []
-        requests: list[str] = []
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.on("request", lambda r: requests.append(r.url))
+        seen: dict[str, list[str]] = {"dialog": [], "request": []}
+        page.on("dialog", lambda d: (seen["dialog"].append(d.message), d.dismiss()))
+        page.on("request", lambda r: seen["request"].append(r.url))
         page.goto(app_url + "/")
         wait_for_streamlit_idle(page)
-        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(paths)
+        uploader = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+        uploader.set_input_files([str(tmp_path / name) for name in files])
         wait_for_streamlit_idle(page)
         page.get_by_text("of 3 matching").wait_for()
         # uploads live in this browser session: the pair is chosen in the app, not by a new page load
@@ -167,5 +166,5 @@ def test_hostile_trace_compared_runs_nothing(app_url, tmp_path):
         assert page.locator('img[src="x"], iframe[src^="javascript"], a[href^="javascript"]').count() == 0
         assert page.locator("table.rows script, table.rows img, table.rows a").count() == 0
         screenshot(page, "compare-hostile")
-        assert dialogs == []
-        assert not [u for u in requests if "127.0.0.1:9/" in u or u.startswith("javascript:")]
+        assert seen["dialog"] == []
+        assert not [u for u in seen["request"] if "127.0.0.1:9/" in u or u.startswith("javascript:")]
