@@ -18,6 +18,7 @@ from trace_explorer.views.visible_text import visible_controls
 SESSIONS_PAGE = "pages/sessions.py"
 SESSION_PAGE = "pages/session.py"
 DOCUMENTS_PAGE = "pages/documents.py"
+COMPARE_PAGE = "pages/compare.py"
 
 _PUNCTUATION = frozenset(string.punctuation)
 WORD_JOINER = "\u2060"

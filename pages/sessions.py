@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.collection import current_collection
+from components.compare_picker import compare_action
 from components.downloads import matching_sessions, session_list_downloads
 from components.navigation import ensure_entry_run
 from components.session_table import session_table
@@ -58,6 +59,7 @@ shown = f"{first:,}–{last:,} of {page.total:,}" if page.rows else f"0 of {page
 st.caption(f"{shown} matching · {everything:,} {scope} in all · newest first · "
            "click a column to sort this page; tick a row's box to open it")
 session_list_downloads(matching_sessions(collection, chosen), page.total)
+compare_action(page.rows)
 
 if not everything:
     st.info("No sessions in this source. Add trace files in the sidebar, switch the demo traces "

@@ -1,4 +1,4 @@
-"""The ``trace-explorer`` command: ingest, list, show and export sessions; reindex a store.
+"""The ``trace-explorer`` command: ingest, list, show, export and compare sessions; reindex a store.
 
 ``PATH...`` is any mix of trace files (Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML,
 TrustGraph wire JSON, ``.gz`` too), ``*.documents.json`` content files and folders of them.
@@ -19,10 +19,10 @@ import argparse
 from collections.abc import Sequence
 
 from ..sources.source import SourceError
-from . import evidence, export, sessions, store
+from . import diff, evidence, export, sessions, store
 from .sources import open_source, report
 
-COMMANDS = (sessions, export, evidence, store)
+COMMANDS = (sessions, export, diff, evidence, store)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 from ..export.table import sessions_csv
 from ..model.session import AGENT, DOCRAG, GRAPHRAG, Session
-from ..sources.catalog import SessionFilter, fetch_sessions, list_sessions
+from ..sources.catalog import SessionFilter, list_sessions
+from ..sources.family import fetch_family
 from ..sources.source import TraceSource
 from ..sources.sparql_text import PREFIXES, literal
 from ..views.report import session_detail, session_text
@@ -64,14 +65,8 @@ def session_family(source: TraceSource, key: str) -> tuple[Session | None, dict[
         else:
             print(f"trace-explorer: no session {key!r} in {source.label}", file=sys.stderr)
         return None, {}
-    session_id = found[0]
-    family = fetch_sessions(source, [session_id])
-    wanted = list(family[session_id].children) if session_id in family else []
-    while wanted:
-        found_children = fetch_sessions(source, [w for w in wanted if w not in family])
-        family.update(found_children)
-        wanted = [c for s in found_children.values() for c in s.children if c not in family]
-    return family.get(session_id), family
+    family = fetch_family(source, found[0])
+    return family.get(found[0]), family
 
 
 def _list(args, source: TraceSource) -> int:
