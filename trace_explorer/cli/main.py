@@ -19,10 +19,10 @@ import argparse
 from collections.abc import Sequence
 
 from ..sources.source import SourceError
-from . import export, sessions, store
+from . import export, sessions, store, sync
 from .sources import open_source, report
 
-COMMANDS = (sessions, export, store)
+COMMANDS = (sessions, export, store, sync)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
