@@ -35,6 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pyoxigraph as ox
+import pytest
 from trustgraph.messaging.translators.library import LibraryRequestTranslator, LibraryResponseTranslator
 from trustgraph.messaging.translators.sparql_query import SparqlQueryRequestTranslator, SparqlQueryResponseTranslator
 from trustgraph.messaging.translators.triples import TriplesQueryRequestTranslator, TriplesQueryResponseTranslator
@@ -54,10 +55,11 @@ _PARSER_LOCK = threading.Lock()
 FLOW = "explain-flow"
 
 
-def corpus_deployment() -> tuple[list[ox.Quad], dict[str, str]]:
-    """The reference corpus as a deployment holds it: (quads, librarian texts). Sessions'
-    entities (read by the reader) go to ``urn:graph:retrieval``; the rest keep their graph."""
-    collection, errors = load_collection([DEMO_DIR])
+def corpus_deployment(paths: Iterable = (DEMO_DIR,)) -> tuple[list[ox.Quad], dict[str, str]]:
+    """The reference corpus (or the files ``paths``) as a deployment holds it: (quads,
+    librarian texts). Sessions' entities (read by the reader) go to ``urn:graph:retrieval``;
+    the rest keep their graph."""
+    collection, errors = load_collection(list(paths))
     assert not errors, errors
     reader = SessionReader(TripleIndex(collection.store))
     members = {m for root in reader.roots for m in reader.members(root)}
@@ -281,3 +283,22 @@ def _has_path(node: Any, path_type: type, depth: int = 0) -> bool:
     if isinstance(node, (list, tuple)):
         return any(_has_path(v, path_type, depth + 1) for v in node)
     return False
+
+
+@pytest.fixture(scope="session")
+def corpus_gateways():
+    """One stand-in deployment per corpus file (its traces and texts, in collection
+    ``COLLECTION`` of flow ``FLOW``, behind ``TOKEN``): ``{file name: base URL}``."""
+    from tests.conftest import TRACE_FILES, corpus_paths
+
+    servers = {name: FakeGateway(*corpus_deployment(corpus_paths(name))) for name in TRACE_FILES}
+    urls = {name: server.start() for name, server in servers.items()}
+    yield urls
+    for server in servers.values():
+        server.stop()
+
+
+def gateway_args(url: str) -> list[str]:
+    """The CLI arguments that read the stand-in deployment at ``url`` (the token goes in the
+    environment: ``TRUSTGRAPH_TOKEN``)."""
+    return ["--trustgraph", url, "--flow", FLOW, "--collection", COLLECTION]
