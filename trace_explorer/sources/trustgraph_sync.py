@@ -53,10 +53,11 @@ class SyncReport:
 
 
 def sync(source: TrustGraphSource, local: LocalStore, progress: Callable[[int, int], None] | None = None,
-         report: SyncReport | None = None) -> SyncReport:
+         report: SyncReport | None = None, batch_size: int = BATCH) -> SyncReport:
     """Add the sessions of ``source`` that ``local`` lacks (see the module docstring).
     ``progress(done, total)`` is called after each session written. ``report`` (when given) is
-    filled as the sync goes, so a caller still has it when the sync fails. Raises SourceError
+    filled as the sync goes, so a caller still has it when the sync fails. ``batch_size``:
+    sessions fetched together. Raises SourceError
     when the gateway fails (the sessions written before stay), OSError when the store cannot
     be written."""
     report = report or SyncReport()
@@ -68,8 +69,8 @@ def sync(source: TrustGraphSource, local: LocalStore, progress: Callable[[int, i
     new = [info.root for info in sorted(roots.values(), key=lambda i: i.order_key()) if info.root not in known]
     if progress:
         progress(0, len(new))
-    for first in range(0, len(new), BATCH):
-        batch = new[first:first + BATCH]
+    for first in range(0, len(new), batch_size):
+        batch = new[first:first + batch_size]
         for loaded in _fetch(source, batch):
             done = ingest_loaded(local, loaded)
             report.added += 1
