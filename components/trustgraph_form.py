@@ -29,8 +29,8 @@ def trustgraph_source_form() -> Collection:
     """Draw the TrustGraph form; connect when asked. Returns this person's collection (the
     deployment once connected; what it was before when the connection fails, with the error)."""
     state = st.session_state
-    state.setdefault("te_tg_url", os.environ.get(URL_VARIABLE, ""))
-    url = st.text_input("Gateway URL", key="te_tg_url", placeholder="http://localhost:8888/",
+    url = st.text_input("Gateway URL", value=os.environ.get(URL_VARIABLE, ""), key="te_tg_url",
+                        placeholder="http://localhost:8888/",
                         help=f"The TrustGraph API gateway's base URL (default: {URL_VARIABLE} on the server).")
     token = st.text_input("Token", key="te_tg_token", type="password", help="The gateway's bearer token, if it needs one.")
     flow = st.text_input("Flow", value="default", key="te_tg_flow")

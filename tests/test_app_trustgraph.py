@@ -11,18 +11,10 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import manifest_sessions
 from tests.test_app import REPO, table_ids, unescape, walk
-from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, FakeGateway
+from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, FakeGateway, corpus_gateway  # noqa: F401 - a fixture
 
 TOP = [s["session"] for s in manifest_sessions() if s["parent"] is None]
 REACT = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
-
-
-@pytest.fixture(scope="module")
-def server():
-    gateway = FakeGateway()
-    gateway.start()
-    yield gateway
-    gateway.stop()
 
 
 @pytest.fixture
@@ -54,22 +46,22 @@ def librarian_asks(server: FakeGateway, since: int) -> list[str]:
     return [body["document-id"] for path, body, _ in server.log[since:] if path.endswith("/librarian")]
 
 
-def test_the_allowlist_opens_the_deployment_and_texts_come_when_shown(app_env, monkeypatch, server):
+def test_the_allowlist_opens_the_deployment_and_texts_come_when_shown(app_env, monkeypatch, corpus_gateway):
     monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "127.0.0.1")
-    before = len(server.log)
-    at = connect(server)
+    before = len(corpus_gateway.log)
+    at = connect(corpus_gateway)
     assert sorted(table_ids(at)) == sorted(TOP)
-    assert librarian_asks(server, before) == []  # the list needs no text
+    assert librarian_asks(corpus_gateway, before) == []  # the list needs no text
     at.switch_page("pages/session.py")
     at.query_params["session"] = REACT
-    mark = len(server.log)
+    mark = len(corpus_gateway.log)
     at.run()
     assert not at.exception, at.exception
     source = at.session_state["te_collection"].source
     session = at.session_state["te_collection"].fetched[REACT]
     first = session.steps[0]
     # the answer and the first step's texts, and no other
-    asked = librarian_asks(server, mark)
+    asked = librarian_asks(corpus_gateway, mark)
     assert set(asked) <= {session.nodes[session.answer_id].fields["document"]} | \
         {d for d in [first.fields.get("document")] if d}
     assert session.answer and session.answer in unescape(shown_text(at))
@@ -79,31 +71,31 @@ def test_the_allowlist_opens_the_deployment_and_texts_come_when_shown(app_env, m
     at.selectbox(key="te_step").set_value(analysis.id).run()
     assert not at.exception, at.exception
     assert source.documents[thought_doc] in shown_text(at)  # the Thought's words, fetched for the step
-    mark = len(server.log)
+    mark = len(corpus_gateway.log)
     at.selectbox(key="te_step").set_value(session.steps[0].id).run()
     at.selectbox(key="te_step").set_value(analysis.id).run()
-    assert librarian_asks(server, mark) == []  # kept for the session
+    assert librarian_asks(corpus_gateway, mark) == []  # kept for the session
 
 
-def test_a_loopback_gateway_is_refused_without_an_allowlist(app_env, server):
-    before = len(server.log)
-    at = connect(server)
+def test_a_loopback_gateway_is_refused_without_an_allowlist(app_env, corpus_gateway):
+    before = len(corpus_gateway.log)
+    at = connect(corpus_gateway)
     assert any("non-public address" in unescape(e.value) for e in at.sidebar.error)
-    assert len(server.log) == before  # nothing was sent
+    assert len(corpus_gateway.log) == before  # nothing was sent
     assert sorted(table_ids(at)) == sorted(TOP)  # the demo stays
 
 
-def test_a_gateway_the_allowlist_does_not_name_is_refused(app_env, monkeypatch, server):
+def test_a_gateway_the_allowlist_does_not_name_is_refused(app_env, monkeypatch, corpus_gateway):
     monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "trustgraph.example.org")
-    before = len(server.log)
-    at = connect(server)
+    before = len(corpus_gateway.log)
+    at = connect(corpus_gateway)
     assert any("not in this deployment's endpoint allowlist" in unescape(e.value) for e in at.sidebar.error)
-    assert len(server.log) == before
+    assert len(corpus_gateway.log) == before
 
 
-def test_a_wrong_token_is_a_clear_error_that_never_shows_a_token(app_env, monkeypatch, server):
+def test_a_wrong_token_is_a_clear_error_that_never_shows_a_token(app_env, monkeypatch, corpus_gateway):
     monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "127.0.0.1")
-    at = connect(server, token="wrong-token-5d1e")
+    at = connect(corpus_gateway, token="wrong-token-5d1e")
     errors = [unescape(e.value) for e in at.sidebar.error]
     assert any("refused the token (HTTP 401)" in e for e in errors)
     everything = shown_text(at) + "\n".join(str(getattr(e, "value", "")) for e in walk(at.sidebar)

@@ -288,6 +288,15 @@ def _has_path(node: Any, path_type: type, depth: int = 0) -> bool:
     return False
 
 
+@pytest.fixture(scope="module")
+def corpus_gateway():
+    """The whole corpus in one stand-in deployment, started for a test module."""
+    server = FakeGateway()
+    server.start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture(scope="session")
 def corpus_gateways():
     """One stand-in deployment per corpus file (its traces and texts, in collection
@@ -305,3 +314,32 @@ def gateway_args(url: str) -> list[str]:
     """The CLI arguments that read the stand-in deployment at ``url`` (the token goes in the
     environment: ``TRUSTGRAPH_TOKEN``)."""
     return ["--trustgraph", url, "--flow", FLOW, "--collection", COLLECTION]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve a deployment from files in a process of its own (for the benchmarks: the server's
+    work then takes nothing from the client's interpreter); prints its URL, then serves until
+    killed. ``--quads`` N-Quads as the deployment holds them, ``--documents`` the librarian's
+    texts as JSON ``{id: text}``."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quads", required=True)
+    parser.add_argument("--documents", required=True)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--no-sparql", action="store_true")
+    args = parser.parse_args(argv)
+    with open(args.quads, "rb") as handle:
+        quads = list(ox.parse(handle, format=ox.RdfFormat.N_QUADS))
+    with open(args.documents, encoding="utf-8") as handle:
+        documents = json.load(handle)
+    server = FakeGateway(quads, documents, sparql=not args.no_sparql, latency=args.latency)
+    print(server.start(), flush=True)
+    sys.stdin.read()  # until the parent closes our stdin (or kills us)
+    server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

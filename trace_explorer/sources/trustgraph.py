@@ -37,6 +37,7 @@ from .trustgraph_gateway import Gateway, GatewayError, MissingDocument, ServiceR
 from .trustgraph_walk import Walk, edge_context
 
 READ_BATCH = 100  # sessions read together when a filter needs every candidate read
+NAMED_ROOTS = 4  # with triple patterns, sessions read at once up to which their steps are named
 
 
 class TrustGraphSource(TraceSource):
@@ -151,7 +152,9 @@ class TrustGraphSource(TraceSource):
         (when ``eager_texts``) every text. Raises SourceError when the gateway fails."""
         with collector_paused():
             walk = Walk(self.gateway, self.sparql)
-            quads = walk.closure(roots)
+            # naming steps by IRI shape saves rounds; with triple patterns it costs a request a
+            # name, worth it for a few sessions, not for a page of them
+            quads = walk.closure(roots, named=self.sparql or len(roots) <= NAMED_ROOTS)
             if context:
                 quads += edge_context(self.gateway, quads)
             self.store.extend(quads)

@@ -3,12 +3,12 @@ types and parent, fetched in one round of bulk requests; the list's order, filte
 worked out from them; and the rows of a page read by the reader like any other session.
 
 Roots (TRACE-MODEL.md, "Sessions"): subjects typed ``tg:Question`` or a subtype, or with a
-``tg:query`` on an IRI of TrustGraph's root shapes (``model.roots.is_root``). With the SPARQL
-service, two queries give every root's properties (``?root tg:query ?q . ?root ?p ?o`` and
-the same over the Question types, joined to ``VALUES``: lookups inside the deployment). With
-triple patterns only, one request per predicate (``tg:query``, ``prov:startedAtTime``, each
-Question type, and the derivations, which say which roots are sub-sessions); when there are
-more derivations than one answer holds (100,000), each root is asked for its own properties.
+``tg:query`` on an IRI of TrustGraph's root shapes (``model.roots.is_root``). One triple
+pattern per predicate gives them (``tg:query``, ``prov:startedAtTime``, each Question type),
+all at once. Which of them are sub-sessions (a derivation from a step): with the SPARQL
+service, a join it does inside the deployment (``?root tg:query ?q . ?root
+prov:wasDerivedFrom ?o``); without it, every derivation in one answer, or, when there are more
+than one answer holds (100,000), each root asked for its own properties.
 
 Order: newest first, undated last, then by IRI (as ``session_index``). Filters on the
 question, the IRI, the parent and the mechanism named by the root's type or IRI are decided
@@ -34,6 +34,7 @@ from .sparql_text import PREFIXES
 from .trustgraph_gateway import MAX_LIMIT, Gateway
 
 QUESTION_TYPES = (QUESTION, GRAPH_RAG_QUESTION, DOC_RAG_QUESTION, AGENT_QUESTION)
+SPARQL = "sparql"  # a job for the SPARQL service
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -68,30 +69,30 @@ class RootInfo:
 
 def fetch_roots(gateway: Gateway, sparql: bool) -> dict[str, RootInfo]:
     """Every session root of the deployment's collection, by IRI. Raises SourceError."""
-    properties: dict[str, list[tuple[str, ox.NamedNode | ox.Literal]]] = {}
-    if sparql:
-        queries = [PREFIXES + "SELECT ?root ?p ?o WHERE { ?root tg:query ?q . ?root ?p ?o }",
-                   PREFIXES + "SELECT ?root ?p ?o WHERE { ?root a ?type . ?root ?p ?o VALUES ?type { "
-                   + " ".join(f"<{t}>" for t in QUESTION_TYPES) + " } }"]
-        for rows in gateway.map(gateway.sparql_select, queries):
-            for row in rows:
-                root, p, o = row.get("root"), row.get("p"), row.get("o")
-                if isinstance(root, ox.NamedNode) and isinstance(p, ox.NamedNode) and o is not None:
-                    properties.setdefault(root.value, []).append((p.value, o))
-        return _infos(properties)
-    patterns = [(QUERY, None), (STARTED_AT_TIME, None), (WAS_DERIVED_FROM, None), (WAS_GENERATED_BY, None)]
+    patterns: list[tuple[str, str | None]] = [(QUERY, None), (STARTED_AT_TIME, None)]
     patterns += [(RDF_TYPE, t) for t in QUESTION_TYPES]
-    answers = gateway.map(lambda pattern: gateway.triples(p=ox.NamedNode(pattern[0]), g=RETRIEVAL_GRAPH,
-                                                          o=ox.NamedNode(pattern[1]) if pattern[1] else None),
-                          patterns)
-    cut = {pattern[0] for pattern, (_, truncated) in zip(patterns, answers) if truncated}
+    # which roots derive from a step: with SPARQL a join the service does inside the deployment
+    jobs = patterns + [(relation, SPARQL if sparql else None) for relation in (WAS_DERIVED_FROM, WAS_GENERATED_BY)]
+
+    def ask(job):
+        predicate, obj = job
+        if obj is SPARQL:
+            rows = gateway.sparql_select(PREFIXES + f"SELECT ?root ?o WHERE {{ ?root tg:query ?q . ?root <{predicate}> ?o }}")
+            return [(r["root"].value, predicate, r["o"]) for r in rows
+                    if isinstance(r.get("root"), ox.NamedNode) and "o" in r], False
+        quads, cut = gateway.triples(p=ox.NamedNode(predicate), o=ox.NamedNode(obj) if obj else None,
+                                     g=RETRIEVAL_GRAPH)
+        return [(q.subject.value, predicate, q.object) for q in quads if isinstance(q.subject, ox.NamedNode)], cut
+
+    answers = gateway.map(ask, jobs)
+    cut = {job[0] for job, (_, truncated) in zip(jobs, answers) if truncated}
     if cut - {WAS_DERIVED_FROM, WAS_GENERATED_BY}:
         raise SourceError(f"{gateway.label}: more than {MAX_LIMIT:,} sessions answer one triple pattern; "
                           f"use a flow that runs the SPARQL service, or `trace-explorer sync` into a local store")
-    for quads, _ in answers:
-        for quad in quads:
-            if isinstance(quad.subject, ox.NamedNode):
-                properties.setdefault(quad.subject.value, []).append((quad.predicate.value, quad.object))
+    properties: dict[str, list[tuple[str, object]]] = {}
+    for found, _ in answers:
+        for subject, predicate, obj in found:
+            properties.setdefault(subject, []).append((predicate, obj))
     if cut:  # too many derivations to read at once: each root says whether it has a parent
         roots = [r for r, props in properties.items() if _is_root(r, props)]
         for root, (quads, _) in zip(roots, gateway.map(lambda r: gateway.triples(s=ox.NamedNode(r), g=RETRIEVAL_GRAPH),

@@ -115,8 +115,8 @@ class Gateway:
             raise GatewayError(f"{where}: cannot reach the gateway ({type(error).__name__})") from None
         status = response.status_code
         if status in (401, 403):
-            raise GatewayError(f"{where}: the gateway refused the token (HTTP {status}); "
-                               f"set TRUSTGRAPH_TOKEN to a token this deployment accepts", status)
+            raise GatewayError(f"{where}: the gateway refused the token (HTTP {status}): give a token this "
+                               f"deployment accepts (the command line reads it from TRUSTGRAPH_TOKEN)", status)
         if status == 404:
             raise GatewayError(f"{where}: not found (HTTP 404): is there a flow {self.flow!r} on this gateway?", status)
         if status != 200:

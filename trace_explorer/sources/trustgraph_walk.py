@@ -41,21 +41,22 @@ FIRST_BLOCK = 8  # iterations named in the first round; each later block is twic
 _AGENT_ROOT = re.compile(r"^urn:trustgraph:(?:agent|docrag):[^/]+$")
 _GRAPHRAG_ROOT = re.compile(r"^urn:trustgraph:question:([^/]+)$")
 _FIXED_STEPS = ("pattern-decision", "grounding", "exploration", "focus", "synthesis", "final", "plan", "decompose")
-_NUMBERED = re.compile(r"/(i|step/|finding/)(\d+)$")
+NUMBERED = ("i", "step/", "finding/")
 RETRIEVAL = RETRIEVAL_GRAPH
 
 
-def named_steps(root: str, first: int, last: int) -> list[str]:
-    """The IRIs TrustGraph's shapes give the steps of session ``root`` numbered ``first`` to
-    ``last`` (with the unnumbered ones when ``first`` is 1); [] for a root of no known shape."""
+def named_steps(root: str, family: str, first: int, last: int) -> list[str]:
+    """The IRIs TrustGraph's shapes give the steps of session ``root``: ``family`` "" for the
+    unnumbered ones (``{root}/final`` ...; a GraphRAG Question's ``urn:trustgraph:prov:{kind}:{id}``),
+    else "i" (an iteration with its Thought and Observation), "step/" or "finding/" numbered
+    ``first`` to ``last``; [] for a root of no known shape."""
     if _AGENT_ROOT.match(root):
-        out = [f"{root}/{name}" for name in _FIXED_STEPS] if first == 1 else []
-        for n in range(first, last + 1):
-            out += [f"{root}/i{n}", f"{root}/i{n}/thought", f"{root}/i{n}/observation",
-                    f"{root}/step/{n}", f"{root}/finding/{n}"]
-        return out
+        if not family:
+            return [f"{root}/{name}" for name in _FIXED_STEPS]
+        parts = ("", "/thought", "/observation") if family == "i" else ("",)
+        return [f"{root}/{family}{n}{part}" for n in range(first, last + 1) for part in parts]
     match = _GRAPHRAG_ROOT.match(root)
-    if match and first == 1:
+    if match and not family:
         return [f"urn:trustgraph:prov:{kind}:{match.group(1)}" for kind in ("grounding", "exploration", "focus", "synthesis")]
     return []
 
@@ -82,10 +83,13 @@ class Walk:
         ``named``, ask for the entities TrustGraph's IRI shapes name too. Returns the quads.
         Raises GatewayError (SourceError) when the gateway fails."""
         roots = [r for r in dict.fromkeys(roots) if _valid(r)]
-        blocks = {r: (1, FIRST_BLOCK) for r in roots} if named else {}
+        blocks = {(r, f): (1, FIRST_BLOCK) for r in roots for f in NUMBERED} if named else {}
+        fixed = {g for r in roots for g in named_steps(r, "", 0, 0)} if named else set()
         wanted = set(roots)  # entities whose properties are wanted
         while True:
-            guesses = {g for r, (a, b) in blocks.items() for g in named_steps(r, a, b)} - self.properties.keys()
+            guesses = (fixed | {g for (r, f), (a, b) in blocks.items() for g in named_steps(r, f, a, b)}) \
+                - self.properties.keys()
+            fixed = set()
             ask_properties = (wanted | guesses) - self.properties.keys()
             ask_children = {e for e in self.properties if self.properties[e] and e not in self._children_asked}
             ask_children |= {r for r in roots if r not in self._children_asked}
@@ -102,13 +106,10 @@ class Walk:
             blocks = self._next_blocks(blocks)
         return self.quads
 
-    def _next_blocks(self, blocks: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
-        """The next block of numbered steps for each root whose last guessed number exists."""
-        out = {}
-        for root, (first, last) in blocks.items():
-            if any(self.properties.get(g) for g in (f"{root}/i{last}", f"{root}/step/{last}", f"{root}/finding/{last}")):
-                out[root] = (last + 1, last + 2 * (last - first + 1))
-        return out
+    def _next_blocks(self, blocks: dict[tuple[str, str], tuple[int, int]]) -> dict[tuple[str, str], tuple[int, int]]:
+        """The next block of each numbered family whose last named step exists, twice as long."""
+        return {(root, family): (last + 1, last + 2 * (last - first + 1))
+                for (root, family), (first, last) in blocks.items() if self.properties.get(f"{root}/{family}{last}")}
 
     def _round(self, properties: list[str], children: list[str]) -> list[str]:
         """One round: the properties of ``properties`` and what derives from ``children``;
