@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import binascii
 import threading
+import weakref
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -147,6 +148,7 @@ class Gateway:
             return [function(i) for i in items]
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="trustgraph")
+            weakref.finalize(self, self._pool.shutdown, wait=False)  # its threads go with the gateway
         return list(self._pool.map(function, items))
 
     # -- the triples service ------------------------------------------------------------------

@@ -5,7 +5,7 @@ index already has are skipped, so a second sync fetches only new sessions. The n
 fetched ``BATCH`` at a time (a few rounds of concurrent requests per batch, every text of the
 batch at once from the librarian), then written one session at a time through
 ``local_store.ingest_loaded``: each session's quads and texts in one atomic write, then its
-index row. A sync that fails (the gateway goes away, the process is stopped) has written the
+index row (the store's memory tables go to disk once a batch). A sync that fails (the gateway goes away, the process is stopped) has written the
 sessions before the one it was on, whole, and nothing of that one: the next sync fetches it
 again. (Stopped in the instant between a session's write and its index row, the store holds
 that session's quads without its row; the next sync writes them again, which adds nothing, and
@@ -72,12 +72,13 @@ def sync(source: TrustGraphSource, local: LocalStore, progress: Callable[[int, i
     for first in range(0, len(new), batch_size):
         batch = new[first:first + batch_size]
         for loaded in _fetch(source, batch):
-            done = ingest_loaded(local, loaded)
+            done = ingest_loaded(local, loaded, flush=False)
             report.added += 1
             report.quads += done.quads
             report.texts += done.documents
             if progress:
                 progress(report.added, len(new))
+        local.store.flush()
         report.missing_texts.update(source.missing_texts)
         report.requests = source.gateway.requests - start
     report.requests = source.gateway.requests - start
