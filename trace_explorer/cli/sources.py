@@ -63,7 +63,7 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
 
     Returns ``(None, errors)`` when nothing usable was given (bad usage, unreadable store)."""
     if sum(bool(x) for x in (args.store, args.endpoint, args.trustgraph)) > 1:
-        return None, ["give one of --store, --endpoint and --trustgraph"]
+        return None, ["give one of --store, --endpoint or --trustgraph, not both"]
     if args.store or args.endpoint or args.trustgraph:
         content, errors = [], []
         for path in expand_paths(args.paths):
