@@ -34,6 +34,7 @@ from trace_explorer.sources.source import SourceError
 from .collection import (Collection, FileRead, current_collection, demo_bytes, files_collection, read_file,
                          set_collection)
 from .text import md_escape
+from .trustgraph_form import trustgraph_source_form
 
 KIND_KEY = "te_source_kind"
 DEMO_KEY = "te_demo"
@@ -42,7 +43,7 @@ _UPLOADED_KEY = "te_uploaded_files"
 _ERRORS_KEY = "te_upload_errors"
 _UPLOADER_GEN_KEY = "te_uploader_generation"
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
-FILES, STORE, ENDPOINT = "Files", "Local store", "SPARQL endpoint"
+FILES, STORE, ENDPOINT, TRUSTGRAPH = "Files", "Local store", "SPARQL endpoint", "TrustGraph"
 STREAMLIT_LIMIT = "server.maxUploadSize in .streamlit/config.toml or STREAMLIT_SERVER_MAX_UPLOAD_SIZE"
 _log = logging.getLogger(__name__)
 
@@ -64,13 +65,15 @@ def collection_sidebar() -> Collection:
         # the app reopens the last store it used; without one it starts on the demo traces
         if KIND_KEY not in state:
             state[KIND_KEY] = STORE if last_store() else FILES
-        kind = st.segmented_control("Source", [FILES, STORE, ENDPOINT], key=KIND_KEY,
+        kind = st.segmented_control("Source", [FILES, STORE, ENDPOINT, TRUSTGRAPH], key=KIND_KEY,
                                     persist_state="session") or FILES
         stats = st.container()
         if kind == STORE:
             collection = _store_source()
         elif kind == ENDPOINT:
             collection = _endpoint_source()
+        elif kind == TRUSTGRAPH:
+            collection = trustgraph_source_form()
         else:
             collection = _files_source()
         with stats:

@@ -13,6 +13,7 @@ from components.navigation import ensure_entry_run
 from components.session_header import session_header
 from components.step_inspector import step_inspector
 from components.step_picker import selected_step, step_picker
+from components.step_texts import show_texts
 from components.text import SESSION_PAGE, SESSIONS_PAGE, md_escape
 from components.timeline import timeline
 from trace_explorer.sources.source import SourceError
@@ -58,6 +59,7 @@ st.session_state[LAST_KEY] = session.id
 if st.query_params.get("session") != session.id:
     st.query_params["session"] = session.id
 
+show_texts(session, [selected_step(session)], collection)  # a TrustGraph librarian's, when shown
 session_header(session, collection)
 session_exports(session, collection)
 chosen = selected_step(session)
@@ -69,6 +71,7 @@ with left:
 with right:
     with st.container(border=True):
         chosen = step_picker(session)
+        show_texts(session, [chosen], collection)
         step_inspector(session, chosen, collection)
 
 evidence_panel(session, collection)

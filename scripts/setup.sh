@@ -83,13 +83,15 @@ fi
 # The stamp covers the dependency files and whether trace_explorer/ exists
 # (an editable install made before the package existed cannot find it later).
 stamp_file=.venv/.trace-explorer-setup-stamp
-stamp="$(cat requirements.txt requirements-dev.txt pyproject.toml | sha256sum | cut -d' ' -f1)"
+stamp="$(cat requirements.txt requirements-dev.txt requirements-trustgraph.txt pyproject.toml | sha256sum | cut -d' ' -f1)"
 stamp="$stamp pkg=$([[ -f trace_explorer/__init__.py ]] && echo yes || echo no)"
 if [[ "${TRACE_EXPLORER_FORCE_PIP:-0}" == "1" || ! -f "$stamp_file" || "$(cat "$stamp_file")" != "$stamp" ]]; then
     log "installing Python packages into .venv"
     rm -f "$stamp_file"
     .venv/bin/python -m pip install -q --disable-pip-version-check \
         -r requirements-dev.txt -e .
+    # TrustGraph's translators for the tests' stand-in gateway, without its messaging clients
+    .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -r requirements-trustgraph.txt
     echo "$stamp" > "$stamp_file"
 else
     log ".venv is up to date"

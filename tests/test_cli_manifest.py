@@ -1,6 +1,7 @@
 """``trace-explorer list`` and ``show`` agree with the corpus manifest on every session of every
-file, read from the files themselves, from a local store (``--store``) and from a real Virtuoso
-(``--endpoint``; quoted triples aside, which it cannot hold)."""
+file, read from the files themselves, from a local store (``--store``), from a real Virtuoso
+(``--endpoint``; quoted triples aside, which it cannot hold) and from a TrustGraph deployment's
+gateway and librarian (``--trustgraph``, the stand-in of ``tests/trustgraph_server.py``)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from tests.conftest import (CONTENT_FILES, CORPUS, MECHANISM_NAMES, TRACE_FILES,
                             manifest_sessions)
 from trace_explorer.cli.main import main
 
+from tests.trustgraph_server import TOKEN, corpus_gateways, gateway_args  # noqa: F401 - a fixture
+
 CASES = [pytest.param(s, id=f"{s['file']}:{s['session'][-12:]}") for s in manifest_sessions()]
-SOURCES = ("files", "store", "endpoint")
+SOURCES = ("files", "store", "endpoint", "trustgraph")
 
 
 @pytest.fixture(params=SOURCES)
@@ -27,6 +30,9 @@ def source_args(request):
             return [str(p) for p in corpus_paths(name)]
         if kind == "store":
             return content + ["--store", str(request.getfixturevalue("corpus_stores")[name])]
+        if kind == "trustgraph":  # a running deployment: traces from the gateway, texts from its librarian
+            request.getfixturevalue("monkeypatch").setenv("TRUSTGRAPH_TOKEN", TOKEN)
+            return gateway_args(request.getfixturevalue("corpus_gateways")[name])
         return content + ["--endpoint", request.getfixturevalue("virtuoso_url"), "--graph", file_graph(name),
                           "--no-quoted-triples"]
 

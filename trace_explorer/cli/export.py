@@ -16,7 +16,6 @@ from ..export.prov import PROV_SUFFIXES, export_session_prov, nquad_line
 from ..model.session import Session
 from ..read.collection import TraceStore
 from ..sources.source import TraceSource
-from ..sources.store import StoreSource
 from .sessions import session_family
 from .sources import add_source_arguments
 
@@ -68,9 +67,10 @@ def _export(args, source: TraceSource) -> int:
     session, by_id = session_family(source, args.session)
     if session is None:
         return 2
-    # the triples are exported from a local copy; an endpoint has none (the rest still works)
+    # the triples are exported from a local copy (a TrustGraph source keeps what it fetched);
+    # an endpoint has none (the rest still works)
     args.collection = TraceStore(store=source.store, documents=dict(source.documents)) \
-        if isinstance(source, StoreSource) else None
+        if getattr(source, "store", None) is not None else None
     if not (args.image or args.timeline or args.html or args.data or args.markdown):
         print("trace-explorer: nothing to export: give --image, --timeline, --html, --data or --markdown",
               file=sys.stderr)

@@ -19,10 +19,10 @@ import argparse
 from collections.abc import Sequence
 
 from ..sources.source import SourceError
-from . import diff, evidence, export, sessions, store
+from . import diff, evidence, export, sessions, store, sync
 from .sources import open_source, report
 
-COMMANDS = (sessions, export, diff, evidence, store)
+COMMANDS = (sessions, export, diff, evidence, store, sync)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

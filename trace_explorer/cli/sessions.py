@@ -47,6 +47,8 @@ def find_session_ids(source: TraceSource, key: str) -> list[str]:
     key = key.strip()
     if key.startswith("<") and key.endswith(">"):
         key = key[1:-1]
+    if source.lookup is not None:
+        return source.lookup.find(key)
     rows = source.select(PREFIXES + f"""SELECT DISTINCT ?root WHERE {{
   {{ ?root a tg:Question }} UNION {{ ?root tg:query ?q }}
   FILTER(STR(?root) = {literal(key)} || CONTAINS(STR(?root), {literal(key)})) }} ORDER BY ?root LIMIT 6""")

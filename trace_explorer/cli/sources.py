@@ -1,5 +1,7 @@
 """The CLI's choice of source: trace files (read into memory), ``--store DIR`` (the embedded
-local store) or ``--endpoint URL`` (a SPARQL endpoint), with content files beside either."""
+local store), ``--endpoint URL`` (a SPARQL endpoint) or ``--trustgraph URL`` (a TrustGraph
+deployment's API gateway, its bearer token from ``TRUSTGRAPH_TOKEN`` as TrustGraph's own CLI
+reads it), with content files beside any of them."""
 
 from __future__ import annotations
 
@@ -15,6 +17,10 @@ from ..sources.local_store import local_source
 from ..sources.session_index import build_index
 from ..sources.source import SourceError, TraceSource
 from ..sources.store import StoreSource
+from ..sources.trustgraph import TrustGraphSource
+from ..sources.trustgraph_gateway import Gateway
+
+TOKEN_VARIABLE = "TRUSTGRAPH_TOKEN"
 from ..views.visible_text import visible_controls
 
 
@@ -32,15 +38,33 @@ def add_source_arguments(parser: argparse.ArgumentParser, paths_required: bool =
     where.add_argument("--timeout", type=float, default=30.0, metavar="S", help="endpoint: seconds per request")
     where.add_argument("--no-quoted-triples", action="store_true",
                        help="endpoint: the server cannot hold RDF 1.2 quoted triples")
+    add_trustgraph_arguments(where, required=False)
+
+
+def add_trustgraph_arguments(group, required: bool) -> None:
+    """``--trustgraph URL`` with ``--flow``, ``--collection`` and ``--workspace`` (the token is
+    read from TRUSTGRAPH_TOKEN, never from the command line)."""
+    group.add_argument("--trustgraph", metavar="URL", required=required,
+                       help=f"a TrustGraph API gateway, such as http://localhost:8888/ (bearer token from {TOKEN_VARIABLE})")
+    group.add_argument("--flow", default="default", metavar="ID", help="trustgraph: the flow (default: default)")
+    group.add_argument("--collection", default="default", metavar="ID", help="trustgraph: the collection (default: default)")
+    group.add_argument("--workspace", default="default", metavar="ID", help="trustgraph: the workspace (default: default)")
+
+
+def trustgraph_source(args: argparse.Namespace) -> TrustGraphSource:
+    """The TrustGraph source the arguments name, reading every text at once."""
+    gateway = Gateway(args.trustgraph, os.environ.get(TOKEN_VARIABLE), flow=args.flow, collection=args.collection,
+                      workspace=args.workspace, timeout=getattr(args, "timeout", 30.0))
+    return TrustGraphSource(gateway, eager_texts=True)
 
 
 def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]]:
     """The source the arguments name, and the error messages of files that failed.
 
     Returns ``(None, errors)`` when nothing usable was given (bad usage, unreadable store)."""
-    if args.store and args.endpoint:
-        return None, ["give --store or --endpoint, not both"]
-    if args.store or args.endpoint:
+    if sum(bool(x) for x in (args.store, args.endpoint, args.trustgraph)) > 1:
+        return None, ["give one of --store, --endpoint or --trustgraph, not both"]
+    if args.store or args.endpoint or args.trustgraph:
         content, errors = [], []
         for path in expand_paths(args.paths):
             try:
@@ -49,7 +73,7 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
                 errors.append(str(error))
                 continue
             if kind != DOCUMENTS_JSON:
-                errors.append(f"{path}: with --store or --endpoint only *.documents.json files may be given "
+                errors.append(f"{path}: with --store, --endpoint or --trustgraph only *.documents.json files may be given "
                               f"(add trace files to a store with `trace-explorer ingest`)")
             else:
                 content.append(path)
@@ -61,6 +85,9 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
                     return None, errors + [f"no store at {args.store} (create one with `trace-explorer ingest`)"]
                 source = local_source(args.store, read_only=True)
                 source.documents = collection.documents
+            elif args.trustgraph:
+                source = trustgraph_source(args)
+                source.documents.update(collection.documents)
             else:
                 token = os.environ.get(args.token_env) if args.token_env else None
                 source = EndpointSource(args.endpoint, tuple(args.graph), args.user,
@@ -70,7 +97,7 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
             return None, errors + [str(error)]
         return source, errors
     if not args.paths:
-        return None, ["give trace files, --store DIR or --endpoint URL"]
+        return None, ["give trace files, --store DIR, --endpoint URL or --trustgraph URL"]
     collection, errors = load_collection(args.paths)
     if not collection.sources:
         return None, [str(e) for e in errors] or ["no trace files found"]

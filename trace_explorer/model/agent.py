@@ -16,16 +16,27 @@ def fold_analysis(step: Step, nodes: dict[str, Step], index: TripleIndex) -> Non
     for thought in index.iris(step.id, THOUGHT):
         if thought in nodes and "thought" not in step.fields:
             step.fields["thought_id"] = thought
-            if nodes[thought].fields.get("thought") is not None:
-                step.fields["thought"] = nodes[thought].fields["thought"]
+            copy_words(step, nodes)
     for child, _ in index.children.get(step.id, ()):
         node = nodes.get(child)
         if node is not None and node.kind == "Observation":
             step.fields["observation_id"] = child
-            if node.fields.get("observation") is not None:
-                step.fields.setdefault("observation", node.fields["observation"])
-            if node.fields.get("error") is not None:
-                step.fields["error"] = node.fields["error"]
+    copy_words(step, nodes)
+
+
+def copy_words(step: Step, nodes: dict[str, Step]) -> None:
+    """Give an Analysis whose ``thought_id`` / ``observation_id`` are set the words those
+    sub-entities hold: ``thought``, ``observation`` and ``error``. Inline (seed) words are kept.
+    (Also run again when texts arrive after the session was read: ``model.texts``.)"""
+    thought = nodes.get(step.fields.get("thought_id") or "")
+    if thought is not None and thought.fields.get("thought") is not None:
+        step.fields["thought"] = thought.fields["thought"]
+    node = nodes.get(step.fields.get("observation_id") or "")
+    if node is not None:
+        if node.fields.get("observation") is not None:
+            step.fields.setdefault("observation", node.fields["observation"])
+        if node.fields.get("error") is not None:
+            step.fields["error"] = node.fields["error"]
 
 
 def order_plan(step: Step, steps: list[Step]) -> None:

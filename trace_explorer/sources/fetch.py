@@ -42,6 +42,8 @@ def fetch_sessions(source: TraceSource, roots: list[str], *, context: bool = Tru
     Raises SourceError when the source fails; ValueError for a root that is not an IRI."""
     if not roots:
         return {}
+    if source.lookup is not None:
+        return source.lookup.read(list(roots), context)
     with collector_paused():  # a long session is a great many objects, all kept
         return _fetch(source, roots, context)
 

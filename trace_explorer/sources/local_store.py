@@ -25,6 +25,7 @@ import pyoxigraph as ox
 from ..read.collection import LoadedSource
 from ..read.errors import TraceLoadError
 from ..read.files import read_trace_file
+from ..read.loaded import LoadedFile
 from ..read.rdf import Progress
 from .filter import SessionFilter
 from .session_index import INDEX_FILE, IndexUpdate, SessionIndex, build_index
@@ -109,10 +110,27 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     for a read-only store."""
     if local.index is None or local.index.read_only:
         raise SourceError(f"the store at {local.path} is open read-only")
-    store, index = local.store, local.index
     clock = _Clock(timings)
     loaded = read_trace_file(name, data, max_bytes=max_bytes, progress=progress)
     clock.lap("read")
+    return ingest_loaded(local, loaded, clock)
+
+
+def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = None, *,
+                  flush: bool = True) -> LoadedSource:
+    """Add what one file (or one session fetched from a deployment) held to the store
+    ``local``, as ``ingest_file`` does once the file is read: its quads and texts in one write
+    (atomic up to ``BULK_QUADS`` quads), then the session index; nothing when a file with the
+    same digest was added before (``skipped``). Raises TraceLoadError for a document key that
+    is not an IRI (nothing written), OSError when the store cannot be written, SourceError for
+    a read-only store. ``flush`` False leaves the store's ``flush`` (about 0.1 s, writing its
+    memory tables to disk) to the caller, for many small writes in a row; the write itself is
+    in the store's log either way."""
+    if local.index is None or local.index.read_only:
+        raise SourceError(f"the store at {local.path} is open read-only")
+    store, index = local.store, local.index
+    clock = clock or _Clock(None)
+    name = loaded.name
     if index.is_ingested(loaded.digest):
         return LoadedSource(name, loaded.format, loaded.size, len(loaded.quads), len(loaded.documents),
                             loaded.recovered, skipped=True)
@@ -136,7 +154,8 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     else:
         store.extend(quads)
     del quads
-    store.flush()
+    if flush:
+        store.flush()
     clock.lap("write")
     update.apply([(name, loaded.digest)])
     clock.lap("index")

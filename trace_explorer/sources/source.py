@@ -42,10 +42,16 @@ class TraceSource:
     ``select(query)`` -> list of ``{variable: term}`` rows; ``construct(query)`` -> triples;
     ``document_texts(iris)`` -> ``{document IRI: text}`` for those it has; ``label`` names the
     source for people; ``triple_terms`` is False when the source cannot hold quoted triples.
+    ``lookup``: None, or an object that lists and reads the source's sessions itself, for a
+    source that cannot answer the catalog's SPARQL (a TrustGraph gateway:
+    ``trustgraph.TrustGraphSource``): ``page(filters, limit, offset) -> (rows, total,
+    sessions)``, ``count(filters)``, ``steps()`` (-1: unknown), ``summary(root)``,
+    ``read(roots, context) -> {root: Session}`` and ``find(key) -> [root]``.
     """
 
     label = "source"
     triple_terms = True
+    lookup = None
 
     def select(self, query: str) -> list[dict[str, Term]]:
         raise NotImplementedError

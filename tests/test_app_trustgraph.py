@@ -1,0 +1,111 @@
+"""The app's TrustGraph source (a stand-in deployment, ``tests/trustgraph_server.py``): the
+endpoint allowlist governs it as it does SPARQL endpoints (nothing is sent to a refused URL);
+connected, the list holds the deployment's sessions; a session opens without its texts, which
+the librarian gives when a step is shown, and they are kept; a wrong token is a clear error
+that never shows the token."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import manifest_sessions
+from tests.test_app import REPO, table_ids, unescape, walk
+from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, FakeGateway, corpus_gateway  # noqa: F401 - a fixture
+
+TOP = [s["session"] for s in manifest_sessions() if s["parent"] is None]
+REACT = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
+
+
+@pytest.fixture
+def app_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("TRACE_EXPLORER_STORE", raising=False)
+    monkeypatch.delenv("TRACE_EXPLORER_ENDPOINT_ALLOW", raising=False)
+    monkeypatch.delenv("TRUSTGRAPH_URL", raising=False)
+    return tmp_path
+
+
+def connect(server: FakeGateway, token: str = TOKEN) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+    at.sidebar.segmented_control(key="te_source_kind").set_value("TrustGraph").run()
+    at.sidebar.text_input(key="te_tg_url").set_value(server.url)
+    at.sidebar.text_input(key="te_tg_token").set_value(token)
+    at.sidebar.text_input(key="te_tg_flow").set_value(FLOW)
+    at.sidebar.text_input(key="te_tg_collection").set_value(COLLECTION)
+    at.sidebar.button(key="te_tg_connect").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def shown_text(at: AppTest) -> str:
+    return "\n".join(str(getattr(e, "value", "")) for e in walk(at.main))
+
+
+def librarian_asks(server: FakeGateway, since: int) -> list[str]:
+    return [body["document-id"] for path, body, _ in server.log[since:] if path.endswith("/librarian")]
+
+
+def test_the_allowlist_opens_the_deployment_and_texts_come_when_shown(app_env, monkeypatch, corpus_gateway):
+    monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "127.0.0.1")
+    before = len(corpus_gateway.log)
+    at = connect(corpus_gateway)
+    assert sorted(table_ids(at)) == sorted(TOP)
+    assert librarian_asks(corpus_gateway, before) == []  # the list needs no text
+    at.switch_page("pages/session.py")
+    at.query_params["session"] = REACT
+    mark = len(corpus_gateway.log)
+    at.run()
+    assert not at.exception, at.exception
+    source = at.session_state["te_collection"].source
+    session = at.session_state["te_collection"].fetched[REACT]
+    first = session.steps[0]
+    # the answer and the first step's texts, and no other
+    asked = librarian_asks(corpus_gateway, mark)
+    assert set(asked) <= {session.nodes[session.answer_id].fields["document"]} | \
+        {d for d in [first.fields.get("document")] if d}
+    assert session.answer and session.answer in unescape(shown_text(at))
+    analysis = next(s for s in session.steps if s.kind == "Analysis")
+    thought_doc = session.nodes[analysis.fields["thought_id"]].fields["document"]
+    assert thought_doc not in source.documents
+    at.selectbox(key="te_step").set_value(analysis.id).run()
+    assert not at.exception, at.exception
+    assert source.documents[thought_doc] in shown_text(at)  # the Thought's words, fetched for the step
+    mark = len(corpus_gateway.log)
+    at.selectbox(key="te_step").set_value(session.steps[0].id).run()
+    at.selectbox(key="te_step").set_value(analysis.id).run()
+    assert librarian_asks(corpus_gateway, mark) == []  # kept for the session
+
+
+def test_a_loopback_gateway_is_refused_without_an_allowlist(app_env, corpus_gateway):
+    before = len(corpus_gateway.log)
+    at = connect(corpus_gateway)
+    assert any("non-public address" in unescape(e.value) for e in at.sidebar.error)
+    assert len(corpus_gateway.log) == before  # nothing was sent
+    assert sorted(table_ids(at)) == sorted(TOP)  # the demo stays
+
+
+def test_a_gateway_the_allowlist_does_not_name_is_refused(app_env, monkeypatch, corpus_gateway):
+    monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "trustgraph.example.org")
+    before = len(corpus_gateway.log)
+    at = connect(corpus_gateway)
+    assert any("not in this deployment's endpoint allowlist" in unescape(e.value) for e in at.sidebar.error)
+    assert len(corpus_gateway.log) == before
+
+
+def test_a_wrong_token_is_a_clear_error_that_never_shows_a_token(app_env, monkeypatch, corpus_gateway):
+    monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "127.0.0.1")
+    at = connect(corpus_gateway, token="wrong-token-5d1e")
+    errors = [unescape(e.value) for e in at.sidebar.error]
+    assert any("refused the token (HTTP 401)" in e for e in errors)
+    everything = shown_text(at) + "\n".join(str(getattr(e, "value", "")) for e in walk(at.sidebar)
+                                            if getattr(e, "type", "") != "text_input")
+    assert "wrong-token-5d1e" not in everything and TOKEN not in everything
+
+
+def test_the_url_defaults_to_trustgraph_url(app_env, monkeypatch):
+    monkeypatch.setenv("TRUSTGRAPH_URL", "http://gateway.example:8888/")
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+    at.sidebar.segmented_control(key="te_source_kind").set_value("TrustGraph").run()
+    assert at.sidebar.text_input(key="te_tg_url").value == "http://gateway.example:8888/"
+    assert at.sidebar.text_input(key="te_tg_token").value == ""  # no token ever comes from the server

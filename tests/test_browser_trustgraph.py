@@ -1,0 +1,75 @@
+"""The app's TrustGraph source in headless Chromium, against the stand-in deployment: connect
+with the sidebar form, see the deployment's sessions listed, open the 26-step ReAct session and
+read a Thought the librarian gives when its step is picked; a wrong token is an error in the
+sidebar that never shows the token."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
+from tests.conftest import manifest_sessions
+from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, corpus_gateway  # noqa: F401 - a fixture
+
+pytestmark = pytest.mark.browser
+TOP = [s for s in manifest_sessions() if s["parent"] is None]
+REACT = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
+ROW_PX = 35  # the session table's row height
+
+
+def choose_trustgraph(page) -> None:
+    page.mouse.move(1, 1)
+    page.locator(".st-key-te_source_kind").get_by_text("TrustGraph", exact=True).click()
+    wait_for_streamlit_idle(page)
+
+
+def connect(page, url: str, token: str) -> None:
+    for key, value in (("te_tg_url", url), ("te_tg_token", token), ("te_tg_flow", FLOW), ("te_tg_collection", COLLECTION)):
+        field = page.locator(f".st-key-{key} input")
+        field.fill(value)
+        field.press("Enter")
+        wait_for_streamlit_idle(page)
+    page.locator(".st-key-te_tg_connect button").click()
+    wait_for_streamlit_idle(page, timeout_ms=60000)
+
+
+def test_trustgraph_source_in_the_browser(corpus_gateway):
+    env = {"TRACE_EXPLORER_ENDPOINT_ALLOW": "127.0.0.1"}
+    with streamlit_server(env=env) as url, chromium_page() as page:
+        page.goto(url)
+        wait_for_streamlit_idle(page)
+        choose_trustgraph(page)
+        connect(page, corpus_gateway.url, "wrong-token-0c41")
+        error = page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').first
+        assert "refused the token (HTTP 401)" in error.inner_text()
+        assert "wrong-token-0c41" not in page.locator("body").inner_text()
+        screenshot(page, "trustgraph-wrong-token")
+
+        connect(page, corpus_gateway.url, TOKEN)
+        body = page.locator("body").inner_text()
+        assert page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').count() == 0
+        assert f"{len(TOP)} top-level sessions · from TrustGraph {corpus_gateway.url}" in body.replace("\u2060", "")
+        assert TOKEN not in body
+        screenshot(page, "trustgraph-session-list")
+
+        # open it from the list, in this browser session (a new page load would start a new one)
+        search = page.get_by_placeholder("words in the question or IRI")
+        search.fill("62c33a4f")
+        search.press("Enter")
+        wait_for_streamlit_idle(page)
+        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
+        box = table.bounding_box()
+        page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+        page.wait_for_url("**/session?session=*", timeout=30000)
+        wait_for_streamlit_idle(page, timeout_ms=60000)
+        assert "from TrustGraph" in page.locator('[data-testid="stSidebar"]').inner_text()
+        assert page.get_by_text("¿Cuál es la montaña más alta de Europa?").first.is_visible()
+        picker = page.get_by_role("combobox", name="Step")
+        picker.click()
+        page.get_by_role("option").nth(1).click()  # the first Analysis
+        wait_for_streamlit_idle(page)
+        inspector = page.locator('[data-testid="stMain"]').inner_text()
+        assert "Thought" in inspector and "Thought text not loaded" not in inspector
+        assert "Step 1: I should use calculator to learn about Elbrus." in inspector  # the librarian's words
+        assert any(path.endswith("/librarian") for path, _, _ in corpus_gateway.log)
+        screenshot(page, "trustgraph-session-thought-from-librarian")

@@ -1,0 +1,216 @@
+"""A running TrustGraph deployment as a source: sessions from its API gateway, their words from
+its librarian (TRACE-MODEL.md, "Where the words live").
+
+TrustGraph's SPARQL service is not a full engine (basic graph patterns only, no property
+paths), so this source lists and reads its sessions itself (``lookup``; the catalog and
+``fetch`` hand over to it): the roots in one round (``trustgraph_catalog``), a session's
+triples in a few rounds (``trustgraph_walk``), then the reader (``model.reader``) reads them
+with the same rules as a whole file. The SPARQL service is used when the deployment runs it
+(and it sees the sessions); otherwise triple patterns.
+
+Texts come from the librarian: all at once, concurrently, when ``eager_texts`` (the CLI's
+``show``/``export``, ``sync``), or when asked (``fetch_texts``: the app, a step at a time).
+Either way each text is kept (``documents``) for as long as the source lives. A text the
+librarian has lost is a warning on the step that points at it; the rest of the session shows.
+Everything fetched is also kept in ``store`` (a pyoxigraph Store), so a session can be exported
+as data like one read from files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pyoxigraph as ox
+
+from ..model.reader import SessionReader
+from ..model.roots import step_owner
+from ..model.session import Session
+from ..model.summary import session_summary
+from ..model.texts import note_missing_texts
+from ..model.triple_index import TripleIndex
+from ..model.vocabulary import DOCUMENT, QUESTION, RDF_TYPE, RETRIEVAL_GRAPH, WAS_DERIVED_FROM
+from ..read.collector import collector_paused
+from .filter import SessionFilter
+from .source import SourceError, Term, TraceSource
+from .trustgraph_catalog import RootInfo, candidates, fetch_roots, row_matches
+from .trustgraph_gateway import Gateway, GatewayError, MissingDocument, ServiceRefusal
+from .trustgraph_walk import Walk, edge_context
+
+READ_BATCH = 100  # sessions read together when a filter needs every candidate read
+NAMED_ROOTS = 4  # with triple patterns, sessions read at once up to which their steps are named
+
+
+class TrustGraphSource(TraceSource):
+    """A TrustGraph deployment reached through ``gateway``. ``eager_texts``: read sessions with
+    all their texts (else texts wait for ``fetch_texts``); ``sparql``: use the SPARQL service
+    (None: when the deployment answers with it)."""
+
+    def __init__(self, gateway: Gateway, *, eager_texts: bool = True, sparql: bool | None = None):
+        self.gateway = gateway
+        self.eager_texts = eager_texts
+        self._sparql = sparql
+        self.store = ox.Store()
+        self.documents: dict[str, str] = {}
+        self.missing_texts: dict[str, str] = {}
+        self._roots: dict[str, RootInfo] | None = None
+        self._rows: dict[str, dict] = {}
+        self.lookup = self
+
+    @property
+    def label(self) -> str:  # type: ignore[override]
+        return self.gateway.label
+
+    def select(self, query: str) -> list[dict[str, Term]]:
+        raise SourceError(f"{self.label}: not a SPARQL endpoint (its sessions are read through the gateway)")
+
+    def construct(self, query: str) -> list[ox.Triple]:
+        raise SourceError(f"{self.label}: not a SPARQL endpoint (its sessions are read through the gateway)")
+
+    # -- which service ----------------------------------------------------------------------
+    @property
+    def sparql(self) -> bool:
+        """Whether sessions are read with the SPARQL service: it must answer, and see the
+        Questions the triples service sees (one probe of each, at once)."""
+        if self._sparql is None:
+            probes = ["sparql", "triples"]
+            answers = self.gateway.map(self._probe, probes)
+            self._sparql = answers[0] is not None and (answers[0] or not answers[1])
+        return self._sparql
+
+    def _probe(self, service: str) -> bool | None:
+        if service == "triples":
+            return bool(self.gateway.triples(p=ox.NamedNode(RDF_TYPE), o=ox.NamedNode(QUESTION), g=RETRIEVAL_GRAPH,
+                                             limit=1)[0])
+        try:
+            return bool(self.gateway.sparql_select(f"SELECT ?q WHERE {{ ?q <{RDF_TYPE}> <{QUESTION}> }} LIMIT 1"))
+        except ServiceRefusal:
+            return None  # the flow has the service, but it cannot answer this
+        except GatewayError as error:
+            if error.status == 404 or (error.status or 0) >= 500:
+                return None  # no SPARQL service in this flow
+            raise
+
+    # -- the list ---------------------------------------------------------------------------
+    def roots(self) -> dict[str, RootInfo]:
+        """Every session root, fetched once per source (``refresh`` forgets them). Raises
+        SourceError when there are none (an unknown collection is empty) or the gateway fails."""
+        if self._roots is None:
+            roots = fetch_roots(self.gateway, self.sparql)
+            if not roots:  # TrustGraph answers an unknown collection with nothing at all
+                raise SourceError(f"{self.label}: no sessions in collection {self.gateway.collection!r} "
+                                  f"(is the collection name right? an unknown collection is simply empty)")
+            self._roots = roots
+        return self._roots
+
+    def refresh(self) -> None:
+        """Forget the roots and rows read so far (a deployment keeps answering questions)."""
+        self._roots, self._rows = None, {}
+
+    def page(self, filters: SessionFilter, limit: int, offset: int) -> tuple[list[dict], int, dict[str, Session]]:
+        """One page of the list: ``(rows, total, sessions read for them)``; ``limit`` 0: all."""
+        found, must_read = candidates(self.roots(), filters)
+        sessions: dict[str, Session] = {}
+        if must_read:
+            missing = [i.root for i in found if i.root not in self._rows]
+            for start in range(0, len(missing), READ_BATCH):
+                sessions.update(self._summarise(missing[start:start + READ_BATCH]))
+            rows = [self._rows[i.root] for i in found if i.root in self._rows and row_matches(self._rows[i.root], filters)]
+            window = rows[offset:offset + limit] if limit else rows[offset:]
+            return window, len(rows), {r["id"]: sessions[r["id"]] for r in window if r["id"] in sessions}
+        window = found[offset:offset + limit] if limit else found[offset:]
+        sessions = self._summarise([i.root for i in window if i.root not in self._rows])
+        return [self._rows[i.root] for i in window if i.root in self._rows], len(found), sessions
+
+    def _summarise(self, roots: list[str]) -> dict[str, Session]:
+        found = self.read(roots, context=False) if roots else {}
+        self._rows.update((r, session_summary(s)) for r, s in found.items())
+        return found
+
+    def count(self, filters: SessionFilter) -> int:
+        """How many sessions match ``filters``."""
+        return self.page(filters, 1, 0)[1]
+
+    def steps(self) -> int:
+        """Steps of every session: unknown without reading them all (-1)."""
+        return -1
+
+    def summary(self, root: str) -> dict | None:
+        """The row of session ``root`` when it has been read, else None."""
+        return self._rows.get(root)
+
+    def find(self, key: str) -> list[str]:
+        """The roots ``key`` may name: itself, else those whose IRI contains it (at most six)."""
+        roots = self.roots()
+        if key in roots:
+            return [key]
+        return sorted(r for r in roots if key in r)[:6]
+
+    # -- sessions ---------------------------------------------------------------------------
+    def read(self, roots: list[str], context: bool = True) -> dict[str, Session]:
+        """The sessions ``roots`` (those found), read by the reader from their triples; with
+        ``context`` also the labels and provenance of their edges, their parent sessions and
+        (when ``eager_texts``) every text. Raises SourceError when the gateway fails."""
+        with collector_paused():
+            walk = Walk(self.gateway, self.sparql)
+            # naming steps by IRI shape saves rounds; with triple patterns it costs a request a
+            # name, worth it for a few sessions, not for a page of them
+            quads = walk.closure(roots, named=self.sparql or len(roots) <= NAMED_ROOTS)
+            if context:
+                quads += edge_context(self.gateway, quads)
+            self.store.extend(quads)
+            if context and self.eager_texts:
+                self.fetch_texts(documents_in(quads))
+            reader = SessionReader(TripleIndex(quads), self.documents)
+            found = {r: reader.read(r) for r in roots if r in reader.roots}
+        for session in found.values():
+            note_missing_texts(session, self.missing_texts)
+            if context and session.parent is not None:
+                session.parent_session = self._parent_session(session.parent)
+        return found
+
+    def _parent_session(self, step: str) -> str | None:
+        """The session owning ``step``: named by its IRI, else found by walking up its
+        derivations (a few requests)."""
+        owner = step_owner(step)
+        node, seen = step, set()
+        while owner is None and node not in seen and len(seen) < 64:
+            seen.add(node)
+            if self._roots is not None and node in self._roots:
+                return node
+            props = self.gateway.triples(s=ox.NamedNode(node), g=RETRIEVAL_GRAPH)[0]
+            if any(q.predicate.value == RDF_TYPE and q.object.value.endswith("Question") for q in props):
+                return node
+            up = [q.object.value for q in props if q.predicate.value == WAS_DERIVED_FROM and isinstance(q.object, ox.NamedNode)]
+            if not up:
+                return None
+            node = up[0]
+        return owner
+
+    def fetch_texts(self, documents: Iterable[str]) -> dict[str, str]:
+        """Fetch from the librarian, at once, the texts of ``documents`` not fetched before;
+        those it has lost go to ``missing_texts``. Returns every text asked for that is known.
+        Raises SourceError when the gateway fails otherwise."""
+        wanted = list(dict.fromkeys(documents))
+        todo = [d for d in wanted if d not in self.documents and d not in self.missing_texts]
+        for document, text in zip(todo, self.gateway.map(self._text, todo)):
+            if isinstance(text, MissingDocument):
+                self.missing_texts[document] = str(text)
+            else:
+                self.documents[document] = text
+        return {d: self.documents[d] for d in wanted if d in self.documents}
+
+    def _text(self, document: str) -> str | MissingDocument:
+        try:
+            return self.gateway.document_text(document)
+        except MissingDocument as missing:
+            return missing
+
+    def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
+        """Texts behind ``tg:document`` IRIs, from the librarian (kept once fetched)."""
+        return self.fetch_texts(iris)
+
+
+def documents_in(quads: Iterable[ox.Quad]) -> list[str]:
+    """The ``tg:document`` IRIs among ``quads``' objects, each once."""
+    return list(dict.fromkeys(q.object.value for q in quads
+                              if q.predicate.value == DOCUMENT and isinstance(q.object, ox.NamedNode)))

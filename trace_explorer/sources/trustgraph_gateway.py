@@ -1,0 +1,262 @@
+"""TrustGraph's API gateway, spoken over its REST API (``POST {url}api/v1/{path}`` with a JSON
+body and ``Authorization: Bearer {token}``; TrustGraph's OpenAPI spec, ``specs/api/``).
+
+Three services are used, all read-only:
+
+- ``flow/{flow}/service/triples``: a triple pattern (``s``, ``p``, ``o`` wire terms, ``g`` a
+  graph IRI, ``limit`` 1-100,000, ``collection``) -> ``{"response": [wire triples]}``
+  (``paths/flow/triples.yaml``, ``TriplesQueryRequest.yaml``);
+- ``flow/{flow}/service/sparql-query``: ``{"query", "collection", "limit"}`` ->
+  ``{"query-type", "variables", "bindings": [{"values": [term | null]}], "triples", "error"}``
+  (``paths/flow/sparql-query.yaml``); a deployment may not run it;
+- ``librarian``: ``stream-document`` (``document-id``, ``chunk-index``, ``chunk-size``; each
+  answer one chunk, ``content`` base64, ``total-chunks``) and the older ``get-document-content``
+  (``content`` base64), with the ``workspace`` field as TrustGraph's Python client sends it
+  (``paths/librarian.yaml``, ``schemas/librarian/*``).
+
+Terms are TrustGraph's wire form, decoded by ``read.wire`` (quoted triples as the code sends
+them, ``{"t": "t", "tr": ...}``, and as the spec writes them, ``{"t": "r", "r": ...}``).
+
+The token is sent in the header and nowhere else: it is kept out of ``repr``, labels and every
+error message. Requests are concurrent (``map``: a pool of ``workers`` threads), never repeated
+and never delayed: nothing here sleeps.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import threading
+import weakref
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import pyoxigraph as ox
+
+from ..read.wire import WireFormatError, decode_term, encode_term
+from .source import SourceError
+
+MAX_LIMIT = 100_000  # the largest ``limit`` a triples query takes (TriplesQueryRequest.yaml)
+STREAM_CHUNK = 4 * 1024 * 1024  # bytes asked for per stream-document answer
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class GatewayError(SourceError):
+    """The gateway refused or failed a request; the message names the service and why (never
+    the token). ``status``: the HTTP status, when there was one."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+class ServiceRefusal(GatewayError):
+    """The service answered with an ``error`` object (``detail``: its type and message)."""
+
+    def __init__(self, message: str, detail: str):
+        super().__init__(message, 200)
+        self.detail = detail
+
+
+class MissingDocument(GatewayError):
+    """The librarian has no such document (it answered with an error for it)."""
+
+
+class Gateway:
+    """One TrustGraph deployment's API gateway: ``url`` (its base, such as
+    ``http://localhost:8888/``), ``token`` (bearer, may be None), ``flow``, ``collection`` and
+    ``workspace`` ids, ``timeout`` in seconds per request, ``workers`` concurrent requests.
+    ``requests`` counts the requests sent (for benchmarks and tests)."""
+
+    def __init__(self, url: str, token: str | None = None, *, flow: str = "default", collection: str = "default",
+                 workspace: str = "default", timeout: float = 30.0, workers: int = 16):
+        self.url = url.strip() if url.strip().endswith("/") else url.strip() + "/"
+        self._token = token or None
+        self.flow, self.collection, self.workspace = flow, collection, workspace
+        self.timeout, self.workers = timeout, workers
+        self.requests = 0
+        self._count_lock = threading.Lock()
+        self._local = threading.local()
+        self._pool: ThreadPoolExecutor | None = None
+        self._stream_documents = True  # False once the librarian has refused stream-document
+
+    def __repr__(self) -> str:  # the token stays out of every representation
+        return f"Gateway({self.url!r}, flow={self.flow!r}, collection={self.collection!r})"
+
+    @property
+    def label(self) -> str:
+        """The deployment for people: URL, flow and collection."""
+        return f"TrustGraph {self.url} (flow {self.flow}, collection {self.collection})"
+
+    # -- transport ----------------------------------------------------------------------------
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """POST ``body`` to ``{url}api/v1/{path}``; the answer's JSON object. Raises GatewayError
+        naming the service for a refusal (401/403: the token), an unknown flow or path (404),
+        another HTTP status, no answer within ``timeout``, a body that is not a JSON object, or
+        an ``error`` object in the answer."""
+        import requests  # imported here: only gateway users pay for it
+
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = requests.Session()
+        headers = {"Content-Type": "application/json"}
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"
+        where = f"{self.label}: {path}"
+        with self._count_lock:
+            self.requests += 1
+        try:
+            response = session.post(self.url + "api/v1/" + path, json=body, headers=headers,
+                                    timeout=self.timeout, allow_redirects=False)
+        except requests.Timeout:
+            raise GatewayError(f"{where}: no answer within {self.timeout:g} s") from None
+        except requests.RequestException as error:
+            raise GatewayError(f"{where}: cannot reach the gateway ({type(error).__name__})") from None
+        status = response.status_code
+        if status in (401, 403):
+            raise GatewayError(f"{where}: the gateway refused the token (HTTP {status}): give a token this "
+                               f"deployment accepts (the command line reads it from TRUSTGRAPH_TOKEN)", status)
+        if status == 404:
+            raise GatewayError(f"{where}: not found (HTTP 404): is there a flow {self.flow!r} on this gateway?", status)
+        if status != 200:
+            raise GatewayError(f"{where}: HTTP {status}: {self._scrub(response.text[:200])}", status)
+        try:
+            answer = response.json()
+        except ValueError:
+            raise GatewayError(f"{where}: expected a JSON answer, got {self._scrub(response.text[:80])!r}") from None
+        if not isinstance(answer, dict):
+            raise GatewayError(f"{where}: expected a JSON object, got {type(answer).__name__}")
+        error = answer.get("error")
+        if error:
+            if isinstance(error, dict):
+                error = f"{error.get('type', 'error')}: {error.get('message', '')}"
+            detail = self._scrub(str(error)[:300])
+            raise ServiceRefusal(f"{where}: the service answered with an error: {detail}", detail)
+        return answer
+
+    def _scrub(self, text: str) -> str:
+        """``text`` with the token blanked out (a server that echoes headers must not leak it)."""
+        return text.replace(self._token, "***") if self._token else text
+
+    def map(self, function: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """``[function(item) for item in items]``, run concurrently on ``workers`` threads, in
+        order; the first exception raised is raised here."""
+        items = list(items)
+        if len(items) <= 1:
+            return [function(i) for i in items]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="trustgraph")
+            weakref.finalize(self, self._pool.shutdown, wait=False)  # its threads go with the gateway
+        return list(self._pool.map(function, items))
+
+    # -- the triples service ------------------------------------------------------------------
+    def triples(self, s: ox.NamedNode | None = None, p: ox.NamedNode | None = None,
+                o: ox.NamedNode | ox.Literal | ox.Triple | None = None, g: str | None = None,
+                limit: int = MAX_LIMIT) -> tuple[list[ox.Quad], bool]:
+        """The triples matching a pattern (None: any) in graph ``g`` (None: the default graph,
+        "*": every graph), as quads, and whether the answer was cut at ``limit``. Raises
+        GatewayError (a malformed triple names itself)."""
+        body: dict[str, Any] = {"collection": self.collection, "limit": int(limit)}
+        for key, value in (("s", s), ("p", p), ("o", o)):
+            if value is not None:
+                body[key] = encode_term(value)
+        if g is not None:
+            body["g"] = g
+        answer = self.post(f"flow/{self.flow}/service/triples", body)
+        found = answer.get("response")
+        if not isinstance(found, list):
+            raise GatewayError(f"{self.label}: triples: expected a \"response\" list of wire triples, "
+                               f"got {type(found).__name__}")
+        default = ox.NamedNode(g) if g and g != "*" else ox.DefaultGraph()
+        return [self._quad(t, default, "triples") for t in found], len(found) >= limit
+
+    def _quad(self, triple: Any, default_graph, service: str) -> ox.Quad:
+        try:
+            graph = triple.get("g") if isinstance(triple, dict) else None
+            s, p, o = (decode_term(triple[k]) for k in "spo") if isinstance(triple, dict) else (None,) * 3
+            if s is None or not isinstance(p, ox.NamedNode) or isinstance(s, ox.Literal):
+                raise WireFormatError('a triple object with "s", "p" (an IRI) and "o"')
+            return ox.Quad(s, p, o, ox.NamedNode(graph) if isinstance(graph, str) and graph else default_graph)
+        except (WireFormatError, KeyError, ValueError, TypeError) as error:
+            raise GatewayError(f"{self.label}: {service}: malformed triple in the answer: expected {error}; "
+                               f"got {str(triple)[:160]}") from None
+
+    # -- the SPARQL service -------------------------------------------------------------------
+    def sparql_select(self, query: str, limit: int = MAX_LIMIT) -> list[dict[str, Any]]:
+        """Rows ``{variable: term}`` (unbound variables left out) of a SELECT run by the flow's
+        SPARQL service. Raises GatewayError (404 when the flow runs no such service)."""
+        answer = self.post(f"flow/{self.flow}/service/sparql-query",
+                           {"query": query, "collection": self.collection, "limit": int(limit)})
+        names, bindings = answer.get("variables"), answer.get("bindings")
+        if not isinstance(names, list) or not isinstance(bindings, list):
+            raise GatewayError(f"{self.label}: sparql-query: expected \"variables\" and \"bindings\" lists in the answer")
+        rows = []
+        for binding in bindings:
+            values = binding.get("values") if isinstance(binding, dict) else None
+            if not isinstance(values, list) or len(values) != len(names):
+                raise GatewayError(f"{self.label}: sparql-query: malformed binding: {str(binding)[:160]}")
+            try:
+                rows.append({n: decode_term(v) for n, v in zip(names, values) if v})
+            except WireFormatError as error:
+                raise GatewayError(f"{self.label}: sparql-query: malformed term: expected {error}") from None
+        return rows
+
+    # -- the librarian --------------------------------------------------------------------------
+    def document_text(self, document: str) -> str:
+        """The text of librarian document ``document`` (UTF-8; bytes that are not are shown as
+        U+FFFD). ``stream-document`` chunk by chunk; ``get-document-content`` when the librarian
+        does not stream. Raises MissingDocument when the librarian has no such document,
+        GatewayError for anything else."""
+        if self._stream_documents:
+            try:
+                return self._decode(self._stream(document))
+            except MissingDocument as streamed:
+                try:  # an older librarian: no stream-document, the same document whole
+                    content = self._content(document)
+                except MissingDocument:
+                    raise streamed from None
+                self._stream_documents = False
+                return self._decode(content)
+        return self._decode(self._content(document))
+
+    def _librarian(self, body: dict[str, Any], document: str) -> dict[str, Any]:
+        try:
+            return self.post("librarian", dict(body, workspace=self.workspace, **{"document-id": document}))
+        except ServiceRefusal as refusal:
+            raise MissingDocument(f"the librarian has no text for {document} ({refusal.detail})") from None
+
+    def _stream(self, document: str) -> bytes:
+        parts, index, total = [], 0, 1
+        while index < total:
+            answer = self._librarian({"operation": "stream-document", "chunk-index": index,
+                                      "chunk-size": STREAM_CHUNK}, document)
+            parts.append(self._base64(answer, document))
+            total = answer.get("total-chunks", 1) if isinstance(answer.get("total-chunks", 1), int) else 1
+            index += 1
+            if not parts[-1]:
+                break
+        return b"".join(parts)
+
+    def _content(self, document: str) -> bytes:
+        return self._base64(self._librarian({"operation": "get-document-content"}, document), document)
+
+    def _base64(self, answer: dict[str, Any], document: str) -> bytes:
+        content = answer.get("content") or ""
+        try:
+            if not isinstance(content, str):
+                raise TypeError
+            return base64.b64decode(content, validate=True)
+        except (binascii.Error, TypeError, ValueError):
+            raise GatewayError(f"{self.label}: librarian: the content of {document} is not base64") from None
+
+    @staticmethod
+    def _decode(data: bytes) -> str:
+        return data.decode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        """Let the worker threads go."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
