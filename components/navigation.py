@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .text import SESSION_PAGE, SESSIONS_PAGE
+from .text import INSIGHTS_PAGE, SESSION_PAGE, SESSIONS_PAGE
 
 _ENTRY_MARK = "te_entry_run"
 
 
 def app_pages() -> list[st.Page]:
-    """The session list (the default page, at ``/``) and the session view (``/session``)."""
+    """The session list (the default page, at ``/``), the session view (``/session``) and the
+    collection's insights (``/insights``)."""
     return [
         st.Page(SESSIONS_PAGE, title="Sessions", default=True),
         st.Page(SESSION_PAGE, title="Session", url_path="session"),
+        st.Page(INSIGHTS_PAGE, title="Insights", url_path="insights"),
     ]
 
 

@@ -17,6 +17,7 @@ from trace_explorer.views.visible_text import visible_controls
 
 SESSIONS_PAGE = "pages/sessions.py"
 SESSION_PAGE = "pages/session.py"
+INSIGHTS_PAGE = "pages/insights.py"
 
 _PUNCTUATION = frozenset(string.punctuation)
 WORD_JOINER = "\u2060"

@@ -8,6 +8,7 @@ import streamlit as st
 from components.collection import current_collection, large_session_steps
 from components.dag import dag
 from components.downloads import session_exports
+from components.health import health_panel
 from components.navigation import ensure_entry_run
 from components.session_header import session_header
 from components.step_inspector import step_inspector
@@ -58,6 +59,7 @@ if st.query_params.get("session") != session.id:
     st.query_params["session"] = session.id
 
 session_header(session, collection)
+health_panel(session, collection)
 session_exports(session, collection)
 chosen = selected_step(session)
 

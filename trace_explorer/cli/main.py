@@ -1,4 +1,4 @@
-"""The ``trace-explorer`` command: ingest, list, show and export sessions; reindex a store.
+"""The ``trace-explorer`` command: ingest, list, show and export sessions; reindex a store; lint and stats.
 
 ``PATH...`` is any mix of trace files (Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML,
 TrustGraph wire JSON, ``.gz`` too), ``*.documents.json`` content files and folders of them.
@@ -19,10 +19,10 @@ import argparse
 from collections.abc import Sequence
 
 from ..sources.source import SourceError
-from . import export, sessions, store
+from . import export, lint, sessions, stats, store
 from .sources import open_source, report
 
-COMMANDS = (sessions, export, store)
+COMMANDS = (sessions, export, store, lint, stats)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
