@@ -104,12 +104,12 @@ def _chart(chart: InsightChart) -> None:
         return
     key = f"te_insight_{chart.key}"
     if chart.filter_field:
-        event = st.altair_chart(chart.chart, key=key, on_select="rerun", selection_mode=PICK, width="content")
+        event = st.altair_chart(chart.chart, key=key, on_select="rerun", selection_mode=PICK, width="stretch")
         picked = (event.selection or {}).get(PICK) if event is not None else None
         if picked:
             _filter_list(chart.filter_field, picked[0])
     else:
-        st.altair_chart(chart.chart, key=key, width="content")
+        st.altair_chart(chart.chart, key=key, width="stretch")
     buttons = st.container(horizontal=True, gap="small")
     with buttons:
         st.download_button("PNG", partial(chart_png, chart.chart), file_name=f"{chart.key}.png", mime="image/png",

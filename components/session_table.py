@@ -63,7 +63,7 @@ def session_table(summaries: Sequence[dict[str, Any]], key: str) -> str | None:
                                                     timezone="UTC", width=138),
             "Steps": st.column_config.NumberColumn("Steps", width=55, format="%d"),
             "Status": st.column_config.TextColumn("Status", width=88),
-            "Health": st.column_config.TextColumn("Health", width=110,
+            "Health": st.column_config.TextColumn("Health", width=90,
                                                   help="Problems found in the trace (⛔ errors, ⚠️ warnings, ℹ️ infos)"),
         },
     )

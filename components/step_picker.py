@@ -39,8 +39,8 @@ def selected_step(session: Session) -> str | None:
     elif wanted in ids and wanted != st.session_state.get(_URL_KEY):  # a link to another step of this session
         st.session_state[STEP_KEY] = wanted
     chosen = st.session_state[STEP_KEY]
-    if st.query_params.get("step") != chosen:
-        st.query_params["step"] = chosen
+    if st.query_params.get("step") != chosen or st.session_state.get(_URL_KEY) != chosen:
+        st.query_params["step"] = chosen  # (again after a link: the browser may still show the last one)
     st.session_state[_URL_KEY] = chosen
     return chosen
 

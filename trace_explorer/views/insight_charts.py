@@ -81,7 +81,7 @@ def tool_calls(numbers: dict) -> InsightChart:
 def steps_per_session(numbers: dict) -> InsightChart:
     rows = pd.DataFrame(numbers["steps_per_session"], columns=["steps", "sessions"])
     chart = alt.Chart(rows).mark_bar(color="#0d9488").encode(
-        x=alt.X("steps:Q", bin=alt.Bin(maxbins=30), title="Steps in the session"),
+        x=alt.X("steps:Q", bin=alt.Bin(maxbins=30, minstep=1), title="Steps in the session", axis=alt.Axis(format="d")),
         y=alt.Y("sum(sessions):Q", title="Sessions"),
         tooltip=[alt.Tooltip("sum(sessions):Q", title="sessions")],
     )
@@ -133,11 +133,11 @@ def termination(numbers: dict) -> InsightChart:
 
 
 def _sized(chart) -> alt.Chart:
-    return chart.properties(width=WIDTH, height=HEIGHT)
+    return chart.properties(width="container", height=HEIGHT)
 
 
 def chart_png(chart: alt.Chart, scale: float = 2.0) -> bytes:
-    """The chart as PNG bytes, drawn by vl-convert without a browser."""
+    """The chart as PNG bytes (``WIDTH`` px wide, at ``scale``), drawn by vl-convert without a browser."""
     import vl_convert as vlc
 
-    return vlc.vegalite_to_png(chart.to_dict(), scale=scale)
+    return vlc.vegalite_to_png(chart.properties(width=WIDTH).to_dict(), scale=scale)
