@@ -64,9 +64,17 @@ def with_health(collection: Collection, rows: Sequence[dict[str, Any]]) -> list[
     return [dict(r, health=health_cell(found.get(r["id"]))) for r in rows]
 
 
+LARGE_STORE_QUADS = 200_000  # above this, the panel does not scan the store for steps nothing reaches
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _findings(collection_key: tuple, session_id: str, _collection: Collection) -> list[Finding]:
-    return check_sessions(_collection.source, [session_id])
+def _findings(collection_key: tuple, session_id: str, _collection: Collection) -> tuple[list[Finding], bool]:
+    """The session's findings, and whether steps that nothing derives from were looked for (on a
+    large store that takes a scan of every typed IRI, seconds: the list's Health column and
+    ``trace-explorer lint`` include them)."""
+    source = _collection.source
+    whole = not (isinstance(source, StoreSource) and len(source) > LARGE_STORE_QUADS)
+    return check_sessions(source, [session_id], None if whole else {}), whole
 
 
 def health_panel(session: Session, collection: Collection) -> None:
@@ -75,7 +83,7 @@ def health_panel(session: Session, collection: Collection) -> None:
     step, message and triple."""
     try:
         with st.spinner("Checking this session's trace…"):
-            found = _findings(collection.key, session.id, collection)
+            found, whole = _findings(collection.key, session.id, collection)
     except SourceError as error:
         st.caption(md_escape(f"Health not checked: {error}"))
         return
@@ -86,6 +94,10 @@ def health_panel(session: Session, collection: Collection) -> None:
     icon = {"error": ":material/error:", "warning": ":material/warning:", "info": ":material/info:"}.get(
         worst, ":material/check_circle:")
     with st.expander(title, icon=icon, expanded=worst in ("error", "warning")):
+        if not whole:
+            st.caption("On a store this large, steps of this session that no derivation reaches and nothing "
+                       "derives from are not looked for here; the list's Health column and `trace-explorer lint` "
+                       "include them.")
         if not found:
             st.caption("No problem found: this trace reads as the trace model expects.")
             return

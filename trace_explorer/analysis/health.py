@@ -40,7 +40,7 @@ from .rules import (DANGLING_DERIVATION, RULES, SEVERITIES, TIME_BEFORE_PARENT, 
                     UNREACHABLE_STEP, severity_rank)
 
 BATCH = 200  # sessions checked together (one fetch, one SHACL run)
-_DESCRIBING = (RDF_TYPE, QUERY, WAS_DERIVED_FROM, WAS_GENERATED_BY, STARTED_AT_TIME)
+_DESCRIBING = frozenset({RDF_TYPE, QUERY, WAS_DERIVED_FROM, WAS_GENERATED_BY, STARTED_AT_TIME})
 
 
 @dataclass(frozen=True)
@@ -124,8 +124,11 @@ def all_roots(source: TraceSource) -> list[str]:
 
 def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False) -> dict[str, list[str]]:
     """The typed entities whose IRI extends a root of ``roots`` (``{root}/...``: TRACE-MODEL.md,
-    "Agent patterns"), by root. A few roots are looked up by their prefix; with ``scan`` every
-    typed IRI holding a "/" is read once (one query, for many roots)."""
+    "Agent patterns"), by root: what no derivation may reach. A few roots are looked up by
+    their prefix on an endpoint; with ``scan``, or on a pyoxigraph store (where a prefix filter
+    reads every typed IRI anyway), every typed IRI holding a "/" is read once: about 5 s at
+    10,000 sessions, so one scan serves a whole lint or index refresh."""
+    scan = scan or isinstance(source, StoreSource)
     wanted = set(roots)
     out: dict[str, list[str]] = {}
 
@@ -260,10 +263,9 @@ def _describe_outside(source: TraceSource, triples: list[ox.Triple], index: Trip
     outside = sorted({t.object.value for t in triples if t.predicate.value in DERIVATION_RELATIONS
                       and isinstance(t.object, ox.NamedNode) and t.object.value not in index})
     out: list[ox.Triple] = []
-    wanted = " ".join(f"<{p}>" for p in _DESCRIBING)
     for chunk in iri_batches(outside):
-        out += source.construct(PREFIXES + f"CONSTRUCT {{ ?x ?p ?o }} WHERE {{ {values_clause('x', chunk)} "
-                                           f"?x ?p ?o VALUES ?p {{ {wanted} }} }}")
+        found = source.construct(PREFIXES + f"CONSTRUCT {{ ?x ?p ?o }} WHERE {{ {values_clause('x', chunk)} ?x ?p ?o }}")
+        out += [t for t in found if t.predicate.value in _DESCRIBING]
     return out
 
 

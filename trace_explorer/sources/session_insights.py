@@ -80,16 +80,17 @@ def mark_complete(db: sqlite3.Connection) -> None:
 
 def write_rows(db: sqlite3.Connection, drop: Iterable[str], rows: list[dict]) -> None:
     """Inside the index's transaction: forget the insight and health rows of ``drop`` and of the
-    sessions in ``rows``, and write the insight rows of ``rows`` (``index_row`` dicts)."""
+    sessions in ``rows``, and write the insight rows of ``rows`` (``index_row`` dicts; a row
+    without ``insights`` gets none)."""
     roots = [(r,) for r in drop] + [(row["root"],) for row in rows]
     for table in ("insight_tools", "insight_llm", "insight_sessions", "health"):
         db.executemany(f"DELETE FROM {table} WHERE root = ?", roots)
+    facts = [(row["root"], json.loads(row["insights"])) for row in rows if row.get("insights")]
     db.executemany("INSERT INTO insight_tools VALUES (?, ?, ?, ?)",
-                   ((row["root"], *call) for row in rows for call in json.loads(row["insights"])["tools"]))
+                   ((root, *call) for root, fact in facts for call in fact["tools"]))
     db.executemany("INSERT INTO insight_llm VALUES (?, ?, ?, ?, ?)",
-                   ((row["root"], *call) for row in rows for call in json.loads(row["insights"])["llm"]))
-    db.executemany("INSERT INTO insight_sessions VALUES (?, ?)",
-                   ((row["root"], json.loads(row["insights"])["termination"]) for row in rows))
+                   ((root, *call) for root, fact in facts for call in fact["llm"]))
+    db.executemany("INSERT INTO insight_sessions VALUES (?, ?)", ((root, fact["termination"]) for root, fact in facts))
 
 
 def filter_clauses(filters: SessionFilter) -> tuple[list[str], list[Any]]:
