@@ -112,3 +112,23 @@ def test_the_index_keeps_health_rows_and_mends_them_when_texts_arrive(tmp_path):
     assert list_sessions(source, SessionFilter(health="unchecked")).total == 1
     refresh_health(source, after_ingest=True)
     assert health_of(store.index, [HEALTHY])[HEALTHY]["rules"] == []
+
+
+def test_lint_and_stats_read_a_sparql_endpoint(capsys, virtuoso_url):
+    """A real Virtuoso holding the corpus (its quoted triples aside, which it cannot hold): lint
+    finds the infos it finds in the files, and stats reads the sessions to count their tool calls."""
+    assert main(["lint", "--endpoint", virtuoso_url, "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert {f["severity"] for f in found} == {"info"}
+    assert {f["session"] for f in found if f["rule"] == "unfinished"} == {
+        s["session"] for s in manifest_sessions() if not s["has_answer"]}
+    assert main(["stats", "--endpoint", virtuoso_url, "--all", "--format", "json"]) == 0
+    numbers = json.loads(capsys.readouterr().out)
+    calls: dict[str, int] = {}
+    for s in manifest_sessions():
+        for action in s.get("actions") or []:
+            calls[action] = calls.get(action, 0) + 1
+    assert {tool: t["calls"] for tool, t in numbers["tools"].items()} == calls
+    assert sum(t["errors"] for t in numbers["tools"].values()) == 1
+    assert main(["stats", "--endpoint", virtuoso_url, "--tool", "calculator", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sessions"] == 3
