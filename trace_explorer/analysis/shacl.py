@@ -3,7 +3,7 @@ pyshacl, and read its report back as ``ShapeResult`` records, one per violation.
 
 pyshacl reads rdflib graphs; the triples are converted, with every RDF 1.2 triple term put as a
 fresh blank node (rdflib has no triple terms, and the shapes only ask that a quoted triple is no
-literal). On about 200 sessions (13,000 triples) a run takes about 1.5 s on a 2-core machine.
+literal). On about 200 sessions (13,000 triples) a run takes about 1 s on a 2-core machine.
 """
 
 from __future__ import annotations

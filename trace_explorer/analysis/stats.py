@@ -3,7 +3,7 @@
 
 On a source with a session index (a local store, files read into memory) every number comes from
 the index's tables (``sources.session_insights``) by a few queries that read no session: about
-0.1 s at 10,000 sessions (``benchmarks/stats.py``). A SPARQL endpoint has no index: its sessions
+60-80 ms at 10,000 sessions (``benchmarks/stats.py``). A SPARQL endpoint has no index: its sessions
 are read a page at a time and counted the same way.
 
 Percentiles are nearest-rank: p50 of n sorted values is the ceil(n / 2)-th (``rank``).
