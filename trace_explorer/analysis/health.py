@@ -29,9 +29,7 @@ from ..model.session import Session
 from ..model.triple_index import DERIVATION_RELATIONS, TripleIndex, term_key
 from ..model.vocabulary import (CONTENT, DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIME, WAS_DERIVED_FROM,
                                 WAS_GENERATED_BY)
-from ..sources.catalog import count_sessions
 from ..sources.fetch import ROOTS, parent_session, session_triples
-from ..sources.filter import SessionFilter
 from ..sources.source import TraceSource
 from ..sources.sparql_text import PREFIXES, iri, iri_batches, literal, values_clause
 from ..sources.store import StoreSource
@@ -170,11 +168,6 @@ def summaries(roots: Iterable[str], findings: Iterable[Finding]) -> dict[str, di
         row[finding.severity] += 1
         row["rules"].add(finding.rule)
     return {r: {**row, "rules": sorted(row["rules"])} for r, row in out.items()}
-
-
-def session_count(source: TraceSource) -> int:
-    """How many sessions ``check_source`` checks (sub-sessions included)."""
-    return count_sessions(source, SessionFilter(include_sub=True))
 
 
 # -- the rules -------------------------------------------------------------------------------------

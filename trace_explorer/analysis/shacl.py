@@ -8,6 +8,7 @@ literal). On about 200 sessions (13,000 triples) a run takes about 1 s on a 2-co
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,7 +19,6 @@ import pyshacl
 import rdflib
 from rdflib.namespace import SH
 
-from ..model.triple_index import term_key
 from .rules import ERROR, INFO, WARNING
 
 SHAPES_PATH = Path(__file__).resolve().parent / "shapes" / "trustgraph-trace.shacl.ttl"
@@ -64,8 +64,10 @@ def validate(triples: Iterable[ox.Triple | ox.Quad]) -> list[ShapeResult]:
     """Validate ``triples`` (graph names are ignored) against the shapes; every violation, of
     every severity. Raises nothing on odd data: terms rdflib cannot hold are skipped."""
     data = _to_rdflib(triples)
-    _, report, _ = pyshacl.validate(data, shacl_graph=shapes_graph(), inplace=True, allow_infos=True,
-                                    allow_warnings=True, advanced=False, inference="none")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # pyshacl's own use of rdflib's Dataset
+        _, report, _ = pyshacl.validate(data, shacl_graph=shapes_graph(), inplace=True, allow_infos=True,
+                                        allow_warnings=True, advanced=False, inference="none")
     rules = _rules_of_shapes()
     out = []
     for result in report.subjects(rdflib.RDF.type, SH.ValidationResult):
@@ -135,7 +137,3 @@ def _to_rdflib(triples: Iterable[ox.Triple | ox.Quad]) -> rdflib.Graph:
         add((term(triple.subject), term(triple.predicate), term(triple.object)))
     return graph
 
-
-def focus_key(term: ox.NamedNode | ox.BlankNode) -> str:
-    """The key ``ShapeResult.focus`` gives a node (as ``model.triple_index.term_key``)."""
-    return term_key(term)

@@ -8,7 +8,6 @@ something was (or a file failed to load), 2 on bad usage or when the source fail
 from __future__ import annotations
 
 import json
-import sys
 
 from ..analysis.health import Finding, check_source, counts
 from ..analysis.rules import SEVERITIES, WARNING, at_or_above
