@@ -93,7 +93,7 @@ def health_panel(session: Session, collection: Collection) -> None:
         f"{total[s]} {s}{'' if total[s] == 1 else 's'}" for s in SEVERITIES if total[s])
     icon = {"error": ":material/error:", "warning": ":material/warning:", "info": ":material/info:"}.get(
         worst, ":material/check_circle:")
-    with st.expander(title, icon=icon, expanded=worst in ("error", "warning")):
+    with st.expander(title, icon=icon):  # closed: its title says the counts, the list's column the worst
         if not whole:
             st.caption("On a store this large, steps of this session that no derivation reaches and nothing "
                        "derives from are not looked for here; the list's Health column and `trace-explorer lint` "

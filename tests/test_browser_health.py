@@ -61,6 +61,7 @@ def test_health_filter_and_panel_links_select_the_step(app_url, tmp_path):
 
         panel = page.locator('[data-testid="stExpander"]').filter(has_text="Health: 1 warning")
         panel.wait_for()
+        panel.locator("summary").click()  # the panel opens on request
         picker = page.get_by_role("combobox", name="Step")
         assert picker.input_value().startswith("1. ")  # the first step until the link is followed
         link = panel.get_by_role("link", name="arguments-not-json")

@@ -104,3 +104,12 @@ def test_bad_usage_is_status_2(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["stats", str(CORPUS), "--type", "nonsense"])
     assert stop.value.code == 2
+
+
+def test_the_health_filter_on_files_checks_them_first(capsys):
+    assert main(["stats", str(CORPUS), "--all", "--health", "infos", "--format", "json"]) == 0
+    numbers = json.loads(capsys.readouterr().out)
+    unfinished = [s for s in manifest_sessions() if not s["has_answer"]]
+    assert numbers["sessions"] == len(unfinished) + 2  # and the two DocRAG runs whose chunk texts are missing
+    assert main(["stats", str(CORPUS), "--all", "--health", "unchecked", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sessions"] == 0

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 
+from ..analysis.health_index import refresh_health
 from ..analysis.stats import collection_stats
 from ..model.session import PATTERNS
 from ..sources.filter import SessionFilter
 from ..sources.session_insights import HEALTH_CHOICES
 from ..sources.source import TraceSource
+from ..sources.store import StoreSource
 from ..views.visible_text import visible_controls
 from .sessions import TYPE_CHOICES, format_table
 from .sources import add_source_arguments
@@ -44,6 +46,8 @@ def filters_of(args) -> SessionFilter:
 
 
 def _stats(args, source: TraceSource) -> int:
+    if args.health and isinstance(source, StoreSource):
+        refresh_health(source)  # files read into memory are checked now (a store's rows are kept by ingest)
     numbers = collection_stats(source, filters_of(args))
     if args.format == "json":
         print(json.dumps(numbers, ensure_ascii=False, indent=2))
