@@ -1,8 +1,8 @@
 """Trace Explorer: explore TrustGraph provenance traces (W3C PROV-O) in the browser.
 
 Run with ``streamlit run app.py``. The sidebar chooses the traces (the bundled demo until files
-are uploaded, or a local store, or a SPARQL endpoint); the pages are the session list (``/``)
-and the session view (``/session?session=<IRI>``).
+are uploaded, or a local store, or a SPARQL endpoint); the pages are the session list (``/``),
+the session view (``/session?session=<IRI>``) and the collection's insights (``/insights``).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from trace_explorer.analysis.health_index import refresh_health
 from trace_explorer.model.session import Session
 from trace_explorer.read.collection import TraceStore
 from trace_explorer.read.errors import TraceLoadError
@@ -198,7 +199,9 @@ def _files_source(key: tuple, _files: tuple[FileRead, ...]) -> StoreSource:
     store = TraceStore()
     for f in _files:
         store.add(f.loaded)
-    return StoreSource(store.store, label="files", documents=store.documents, index=build_index(store.store))
+    source = StoreSource(store.store, label="files", documents=store.documents, index=build_index(store.store))
+    refresh_health(source)  # the list's health column
+    return source
 
 
 def files_collection(files: list[FileRead], demo: bool) -> Collection:

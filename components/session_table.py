@@ -10,7 +10,7 @@ import streamlit as st
 
 from trace_explorer.views.visible_text import visible_controls
 
-COLUMNS = ["Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status"]
+COLUMNS = ["Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status", "Health"]
 ROW_PX = 33
 QUESTION_LIMIT = 500  # characters of a question in the table (the search sees all of it)
 
@@ -32,6 +32,7 @@ def session_rows(summaries: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "Time": pd.Timestamp(summary["time"]) if summary["time"] else pd.NaT,
             "Steps": summary["step_count"],
             "Status": summary["status"],
+            "Health": summary.get("health", ""),  # components/health.py
         })
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["Time"] = pd.to_datetime(frame["Time"], utc=True)
@@ -62,6 +63,8 @@ def session_table(summaries: Sequence[dict[str, Any]], key: str) -> str | None:
                                                     timezone="UTC", width=138),
             "Steps": st.column_config.NumberColumn("Steps", width=55, format="%d"),
             "Status": st.column_config.TextColumn("Status", width=88),
+            "Health": st.column_config.TextColumn("Health", width=90,
+                                                  help="Problems found in the trace (⛔ errors, ⚠️ warnings, ℹ️ infos)"),
         },
     )
     rows = event.selection.rows if event is not None else []

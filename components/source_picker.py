@@ -28,6 +28,7 @@ from trace_explorer.read.limits import (MAX_FILE_VARIABLE, MIB, file_too_big, fo
                                         max_file_bytes)
 from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused
+from trace_explorer.analysis.health_index import refresh_health
 from trace_explorer.sources.local_store import ingest_file, open_local_store
 from trace_explorer.sources.source import SourceError
 
@@ -278,6 +279,8 @@ def _ingest(store, uploads: list) -> None:
                           f"({type(error).__name__}: {error})")
         done = sum(u.size for u in uploads[: uploads.index(upload) + 1])
         bar.progress(min(done / total, 1.0))
+    bar.progress(1.0, text="Checking the health of the changed sessions…")
+    refresh_health(store.source(), after_ingest=True)
     state[_ERRORS_KEY] = errors
     state[_UPLOADER_GEN_KEY] += 1
     state["te_store_generation"] = state.get("te_store_generation", 0) + 1

@@ -23,6 +23,7 @@ from trace_explorer.views.timeline import window_bounds, window_of
 STEP_KEY = "te_step"
 NUMBER_KEY = "te_step_number"
 _OWNER_KEY = "te_step_session"
+_URL_KEY = "te_step_in_url"  # the step this page last wrote into the URL
 PICKER_ALL_ABOVE = 500  # a longer session's selectbox lists one window of steps
 
 
@@ -31,13 +32,16 @@ def selected_step(session: Session) -> str | None:
     if not session.steps:
         return None
     ids = _positions(session)
+    wanted = st.query_params.get("step")
     if st.session_state.get(_OWNER_KEY) != session.id or st.session_state.get(STEP_KEY) not in ids:
-        wanted = st.query_params.get("step")
         st.session_state[STEP_KEY] = wanted if wanted in ids else session.steps[0].id
         st.session_state[_OWNER_KEY] = session.id
+    elif wanted in ids and wanted != st.session_state.get(_URL_KEY):  # a link to another step of this session
+        st.session_state[STEP_KEY] = wanted
     chosen = st.session_state[STEP_KEY]
-    if st.query_params.get("step") != chosen:
-        st.query_params["step"] = chosen
+    if st.query_params.get("step") != chosen or st.session_state.get(_URL_KEY) != chosen:
+        st.query_params["step"] = chosen  # (again after a link: the browser may still show the last one)
+    st.session_state[_URL_KEY] = chosen
     return chosen
 
 

@@ -19,6 +19,7 @@ SESSIONS_PAGE = "pages/sessions.py"
 SESSION_PAGE = "pages/session.py"
 DOCUMENTS_PAGE = "pages/documents.py"
 COMPARE_PAGE = "pages/compare.py"
+INSIGHTS_PAGE = "pages/insights.py"
 
 _PUNCTUATION = frozenset(string.punctuation)
 WORD_JOINER = "\u2060"

@@ -9,6 +9,7 @@ from components.collection import current_collection, large_session_steps
 from components.dag import dag
 from components.downloads import session_exports
 from components.evidence import evidence_panel
+from components.health import health_panel
 from components.navigation import ensure_entry_run
 from components.session_header import session_header
 from components.step_inspector import step_inspector
@@ -61,6 +62,7 @@ if st.query_params.get("session") != session.id:
 
 show_texts(session, [selected_step(session)], collection)  # a TrustGraph librarian's, when shown
 session_header(session, collection)
+health_panel(session, collection)
 session_exports(session, collection)
 chosen = selected_step(session)
 

@@ -8,6 +8,8 @@ import streamlit as st
 from components.collection import current_collection
 from components.compare_picker import compare_action
 from components.downloads import matching_sessions, session_list_downloads
+from components.health import health_filter, with_health
+from components.insights import insight_filters
 from components.navigation import ensure_entry_run
 from components.session_table import session_table
 from components.text import SESSION_PAGE, SESSIONS_PAGE, md_escape
@@ -34,12 +36,14 @@ with filters:
     search = st.text_input("Search questions", key="f_search", placeholder="words in the question or IRI",
                            icon=":material/search:", width=280,
                            persist_state="session")
+    health = health_filter(collection)
     sub_sessions = st.toggle("Show sub-sessions", key="f_sub", persist_state="session",
                              help="Sessions that a step of another session started (a tool "
                                   "call's GraphRAG, a supervisor's sub-agents).")
 
 chosen = SessionFilter(mechanism=tuple(mechanisms or ()), pattern=tuple(patterns or ()), status=status,
-                       text=(search or "").strip() or None, include_sub=bool(sub_sessions))
+                       text=(search or "").strip() or None, include_sub=bool(sub_sessions), health=health,
+                       **insight_filters())
 # a new filter starts again at the first page
 if st.session_state.get("te_list_filter") != (repr(chosen), collection.key):
     st.session_state["te_list_filter"] = (repr(chosen), collection.key)
@@ -67,7 +71,7 @@ if not everything:
 elif not page.rows:
     st.info("No session matches these filters.", icon=":material/filter_alt_off:")
 else:
-    picked = session_table(page.rows, key="session_table")
+    picked = session_table(with_health(collection, page.rows), key="session_table")
     if picked:
         st.switch_page(SESSION_PAGE, query_params={"session": picked})
     pages = (page.total + PAGE_SIZE - 1) // PAGE_SIZE

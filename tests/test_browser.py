@@ -235,6 +235,7 @@ def test_uploaded_hostile_trace_is_shown_as_text_everywhere(app_url, tmp_path):
         frame.evaluate("() => network.fit()")
         page.wait_for_timeout(200)
         point = frame.evaluate("() => network.canvasToDOM(network.getPositions(['urn:trustgraph:agent:evil'])['urn:trustgraph:agent:evil'])")
+        frame.frame_element().scroll_into_view_if_needed()  # wherever the page's parts above put it
         iframe_box = frame.frame_element().bounding_box()
         page.mouse.move(iframe_box["x"] + point["x"] - 20, iframe_box["y"] + point["y"] - 20)
         page.mouse.move(iframe_box["x"] + point["x"], iframe_box["y"] + point["y"], steps=4)

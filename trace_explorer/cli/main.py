@@ -1,4 +1,5 @@
-"""The ``trace-explorer`` command: ingest, list, show, export and compare sessions; reindex a store.
+"""The ``trace-explorer`` command: ingest, list, show, export and compare sessions; trace evidence;
+sync a TrustGraph deployment; reindex a store; lint and stats.
 
 ``PATH...`` is any mix of trace files (Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML,
 TrustGraph wire JSON, ``.gz`` too), ``*.documents.json`` content files and folders of them.
@@ -19,10 +20,10 @@ import argparse
 from collections.abc import Sequence
 
 from ..sources.source import SourceError
-from . import diff, evidence, export, sessions, store, sync
+from . import diff, evidence, export, lint, sessions, stats, store, sync
 from .sources import open_source, report
 
-COMMANDS = (sessions, export, diff, evidence, store, sync)
+COMMANDS = (sessions, export, diff, evidence, store, sync, lint, stats)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,10 +1,12 @@
-"""``trace-explorer ingest`` and ``reindex``: fill a local store, rebuild its session index."""
+"""``trace-explorer ingest`` and ``reindex``: fill a local store, rebuild its session index (and
+check the health of the sessions they changed, for the session list's health column)."""
 
 from __future__ import annotations
 
 import os
 import sys
 
+from ..analysis.health_index import refresh_health
 from ..read.collection import expand_paths
 from ..read.errors import TraceLoadError
 from ..sources.local_store import ingest_file, open_local_store, reindex
@@ -21,12 +23,15 @@ def add_parser(commands) -> None:
     ingest.add_argument("paths", nargs="+", metavar="FILE", help="trace files, content files or folders")
     ingest.add_argument("--store", required=True, metavar="DIR", help="the local store (created when missing)")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar")
+    ingest.add_argument("--no-health", action="store_true",
+                        help="do not check the changed sessions' health now (the list shows them as unchecked)")
     ingest.set_defaults(act=_ingest)
 
     rebuild = commands.add_parser("reindex", help="rebuild a local store's session index",
                                   description="Read every session of the local store in DIR again and "
                                               "rewrite its session index (the rows the session list shows).")
     rebuild.add_argument("--store", required=True, metavar="DIR", help="the local store")
+    rebuild.add_argument("--no-health", action="store_true", help="do not check every session's health now")
     rebuild.set_defaults(act=_reindex)
 
 
@@ -35,12 +40,23 @@ def _reindex(args) -> int:
         report([f"no store at {args.store}"])
         return 2
     try:
-        count = reindex(open_local_store(args.store))
+        local = open_local_store(args.store)
+        count = reindex(local)
+        if not args.no_health:
+            _check_health(local, quiet=False)
     except SourceError as error:
         report([str(error)])
         return 2
     print(f"{args.store}: {count:,} sessions indexed", file=sys.stderr)
     return 0
+
+
+def _check_health(local, quiet: bool, after_ingest: bool = False) -> None:
+    """Check the health of the sessions whose index rows changed, with a progress bar."""
+    from tqdm import tqdm
+
+    with tqdm(unit=" sessions", desc="health", disable=quiet, file=sys.stderr) as bar:
+        refresh_health(local.source(), after_ingest=after_ingest, progress=bar.update)
 
 
 def _ingest(args) -> int:
@@ -70,6 +86,12 @@ def _ingest(args) -> int:
                 bar.write(f"{path}: already in the store, nothing added", file=sys.stderr)
             else:
                 bar.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})", file=sys.stderr)
+    if not args.no_health:
+        try:
+            _check_health(store, args.quiet, after_ingest=True)
+        except SourceError as error:
+            report([str(error)])
+            return 2
     return 1 if failed else 0
 
 

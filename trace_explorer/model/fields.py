@@ -12,6 +12,7 @@ import pyoxigraph as ox
 
 from .literals import parse_float, parse_int, parse_json, parse_time
 from .ordering import natural_key
+from .problems import ARGUMENTS_NOT_JSON, BAD_LITERAL, Problem, triple_text
 from .session import TEXT_FIELDS, Step
 from .triple_index import TripleIndex, term_key
 from .vocabulary import PROV, PROV_ACTIVITY, PROV_AGENT, RDF_TYPE, RDFS_LABEL, SELECTED_CHUNK, STARTED_AT_TIME, TG
@@ -121,7 +122,7 @@ def read_step(index: TripleIndex, documents: Mapping[str, str], subject: str, ro
             continue
         name = predicate[len(TG):] if predicate.startswith(TG) else None
         if name in FIELD_MAP:
-            _set_field(step, fields, name, objects)
+            _set_field(step, fields, name, predicate, objects)
         elif name in _INLINE_TEXT and any(isinstance(o, ox.Literal) for o in objects):
             fields[_INLINE_TEXT[name]] = next(o.value for o in objects if isinstance(o, ox.Literal))
         elif name in _LINKS:
@@ -132,7 +133,8 @@ def read_step(index: TripleIndex, documents: Mapping[str, str], subject: str, ro
     if started is not None:
         fields["started"] = parse_time(started)
         if fields["started"] is None:
-            step.warnings.append(f"startedAtTime {started!r} is not an ISO-8601 time")
+            step.problems.append(Problem(BAD_LITERAL, subject, f"startedAtTime {started!r} is not an ISO-8601 time",
+                                         triple_text(subject, STARTED_AT_TIME, ox.Literal(started))))
     if "document" in fields:
         text = documents.get(fields["document"])
         if text is not None:
@@ -154,7 +156,7 @@ def _is_selection(index: TripleIndex, term) -> bool:
     return isinstance(term, ox.NamedNode) and kind_of(term.value, index.types(term.value)) == "ChunkSelection"
 
 
-def _set_field(step: Step, fields: dict, name: str, objects: list) -> None:
+def _set_field(step: Step, fields: dict, name: str, predicate: str, objects: list) -> None:
     field_name, parser, many = FIELD_MAP[name]
     values = []
     for obj in objects:
@@ -165,12 +167,14 @@ def _set_field(step: Step, fields: dict, name: str, objects: list) -> None:
         if parser == _JSON:
             value, ok = parse_json(text)
             if not ok:
-                step.warnings.append(f"{name} is not JSON: {text[:80]!r}")
+                step.problems.append(Problem(ARGUMENTS_NOT_JSON, step.id, f"{name} is not JSON: {text[:80]!r}",
+                                             triple_text(step.id, predicate, obj)))
             values.append(value)
             continue
         value = parse_int(text) if parser == _INT else parse_float(text) if parser == _FLOAT else text
         if value is None:
-            step.warnings.append(f"{name} {text[:80]!r} is not a number")
+            step.problems.append(Problem(BAD_LITERAL, step.id, f"{name} {text[:80]!r} is not a number",
+                                         triple_text(step.id, predicate, obj)))
         values.append(value)
     if many:
         fields[field_name] = sorted(values, key=natural_key)

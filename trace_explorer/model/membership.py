@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections import deque
 
+from .problems import SHARED_STEP, Problem, triple_text
 from .roots import step_owner
 from .triple_index import TripleIndex
-from .vocabulary import SELECTED_CHUNK, SELECTED_EDGE, THOUGHT
+from .vocabulary import PROV, SELECTED_CHUNK, SELECTED_EDGE, THOUGHT
 
 
 class Membership:
@@ -90,7 +91,7 @@ class Membership:
                 queue.append(child)
         return members
 
-    def shared_steps(self, root: str, member_set: set[str], children: set[str], parent: str | None) -> list[str]:
+    def shared_steps(self, root: str, member_set: set[str], children: set[str], parent: str | None) -> list[Problem]:
         """Warnings for steps that more than one session claims (TRACE-MODEL.md: a step belongs
         to one session): a step of this session that also derives from another session's step,
         and a step derived from this session's but shown in another. A supervisor's Finding,
@@ -101,18 +102,20 @@ class Membership:
         for m in self._members[root]:
             if m == root:
                 continue
-            for up, _ in self.index.parents(m):
+            for up, relation in self.index.parents(m):
                 if up in member_set:
                     continue
                 owner = self.owner_of(up)
                 if owner in children:
                     continue
                 where = f"a step of session {owner}" if owner else "not part of this session"
-                out.append(f"{m}: also derives from {up} ({where}); it is shown in this session")
-            for child, _ in self.index.children.get(m, ()):
+                out.append(Problem(SHARED_STEP, m, f"also derives from {up} ({where}); it is shown in this session",
+                                   triple_text(m, PROV + relation, up)))
+            for child, relation in self.index.children.get(m, ()):
                 if child in member_set or child in self.roots:
                     continue
                 owner = self.owner_of(child)
                 if owner is not None and owner not in (root, parent_session):
-                    out.append(f"{child}: derives from {m} of this session, but is shown in session {owner}")
+                    out.append(Problem(SHARED_STEP, child, f"derives from {m} of this session, but is shown in session {owner}",
+                                       triple_text(child, PROV + relation, m)))
         return out

@@ -20,10 +20,11 @@ from .graphrag import EdgeSources
 from .literals import parse_time
 from .membership import Membership
 from .ordering import natural_key, reading_order
+from .problems import CYCLE, UNTYPED_ROOT, Problem, triple_text
 from .roots import is_root, mechanism_of
 from .session import AGENT, ANSWER_KINDS, SESSION_NODE, SUB_ENTITY_KINDS, UNKNOWN, Session, Step
-from .triple_index import TripleIndex
-from .vocabulary import QUERY, SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_TIME, THOUGHT
+from .triple_index import DERIVATION_RELATIONS, TripleIndex
+from .vocabulary import PROV, QUERY, SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_TIME, THOUGHT
 
 # Links from a step to its parts, drawn as edges when the part does not derive from the step.
 _PART_LINKS = ((SELECTED_EDGE, "selectedEdge"), (SELECTED_CHUNK, "selectedChunk"), (THOUGHT, "thought"))
@@ -93,14 +94,21 @@ class SessionReader:
             session.answer_id = answers[-1].id
             session.answer = answers[-1].fields.get("answer")
         session.shape = "seed" if _is_seed(session) else "current"
-        session.warnings = [f"{step.id}: {w}" for step in nodes.values() for w in step.warnings]
+        session.problems = [p for step in nodes.values() for p in step.problems]
         if not self.index.types(root):
-            session.warnings.insert(0, f"{root}: the session root has no rdf:type (expected tg:Question and a "
-                                       f"subtype); it was found by its tg:query and IRI, and read as {session.mechanism}")
-        session.warnings += self.membership.shared_steps(root, member_set, set(children), session.parent)
+            session.problems.insert(0, Problem(
+                UNTYPED_ROOT, root, f"the session root has no rdf:type (expected tg:Question and a subtype); it was "
+                                    f"found by its tg:query and IRI, and read as {session.mechanism}",
+                triple_text(root, QUERY, ox.Literal(session.question or ""))))
+        session.problems += self.membership.shared_steps(root, member_set, set(children), session.parent)
         if cyclic:
             shown = ", ".join(cyclic[:5]) + (f" and {len(cyclic) - 5} more" if len(cyclic) > 5 else "")
-            session.warnings.append(f"the derivations form a cycle through {shown}; the steps inside it are in IRI order")
+            looped = set(cyclic)
+            edge = next(((u, v, d["relation"]) for u, v, d in graph.edges(data=True)
+                         if u in looped and v in looped and d.get("relation") in DERIVATION_RELATIONS.values()), None)
+            session.problems.append(Problem(
+                CYCLE, None, f"the derivations form a cycle through {shown}; the steps inside it are in IRI order",
+                triple_text(edge[0], PROV + edge[2], edge[1]) if edge else None))
         return session
 
     def _graph(self, root: str, members: list[str], member_set: set[str],

@@ -12,6 +12,8 @@ from typing import Any
 
 import networkx as nx
 
+from .problems import Problem
+
 AGENT = "Agent"
 GRAPHRAG = "GraphRAG"
 DOCRAG = "DocRAG"
@@ -42,8 +44,8 @@ class Step:
     ``kind``: the TrustGraph class name ("Analysis", "Observation", "StepResult", ...);
     ``types``: every rdf:type IRI; ``prov_class``: "Entity", "Activity" or "Agent";
     ``fields``: the kind's parsed fields (numbers as int/float, times as datetime, ``arguments``
-    as a JSON value when valid); ``parents``: IRIs it derives from; ``warnings``: values that did
-    not parse.
+    as a JSON value when valid); ``parents``: IRIs it derives from; ``problems``: what the reader
+    found wrong in it (values that did not parse), ``warnings`` the same in words.
     """
 
     id: str
@@ -53,7 +55,12 @@ class Step:
     label: str | None = None
     fields: dict[str, Any] = field(default_factory=dict)
     parents: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The messages of the step's ``problems``."""
+        return [p.message for p in self.problems]
 
 
 @dataclass
@@ -67,7 +74,9 @@ class Session:
     ``steps``: ordered steps without the root and sub-entities; ``nodes``: every Step by IRI
     (root and sub-entities included); ``graph``: networkx DiGraph whose edge u -> v means
     "u <relation> v" in PROV's direction (``relation`` attribute, e.g. "wasDerivedFrom");
-    ``order``: every graph node in reading order; ``shape``: "seed" or "current".
+    ``order``: every graph node in reading order; ``shape``: "seed" or "current";
+    ``problems``: what the reader found wrong (every step's, then the session's own: a root
+    without types, a shared step, a cycle), ``warnings`` the same as lines of text.
     """
 
     id: str
@@ -86,7 +95,12 @@ class Session:
     answer: str | None = None
     answer_id: str | None = None
     shape: str = "current"
-    warnings: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The session's ``problems`` as lines (``"{step}: {message}"``)."""
+        return [p.text for p in self.problems]
 
     @property
     def has_answer(self) -> bool:

@@ -18,6 +18,7 @@ from ..model.summary import session_summary
 from .fetch import ROOTS as _ROOTS
 from .fetch import fetch_session, fetch_sessions
 from .filter import SessionFilter
+from .session_insights import sparql_clauses
 from .source import TraceSource
 from .sparql_text import PREFIXES, literal
 from .store import StoreSource
@@ -99,6 +100,7 @@ def _where(filters: SessionFilter) -> str:
         parts.append(f"  FILTER(?mechanism IN ({', '.join(literal(m) for m in allowed)}))")
     if patterns:
         parts.append(" UNION ".join(f"{{ {_pattern_clause(p).strip()} }}" for p in patterns))
+    parts += sparql_clauses(filters)
     if filters.status == "answered":
         parts.append("  " + _ANSWERED)
     elif filters.status:

@@ -48,7 +48,11 @@ def fetch_sessions(source: TraceSource, roots: list[str], *, context: bool = Tru
         return _fetch(source, roots, context)
 
 
-def _fetch(source: TraceSource, roots: list[str], context: bool) -> dict[str, Session]:
+def session_triples(source: TraceSource, roots: list[str]) -> list[ox.Triple]:
+    """Every triple of the entities of sessions ``roots`` (IRIs) and of what derives from them
+    (their sub-sessions too), with the thoughts and selections their steps point at: what
+    ``model.reader.SessionReader`` needs to read them. Two queries. Raises SourceError when the
+    source fails; ValueError for a root that is not an IRI."""
     anchors = values_clause("root", [iri(r) for r in roots])
     # two queries, not one UNION: joined with ``?s ?p ?o`` a union is evaluated triple by triple
     # by some engines (pyoxigraph among them), which is quadratic in the store's size
@@ -56,6 +60,11 @@ def _fetch(source: TraceSource, roots: list[str], context: bool) -> dict[str, Se
   ?s {DERIVED}* ?root . ?s ?p ?o }}""")
     triples += source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {anchors}
   ?x {DERIVED}* ?root . ?x tg:selectedEdge|tg:selectedChunk|tg:thought ?s . ?s ?p ?o }}""")
+    return triples
+
+
+def _fetch(source: TraceSource, roots: list[str], context: bool) -> dict[str, Session]:
+    triples = session_triples(source, roots)
     if not context:
         reader = SessionReader(TripleIndex(triples))
         return {r: reader.read(r) for r in roots if r in reader.roots}
@@ -67,7 +76,7 @@ def _fetch(source: TraceSource, roots: list[str], context: bool) -> dict[str, Se
     found = {r: reader.read(r) for r in roots if r in reader.roots}
     for session in found.values():
         if session.parent is not None:
-            session.parent_session = _parent_session(source, session.parent)
+            session.parent_session = parent_session(source, session.parent)
     return found
 
 
@@ -89,7 +98,7 @@ def _edge_context(source: TraceSource, triples: list[ox.Triple]) -> list[ox.Trip
     return out
 
 
-def _parent_session(source: TraceSource, parent: str) -> str | None:
+def parent_session(source: TraceSource, parent: str) -> str | None:
     """The session owning step ``parent``: named by the step's IRI when it extends an agent or
     DocRAG root (no query), else found by walking its derivations up to a Question."""
     owner = step_owner(parent)

@@ -36,6 +36,7 @@ from ..model.vocabulary import (PROV, QUERY, RDF_TYPE, SELECTED_CHUNK, SELECTED_
 from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions
 from .filter import SessionFilter
+from .session_insights import INSIGHT_PREDICATES, filter_clauses, insight_row, mark_complete, prepare, write_rows
 from .sparql_text import PREFIXES, iri_batches, values_clause
 from .store import StoreSource
 
@@ -49,7 +50,7 @@ SUMMARY_PREDICATES = frozenset({
     RDF_TYPE, WAS_DERIVED_FROM, PROV + "wasGeneratedBy", THOUGHT, SELECTED_EDGE, SELECTED_CHUNK,
     QUERY, STARTED_AT_TIME, TG + "pattern", TG + "action", TG + "toolError", TG + "edgeCount",
     TG + "entity", TG + "chunkCount",
-})
+}) | INSIGHT_PREDICATES
 _BATCH = 200  # sessions read from a store per query batch
 
 # The list's columns in a narrow table (one covering index serves the order and the filters),
@@ -84,6 +85,7 @@ def index_row(session: Session) -> dict[str, Any]:
         "steps": summary["step_count"],
         "search": f"{(summary['question'] or '').lower()}\n{session.id.lower()}",
         "summary": json.dumps(summary, ensure_ascii=False, sort_keys=True),
+        "insights": json.dumps(insight_row(session), ensure_ascii=False),
     }
 
 
@@ -107,6 +109,7 @@ class SessionIndex:
             with self._lock, self._db:
                 self._db.executescript(_SCHEMA)
                 self._db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (VERSION,))
+                prepare(self._db, fresh=not self._db.execute("SELECT 1 FROM sessions LIMIT 1").fetchone())
 
     @property
     def usable(self) -> bool:
@@ -186,6 +189,7 @@ class SessionIndex:
             self._db.executemany("INSERT OR REPLACE INTO search VALUES (:root, :search)", rows)
             self._db.executemany("INSERT OR REPLACE INTO summaries VALUES (:root, :summary)", rows)
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
+            write_rows(self._db, drop, rows)
 
     def close(self) -> None:
         """Close the SQLite connection."""
@@ -209,6 +213,8 @@ def _where(filters: SessionFilter) -> tuple[str, list[Any]]:
     if filters.needle:
         clauses.append("root IN (SELECT root FROM search WHERE instr(words, ?) > 0)")
         params.append(filters.needle.lower())
+    more = filter_clauses(filters)
+    clauses, params = clauses + more[0], params + more[1]
     return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
@@ -237,6 +243,8 @@ def build_index(store: ox.Store, index: SessionIndex | None = None) -> SessionIn
         reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))))
         rows = [index_row(reader.read(root)) for root in reader.roots]
     index.replace(index.roots(), rows)
+    with index._lock, index._db:
+        mark_complete(index._db)
     return index
 
 

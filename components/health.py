@@ -1,0 +1,139 @@
+"""Trace health in the app: the session list's Health column and filter, and the session page's
+panel of every problem found in the session (each linked to its step).
+
+The column and the filter read the session index's health rows (``analysis.health_index``); the
+panel checks the open session itself (``analysis.health.check_sessions``), once per session and
+collection. Messages quote trace text: they are shown with ``md_escape`` or in a dataframe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from trace_explorer.analysis.health import Finding, check_sessions, counts
+from trace_explorer.analysis.rules import RULES, SEVERITIES
+from trace_explorer.model.session import Session
+from trace_explorer.sources.session_insights import HEALTH_CHOICES, health_of
+from trace_explorer.sources.source import SourceError
+from trace_explorer.sources.store import StoreSource
+
+from .collection import Collection
+from .text import SESSION_PAGE, clip, md_escape
+
+HEALTH_KEY = "f_health"
+ICONS = {"error": "⛔", "warning": "⚠️", "info": "ℹ️"}
+LINKS_PER_PAGE = 25  # problems listed as links at a time in the panel; all of them are in its table
+_LABELS = {"errors": "errors", "warnings": "warnings", "infos": "only infos", "clean": "clean", "unchecked": "unchecked"}
+
+
+def indexed(collection: Collection) -> bool:
+    """Whether the collection's source keeps health rows (a session index)."""
+    source = collection.source
+    return isinstance(source, StoreSource) and source.index is not None and source.index.usable
+
+
+def health_filter(collection: Collection) -> str | None:
+    """The list's Health filter (shown when the source has a session index); its value for
+    ``SessionFilter.health``: one of HEALTH_CHOICES, a rule id, or None."""
+    if not indexed(collection):
+        return None
+    options = list(HEALTH_CHOICES) + sorted(RULES)
+    return st.selectbox("Health", options, index=None, key=HEALTH_KEY, placeholder="any",
+                        format_func=lambda o: _LABELS.get(o, f"rule: {o}"), width=170, persist_state="session",
+                        help="The worst problem found in the session's trace (errors; warnings and no error; "
+                             "only infos; none), sessions not checked yet, or one rule.")
+
+
+def health_cell(row: dict[str, int] | None) -> str:
+    """The Health column's text for one session: "⛔ 2 · ⚠️ 1", "ℹ️ 1", "clean", or "unchecked"."""
+    if row is None:
+        return "unchecked"
+    parts = [f"{ICONS[s]} {row[s]}" for s in SEVERITIES if row.get(s)]
+    return " · ".join(parts) if parts else "clean"
+
+
+def with_health(collection: Collection, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The list's rows (``session_summary`` dicts) with ``health`` (``health_cell``) and
+    ``health_link`` (the session page at its first problem's step); unchanged without an index."""
+    if not indexed(collection):
+        return list(rows)
+    found = health_of(collection.source.index, [r["id"] for r in rows])
+    return [dict(r, health=health_cell(found.get(r["id"]))) for r in rows]
+
+
+LARGE_STORE_QUADS = 200_000  # above this, the panel does not scan the store for steps nothing reaches
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _findings(collection_key: tuple, session_id: str, _collection: Collection) -> tuple[list[Finding], bool]:
+    """The session's findings, and whether steps that nothing derives from were looked for (on a
+    large store that takes a scan of every typed IRI, seconds: the list's Health column and
+    ``trace-explorer lint`` include them)."""
+    source = _collection.source
+    whole = not (isinstance(source, StoreSource) and len(source) > LARGE_STORE_QUADS)
+    return check_sessions(source, [session_id], None if whole else {}), whole
+
+
+def health_panel(session: Session, collection: Collection) -> None:
+    """The session page's Health panel: the counts, then every problem as a link to its step
+    (``?session=…&step=…``; LINKS_PER_PAGE at a time), and a table of all of them with the rule,
+    step, message and triple."""
+    try:
+        with st.spinner("Checking this session's trace…"):
+            found, whole = _findings(collection.key, session.id, collection)
+    except SourceError as error:
+        st.caption(md_escape(f"Health not checked: {error}"))
+        return
+    total = counts(found)
+    worst = next((s for s in SEVERITIES if total[s]), None)
+    title = "Health: clean" if worst is None else "Health: " + ", ".join(
+        f"{total[s]} {s}{'' if total[s] == 1 else 's'}" for s in SEVERITIES if total[s])
+    icon = {"error": ":material/error:", "warning": ":material/warning:", "info": ":material/info:"}.get(
+        worst, ":material/check_circle:")
+    with st.expander(title, icon=icon):  # closed: its title says the counts, the list's column the worst
+        if not whole:
+            st.caption("On a store this large, steps of this session that no derivation reaches and nothing "
+                       "derives from are not looked for here; the list's Health column and `trace-explorer lint` "
+                       "include them.")
+        if not found:
+            st.caption("No problem found: this trace reads as the trace model expects.")
+            return
+        first = 0
+        if len(found) > LINKS_PER_PAGE:
+            pages = (len(found) + LINKS_PER_PAGE - 1) // LINKS_PER_PAGE
+            page = st.number_input(f"Page of problems (of {pages:,})", 1, pages, 1, key="te_health_page", width=180)
+            first = (page - 1) * LINKS_PER_PAGE
+        for finding in found[first:first + LINKS_PER_PAGE]:
+            label = f"{ICONS[finding.severity]} {finding.rule} · {_short(finding.step, session) or 'the session'}: " \
+                    f"{clip(finding.message, 160)}"
+            target = shown_step(session, finding.step)
+            st.page_link(SESSION_PAGE, label=md_escape(label, one_line=True),
+                         query_params={"session": session.id} | ({"step": target} if target else {}),
+                         help=md_escape(RULES[finding.rule].finds))
+        st.dataframe([{"Severity": f.severity, "Rule": f.rule, "Step": _short(f.step, session) or "",
+                       "Message": f.message, "Triple": f.triple or ""} for f in found],
+                     hide_index=True, width="stretch",
+                     column_config={"Message": st.column_config.TextColumn("Message", width=360)})
+
+
+def shown_step(session: Session, node: str | None) -> str | None:
+    """The step the page selects for ``node``: itself when it is one of ``session.steps``, else
+    the step that points at it or that it derives from (a Thought's Analysis, a selection's Focus);
+    None for the session itself or a node of no step."""
+    steps = {s.id for s in session.steps}
+    if node is None or node in steps:
+        return node
+    graph = session.graph
+    if node in graph:
+        near = [u for u, _ in graph.in_edges(node)] + [v for _, v in graph.out_edges(node)]
+        return next((n for n in near if n in steps), None)
+    return None
+
+
+def _short(step: str | None, session: Session) -> str | None:
+    if step and step.startswith(session.id + "/"):
+        return "…" + step[len(session.id):]
+    return step

@@ -1,0 +1,133 @@
+"""The Insights page's parts: the filters it shares with the session list, the numbers of the
+sessions they select (``analysis.stats``) and a chart per question, each with its PNG and CSV.
+
+A click on a bar filters the session list by what the bar stands for (a mechanism and pattern, a
+tool, a model, a termination reason) and opens it. The list keeps those filters (``f_tool``,
+``f_model``, ``f_termination``) beside its own and shows each as a button that removes it.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import streamlit as st
+
+from trace_explorer.analysis.stats import collection_stats
+from trace_explorer.sources.filter import SessionFilter
+from trace_explorer.views.insight_charts import PICK, InsightChart, chart_png, insight_charts
+
+from .collection import Collection
+from .text import SESSIONS_PAGE, md_escape
+
+# The session list's filter keys (pages/sessions.py) and those the charts set.
+LIST_KEYS = ("f_type", "f_pattern", "f_status", "f_search", "f_sub", "f_health")
+CLICK_KEYS = {"tool": "f_tool", "model": "f_model", "termination": "f_termination"}
+_NAMES = {"tool": "Tool", "model": "Model", "termination": "Termination"}
+
+
+def insight_filters() -> dict[str, str | None]:
+    """The filters a chart click set (``SessionFilter`` fields ``tool``, ``model``,
+    ``termination``), each shown as a button that removes it."""
+    chosen = {field: st.session_state.get(key) for field, key in CLICK_KEYS.items()}
+    active = {f: v for f, v in chosen.items() if v}
+    if active:
+        row = st.container(horizontal=True, gap="small", vertical_alignment="center")
+        with row:
+            for field, value in active.items():
+                st.button(md_escape(f"{_NAMES[field]}: {value}", one_line=True), icon=":material/close:",
+                          key=f"te_clear_{field}", type="secondary", on_click=st.session_state.pop,
+                          args=(CLICK_KEYS[field], None), help="Remove this filter (set from the Insights page)")
+    return chosen
+
+
+def current_filter() -> SessionFilter:
+    """The filter the session list shows now (its widgets keep their values for the session)."""
+    state = st.session_state
+    return SessionFilter(mechanism=tuple(state.get("f_type") or ()), pattern=tuple(state.get("f_pattern") or ()),
+                         status=state.get("f_status"), text=(state.get("f_search") or "").strip() or None,
+                         include_sub=bool(state.get("f_sub")), health=state.get("f_health"),
+                         **{field: state.get(key) for field, key in CLICK_KEYS.items()})
+
+
+def describe(filters: SessionFilter) -> str:
+    """The filter in words ("top-level sessions · Agent · tool calculator")."""
+    parts = ["every session" if filters.include_sub else "top-level sessions"]
+    parts += [", ".join(filters.mechanisms)] if filters.mechanisms else []
+    parts += [", ".join(filters.patterns)] if filters.patterns else []
+    parts += [filters.status] if filters.status else []
+    parts += [f"“{filters.needle}”"] if filters.needle else []
+    parts += [f"{name.lower()} {getattr(filters, field)}" for field, name in _NAMES.items() if getattr(filters, field)]
+    parts += [f"health {filters.health}"] if filters.health else []
+    return " · ".join(parts)
+
+
+@st.cache_data(show_spinner=False, max_entries=64, ttl=600)
+def _numbers(collection_key: tuple, filters_key: str, _collection: Collection, _filters: SessionFilter) -> dict[str, Any]:
+    return collection_stats(_collection.source, _filters)
+
+
+def numbers_of(collection: Collection, filters: SessionFilter) -> dict[str, Any]:
+    """``collection_stats`` of the collection under ``filters`` (kept per collection and filter)."""
+    return _numbers(collection.key, repr(filters), collection, filters)
+
+
+def headline(numbers: dict[str, Any]) -> None:
+    """A row of metrics: sessions, tool calls, tool errors, LLM calls, tokens."""
+    calls = sum(t["calls"] for t in numbers["tools"].values())
+    errors = sum(t["errors"] for t in numbers["tools"].values())
+    llm = sum(t["calls"] for t in numbers["tokens"].values())
+    tokens_in = sum(t["in"] for t in numbers["tokens"].values())
+    tokens_out = sum(t["out"] for t in numbers["tokens"].values())
+    row = st.container(horizontal=True, gap="small")
+    with row:
+        for label, value in (("Sessions", f"{numbers['sessions']:,}"), ("Steps", f"{numbers['steps']['total']:,}"),
+                             ("Tool calls", f"{calls:,}"),
+                             ("Tool errors", f"{errors:,}" + (f" ({100 * errors / calls:.1f}%)" if calls else "")),
+                             ("LLM calls", f"{llm:,}"), ("Tokens in / out", f"{tokens_in:,} / {tokens_out:,}")):
+            st.metric(label, value, border=True, width="content")
+
+
+def chart_grid(numbers: dict[str, Any]) -> None:
+    """Every chart, two to a row, each with its downloads; a click on a bar filters the list."""
+    charts = insight_charts(numbers)
+    for start in range(0, len(charts), 2):
+        for column, chart in zip(st.columns(2, gap="medium"), charts[start:start + 2]):
+            with column, st.container(border=True):
+                _chart(chart)
+
+
+def _chart(chart: InsightChart) -> None:
+    st.markdown(f"**{md_escape(chart.title)}**")
+    if chart.data.empty:
+        st.caption("Nothing to draw for these sessions.")
+        return
+    key = f"te_insight_{chart.key}"
+    if chart.filter_field:
+        event = st.altair_chart(chart.chart, key=key, on_select="rerun", selection_mode=PICK, width="stretch")
+        picked = (event.selection or {}).get(PICK) if event is not None else None
+        if picked:
+            _filter_list(chart.filter_field, picked[0])
+    else:
+        st.altair_chart(chart.chart, key=key, width="stretch")
+    buttons = st.container(horizontal=True, gap="small")
+    with buttons:
+        st.download_button("PNG", partial(chart_png, chart.chart), file_name=f"{chart.key}.png", mime="image/png",
+                           key=f"{key}_png", icon=":material/image:", on_click="ignore", type="tertiary")
+        st.download_button("CSV", chart.data.to_csv(index=False).encode("utf-8"), file_name=f"{chart.key}.csv",
+                           mime="text/csv", key=f"{key}_csv", icon=":material/table:", on_click="ignore",
+                           type="tertiary")
+    if chart.filter_field:
+        st.caption("Click a bar to list those sessions.")
+
+
+def _filter_list(field: str, picked: dict[str, Any]) -> None:
+    """Set the session list's filter to the bar clicked and open the list."""
+    state = st.session_state
+    if field == "mechanism":
+        if picked.get("mechanism"):
+            state["f_type"] = [picked["mechanism"]]
+            state["f_pattern"] = [picked["pattern"]] if picked.get("pattern") else None
+    elif picked.get(field) is not None:
+        state[CLICK_KEYS[field]] = str(picked[field])
+    st.switch_page(SESSIONS_PAGE)

@@ -1,0 +1,77 @@
+"""The app's health and insights parts (AppTest, no browser): the list's Health column and
+filter on the demo, the session page's panel on a broken upload, and the Insights page's numbers
+against the corpus manifest."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import manifest_sessions
+from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy
+from tests.test_app import REPO, TOP, open_session, table, unescape
+
+INFOS = {s["session"] for s in TOP if not s["has_answer"]} | {
+    "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e", "urn:trustgraph:docrag:e2015522-40cb-4cd0-a49a-45845dbe3023"}
+
+
+def start() -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_list_shows_each_sessions_health_and_filters_by_it():
+    at = start()
+    frame = table(at)
+    health = dict(zip(frame["Session ID"], frame["Health"]))
+    assert {s for s, h in health.items() if h != "clean"} == INFOS
+    assert health["urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"] == "ℹ️ 3"
+    at.selectbox(key="f_health").select("infos").run()
+    assert sorted(table(at)["Session ID"]) == sorted(INFOS)
+    at.selectbox(key="f_health").select("clean").run()
+    assert len(table(at)) == len(TOP) - len(INFOS)
+    at.selectbox(key="f_health").select("unfinished").run()
+    assert sorted(table(at)["Session ID"]) == sorted(s["session"] for s in TOP if not s["has_answer"])
+
+
+def test_the_session_panel_lists_each_problem_with_a_link_to_its_step():
+    trace, texts, _ = BROKEN["unknown-type"]
+    at = start()
+    data = (healthy(HEALTHY) + trace.split("\n", 3)[3]).encode()
+    docs = json.dumps({**documents(HEALTHY), **texts}).encode()
+    at.sidebar.file_uploader[0].set_value([("h.trig", data, "application/octet-stream"),
+                                           ("h.documents.json", docs, "application/json")]).run()
+    at = open_session(BROKEN_ID, at=at)
+    panel = [e for e in at.main.expander if e.label.startswith("Health")]
+    assert [e.label for e in panel] == ["Health: 1 warning"]
+    rows = panel[0].dataframe[0].value
+    assert rows[["Severity", "Rule", "Step"]].values.tolist() == [["warning", "unknown-type", "…/i1"]]
+    assert rows["Triple"][0] == f"<{BROKEN_ID}/i1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://trustgraph.ai/ns/Daydream>"
+    clean = open_session(HEALTHY, at=at)
+    assert [e.label for e in clean.main.expander if e.label.startswith("Health")] == ["Health: clean"]
+
+
+def test_the_insights_page_counts_what_the_manifest_says():
+    at = start()
+    at.switch_page("pages/insights.py").run()
+    assert not at.exception, at.exception
+    metrics = {m.label: m.value for m in at.main.metric}
+    calls = Counter(a for s in TOP for a in s.get("actions") or [])
+    errors = sum(s.get("tool_errors") or 0 for s in TOP)
+    assert metrics["Sessions"] == str(len(TOP))
+    assert metrics["Tool calls"] == str(sum(calls.values()))
+    assert metrics["Tool errors"] == f"{errors} ({100 * errors / sum(calls.values()):.1f}%)"
+    assert "top-level sessions" in unescape(at.main.caption[0].value)
+
+
+def test_insights_follow_the_lists_filters():
+    at = start()
+    at.session_state["f_type"] = ["Agent"]
+    at.session_state["f_sub"] = True
+    at.switch_page("pages/insights.py").run()
+    metrics = {m.label: m.value for m in at.main.metric}
+    agents = [s for s in manifest_sessions() if s["mechanism"] == "agent"]
+    assert metrics["Sessions"] == str(len(agents))

@@ -1,0 +1,117 @@
+"""Trace health and insights in a real browser (headless Debian Chromium): the list's Health
+filter, the session page's Health panel whose links select the step, hostile text in a problem's
+message shown as text, and the Insights page: charts drawn, a click on a bar filtering the list,
+PNG and CSV downloads. Screenshots go to tests/artifacts/ (gitignored)."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+
+import pytest
+
+from components.session_table import ROW_PX
+from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
+from tests.conftest import manifest_sessions
+from tests.health_traces import BROKEN_ID, HEALTHY, documents, healthy
+
+pytestmark = pytest.mark.browser  # fails, never skips, when Chromium is missing
+
+HOSTILE_ARGS = '<img src=x onerror="window.__pwned=1">{not json'
+TOP = [s for s in manifest_sessions() if s["parent"] is None]
+
+
+def upload_broken(page, tmp_path) -> None:
+    """Upload a healthy agent session and one whose tg:arguments is hostile text and no JSON."""
+    trace = tmp_path / "health.trig"
+    trace.write_text(healthy(HEALTHY) + healthy(BROKEN_ID, arguments=HOSTILE_ARGS).split("\n", 3)[3], encoding="utf-8")
+    texts = tmp_path / "health.documents.json"
+    texts.write_text(json.dumps({**documents(HEALTHY), **documents(BROKEN_ID)}), encoding="utf-8")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(trace), str(texts)])
+    wait_for_streamlit_idle(page)
+    page.get_by_text("of 2 matching · 2 top-level sessions").wait_for()
+
+
+def choose_health(page, label: str) -> None:
+    page.get_by_role("combobox", name="Health").click()
+    page.get_by_role("option", name=label, exact=True).click()
+    wait_for_streamlit_idle(page)
+
+
+def test_health_filter_and_panel_links_select_the_step(app_url, tmp_path):
+    with chromium_page(viewport=(1440, 1500)) as page:
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(app_url + "/")
+        wait_for_streamlit_idle(page)
+        upload_broken(page, tmp_path)
+        screenshot(page, "health-list")
+        choose_health(page, "warnings")
+        page.get_by_text("1–1 of 1 matching").wait_for()
+        choose_health(page, "clean")
+        page.get_by_text("1–1 of 1 matching").wait_for()
+        choose_health(page, "warnings")
+        page.get_by_text("1–1 of 1 matching").wait_for()
+        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
+        box = table.bounding_box()
+        page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+        page.wait_for_url("**/session?session=*", timeout=30000)
+        wait_for_streamlit_idle(page)
+        assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["session"] == [BROKEN_ID]
+
+        panel = page.locator('[data-testid="stExpander"]').filter(has_text="Health: 1 warning")
+        panel.wait_for()
+        panel.locator("summary").click()  # the panel opens on request
+        picker = page.get_by_role("combobox", name="Step")
+        assert picker.input_value().startswith("1. ")  # the first step until the link is followed
+        link = panel.get_by_role("link", name="arguments-not-json")
+        assert HOSTILE_ARGS[:40] in link.inner_text()  # the message quotes the text, as text
+        assert page.locator('[data-testid="stMain"] img[src="x"]').count() == 0
+        screenshot(page, "health-panel")
+        link.click()
+        wait_for_streamlit_idle(page)
+        page.wait_for_function(f"() => decodeURIComponent(location.search).includes('step={BROKEN_ID}/i1')",
+                               timeout=20000)
+        assert picker.input_value() == "2. i1 Analysis: calculator"
+        assert page.evaluate("() => window.__pwned") is None and dialogs == []
+        screenshot(page, "health-link-followed")
+
+
+def test_insights_charts_filter_the_list_and_download(app_url):
+    with chromium_page(viewport=(1440, 1800)) as page:
+        page.goto(app_url + "/insights")
+        wait_for_streamlit_idle(page)
+        charts = page.locator('[data-testid="stVegaLiteChart"]')
+        charts.nth(5).wait_for()
+        assert charts.count() == 6
+        metric = page.locator('[data-testid="stMain"] [data-testid="stMetric"]').filter(has_text="Sessions")
+        assert metric.locator('[data-testid="stMetricValue"]').inner_text() == str(len(TOP))
+        assert page.locator('[data-testid="stException"]').count() == 0
+        page.wait_for_timeout(500)
+        screenshot(page, "insights")
+
+        with page.expect_download() as png:
+            page.get_by_test_id("stDownloadButton").filter(has_text="PNG").first.locator("button").click()
+        assert open(png.value.path(), "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+        with page.expect_download() as csv:
+            page.get_by_test_id("stDownloadButton").filter(has_text="CSV").nth(1).locator("button").click()
+        text = open(csv.value.path(), encoding="utf-8").read()
+        assert text.splitlines()[0] == "tool,calls,errors,error_rate,p50_ms,p95_ms"
+        calls = {}
+        for s in TOP:
+            for action in s.get("actions") or []:
+                calls[action] = calls.get(action, 0) + 1
+        assert {line.split(",")[0]: int(line.split(",")[1]) for line in text.splitlines()[1:]} == calls
+
+        bar = charts.nth(5).locator('g.mark-rect path[aria-label*="max-iterations"]')
+        box = bar.bounding_box()  # a click where the bar is drawn (the chart's SVG takes the events)
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_url(lambda url: "/insights" not in url, timeout=30000)
+        wait_for_streamlit_idle(page)
+        page.get_by_text(f"1–1 of 1 matching · {len(TOP)} top-level sessions").wait_for()
+        chip = page.get_by_role("button", name="Termination: max-iterations")
+        assert chip.is_visible()
+        screenshot(page, "insights-click-filters-list")
+        chip.click()
+        wait_for_streamlit_idle(page)
+        page.get_by_text(f"1–{len(TOP)} of {len(TOP)} matching").wait_for()

@@ -1,0 +1,145 @@
+"""Trace health: each rule on a trace built to break it, beside a healthy session that nothing
+names; the clean reference corpus has no error or warning; the shapes file and the rule catalog
+agree; trace text in a message stays as it was (for the caller to escape)."""
+
+from __future__ import annotations
+
+import pytest
+import rdflib
+from rdflib.namespace import SH
+
+from tests.conftest import CORPUS, CONTENT_FILES, TRACE_FILES, corpus_paths
+from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy, sub
+from trace_explorer.analysis import shacl
+from trace_explorer.analysis.health import check_source
+from trace_explorer.analysis.rules import RULES
+from trace_explorer.read.collection import TraceStore, load_collection
+from trace_explorer.sources.session_index import build_index
+from trace_explorer.sources.store import StoreSource
+
+THE_TEN = ("arguments-not-json", "bad-literal", "dangling-derivation", "unreachable-step", "cycle", "unknown-type",
+           "time-before-parent", "damaged-quoted-triple", "missing-text", "unfinished")
+
+
+def files_source(*files: tuple[str, bytes | str], texts: dict[str, str] | None = None) -> StoreSource:
+    collection = TraceStore()
+    for name, data in files:
+        collection.add_file(name, data.encode() if isinstance(data, str) else data)
+    collection.documents.update(texts or {})
+    return StoreSource(collection.store, documents=collection.documents, index=build_index(collection.store))
+
+
+def findings_of(trace: str, texts: dict[str, str]):
+    both = {**documents(HEALTHY), **texts}
+    source = files_source(("healthy.trig", healthy(HEALTHY)), ("broken.trig", trace), texts=both)
+    return list(check_source(source))
+
+
+@pytest.mark.parametrize("rule", THE_TEN)
+def test_each_rule_finds_the_trace_built_to_break_it_and_names_nothing_healthy(rule):
+    trace, texts, (session, step, triple) = BROKEN[rule]
+    found = findings_of(trace, texts)
+    assert not [f for f in found if HEALTHY in f.session or sub(HEALTHY) == f.session]
+    mine = [f for f in found if f.rule == rule]
+    assert mine, found
+    assert {f.session for f in mine} == {session}
+    if rule == "cycle":  # on one of the two derivations of the cycle, and the step it starts from
+        other = f"<{BROKEN_ID}/i1> <http://www.w3.org/ns/prov#wasDerivedFrom> <{BROKEN_ID}/pattern-decision>"
+        assert [(f.step, f.triple) for f in mine] in ([(step, triple)], [(f"{BROKEN_ID}/i1", other)])
+    else:
+        assert any(f.step == step for f in mine), mine
+        assert any(f.triple == triple for f in mine), mine
+    assert all(f.severity == RULES[rule].severity for f in mine)
+    # nothing else is said of the broken session but what breaking this rule means
+    others = {f.rule for f in found} - {rule}
+    expected_too = {"unreachable-step": set(), "cycle": set()}.get(rule, set())
+    assert others <= expected_too, found
+
+
+def test_the_healthy_pair_alone_has_no_finding_at_all():
+    source = files_source(("healthy.trig", healthy(HEALTHY)), texts=documents(HEALTHY))
+    assert list(check_source(source)) == []
+
+
+def test_severities_are_those_of_the_issue():
+    assert RULES["unfinished"].severity == "info"
+    assert {r: RULES[r].severity for r in THE_TEN if RULES[r].severity == "error"} == {
+        "dangling-derivation": "error", "unreachable-step": "error", "cycle": "error", "damaged-quoted-triple": "error"}
+
+
+def test_a_bad_time_is_a_bad_literal_on_the_root():
+    trace = healthy(BROKEN_ID, started="not a time")
+    found = [f for f in findings_of(trace, documents(BROKEN_ID)) if f.rule == "bad-literal"]
+    assert [(f.session, f.step, f.triple) for f in found] == [
+        (BROKEN_ID, BROKEN_ID, f'<{BROKEN_ID}> <http://www.w3.org/ns/prov#startedAtTime> "not a time"')]
+
+
+@pytest.mark.parametrize("name", TRACE_FILES)
+def test_each_clean_reference_file_has_no_error_or_warning(name):
+    source = files_source(*[(p.name, p.read_bytes()) for p in corpus_paths(name)])
+    found = list(check_source(source))
+    assert [f for f in found if f.severity != "info"] == []
+
+
+def test_the_whole_corpus_has_only_the_infos_it_should():
+    collection, errors = load_collection([CORPUS])
+    assert errors == []
+    source = StoreSource(collection.store, documents=collection.documents, index=build_index(collection.store))
+    found = list(check_source(source))
+    unfinished = sorted(f.session for f in found if f.rule == "unfinished")
+    from tests.conftest import manifest_sessions
+    assert unfinished == sorted(s["session"] for s in manifest_sessions() if not s["has_answer"])
+    assert {f.rule for f in found} == {"unfinished", "missing-chunk-text"}
+    # the reranker's chunks of the DocRAG sessions whose chunk texts no content file holds
+    assert all(f.step.startswith("urn:trustgraph:prov:chunk:") for f in found if f.rule == "missing-chunk-text")
+
+
+def test_the_shapes_file_names_each_shape_rule_with_the_catalog_severity():
+    graph = shacl.shapes_graph()
+    severity = {SH.Violation: "error", SH.Warning: "warning", SH.Info: "info"}
+    seen = {}
+    for shape, rule in graph.subject_objects(shacl.RULE):
+        constraints = [shape] + list(graph.objects(shape, SH.property))
+        for node in constraints:
+            value = graph.value(node, SH.severity)
+            if value is not None:
+                seen.setdefault(str(rule), set()).add(severity[value])
+    assert seen == {r.id: {r.severity} for r in RULES.values() if r.found_by == "shape"}
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # pyshacl's own use of rdflib's Dataset
+def test_the_shapes_are_plain_shacl_core_that_pyshacl_runs_on_a_file():
+    import pyshacl
+
+    trig = healthy(BROKEN_ID, extra=f"<{BROKEN_ID}/i1> a <https://trustgraph.ai/ns/Daydream> .") \
+        .replace("<< <http://e/a> <http://e/knows> <http://e/b> >>", '"<<damaged"')
+    turtle = trig.replace("<urn:graph:retrieval> {", "").rsplit("}", 1)[0]  # the one graph's triples
+    data = rdflib.Graph().parse(data=turtle, format="turtle")
+    conforms, report, _ = pyshacl.validate(data, shacl_graph=str(shacl.SHAPES_PATH), allow_warnings=True)
+    messages = {str(m) for m in report.objects(None, SH.resultMessage)}
+    assert not conforms
+    assert "a class in the TrustGraph namespace that the trace model does not know" in messages
+    assert "the chosen edge survives only as a literal that does not read as a quoted triple" in messages
+
+
+def test_messages_keep_hostile_text_as_text():
+    hostile = '<script>alert(1)</script>'
+    trace = healthy(BROKEN_ID, arguments=hostile)
+    found = [f for f in findings_of(trace, documents(BROKEN_ID)) if f.rule == "arguments-not-json"]
+    assert hostile in found[0].message and hostile.replace('"', '\\"') in found[0].triple
+
+
+def test_lint_reads_a_store_and_an_in_memory_collection_alike(tmp_path):
+    from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+
+    trace, texts, _ = BROKEN["missing-text"]
+    (tmp_path / "broken.trig").write_text(trace)
+    import json
+    (tmp_path / "broken.documents.json").write_text(json.dumps(texts))
+    store = open_local_store(tmp_path / "store")
+    for name in ("broken.trig", "broken.documents.json"):
+        ingest_file(store, str(tmp_path / name))
+    del store
+    from_store = list(check_source(local_source(tmp_path / "store", read_only=True)))
+    in_memory = findings_of(trace, texts)
+    assert from_store == in_memory

@@ -1,0 +1,134 @@
+"""``trace-explorer lint``: JSON and text output, the exit status by --fail-on, every source;
+and the health rows the session index keeps for the list (written after ingest, mended when a
+later file brings what was missing)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import CORPUS, manifest_sessions
+from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy
+from trace_explorer.analysis.health_index import refresh_health
+from trace_explorer.cli.main import main
+from trace_explorer.sources.catalog import list_sessions
+from trace_explorer.sources.filter import SessionFilter
+from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.sources.session_insights import health_of
+
+KEYS = ["rule", "severity", "session", "step", "message", "triple"]
+
+
+def write(tmp_path, name: str, text: str):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def broken_files(tmp_path):
+    trace, texts, _ = BROKEN["dangling-derivation"]
+    both = healthy(HEALTHY) + trace.split("\n", 3)[3]
+    return [write(tmp_path, "traces.trig", both),
+            write(tmp_path, "traces.documents.json", json.dumps({**documents(HEALTHY), **texts}))]
+
+
+def test_json_is_an_array_of_findings_and_an_error_fails(capsys, broken_files):
+    assert main(["lint", *map(str, broken_files), "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert [list(f) for f in found] == [KEYS]
+    assert found[0] == {"rule": "dangling-derivation", "severity": "error", "session": BROKEN_ID,
+                        "step": f"{BROKEN_ID}/final",
+                        "message": "derives from urn:trustgraph:gone:1, which nothing loaded describes",
+                        "triple": f"<{BROKEN_ID}/final> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:trustgraph:gone:1>"}
+
+
+@pytest.mark.parametrize("fail_on, status", [("error", 0), ("warning", 0), ("info", 1)])
+def test_the_clean_corpus_passes_unless_infos_fail(capsys, fail_on, status):
+    assert main(["lint", str(CORPUS), "--fail-on", fail_on, "--format", "json"]) == status
+    found = json.loads(capsys.readouterr().out)
+    assert {f["severity"] for f in found} == {"info"}
+    unfinished = {f["session"] for f in found if f["rule"] == "unfinished"}
+    assert unfinished == {s["session"] for s in manifest_sessions() if not s["has_answer"]}
+
+
+def test_text_names_each_session_rule_and_step_and_counts(capsys, broken_files):
+    assert main(["lint", *map(str, broken_files), "--fail-on", "error"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == BROKEN_ID
+    assert f"  error   dangling-derivation    {BROKEN_ID}/final: derives from urn:trustgraph:gone:1" in out
+    assert out.rstrip().endswith("1 error, 0 warnings, 0 infos in 1 session")
+
+
+def test_control_characters_in_a_message_are_shown_not_acted_on(capsys, tmp_path):
+    trace = healthy(BROKEN_ID, arguments="\x1b[31mred{")
+    path = write(tmp_path, "t.trig", trace)
+    docs = write(tmp_path, "t.documents.json", json.dumps(documents(BROKEN_ID)))
+    assert main(["lint", str(path), str(docs)]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out  # the message quotes it escaped, the triple in N-Triples escapes
+    assert "arguments is not JSON: '\\x1b[31mred{'" in out and '"\\u001B[31mred{"' in out
+
+
+def test_bad_usage_is_status_2(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["lint", str(CORPUS), "--fail-on", "sometimes"])
+    assert stop.value.code == 2
+    assert main(["lint"]) == 2  # no source at all
+
+
+def test_lint_reads_a_store(capsys, tmp_path, broken_files):
+    store = open_local_store(tmp_path / "store")
+    for path in broken_files:
+        ingest_file(store, str(path))
+    del store
+    assert main(["lint", "--store", str(tmp_path / "store"), "--format", "json"]) == 1
+    assert [f["rule"] for f in json.loads(capsys.readouterr().out)] == ["dangling-derivation"]
+
+
+def test_the_index_keeps_health_rows_and_mends_them_when_texts_arrive(tmp_path):
+    trace, texts, _ = BROKEN["missing-text"]
+    store = open_local_store(tmp_path / "store")
+    ingest_file(store, str(write(tmp_path, "broken.trig", healthy(HEALTHY) + trace.split("\n", 3)[3])))
+    source = store.source()
+    assert refresh_health(source, after_ingest=True) == 4  # two agents, two GraphRAG sub-sessions
+    rows = health_of(store.index, [HEALTHY, BROKEN_ID])
+    assert rows[BROKEN_ID]["warning"] == 3 and rows[BROKEN_ID]["rules"] == ["missing-text"]  # no text at all yet
+    assert list_sessions(source, SessionFilter(health="warnings")).total == 2
+    assert list_sessions(source, SessionFilter(health="missing-text", include_sub=True)).total == 4
+    # the texts arrive in a later file: the sessions missing them are checked again
+    ingest_file(store, str(write(tmp_path, "texts.documents.json", json.dumps({**documents(HEALTHY), **texts}))))
+    assert refresh_health(source, after_ingest=True) == 4
+    rows = health_of(store.index, [HEALTHY, BROKEN_ID])
+    assert rows[HEALTHY] == {"error": 0, "warning": 0, "info": 0, "rules": []}
+    assert rows[BROKEN_ID]["warning"] == 1  # the one text still missing
+    assert [r["id"] for r in list_sessions(source, SessionFilter(health="clean")).rows] == [HEALTHY]
+    # a session whose row is rewritten (a later file adds a step) is unchecked until checked again
+    more = (f"<{HEALTHY}/i2> a <https://trustgraph.ai/ns/Analysis> ; "
+            f"<http://www.w3.org/ns/prov#wasDerivedFrom> <{HEALTHY}/i1/observation> .\n")
+    ingest_file(store, str(write(tmp_path, "more.ttl", more)))
+    assert HEALTHY not in health_of(store.index, [HEALTHY])
+    assert list_sessions(source, SessionFilter(health="unchecked")).total == 1
+    refresh_health(source, after_ingest=True)
+    assert health_of(store.index, [HEALTHY])[HEALTHY]["rules"] == []
+
+
+def test_lint_and_stats_read_a_sparql_endpoint(capsys, virtuoso_url):
+    """A real Virtuoso holding the corpus (its quoted triples aside, which it cannot hold): lint
+    finds the infos it finds in the files, and stats reads the sessions to count their tool calls."""
+    assert main(["lint", "--endpoint", virtuoso_url, "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert {f["severity"] for f in found} == {"info"}
+    assert {f["session"] for f in found if f["rule"] == "unfinished"} == {
+        s["session"] for s in manifest_sessions() if not s["has_answer"]}
+    assert main(["stats", "--endpoint", virtuoso_url, "--all", "--format", "json"]) == 0
+    numbers = json.loads(capsys.readouterr().out)
+    calls: dict[str, int] = {}
+    for s in manifest_sessions():
+        for action in s.get("actions") or []:
+            calls[action] = calls.get(action, 0) + 1
+    assert {tool: t["calls"] for tool, t in numbers["tools"].items()} == calls
+    assert sum(t["errors"] for t in numbers["tools"].values()) == 1
+    assert main(["stats", "--endpoint", virtuoso_url, "--tool", "calculator", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sessions"] == 3

@@ -1,0 +1,115 @@
+"""Collection insights: the numbers equal sums over the corpus manifest, read from the session
+index (files, a local store) and from the sessions themselves (a source without an index) alike;
+filters narrow them; ``trace-explorer stats`` prints them."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from tests.conftest import CORPUS, MECHANISM_NAMES, manifest_sessions
+from trace_explorer.analysis.stats import collection_stats, percentile
+from trace_explorer.cli.main import main
+from trace_explorer.read.collection import load_collection
+from trace_explorer.sources.filter import SessionFilter
+from trace_explorer.sources.session_index import build_index
+from trace_explorer.sources.store import StoreSource
+
+
+@pytest.fixture(scope="module")
+def sources():
+    collection, errors = load_collection([CORPUS])
+    assert errors == []
+    indexed = StoreSource(collection.store, documents=collection.documents, index=build_index(collection.store))
+    plain = StoreSource(collection.store, documents=collection.documents)  # answered by SPARQL and reading sessions
+    return indexed, plain
+
+
+def expected(include_sub: bool) -> tuple[Counter, int, Counter, int]:
+    chosen = [s for s in manifest_sessions() if include_sub or s["parent"] is None]
+    calls = Counter(a for s in chosen for a in s.get("actions") or [])
+    errors = sum(s.get("tool_errors") or 0 for s in chosen)
+    mechanisms = Counter(MECHANISM_NAMES[s["mechanism"]] for s in chosen)
+    return calls, errors, mechanisms, len(chosen)
+
+
+@pytest.mark.parametrize("include_sub", [False, True])
+@pytest.mark.parametrize("which", ["indexed", "plain"])
+def test_tool_calls_and_errors_are_the_manifests_sums(sources, which, include_sub):
+    source = sources[0] if which == "indexed" else sources[1]
+    numbers = collection_stats(source, SessionFilter(include_sub=include_sub))
+    calls, errors, mechanisms, count = expected(include_sub)
+    assert numbers["sessions"] == count
+    assert numbers["by_mechanism"] == dict(mechanisms)
+    assert {tool: t["calls"] for tool, t in numbers["tools"].items()} == dict(calls)
+    assert sum(t["errors"] for t in numbers["tools"].values()) == errors == 1
+    assert numbers["tools"]["mcp:weather"]["errors"] == 1  # the 12-step run's failed call
+    assert sum(d["sessions"] for d in numbers["per_day"]) == count
+    assert sum(numbers["termination"].values()) == count
+
+
+def test_the_index_and_the_sessions_give_the_same_numbers(sources):
+    for filters in (SessionFilter(), SessionFilter(include_sub=True), SessionFilter(mechanism="Agent", include_sub=True),
+                    SessionFilter(tool="calculator"), SessionFilter(termination="max-iterations")):
+        assert collection_stats(sources[0], filters) == collection_stats(sources[1], filters), filters
+
+
+def test_filters_narrow_the_numbers(sources):
+    with_calculator = [s for s in manifest_sessions() if s["parent"] is None and "calculator" in (s.get("actions") or [])]
+    numbers = collection_stats(sources[0], SessionFilter(tool="calculator"))
+    assert numbers["sessions"] == len(with_calculator) == 3
+    assert numbers["tools"]["calculator"]["calls"] == sum(s["actions"].count("calculator") for s in with_calculator)
+    stopped = collection_stats(sources[0], SessionFilter(termination="max-iterations"))
+    assert stopped["sessions"] == 1 and stopped["steps"]["max"] == max(stopped["steps"]["max"], 12)
+    graphrag = collection_stats(sources[0], SessionFilter(mechanism="GraphRAG", include_sub=True))
+    assert graphrag["tools"] == {} and graphrag["by_mechanism"] == {"GraphRAG": 8}
+    assert set(graphrag["termination"]) == {"none"}
+
+
+def test_percentiles_are_nearest_rank():
+    assert percentile([], 50) is None
+    assert percentile([10], 95) == 10
+    assert percentile([1, 2, 3, 4], 50) == 2 and percentile([1, 2, 3, 4], 95) == 4
+    assert percentile(list(range(1, 101)), 95) == 95
+
+
+def test_tool_durations_are_the_observations(sources):
+    numbers = collection_stats(sources[0], SessionFilter(include_sub=True))
+    # every current-shape Observation records tg:toolDurationMs; the seed shape records none
+    assert numbers["durations"]["tool"]["calls"] == 26
+    assert numbers["durations"]["tool"]["max_ms"] == max(t["max_ms"] for t in numbers["tools"].values())
+
+
+def test_the_stats_command_prints_the_same_numbers_as_json(capsys, sources):
+    assert main(["stats", str(CORPUS), "--all", "--format", "json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == collection_stats(sources[0], SessionFilter(include_sub=True))
+    assert main(["stats", str(CORPUS), "--type", "agent", "--tool", "web-search"]) == 0
+    text = capsys.readouterr().out
+    searched = [s for s in manifest_sessions() if s["parent"] is None and "web-search" in (s.get("actions") or [])]
+    assert text.startswith(f"{len(searched)} sessions\n") and len(searched) == 5 and "web-search" in text
+
+
+def test_the_stats_command_on_a_store(capsys, corpus_stores):
+    store = corpus_stores["collection.trig"]
+    assert main(["stats", "--store", str(store), "--format", "json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    calls = Counter(a for s in manifest_sessions("collection.trig") for a in s.get("actions") or [])
+    assert {tool: t["calls"] for tool, t in printed["tools"].items()} == dict(calls)
+
+
+def test_bad_usage_is_status_2(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["stats", str(CORPUS), "--type", "nonsense"])
+    assert stop.value.code == 2
+
+
+def test_the_health_filter_on_files_checks_them_first(capsys):
+    assert main(["stats", str(CORPUS), "--all", "--health", "infos", "--format", "json"]) == 0
+    numbers = json.loads(capsys.readouterr().out)
+    unfinished = [s for s in manifest_sessions() if not s["has_answer"]]
+    assert numbers["sessions"] == len(unfinished) + 2  # and the two DocRAG runs whose chunk texts are missing
+    assert main(["stats", str(CORPUS), "--all", "--health", "unchecked", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sessions"] == 0

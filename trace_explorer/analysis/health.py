@@ -1,0 +1,319 @@
+"""Trace health: every problem a session's trace has, named by a stable rule id (``rules``), on
+the step (or the session) and the triple behind it.
+
+A batch of sessions is checked from any source (files, a local store, a SPARQL endpoint) by a few
+queries: their triples (``sources.fetch.session_triples``), the texts their ``tg:document`` IRIs
+point at, and a description of what they derive from outside themselves. Then:
+
+- the reader's problems (``model.problems``: values that do not parse, a cycle, a root without
+  types, a shared step) are taken as the reader found them;
+- the SHACL shapes (``analysis.shacl``) check types, quoted triples, derivation targets and texts;
+- code checks what needs a session as a whole: steps no derivation reaches, a child session
+  that starts before its parent, a session without an answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pyoxigraph as ox
+
+from ..model.literals import parse_time
+from ..model.problems import CYCLE, SHARED_STEP, triple_text
+from ..model.reader import SessionReader
+from ..model.roots import step_owner
+from ..model.session import Session
+from ..model.triple_index import DERIVATION_RELATIONS, TripleIndex, term_key
+from ..model.vocabulary import (CONTENT, DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIME, WAS_DERIVED_FROM,
+                                WAS_GENERATED_BY)
+from ..sources.fetch import ROOTS, parent_session, session_triples
+from ..sources.source import TraceSource
+from ..sources.sparql_text import PREFIXES, iri, iri_batches, literal, values_clause
+from ..sources.store import StoreSource
+from . import shacl
+from .rules import (DANGLING_DERIVATION, RULES, SEVERITIES, TIME_BEFORE_PARENT, UNFINISHED, UNKNOWN_TYPE,
+                    UNREACHABLE_STEP, severity_rank)
+
+BATCH = 200  # sessions checked together (one fetch, one SHACL run)
+_DESCRIBING = frozenset({RDF_TYPE, QUERY, WAS_DERIVED_FROM, WAS_GENERATED_BY, STARTED_AT_TIME})
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: ``rule`` (a ``rules.RULES`` id), ``severity`` ("error", "warning", "info"),
+    ``session`` (the session root's IRI), ``step`` (the entity's IRI, None when it is the
+    session's as a whole), ``message`` (words; may quote trace text, so escape it where it is
+    shown) and ``triple`` (the triple behind it in N-Triples form, or None). ``as_json()`` is
+    what ``trace-explorer lint --format json`` prints for it."""
+
+    rule: str
+    severity: str
+    session: str
+    step: str | None
+    message: str
+    triple: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "severity": self.severity, "session": self.session, "step": self.step,
+                "message": self.message, "triple": self.triple}
+
+
+def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, list[str]] | None = None) -> list[Finding]:
+    """The findings of the sessions ``roots`` (root IRIs; those the source does not have are
+    left out), sorted by session, then severity, then step. ``extending``: the typed entities
+    whose IRI extends each root (``entities_under``; found here when not given). Raises
+    SourceError when the source fails."""
+    roots = [r for r in roots if _is_iri(r)]
+    if not roots:
+        return []
+    triples = session_triples(source, roots)
+    extending = extending if extending is not None else entities_under(source, roots)
+    fetched = {term_key(t.subject) for t in triples}
+    unreached = sorted({e for r in roots for e in extending.get(r, ()) if e not in fetched})
+    for chunk in iri_batches(unreached):  # steps no derivation reaches: fetched by their IRI
+        triples += source.construct(PREFIXES + f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {values_clause('s', chunk)} ?s ?p ?o }}")
+    index = TripleIndex(triples)
+    documents = source.document_texts(o.value for t in triples if t.predicate.value == DOCUMENT
+                                      for o in [t.object] if isinstance(o, ox.NamedNode))
+    reader = SessionReader(index, documents)
+    wanted = [r for r in roots if r in reader.roots]
+    sessions = {r: reader.read(r) for r in wanted}
+    context = _describe_outside(source, triples, index)
+    found: list[Finding] = []
+    for session in sessions.values():
+        found += _reader_findings(session)
+        found += _unreachable(session)
+        if not session.has_answer:
+            found.append(_finding(UNFINISHED, session.id, None, "no Conclusion or final Synthesis: the session "
+                                                                "did not reach an answer"))
+    found += _shape_findings(triples, context, documents, index, reader, set(wanted))
+    found += _time_before_parent(source, sessions, reader)
+    # the reader says a step "also derives from" what nothing describes: that is the dangling derivation
+    dangling = {f.triple for f in found if f.rule == DANGLING_DERIVATION}
+    found = [f for f in found if not (f.rule == SHARED_STEP and f.triple in dangling)]
+    return sorted(set(found), key=_order(sessions))
+
+
+def check_source(source: TraceSource, roots: Iterable[str] | None = None, *, batch: int = BATCH,
+                 progress: Callable[[int], None] | None = None) -> Iterator[Finding]:
+    """The findings of every session of ``source`` (sub-sessions included), or of ``roots``,
+    ``batch`` sessions at a time; ``progress(n)`` after each batch of ``n`` sessions."""
+    roots = sorted(roots) if roots is not None else all_roots(source)
+    extending = entities_under(source, roots, scan=len(roots) > batch)
+    for start in range(0, len(roots), batch):
+        chunk = roots[start:start + batch]
+        yield from check_sessions(source, chunk, extending)
+        if progress is not None:
+            progress(len(chunk))
+
+
+def all_roots(source: TraceSource) -> list[str]:
+    """Every session root of ``source`` in IRI order: from its session index when it has one,
+    else one query."""
+    index = getattr(source, "index", None)
+    if isinstance(source, StoreSource) and index is not None and index.usable:
+        return sorted(index.roots())
+    rows = source.select(PREFIXES + f"SELECT DISTINCT ?root WHERE {{ {ROOTS} }}")
+    return sorted(r["root"].value for r in rows if isinstance(r.get("root"), ox.NamedNode))
+
+
+def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False) -> dict[str, list[str]]:
+    """The typed entities whose IRI extends a root of ``roots`` (``{root}/...``: TRACE-MODEL.md,
+    "Agent patterns"), by root: what no derivation may reach. A few roots are looked up by
+    their prefix on an endpoint; with ``scan``, or on a pyoxigraph store (where a prefix filter
+    reads every typed IRI anyway), every typed IRI holding a "/" is read once: about 5 s at
+    10,000 sessions, so one scan serves a whole lint or index refresh."""
+    scan = scan or isinstance(source, StoreSource)
+    wanted = set(roots)
+    out: dict[str, list[str]] = {}
+
+    def add(subject: str) -> None:
+        cut = subject.rfind("/")
+        while cut > 0:
+            if subject[:cut] in wanted:
+                out.setdefault(subject[:cut], []).append(subject)
+                return
+            cut = subject.rfind("/", 0, cut)
+
+    if scan:
+        queries = [PREFIXES + 'SELECT DISTINCT ?s WHERE { ?s a ?t FILTER(isIRI(?s) && CONTAINS(STR(?s), "/")) }']
+    else:
+        queries = [PREFIXES + "SELECT DISTINCT ?s WHERE { ?s a ?t FILTER(isIRI(?s) && ("
+                   + " || ".join(f"STRSTARTS(STR(?s), {literal(r + '/')})" for r in roots[i:i + 50]) + ")) }"
+                   for i in range(0, len(roots), 50)]
+    for query in queries:
+        for row in source.select(query):
+            if isinstance(row.get("s"), ox.NamedNode):
+                add(row["s"].value)
+    return out
+
+
+def counts(findings: Iterable[Finding]) -> dict[str, int]:
+    """``{"error": n, "warning": n, "info": n}``."""
+    out = dict.fromkeys(SEVERITIES, 0)
+    for finding in findings:
+        out[finding.severity] += 1
+    return out
+
+
+def summaries(roots: Iterable[str], findings: Iterable[Finding]) -> dict[str, dict[str, Any]]:
+    """Per session of ``roots``: ``{"error", "warning", "info": counts, "rules": sorted rule ids}``
+    (a clean session has zeros and no rules)."""
+    out = {r: {**dict.fromkeys(SEVERITIES, 0), "rules": set()} for r in roots}
+    for finding in findings:
+        row = out.setdefault(finding.session, {**dict.fromkeys(SEVERITIES, 0), "rules": set()})
+        row[finding.severity] += 1
+        row["rules"].add(finding.rule)
+    return {r: {**row, "rules": sorted(row["rules"])} for r, row in out.items()}
+
+
+# -- the rules -------------------------------------------------------------------------------------
+def _finding(rule: str, session: str, step: str | None, message: str, triple: str | None = None) -> Finding:
+    return Finding(rule, RULES[rule].severity, session, step, message, triple)
+
+
+def _reader_findings(session: Session) -> list[Finding]:
+    """The reader's problems (``model.problems``), each on its step; a cycle on its first step."""
+    out = []
+    for problem in session.problems:
+        step = problem.step
+        if problem.rule == CYCLE and step is None and problem.triple:
+            step = problem.triple.split(" ", 1)[0][1:-1]
+        out.append(_finding(problem.rule, session.id, step, problem.message, problem.triple))
+    return out
+
+
+def _unreachable(session: Session) -> list[Finding]:
+    """Entities whose IRI extends the session root (``{root}/...``) that no derivation from the
+    root reaches (following derivations down, and the thoughts and selections steps point at)."""
+    graph, root = session.graph, session.id
+    reached, queue = {root}, [root]
+    while queue:
+        node = queue.pop()
+        following = [u for u, _, d in graph.in_edges(node, data=True) if d.get("relation") in _DERIVATIONS]
+        following += [v for _, v, d in graph.out_edges(node, data=True) if d.get("relation") not in _DERIVATIONS]
+        for nxt in following:
+            if nxt not in reached:
+                reached.add(nxt)
+                queue.append(nxt)
+    out = []
+    for node in session.nodes:
+        if node in reached or not (node.startswith(root + "/") or step_owner(node) == root):
+            continue
+        step = session.nodes[node]
+        derives = [p for p in step.parents]
+        triple = triple_text(node, WAS_DERIVED_FROM, derives[0]) if derives else None
+        where = f"it derives from {derives[0]}, which does not lead back to the question" if derives \
+            else "it derives from nothing"
+        out.append(_finding(UNREACHABLE_STEP, root, node, f"a {step.kind} of this session that no derivation "
+                                                          f"from its question reaches: {where}", triple))
+    return out
+
+
+_DERIVATIONS = frozenset(DERIVATION_RELATIONS.values())
+
+
+def _time_before_parent(source: TraceSource, sessions: dict[str, Session], reader: SessionReader) -> list[Finding]:
+    """A child session whose start time is before its parent session's."""
+    parents: dict[str, str] = {}
+    for session in sessions.values():
+        if session.parent is None or session.time is None:
+            continue
+        owner = reader.membership.owner_of(session.parent) or step_owner(session.parent)
+        owner = owner or parent_session(source, session.parent)
+        if owner is not None and owner != session.id:
+            parents[session.id] = owner
+    times = _start_times(source, sorted(set(parents.values())))
+    out = []
+    for child, parent in parents.items():
+        session, started = sessions[child], times.get(parent)
+        if started is not None and session.time < started:
+            shown = session.root.fields.get("started")
+            out.append(_finding(TIME_BEFORE_PARENT, child, None,
+                                f"starts at {_iso(shown)}, before its parent session {parent} (started {_iso(started)})",
+                                triple_text(child, STARTED_AT_TIME, ox.Literal(reader.index.literal(child, STARTED_AT_TIME) or ""))))
+    return out
+
+
+def _start_times(source: TraceSource, roots: list[str]) -> dict[str, datetime]:
+    out: dict[str, datetime] = {}
+    for chunk in iri_batches(roots):
+        rows = source.select(PREFIXES + f"SELECT ?r ?t WHERE {{ {values_clause('r', chunk)} ?r prov:startedAtTime ?t }}")
+        for row in rows:
+            value = parse_time(row["t"].value) if isinstance(row.get("t"), ox.Literal) else None
+            if value is not None:
+                out.setdefault(row["r"].value, value)
+    return out
+
+
+def _describe_outside(source: TraceSource, triples: list[ox.Triple], index: TripleIndex) -> list[ox.Triple]:
+    """What the entities the sessions derive from, outside the sessions' own triples, are: their
+    types, questions, derivations and start times (so a derivation to another session's step is
+    not taken for a dangling one)."""
+    outside = sorted({t.object.value for t in triples if t.predicate.value in DERIVATION_RELATIONS
+                      and isinstance(t.object, ox.NamedNode) and t.object.value not in index})
+    out: list[ox.Triple] = []
+    for chunk in iri_batches(outside):
+        found = source.construct(PREFIXES + f"CONSTRUCT {{ ?x ?p ?o }} WHERE {{ {values_clause('x', chunk)} ?x ?p ?o }}")
+        out += [t for t in found if t.predicate.value in _DESCRIBING]
+    return out
+
+
+def _shape_findings(triples: list[ox.Triple], context: list[ox.Triple], documents: dict[str, str],
+                    index: TripleIndex, reader: SessionReader, checked: set[str]) -> list[Finding]:
+    """Run the shapes over the sessions' triples, what they derive from and the texts they point
+    at; each violation on the entity of a checked session it concerns."""
+    content = ox.NamedNode(CONTENT)
+    texts = [ox.Triple(ox.NamedNode(d), content, ox.Literal(t)) for d, t in documents.items()]
+    out = []
+    for result in shacl.validate(list(triples) + context + texts):
+        for entity, message, triple in _located(result, index):
+            owner = reader.membership.owner_of(entity)
+            if owner in checked:
+                out.append(Finding(result.rule, result.severity, owner, entity, message, triple))
+    return out
+
+
+def _located(result: shacl.ShapeResult, index: TripleIndex) -> list[tuple[str, str, str | None]]:
+    """``(entity, message, triple)`` for each entity a shape result is about: the focus node
+    itself, the entities typed with an unknown class, or those deriving from a dangling target."""
+    if result.rule == UNKNOWN_TYPE:
+        typed = [s for s in index.properties if result.focus in index.types(s)]
+        return [(s, f"typed {result.focus}, {result.message}", triple_text(s, RDF_TYPE, result.focus)) for s in typed]
+    if result.rule == DANGLING_DERIVATION:
+        return [(child, f"derives from {result.focus}, which nothing loaded describes",
+                 triple_text(child, PROV + relation, result.focus))
+                for child, relation in index.children.get(result.focus, ()) if relation == "wasDerivedFrom"]
+    shown = "" if result.value is None else (result.value.value if isinstance(result.value, (ox.Literal, ox.NamedNode)) else str(result.value))
+    triple = triple_text(result.focus, result.path, result.value) if result.path and result.value is not None else None
+    return [(result.focus, f"{result.message}: {_clip(shown)}" if shown else result.message, triple)]
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+def _order(sessions: dict[str, Session]):
+    places = {s.id: {n: i for i, n in enumerate(s.order)} for s in sessions.values()}
+
+    def key(finding: Finding):
+        place = places.get(finding.session, {}).get(finding.step, -1 if finding.step is None else 10**9)
+        return (finding.session, severity_rank(finding.severity), place, finding.step or "", finding.rule, finding.message)
+    return key
+
+
+def _iso(value: datetime | None) -> str:
+    return value.isoformat().replace("+00:00", "Z") if value else "?"
+
+
+def _clip(text: str, width: int = 120) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _is_iri(value: str) -> bool:
+    try:
+        iri(value)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,230 @@
+"""Collection insights: what the sessions a filter selects did, in numbers (the Insights page and
+``trace-explorer stats`` print the same).
+
+On a source with a session index (a local store, files read into memory) every number comes from
+the index's tables (``sources.session_insights``) by a few queries that read no session: about
+60-80 ms at 10,000 sessions (``benchmarks/stats.py``). A SPARQL endpoint has no index: its sessions
+are read a page at a time and counted the same way.
+
+Percentiles are nearest-rank: p50 of n sorted values is the ceil(n / 2)-th (``rank``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import timezone
+from typing import Any
+
+from ..sources.catalog import list_sessions
+from ..sources.filter import SessionFilter
+from ..sources.session_index import _where as index_where
+from ..sources.session_insights import COMPLETE_KEY, NO_TERMINATION, insight_row
+from ..sources.source import SourceError, TraceSource
+from ..sources.store import StoreSource
+
+_PAGE = 200  # sessions read per page from a source without an index
+
+
+def collection_stats(source: TraceSource, filters: SessionFilter | None = None) -> dict[str, Any]:
+    """The numbers of the sessions ``filters`` selects (``include_sub`` counts sub-sessions):
+
+    ``sessions`` (n), ``by_mechanism`` and ``by_pattern`` ({name: sessions}), ``per_day``
+    ([{"day": "YYYY-MM-DD" (UTC), "mechanism", "pattern", "sessions"}], undated sessions left
+    out), ``steps_per_session`` ([{"steps", "sessions"}]) and ``steps`` ({"total", "p50", "p95",
+    "max"}), ``tools`` ({tool: {"calls", "errors", "error_rate", "p50_ms", "p95_ms", "max_ms"}}),
+    ``durations`` ({"llm"|"tool": {"calls", "p50_ms", "p95_ms", "max_ms"}}), ``tokens`` ({model:
+    {"calls", "in", "out"}}; a call with no model under "unknown") and ``termination`` ({reason:
+    sessions}; "none" for those that record none). Durations in ms; a figure with no value is
+    None. Raises SourceError when the source fails, or when its index predates these tables."""
+    filters = filters or SessionFilter()
+    groups = _from_index(source.index, filters) if _indexed(source) else _from_sessions(source, filters)
+    return summarize(groups)
+
+
+@dataclass
+class Groups:
+    """The chosen sessions' numbers, grouped (what both an index and read sessions give):
+    ``sessions`` [(day or None, mechanism, pattern, n)], ``steps`` [(steps, n)], ``termination``
+    [(reason or None, n)], ``tools`` [(tool, calls, errors)], ``tool_spread`` {tool: (calls with a
+    duration, p50, p95, max)}, ``spread`` {"llm"|"tool": (calls, p50, p95, max)}, ``tokens``
+    [(model or None, calls, in, out)]."""
+
+    sessions: list[tuple] = field(default_factory=list)
+    steps: list[tuple] = field(default_factory=list)
+    termination: list[tuple] = field(default_factory=list)
+    tools: list[tuple] = field(default_factory=list)
+    tool_spread: dict[str, tuple] = field(default_factory=dict)
+    spread: dict[str, tuple] = field(default_factory=dict)
+    tokens: list[tuple] = field(default_factory=list)
+
+
+def summarize(groups: Groups) -> dict[str, Any]:
+    """The numbers (``collection_stats``'s dict) from grouped counts."""
+    by_mechanism: Counter = Counter()
+    by_pattern: Counter = Counter()
+    per_day: Counter = Counter()
+    for day, mechanism, pattern, n in groups.sessions:
+        by_mechanism[mechanism] += n
+        if pattern:
+            by_pattern[pattern] += n
+        if day:
+            per_day[(day, mechanism, pattern)] += n
+    steps = sorted((k or 0, n) for k, n in groups.steps)
+    expanded_total = sum(n for _, n in steps)
+    termination: Counter = Counter()
+    for reason, n in groups.termination:
+        termination[reason or NO_TERMINATION] += n
+    empty = (0, None, None, None)
+    return {
+        "sessions": sum(by_mechanism.values()),
+        "by_mechanism": dict(sorted(by_mechanism.items())),
+        "by_pattern": dict(sorted(by_pattern.items())),
+        "per_day": [{"day": d, "mechanism": m, "pattern": p, "sessions": n}
+                    for (d, m, p), n in sorted(per_day.items(), key=lambda item: (item[0][0], item[0][1], item[0][2] or ""))],
+        "steps_per_session": [{"steps": k, "sessions": n} for k, n in steps],
+        "steps": {"total": sum(k * n for k, n in steps), "p50": _ranked(steps, 50, expanded_total),
+                  "p95": _ranked(steps, 95, expanded_total), "max": steps[-1][0] if steps else None},
+        "tools": {tool: {"calls": calls, "errors": errors, "error_rate": round(errors / calls, 4) if calls else None,
+                         **_ms(groups.tool_spread.get(tool, empty))} for tool, calls, errors in sorted(groups.tools)},
+        "durations": {kind: {"calls": groups.spread.get(kind, empty)[0], **_ms(groups.spread.get(kind, empty))}
+                      for kind in ("llm", "tool")},
+        "tokens": {model: {"calls": calls, "in": tokens_in, "out": tokens_out}
+                   for model, calls, tokens_in, tokens_out in _by_model(groups.tokens)},
+        "termination": dict(sorted(termination.items())),
+    }
+
+
+def rank(p: int, n: int) -> int:
+    """The 1-based nearest rank of the ``p``-th percentile (an int) among ``n`` values: ceil(p n / 100)."""
+    return max(1, (p * n + 99) // 100)
+
+
+def percentile(values: Sequence[float], p: int) -> float | None:
+    """The nearest-rank ``p``-th percentile of ``values`` sorted ascending (None when empty)."""
+    return values[rank(p, len(values)) - 1] if values else None
+
+
+def spread(values: list) -> tuple:
+    """``(count, p50, p95, max)`` of ``values`` (sorted here)."""
+    values.sort()
+    return (len(values), percentile(values, 50), percentile(values, 95), values[-1] if values else None)
+
+
+def _ranked(counted: list[tuple[int, int]], p: int, total: int) -> int | None:
+    """The nearest-rank percentile of a sorted [(value, how many)] list."""
+    if not total:
+        return None
+    wanted, seen = rank(p, total), 0
+    for value, n in counted:
+        seen += n
+        if seen >= wanted:
+            return value
+    return counted[-1][0]
+
+
+def _ms(found: tuple) -> dict[str, Any]:
+    return {"p50_ms": found[1], "p95_ms": found[2], "max_ms": found[3]}
+
+
+def _by_model(rows: list[tuple]) -> list[tuple]:
+    merged: dict[str, list[int]] = {}
+    for model, calls, tokens_in, tokens_out in rows:
+        row = merged.setdefault(model or "unknown", [0, 0, 0])
+        row[0] += calls
+        row[1] += tokens_in or 0
+        row[2] += tokens_out or 0
+    return [(m, *v) for m, v in sorted(merged.items())]
+
+
+def _indexed(source: TraceSource) -> bool:
+    return isinstance(source, StoreSource) and source.index is not None and source.index.usable
+
+
+def _from_index(index, filters: SessionFilter) -> Groups:
+    """The chosen sessions' numbers from the index's tables: three queries that read no session
+    (the sessions grouped by day, mechanism, pattern, steps and termination; their tool calls;
+    their LLM calls)."""
+    complete = index._query("SELECT value FROM meta WHERE key = ?", (COMPLETE_KEY,))
+    if not complete:
+        raise SourceError("this store's session index was made before it kept tool calls and LLM calls; "
+                          "rebuild it with `trace-explorer reindex --store DIR`")
+    where, params = index_where(filters)
+    chosen = f" WHERE root IN (SELECT root FROM sessions {where})" if where else ""
+    rows = index._query(f"SELECT substr(time, 1, 10), mechanism, pattern, steps, (SELECT termination FROM "
+                        f"insight_sessions i WHERE i.root = sessions.root), COUNT(*) FROM sessions {where} "
+                        f"GROUP BY 1, 2, 3, 4, 5", params)
+    groups = _calls(index._query(f"SELECT tool, ms, error FROM insight_tools{chosen}", params),
+                    index._query(f"SELECT model, ms, tokens_in, tokens_out FROM insight_llm{chosen}", params))
+    sessions: Counter = Counter()
+    steps: Counter = Counter()
+    termination: Counter = Counter()
+    for day, mechanism, pattern, count, reason, n in rows:
+        sessions[(day, mechanism, pattern)] += n
+        steps[count] += n
+        termination[reason] += n
+    groups.sessions = [(*k, n) for k, n in sessions.items()]
+    groups.steps, groups.termination = list(steps.items()), list(termination.items())
+    return groups
+
+
+def _calls(tool_rows: Iterable[Sequence], llm_rows: Iterable[Sequence]) -> Groups:
+    """Groups of tool calls (tool, ms, error) and LLM calls (model, ms, tokens in, out)."""
+    tools: dict[str, list[int]] = {}
+    tool_ms: dict[str, list[int]] = {}
+    for tool, ms, error in tool_rows:
+        counted = tools.get(tool)
+        if counted is None:
+            counted = tools[tool] = [0, 0]
+        counted[0] += 1
+        counted[1] += error or 0
+        if ms is not None:
+            tool_ms.setdefault(tool, []).append(ms)
+    tokens: dict[str | None, list[int]] = {}
+    llm_ms: list[int] = []
+    for model, ms, tokens_in, tokens_out in llm_rows:
+        counted = tokens.get(model)
+        if counted is None:
+            counted = tokens[model] = [0, 0, 0]
+        counted[0] += 1
+        counted[1] += tokens_in or 0
+        counted[2] += tokens_out or 0
+        if ms is not None:
+            llm_ms.append(ms)
+    every_tool_ms = [m for values in tool_ms.values() for m in values]
+    return Groups(tools=[(t, c, e) for t, (c, e) in tools.items()], tool_spread={t: spread(v) for t, v in tool_ms.items()},
+                  spread={"tool": spread(every_tool_ms), "llm": spread(llm_ms)}, tokens=[(m, *v) for m, v in tokens.items()])
+
+
+def _from_sessions(source: TraceSource, filters: SessionFilter) -> Groups:
+    """The same numbers from the sessions themselves, read a page at a time."""
+    sessions: Counter = Counter()
+    steps: Counter = Counter()
+    termination: Counter = Counter()
+    tool_rows: list[list] = []
+    llm_rows: list[list] = []
+    offset = 0
+    while True:
+        page = list_sessions(source, filters, limit=_PAGE, offset=offset, read=True)
+        for row in page.rows:
+            session = page.sessions.get(row["id"])
+            if session is None:
+                continue
+            facts = insight_row(session)
+            sessions[(_utc_day(session), row["type"], row["pattern"])] += 1
+            steps[row["step_count"]] += 1
+            termination[facts["termination"]] += 1
+            tool_rows += facts["tools"]
+            llm_rows += facts["llm"]
+        offset += len(page.rows)
+        if not page.rows or offset >= page.total:
+            break
+    groups = _calls(tool_rows, llm_rows)
+    groups.sessions = [(*k, n) for k, n in sessions.items()]
+    groups.steps, groups.termination = list(steps.items()), list(termination.items())
+    return groups
+
+
+def _utc_day(session) -> str | None:
+    return session.time.astimezone(timezone.utc).strftime("%Y-%m-%d") if session.time else None

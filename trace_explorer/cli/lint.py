@@ -1,0 +1,58 @@
+"""``trace-explorer lint``: check every session of a source against the trace model and report
+each problem by its rule id; the exit status makes it a gate for a CI job.
+
+Exit status: 0 when nothing at or above ``--fail-on`` (default ``warning``) was found, 1 when
+something was (or a file failed to load), 2 on bad usage or when the source failed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..analysis.health import Finding, check_source, counts
+from ..analysis.rules import SEVERITIES, WARNING, at_or_above
+from ..sources.source import TraceSource
+from ..views.visible_text import visible_controls
+from .sources import add_source_arguments
+
+
+def add_parser(commands) -> None:
+    """Add ``lint`` to the subcommands ``commands``."""
+    lint = commands.add_parser("lint", help="check every session against the trace model",
+                               description="Check every session (sub-sessions too) against the trace model and "
+                                           "report each problem by its rule id, on its step and the triple behind "
+                                           "it. Exit 1 when a problem at or above --fail-on is found.")
+    add_source_arguments(lint)
+    lint.add_argument("--format", choices=("text", "json"), default="text")
+    lint.add_argument("--fail-on", choices=SEVERITIES, default=WARNING,
+                      help="the least severity that makes the exit status 1 (default: warning)")
+    lint.set_defaults(run=_lint)
+
+
+def _lint(args, source: TraceSource) -> int:
+    findings = list(check_source(source))
+    if args.format == "json":
+        print(json.dumps([f.as_json() for f in findings], ensure_ascii=False, indent=2))
+    else:
+        print(visible_controls(findings_text(findings)), end="")
+    return 1 if any(at_or_above(f.severity, args.fail_on) for f in findings) else 0
+
+
+def findings_text(findings: list[Finding]) -> str:
+    """Findings for a terminal: one block per session (its findings by severity, each with its
+    step and triple), then the totals."""
+    lines: list[str] = []
+    session = None
+    for finding in findings:
+        if finding.session != session:
+            session = finding.session
+            lines.append(("\n" if lines else "") + session)
+        where = finding.step if finding.step and finding.step != session else "(session)"
+        lines.append(f"  {finding.severity:<7} {finding.rule:<22} {where}: {finding.message}")
+        if finding.triple:
+            lines.append(f"          {finding.triple}")
+    total = counts(findings)
+    sessions = len({f.session for f in findings})
+    summary = ", ".join(f"{total[s]:,} {s}{'' if total[s] == 1 else 's'}" for s in SEVERITIES)
+    lines.append(("\n" if findings else "") + f"{summary} in {sessions:,} session{'' if sessions == 1 else 's'}")
+    return "\n".join(lines) + "\n"

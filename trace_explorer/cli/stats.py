@@ -1,0 +1,85 @@
+"""``trace-explorer stats``: what the sessions a filter selects did, in numbers (the same as the
+app's Insights page): sessions per mechanism, pattern and day, steps per session, tool calls and
+errors per tool, LLM and tool durations, tokens per model, termination reasons."""
+
+from __future__ import annotations
+
+import json
+
+from ..analysis.health_index import refresh_health
+from ..analysis.stats import collection_stats
+from ..model.session import PATTERNS
+from ..sources.filter import SessionFilter
+from ..sources.session_insights import HEALTH_CHOICES
+from ..sources.source import TraceSource
+from ..sources.store import StoreSource
+from ..views.visible_text import visible_controls
+from .sessions import TYPE_CHOICES, format_table
+from .sources import add_source_arguments
+
+
+def add_parser(commands) -> None:
+    """Add ``stats`` to the subcommands ``commands``."""
+    stats = commands.add_parser("stats", help="numbers over the sessions: tools, errors, durations, tokens",
+                                description="Count what the chosen sessions did (top-level sessions unless --all).")
+    add_source_arguments(stats)
+    stats.add_argument("--all", action="store_true", help="count sub-sessions too")
+    chosen = stats.add_argument_group("filters (as the session list's)")
+    chosen.add_argument("--type", choices=sorted(TYPE_CHOICES), help="only sessions of this mechanism")
+    chosen.add_argument("--pattern", choices=PATTERNS, help="only agents of this pattern")
+    chosen.add_argument("--status", choices=("answered", "unfinished"))
+    chosen.add_argument("--search", metavar="TEXT", help="words in the question or the session IRI")
+    chosen.add_argument("--tool", help="only sessions that called this tool")
+    chosen.add_argument("--model", help="only sessions that called this LLM")
+    chosen.add_argument("--termination", metavar="REASON", help='only sessions that stopped for this reason ("none": no reason)')
+    chosen.add_argument("--health", metavar="WHICH",
+                        help=f"{', '.join(HEALTH_CHOICES)} or a rule id (a store or files only)")
+    stats.add_argument("--format", choices=("text", "json"), default="text")
+    stats.set_defaults(run=_stats)
+
+
+def filters_of(args) -> SessionFilter:
+    """The SessionFilter the arguments name."""
+    return SessionFilter(mechanism=TYPE_CHOICES.get(args.type), pattern=args.pattern, status=args.status,
+                         text=args.search, include_sub=args.all, tool=args.tool, model=args.model,
+                         termination=args.termination, health=args.health)
+
+
+def _stats(args, source: TraceSource) -> int:
+    if args.health and isinstance(source, StoreSource):
+        refresh_health(source)  # files read into memory are checked now (a store's rows are kept by ingest)
+    numbers = collection_stats(source, filters_of(args))
+    if args.format == "json":
+        print(json.dumps(numbers, ensure_ascii=False, indent=2))
+    else:
+        print(visible_controls(stats_text(numbers)), end="")
+    return 0
+
+
+def stats_text(numbers: dict) -> str:
+    """The numbers as tables for a terminal."""
+    def ms(value) -> str:
+        return "" if value is None else f"{value:,}"
+
+    out = [f"{numbers['sessions']:,} sessions"]
+    out.append("\nby mechanism: " + ", ".join(f"{k} {v:,}" for k, v in numbers["by_mechanism"].items()))
+    if numbers["by_pattern"]:
+        out.append("by pattern: " + ", ".join(f"{k} {v:,}" for k, v in numbers["by_pattern"].items()))
+    steps = numbers["steps"]
+    out.append(f"steps per session: p50 {ms(steps['p50'])}, p95 {ms(steps['p95'])}, max {ms(steps['max'])} "
+               f"({steps['total']:,} steps)")
+    if numbers["tools"]:
+        rows = [(tool, f"{t['calls']:,}", f"{t['errors']:,}", f"{100 * t['error_rate']:.1f}%", ms(t["p50_ms"]),
+                 ms(t["p95_ms"]), ms(t["max_ms"])) for tool, t in numbers["tools"].items()]
+        out.append("\n" + format_table(("Tool", "Calls", "Errors", "Error rate", "p50 ms", "p95 ms", "max ms"), rows))
+    rows = [(kind.upper() if kind == "llm" else "Tool", f"{d['calls']:,}", ms(d["p50_ms"]), ms(d["p95_ms"]), ms(d["max_ms"]))
+            for kind, d in numbers["durations"].items()]
+    out.append("\n" + format_table(("Durations", "Calls", "p50 ms", "p95 ms", "max ms"), rows))
+    if numbers["tokens"]:
+        rows = [(model, f"{t['calls']:,}", f"{t['in']:,}", f"{t['out']:,}") for model, t in numbers["tokens"].items()]
+        out.append("\n" + format_table(("Model", "Calls", "Tokens in", "Tokens out"), rows))
+    out.append("\ntermination: " + ", ".join(f"{k} {v:,}" for k, v in numbers["termination"].items()))
+    days = [(d["day"], d["mechanism"], d["pattern"] or "", f"{d['sessions']:,}") for d in numbers["per_day"]]
+    if days:
+        out.append("\n" + format_table(("Day (UTC)", "Mechanism", "Pattern", "Sessions"), days))
+    return "\n".join(out) + "\n"

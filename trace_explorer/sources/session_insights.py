@@ -1,0 +1,181 @@
+"""What the session index keeps beside each session's row for health and insights, in tables of
+its own in the same SQLite file (``session_index``):
+
+- ``insight_tools``: one row per tool call (an Analysis with ``tg:action``): the tool, its
+  duration (the Observation's ``tg:toolDurationMs``) and whether it failed;
+- ``insight_llm``: one row per step that called an LLM (``tg:llmDurationMs``, tokens or model);
+- ``insight_sessions``: the session's termination reason;
+- ``health``: the counts of each severity and the rule ids ``analysis.health`` found in the
+  session (written by ``analysis.health_index``; a session whose row is rewritten loses it until
+  it is checked again).
+
+The first three are written with the session's row (``session_index.SessionIndex.replace``),
+from the session as the index reads it (``insight_row``). They answer ``analysis.stats`` and the
+list's tool, model, termination and health filters with queries that read no session.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from ..model.session import Session
+from ..model.vocabulary import TG
+from .filter import SessionFilter
+from .source import SourceError
+from .sparql_text import literal
+
+# Predicates the index reads beyond a summary's, for these rows.
+INSIGHT_PREDICATES = frozenset(TG + name for name in (
+    "llmDurationMs", "toolDurationMs", "inToken", "outToken", "llmModel", "terminationReason"))
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS insight_tools (root TEXT NOT NULL, tool TEXT NOT NULL, ms INTEGER, error INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS insight_tools_root ON insight_tools (root);
+CREATE INDEX IF NOT EXISTS insight_tools_tool ON insight_tools (tool, root);
+CREATE TABLE IF NOT EXISTS insight_llm (root TEXT NOT NULL, model TEXT, ms INTEGER, tokens_in INTEGER, tokens_out INTEGER);
+CREATE INDEX IF NOT EXISTS insight_llm_root ON insight_llm (root);
+CREATE INDEX IF NOT EXISTS insight_llm_model ON insight_llm (model, root);
+CREATE TABLE IF NOT EXISTS insight_sessions (root TEXT PRIMARY KEY, termination TEXT);
+CREATE TABLE IF NOT EXISTS health (root TEXT PRIMARY KEY, errors INTEGER NOT NULL, warnings INTEGER NOT NULL,
+                                   infos INTEGER NOT NULL, rules TEXT NOT NULL);
+"""
+COMPLETE_KEY = "insights"  # meta key: every row of the index has its insight rows
+HEALTH_CHOICES = ("errors", "warnings", "infos", "clean", "unchecked")
+
+
+def insight_row(session: Session) -> dict[str, Any]:
+    """The insight fields of one session's index row: ``tools`` ([tool, ms or None, 0/1 error]
+    per tool call, in order), ``llm`` ([model, ms, tokens in, tokens out] per LLM call) and
+    ``termination`` (the ``tg:terminationReason`` of its last step that has one, or None)."""
+    tools, llm, termination = [], [], None
+    for step in session.steps:
+        fields = step.fields
+        if step.kind == "Analysis" and fields.get("action"):
+            observation = session.nodes.get(fields.get("observation_id") or "")
+            ms = observation.fields.get("tool_duration_ms") if observation else fields.get("tool_duration_ms")
+            tools.append([fields["action"], ms, 1 if fields.get("error") is not None else 0])
+        if any(fields.get(k) is not None for k in ("llm_duration_ms", "in_tokens", "out_tokens", "model")):
+            llm.append([fields.get("model"), fields.get("llm_duration_ms"), fields.get("in_tokens"),
+                        fields.get("out_tokens")])
+        if fields.get("termination_reason"):
+            termination = fields["termination_reason"]
+    return {"tools": tools, "llm": llm, "termination": termination}
+
+
+def prepare(db: sqlite3.Connection, fresh: bool) -> None:
+    """Create the tables (in a writable index); ``fresh``: the index has no session yet, so every
+    row it gets will have its insight rows."""
+    db.executescript(SCHEMA)
+    if fresh:
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (COMPLETE_KEY,))
+
+
+def mark_complete(db: sqlite3.Connection) -> None:
+    """Note that every session of the index has its insight rows (after a whole rebuild)."""
+    db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (COMPLETE_KEY,))
+
+
+def write_rows(db: sqlite3.Connection, drop: Iterable[str], rows: list[dict]) -> None:
+    """Inside the index's transaction: forget the insight and health rows of ``drop`` and of the
+    sessions in ``rows``, and write the insight rows of ``rows`` (``index_row`` dicts; a row
+    without ``insights`` gets none)."""
+    roots = [(r,) for r in drop] + [(row["root"],) for row in rows]
+    for table in ("insight_tools", "insight_llm", "insight_sessions", "health"):
+        db.executemany(f"DELETE FROM {table} WHERE root = ?", roots)
+    facts = [(row["root"], json.loads(row["insights"])) for row in rows if row.get("insights")]
+    db.executemany("INSERT INTO insight_tools VALUES (?, ?, ?, ?)",
+                   ((root, *call) for root, fact in facts for call in fact["tools"]))
+    db.executemany("INSERT INTO insight_llm VALUES (?, ?, ?, ?, ?)",
+                   ((root, *call) for root, fact in facts for call in fact["llm"]))
+    db.executemany("INSERT INTO insight_sessions VALUES (?, ?)", ((root, fact["termination"]) for root, fact in facts))
+
+
+def filter_clauses(filters: SessionFilter) -> tuple[list[str], list[Any]]:
+    """SQL conditions on ``sessions.root`` for the filters this module answers: ``tool``,
+    ``model``, ``termination`` and ``health`` (one of HEALTH_CHOICES, or a rule id)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if filters.tool:
+        clauses.append("root IN (SELECT root FROM insight_tools WHERE tool = ?)")
+        params.append(filters.tool)
+    if filters.model:
+        clauses.append("root IN (SELECT root FROM insight_llm WHERE model = ?)")
+        params.append(filters.model)
+    if filters.termination:
+        if filters.termination == NO_TERMINATION:
+            clauses.append("root IN (SELECT root FROM insight_sessions WHERE termination IS NULL)")
+        else:
+            clauses.append("root IN (SELECT root FROM insight_sessions WHERE termination = ?)")
+            params.append(filters.termination)
+    if filters.health:
+        clauses.append(_HEALTH_SQL.get(filters.health, "root IN (SELECT root FROM health WHERE ' ' || rules || ' ' LIKE ?)"))
+        if filters.health not in _HEALTH_SQL:
+            params.append(f"% {filters.health} %")
+    return clauses, params
+
+
+def sparql_clauses(filters: SessionFilter) -> list[str]:
+    """The same filters as SPARQL on the traces themselves (a source without an index): a step
+    derived from the root (sub-sessions' steps too) with that tool, model or termination reason.
+    Raises SourceError for ``health``, which only a session index knows."""
+    parts = []
+    for field, predicate in (("tool", "tg:action"), ("model", "tg:llmModel"), ("termination", "tg:terminationReason")):
+        value = getattr(filters, field)
+        if not value:
+            continue
+        if field == "termination" and value == NO_TERMINATION:
+            parts.append(f"  MINUS {{ ?{field}Step prov:wasDerivedFrom+ ?root ; {predicate} ?{field}Value }}")
+        else:  # a join, not EXISTS: not every server evaluates a property path inside EXISTS
+            parts.append(f"  ?{field}Step prov:wasDerivedFrom+ ?root ; {predicate} ?{field}Value "
+                         f"FILTER(STR(?{field}Value) = {literal(value)})")
+    if filters.health:
+        raise SourceError("the health filter needs a session index (a local store or files), not a SPARQL endpoint")
+    return parts
+
+
+NO_TERMINATION = "none"  # the termination "reason" of a session that records none
+_HEALTH_SQL = {
+    "errors": "root IN (SELECT root FROM health WHERE errors > 0)",
+    "warnings": "root IN (SELECT root FROM health WHERE errors = 0 AND warnings > 0)",
+    "infos": "root IN (SELECT root FROM health WHERE errors = 0 AND warnings = 0 AND infos > 0)",
+    "clean": "root IN (SELECT root FROM health WHERE errors + warnings + infos = 0)",
+    "unchecked": "root NOT IN (SELECT root FROM health)",
+}
+
+
+# -- health rows (computed by analysis.health, kept here) -------------------------------------------
+def unchecked_roots(index) -> list[str]:
+    """The sessions of ``index`` (a ``session_index.SessionIndex``) with no health row, in IRI order."""
+    return [r for (r,) in index._query("SELECT root FROM sessions WHERE root NOT IN (SELECT root FROM health) ORDER BY root")]
+
+
+def write_health(index, rows: dict[str, dict[str, Any]]) -> None:
+    """Write health rows: ``{root: {"error": n, "warning": n, "info": n, "rules": [ids]}}``."""
+    with index._lock, index._db:
+        index._db.executemany("INSERT OR REPLACE INTO health VALUES (?, ?, ?, ?, ?)",
+                              ((r, v["error"], v["warning"], v["info"], " ".join(v["rules"])) for r, v in rows.items()))
+
+
+def forget_health(index, rules: Iterable[str]) -> int:
+    """Drop the health rows of sessions in which any of ``rules`` was found (they are checked
+    again: what a later file adds, a text or a derivation target, may mend them); returns how many."""
+    rules = list(rules)
+    if not rules:
+        return 0
+    like = " OR ".join("' ' || rules || ' ' LIKE ?" for _ in rules)
+    with index._lock, index._db:
+        return index._db.execute(f"DELETE FROM health WHERE {like}", [f"% {r} %" for r in rules]).rowcount
+
+
+def health_of(index, roots: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The health rows of ``roots`` that have one: ``{root: {"error", "warning", "info", "rules"}}``."""
+    wanted, out = list(roots), {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        found = index._query(f"SELECT root, errors, warnings, infos, rules FROM health "
+                             f"WHERE root IN ({','.join('?' * len(chunk))})", chunk)
+        out.update((r, {"error": e, "warning": w, "info": i, "rules": rules.split()}) for r, e, w, i, rules in found)
+    return out
