@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model.problems import ARGUMENTS_NOT_JSON, BAD_LITERAL, CYCLE, SHARED_STEP, UNTYPED_ROOT
+from ..model.problems import ARGUMENTS_NOT_JSON, BAD_LITERAL, CYCLE, MISSING_TEXT, SHARED_STEP, UNTYPED_ROOT
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITIES = (ERROR, WARNING, INFO)  # most severe first
@@ -22,7 +22,6 @@ SEVERITIES = (ERROR, WARNING, INFO)  # most severe first
 UNKNOWN_TYPE = "unknown-type"
 DAMAGED_QUOTED_TRIPLE = "damaged-quoted-triple"
 DANGLING_DERIVATION = "dangling-derivation"
-MISSING_TEXT = "missing-text"
 MISSING_CHUNK_TEXT = "missing-chunk-text"
 UNREACHABLE_STEP = "unreachable-step"
 TIME_BEFORE_PARENT = "time-before-parent"

@@ -15,6 +15,7 @@ BAD_LITERAL = "bad-literal"  # a number or time that does not parse
 CYCLE = "cycle"  # a cycle in prov:wasDerivedFrom
 UNTYPED_ROOT = "untyped-root"  # a session root without rdf:type, found by tg:query and its IRI
 SHARED_STEP = "shared-step"  # a step that two sessions claim
+MISSING_TEXT = "missing-text"  # a tg:document whose text the documents or the librarian do not have
 
 
 @dataclass(frozen=True)

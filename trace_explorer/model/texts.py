@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .agent import copy_words
+from .problems import MISSING_TEXT, Problem, triple_text
 from .session import ANSWER_KINDS, TEXT_FIELDS, Session, Step
+from .vocabulary import DOCUMENT
 
 
 def step_documents(session: Session, step_id: str) -> list[str]:
@@ -58,6 +60,7 @@ def note_missing_texts(session: Session, missing: Mapping[str, str]) -> None:
 
 
 def _warn(session: Session, step: Step, message: str) -> None:
-    if message not in step.warnings:
-        step.warnings.append(message)
-        session.warnings.append(f"{step.id}: {message}")
+    problem = Problem(MISSING_TEXT, step.id, message, triple_text(step.id, DOCUMENT, step.fields["document"]))
+    if problem not in step.problems:
+        step.problems.append(problem)
+        session.problems.append(problem)
