@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -18,9 +16,6 @@ from trace_explorer.sources.local_store import ingest_file, open_local_store
 from trace_explorer.sources.source import CONTENT, DOCUMENTS_GRAPH
 
 CORPUS = DEMO_DIR
-# The app remembers its last store under XDG_CONFIG_HOME: the tests (and the servers they start)
-# get a configuration of their own, so neither a developer's store nor the tests' leak across.
-os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="trace-explorer-test-config-")
 MANIFEST = json.loads(MANIFEST_PATH.read_text(encoding="utf-8"))
 TRACE_FILES = sorted(MANIFEST)
 # The content file that goes with a trace file: ``NAME.documents.json`` beside ``NAME.ext``.
@@ -88,10 +83,9 @@ def corpus_stores(tmp_path_factory):
     stores = {}
     for name in TRACE_FILES:
         path = tmp_path_factory.mktemp("store")
-        store = open_local_store(path)
-        for file in corpus_paths(name):
-            ingest_file(store, str(file))
-        del store
+        with open_local_store(path) as store:
+            for file in corpus_paths(name):
+                ingest_file(store, str(file))
         stores[name] = path
     return stores
 

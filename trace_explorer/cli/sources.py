@@ -59,7 +59,7 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
             if args.store:
                 if not os.path.isdir(args.store):
                     return None, errors + [f"no store at {args.store} (create one with `trace-explorer ingest`)"]
-                source = local_source(args.store, read_only=True)
+                source = local_source(args.store)
                 source.documents = collection.documents
             else:
                 token = os.environ.get(args.token_env) if args.token_env else None

@@ -35,7 +35,8 @@ def _reindex(args) -> int:
         report([f"no store at {args.store}"])
         return 2
     try:
-        count = reindex(open_local_store(args.store))
+        with open_local_store(args.store) as local:
+            count = reindex(local)
     except SourceError as error:
         report([str(error)])
         return 2
@@ -45,17 +46,21 @@ def _reindex(args) -> int:
 
 def _ingest(args) -> int:
     """Add each file to the store, all or nothing, with a progress bar by bytes read."""
-    from tqdm import tqdm
-
     try:
         store = open_local_store(args.store)
     except SourceError as error:
         report([str(error)])
         return 2
-    files = expand_paths(args.paths)
+    with store:
+        return _ingest_files(store, expand_paths(args.paths), args.quiet)
+
+
+def _ingest_files(store, files, quiet: bool) -> int:
+    from tqdm import tqdm
+
     failed = 0
     total = sum(p.stat().st_size for p in files if p.is_file())
-    with tqdm(total=total, unit="B", unit_scale=True, desc="ingest", disable=args.quiet, file=sys.stderr) as bar:
+    with tqdm(total=total, unit="B", unit_scale=True, desc="ingest", disable=quiet, file=sys.stderr) as bar:
         for path in files:
             bar.set_postfix_str(path.name, refresh=False)
             try:
