@@ -1,5 +1,7 @@
-"""The CLI's choice of source: trace files (read into memory), ``--store DIR`` (the embedded
-local store) or ``--endpoint URL`` (a SPARQL endpoint), with content files beside either."""
+"""The CLI's choice of source: trace files (read into memory; ``--demo`` adds the bundled demo
+traces, so a fresh checkout has something to read without a path), ``--store DIR`` (the
+embedded local store) or ``--endpoint URL`` (a SPARQL endpoint), with content files beside
+either."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sys
 from ..read.collection import expand_paths, load_collection
 from ..read.errors import TraceLoadError
 from ..read.formats import DOCUMENTS_JSON, format_for_name
+from ..sources.demo import demo_paths
 from ..sources.endpoint import EndpointSource
 from ..sources.local_store import local_source
 from ..sources.session_index import build_index
@@ -18,10 +21,11 @@ from ..sources.store import StoreSource
 from ..views.visible_text import visible_controls
 
 
-def add_source_arguments(parser: argparse.ArgumentParser, paths_required: bool = False) -> None:
-    """Add PATH... and the --store / --endpoint options (with authentication and timeout)."""
-    parser.add_argument("paths", nargs="+" if paths_required else "*", metavar="PATH",
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add PATH..., --demo and the --store / --endpoint options (with authentication and timeout)."""
+    parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="trace files, *.documents.json content files or folders of them")
+    add_demo_argument(parser)
     where = parser.add_argument_group("source (instead of trace files)")
     where.add_argument("--store", metavar="DIR", help="the local store in DIR")
     where.add_argument("--endpoint", metavar="URL", help="a SPARQL 1.1 endpoint (read-only queries)")
@@ -34,12 +38,27 @@ def add_source_arguments(parser: argparse.ArgumentParser, paths_required: bool =
                        help="endpoint: the server cannot hold RDF 1.2 quoted triples")
 
 
+def add_demo_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--demo``: the bundled demo traces, read as if their files were given."""
+    parser.add_argument("--demo", action="store_true",
+                        help="the bundled demo traces (the reference corpus, with their texts), "
+                             "besides any PATH given")
+
+
+def given_paths(args: argparse.Namespace) -> list:
+    """The PATHs given, after the demo's files when ``--demo`` is given."""
+    return (list(demo_paths()) if getattr(args, "demo", False) else []) + list(args.paths)
+
+
 def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]]:
     """The source the arguments name, and the error messages of files that failed.
 
     Returns ``(None, errors)`` when nothing usable was given (bad usage, unreadable store)."""
     if args.store and args.endpoint:
         return None, ["give --store or --endpoint, not both"]
+    if args.demo and (args.store or args.endpoint):
+        return None, [f"--demo reads the demo's files: give it without {'--store' if args.store else '--endpoint'} "
+                      f"(`trace-explorer ingest --demo --store DIR` puts them into a store)"]
     if args.store or args.endpoint:
         content, errors = [], []
         for path in expand_paths(args.paths):
@@ -69,9 +88,10 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
         except SourceError as error:
             return None, errors + [str(error)]
         return source, errors
-    if not args.paths:
-        return None, ["give trace files, --store DIR or --endpoint URL"]
-    collection, errors = load_collection(args.paths)
+    paths = given_paths(args)
+    if not paths:
+        return None, ["give trace files, --demo, --store DIR or --endpoint URL"]
+    collection, errors = load_collection(paths)
     if not collection.sources:
         return None, [str(e) for e in errors] or ["no trace files found"]
     return StoreSource(collection.store, label="files", documents=collection.documents,

@@ -10,7 +10,7 @@ from ..read.errors import TraceLoadError
 from ..sources.local_store import ingest_file, open_local_store, reindex
 from ..sources.source import SourceError
 from ..views.visible_text import visible_controls
-from .sources import report
+from .sources import add_demo_argument, given_paths, report
 
 
 def add_parser(commands) -> None:
@@ -18,7 +18,8 @@ def add_parser(commands) -> None:
     ingest = commands.add_parser("ingest", help="add trace and content files to a local store",
                                  description="Add files to the local store in DIR, each all or nothing; "
                                              "a file given twice adds nothing new.")
-    ingest.add_argument("paths", nargs="+", metavar="FILE", help="trace files, content files or folders")
+    ingest.add_argument("paths", nargs="*", metavar="FILE", help="trace files, content files or folders")
+    add_demo_argument(ingest)
     ingest.add_argument("--store", required=True, metavar="DIR", help="the local store (created when missing)")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar")
     ingest.set_defaults(act=_ingest)
@@ -46,13 +47,17 @@ def _reindex(args) -> int:
 
 def _ingest(args) -> int:
     """Add each file to the store, all or nothing, with a progress bar by bytes read."""
+    paths = given_paths(args)
+    if not paths:
+        report(["give the files to add, or --demo"])
+        return 2
     try:
         store = open_local_store(args.store)
     except SourceError as error:
         report([str(error)])
         return 2
     with store:
-        return _ingest_files(store, expand_paths(args.paths), args.quiet)
+        return _ingest_files(store, expand_paths(paths), args.quiet)
 
 
 def _ingest_files(store, files, quiet: bool) -> int:
