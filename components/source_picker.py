@@ -202,6 +202,7 @@ def _store_source() -> Collection:
     state = st.session_state
     state.setdefault("te_store_path", initial_store())
     path = st.text_input("Store directory", key="te_store_path", placeholder="/path/to/store",
+                         persist_state="session",  # kept across pages, whose links carry no ?store=
                          help="A pyoxigraph store on disk (created when missing). "
                               "`trace-explorer ingest FILE... --store DIR` fills it from the command line, "
                               "also while the app shows it.")

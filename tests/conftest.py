@@ -24,6 +24,16 @@ CONTENT_FILES = {name: f"{name.rsplit('.', 1)[0]}.documents.json" for name in TR
 MECHANISM_NAMES = {"agent": "Agent", "graphrag": "GraphRAG", "docrag": "DocRAG"}
 
 
+def pytest_runtest_setup(item):
+    """A browser test fails, never skips, when Chromium is missing: ``scripts/setup.sh`` installs it."""
+    if item.get_closest_marker("browser") is not None:
+        from tests.browser_support import CHROMIUM_PATH, chromium_available
+
+        if not chromium_available():
+            pytest.fail(f"Chromium not found at {CHROMIUM_PATH}: run scripts/setup.sh (it installs Debian's "
+                        f"chromium), or set CHROMIUM_PATH", pytrace=False)
+
+
 def corpus_paths(name: str) -> list[Path]:
     """The trace file ``name`` plus its content file, if any."""
     paths = [CORPUS / name]

@@ -18,17 +18,13 @@ from pathlib import Path
 import pytest
 
 from components.downloads import BUTTON_KEYS, file_stem
-from tests.browser_support import chromium_available, chromium_page, screenshot, wait_for_streamlit_idle
+from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
 from trace_explorer.export.markdown import session_markdown
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
 from trace_explorer.views.report import session_detail
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium"),
-]
-pytest.importorskip("playwright")
+pytestmark = pytest.mark.browser  # fails (never skips) without Chromium: see tests/conftest.py
 
 from tests.conftest import MANIFEST  # noqa: E402
 
