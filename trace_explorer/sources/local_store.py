@@ -44,7 +44,7 @@ import pyoxigraph as ox
 from ..read.collection import LoadedSource
 from ..read.errors import TraceLoadError
 from ..read.files import read_trace_file
-from ..read.rdf import Progress
+from ..read.streams import Progress
 from .filter import SessionFilter
 from .session_index import INDEX_FILE, IndexUpdate, SessionIndex, build_index
 from .snapshots import Snapshot, current_generation, open_snapshot, publish
