@@ -72,11 +72,11 @@ def test_the_cli_takes_its_credentials_from_the_environment(endpoint, monkeypatc
 
 
 def test_a_server_that_does_not_answer_is_given_up_after_the_timeout(endpoint):
+    # (how soon: benchmarks/long_sessions.py)
     url, _ = endpoint
-    started = time.perf_counter()
-    with pytest.raises(SourceError, match=r"no answer within 0\.5 s"):
+    with pytest.raises(SourceError) as raised:
         EndpointSource(url, timeout=0.5).select("SELECT ?n { # SLOW\n}")
-    assert time.perf_counter() - started < 2.5
+    assert str(raised.value) == f"endpoint {url}: no answer within 0.5 s"
 
 
 def test_an_update_never_leaves(endpoint):
