@@ -161,3 +161,26 @@ def test_a_folder_that_is_no_store_is_not_made_one_by_reading(tmp_path):
     with pytest.raises(Exception, match="holds no pyoxigraph store"):
         local_source(folder)
     assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+
+
+def test_a_store_filled_by_other_tools_gets_an_index_and_a_snapshot_and_reindex_catches_up(tmp_path):
+    import pyoxigraph as ox
+
+    path = tmp_path / "store"
+    other = ox.Store(str(path))  # another tool writes the traces, with no index and no snapshot
+    other.load(path=str(CORPUS / "seed-sessions.ttl"), format=ox.RdfFormat.TURTLE)
+    other.flush()
+    del other
+    seed = len(manifest_sessions("seed-sessions.ttl"))
+    first = local_source(path)  # opened for the first time: indexed, and its first snapshot published
+    assert first.index is not None and count_sessions(first, SessionFilter(include_sub=True)) == seed
+    other = ox.Store(str(path))  # the tool adds more: readers go on with what was published
+    other.load(path=str(CORPUS / "graph-dump.ttl"), format=ox.RdfFormat.TURTLE)
+    other.flush()
+    del other
+    assert count_sessions(local_source(path), SessionFilter(include_sub=True)) == seed
+    assert main(["reindex", "--store", str(path)]) == 0
+    now = local_source(path)
+    assert now.generation > first.generation
+    assert count_sessions(now, SessionFilter(include_sub=True)) == seed + len(manifest_sessions("graph-dump.ttl"))
+    assert fetch_session(now, SEED_SESSION).answer == "Paris is the capital of France."
