@@ -10,8 +10,10 @@ never holds the store open for writing, except while it saves a person's uploads
 checks for a newer snapshot and opens it, so what the ingest added appears on the next run.
 The store a person chose is remembered in their browser's address, as ``?store=DIR`` (a reload,
 a bookmark or a shared link opens it again), never on the server: another visitor starts on the
-demo, or on the deployment's ``TRACE_EXPLORER_STORE``. Uploaded files are kept in session state and the uploader is
-emptied after each batch: the uploader's own value does not survive a switch to another page.
+demo, or on the deployment's ``TRACE_EXPLORER_STORE``.
+
+Uploaded files are kept in session state and the uploader is emptied after each batch: the
+uploader's own value does not survive a switch to another page.
 
 Bad files never break the page: each one that cannot be read is reported in the sidebar as
 ``file:line:column: expected ...`` (``TraceLoadError``) and adds nothing, and what was loaded

@@ -74,7 +74,8 @@ def check_text(name: str, data: bytes, label: str) -> None:
 
 def empty_file(name: str, label: str, decompressed: bool = False) -> TraceLoadError:
     """The error for a file that holds nothing but whitespace (``decompressed``: once gunzipped)."""
-    return TraceLoadError(name, f"{label} data", found="the file is empty" + (" once decompressed" if decompressed else ""))
+    found = "the file is empty" + (" once decompressed" if decompressed else "")
+    return TraceLoadError(name, f"{label} data", found=found)
 
 
 def check_text_stream(name: str, open_bytes: Opener, label: str) -> None:

@@ -80,7 +80,8 @@ def read_rdf(name: str, open_bytes: Opener, fmt: ox.RdfFormat, progress: Progres
     return LoadedFile(name, fmt.name, stream.size, quads=quads, recovered=recovered, digest=digest)
 
 
-def _parse_error(name: str, fmt: ox.RdfFormat, error: Exception, stream: TextStream, open_bytes: Opener) -> TraceLoadError:
+def _parse_error(name: str, fmt: ox.RdfFormat, error: Exception, stream: TextStream,
+                 open_bytes: Opener) -> TraceLoadError:
     """The TraceLoadError for a parser that stopped with ``error``, the stream having read what it did."""
     if isinstance(error, MemoryError):
         full = _BUFFER_FULL.search(str(error))

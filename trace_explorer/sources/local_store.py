@@ -184,8 +184,9 @@ def local_source(path: str | Path) -> SnapshotSource:
     (None when the store has none: the list then reads the traces). Shared within the process
     per snapshot. The index is read as it is now (SQLite lets readers share it with the
     writer), so a reader kept while a writer adds files may list sessions its snapshot does not
-    hold yet: ``is_current()`` says when to open the store again. A store without a snapshot yet (made by an older version) is given one, which
-    opens it for writing once.
+    hold yet: ``is_current()`` says when to open the store again. A store without a snapshot
+    yet (made by an older version, or by other tools) is given one, which opens it for writing
+    once (and indexes it when it has no index).
 
     Raises SourceError when there is no store in ``path``, or it cannot be read; StoreBusy when
     it has no snapshot yet and another process writes it."""
