@@ -31,7 +31,6 @@ import platform
 import re
 import statistics
 import sys
-import tempfile
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -254,9 +253,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.url:
         return measure(args.url.rstrip("/"))
-    # a configuration of its own: the app must start on the demo, not on a store it remembers
-    with tempfile.TemporaryDirectory(prefix="trace-explorer-bench-config-") as config, \
-            streamlit_server(env={"XDG_CONFIG_HOME": config, "TRACE_EXPLORER_STORE": ""}) as url:
+    # the app must start on the demo, not on a deployment's store
+    with streamlit_server(env={"TRACE_EXPLORER_STORE": ""}) as url:
         return measure(url)
 
 

@@ -243,7 +243,7 @@ def scaled_source(store_dir: Path, times: int):
     from trace_explorer.sources.local_store import local_source
     from trace_explorer.sources.session_index import SessionIndex
 
-    source = local_source(store_dir, read_only=True)
+    source = local_source(store_dir)
     bigger = SessionIndex(Path(tempfile.mkdtemp()) / "scaled.sqlite")
     rows, copies = source.index.rows(), []
     for copy in range(times):
@@ -259,7 +259,8 @@ def scaled_source(store_dir: Path, times: int):
 def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budget_s: float,
                   profile: Path | None) -> dict:
     """One measurement on the store, in a fresh process: the app after a restart (the store
-    reopened from disk, nothing cached in Python). Prints timings and this process's peak RSS."""
+    reopened from disk, nothing cached in Python; its newest snapshot, as every reader opens
+    it). Prints timings and this process's peak RSS."""
     from trace_explorer.sources.catalog import SessionFilter, fetch_session, list_sessions
     from trace_explorer.sources.local_store import local_source
     from trace_explorer.views.dag import dag_html
@@ -336,11 +337,11 @@ def benchmark(sessions: int, work: Path, *, seed: int, repeat: int, profile: Pat
     quads_total = len(store)
     rss_ingest = peak_rss_mb()
     if profile is not None:
-        profile_store = open_local_store(work / "profile-store")
-        profile_call(profile, "ingest", lambda: ingest_file(profile_store, str(nq)))
-        del profile_store
+        with open_local_store(work / "profile-store") as profile_store:
+            profile_call(profile, "ingest", lambda: ingest_file(profile_store, str(nq)))
         shutil.rmtree(work / "profile-store", ignore_errors=True)
-    del store  # closes it: every measurement below reopens it in its own process
+    store.close()  # every measurement below reads its snapshot in a process of its own
+    del store
     gc.collect()
 
     print("rdflib Dataset.parse ...", file=sys.stderr, flush=True)
@@ -396,7 +397,7 @@ def benchmark(sessions: int, work: Path, *, seed: int, repeat: int, profile: Pat
     rows.append(Row(PEAK_RSS, f"{peak:,.0f} MiB", f"< {TARGET_RSS_MB:,.0f} MiB", verdict(peak, TARGET_RSS_MB),
                     f"{quads_total:,} quads in the store; the highest of ingest ({rss_ingest:,.0f} MiB) and each "
                     f"measurement's process (highest: {peak_label.strip()})"))
-    check = count_sessions(local_source(store_dir, read_only=True), SessionFilter(include_sub=True))
+    check = count_sessions(local_source(store_dir), SessionFilter(include_sub=True))
     if check != made["sessions"]:
         rows.append(Row("WARNING", f"{check:,} sessions in the store", f"{made['sessions']:,} generated"))
     return rows, made

@@ -1,10 +1,19 @@
 """The sidebar: which traces this user explores, and how much is loaded.
 
 Sources: *Files* (the bundled demo and uploaded files, read into memory), *Local store* (a
-pyoxigraph store in a directory; uploads are saved into it, all or nothing, with a progress bar;
-the app reopens the last store it used) and *SPARQL endpoint* (read-only, checked against the
-deployment's endpoint policy). Uploaded files are kept in session state and the uploader is
-emptied after each batch: the uploader's own value does not survive a switch to another page.
+pyoxigraph store in a directory; uploads are saved into it, all or nothing, with a progress bar)
+and *SPARQL endpoint* (read-only, checked against the deployment's endpoint policy).
+
+A local store is read from its newest snapshot (``trace_explorer.sources.local_store``): the app
+never holds the store open for writing, except while it saves a person's uploads, so
+``trace-explorer ingest`` may add files from another process while people browse; each page run
+checks for a newer snapshot and opens it, so what the ingest added appears on the next run.
+The store a person chose is remembered in their browser's address, as ``?store=DIR`` (a reload,
+a bookmark or a shared link opens it again), never on the server: another visitor starts on the
+demo, or on the deployment's ``TRACE_EXPLORER_STORE``.
+
+Uploaded files are kept in session state and the uploader is emptied after each batch: the
+uploader's own value does not survive a switch to another page.
 
 Bad files never break the page: each one that cannot be read is reported in the sidebar as
 ``file:line:column: expected ...`` (``TraceLoadError``) and adds nothing, and what was loaded
@@ -15,7 +24,6 @@ smaller of Streamlit's ``server.maxUploadSize`` (``.streamlit/config.toml`` or
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -29,7 +37,7 @@ from trace_explorer.read.limits import (MAX_FILE_VARIABLE, MIB, file_too_big, fo
 from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused
 from trace_explorer.analysis.health_index import refresh_health
-from trace_explorer.sources.local_store import ingest_file, open_local_store
+from trace_explorer.sources.local_store import ROCKSDB_MARK, ingest_file, local_source, open_local_store
 from trace_explorer.sources.source import SourceError
 
 from .collection import (Collection, FileRead, current_collection, demo_bytes, files_collection, read_file,
@@ -46,12 +54,9 @@ _UPLOADER_GEN_KEY = "te_uploader_generation"
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
 FILES, STORE, ENDPOINT, TRUSTGRAPH = "Files", "Local store", "SPARQL endpoint", "TrustGraph"
 STREAMLIT_LIMIT = "server.maxUploadSize in .streamlit/config.toml or STREAMLIT_SERVER_MAX_UPLOAD_SIZE"
+STORE_PARAM = "store"  # the query parameter that remembers a person's store in their address
+UPLOAD_WAIT_S = 30.0  # how long saving uploads waits for another writer of the store (an ingest)
 _log = logging.getLogger(__name__)
-
-
-def state_file() -> Path:
-    """Where the app remembers the last store: ``$XDG_CONFIG_HOME/trace-explorer/app.json``."""
-    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "trace-explorer" / "app.json"
 
 
 def collection_sidebar() -> Collection:
@@ -63,9 +68,9 @@ def collection_sidebar() -> Collection:
     with st.sidebar:
         st.markdown("### :material/account_tree: Trace Explorer")
         st.caption("TrustGraph provenance traces (W3C PROV-O)")
-        # the app reopens the last store it used; without one it starts on the demo traces
+        # a store named in the address (or by the deployment) opens; without one, the demo traces
         if KIND_KEY not in state:
-            state[KIND_KEY] = STORE if last_store() else FILES
+            state[KIND_KEY] = STORE if initial_store() else FILES
         kind = st.segmented_control("Source", [FILES, STORE, ENDPOINT, TRUSTGRAPH], key=KIND_KEY,
                                     persist_state="session") or FILES
         stats = st.container()
@@ -77,6 +82,8 @@ def collection_sidebar() -> Collection:
             collection = trustgraph_source_form()
         else:
             collection = _files_source()
+        if kind != STORE and STORE_PARAM in st.query_params:
+            del st.query_params[STORE_PARAM]
         with stats:
             _stats(collection)
     return collection
@@ -177,12 +184,6 @@ def _remove_uploads() -> None:
 
 
 # -- local store ------------------------------------------------------------------------------
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _open_store(path: str):
-    """One open store per directory for the whole server (pyoxigraph stores are thread-safe)."""
-    return open_local_store(path)
-
-
 STORE_ROOT_VARIABLE = "TRACE_EXPLORER_STORE_ROOT"
 
 
@@ -197,31 +198,22 @@ def store_refusal(path: str) -> str | None:
             f"(set by {STORE_ROOT_VARIABLE})")
 
 
-def last_store() -> str:
-    """The store the app used last (``TRACE_EXPLORER_STORE`` overrides), or ""."""
-    if os.environ.get("TRACE_EXPLORER_STORE"):
-        return os.environ["TRACE_EXPLORER_STORE"]
-    try:
-        return json.loads(state_file().read_text(encoding="utf-8")).get("last_store", "")
-    except (OSError, ValueError, AttributeError):
-        return ""
-
-
-def _remember_store(path: str) -> None:
-    try:
-        state_file().parent.mkdir(parents=True, exist_ok=True)
-        state_file().write_text(json.dumps({"last_store": path}), encoding="utf-8")
-    except OSError:
-        pass  # remembering is a convenience; the store itself is open
+def initial_store() -> str:
+    """The store a new browser session starts on: the one its address names (``?store=DIR``),
+    else the deployment's ``TRACE_EXPLORER_STORE``, else "" (the demo)."""
+    return st.query_params.get(STORE_PARAM) or os.environ.get("TRACE_EXPLORER_STORE", "")
 
 
 def _store_source() -> Collection:
     state = st.session_state
-    state.setdefault("te_store_path", last_store())
+    state.setdefault("te_store_path", initial_store())
     path = st.text_input("Store directory", key="te_store_path", placeholder="/path/to/store",
+                         persist_state="session",  # kept across pages, whose links carry no ?store=
                          help="A pyoxigraph store on disk (created when missing). "
-                              "`trace-explorer ingest FILE... --store DIR` fills it from the command line.")
+                              "`trace-explorer ingest FILE... --store DIR` fills it from the command line, "
+                              "also while the app shows it.")
     if not path.strip():
+        st.query_params.pop(STORE_PARAM, None)
         st.info("Name a directory to open or create a local store.", icon=":material/info:")
         return current_collection()
     resolved = str(Path(path).expanduser().resolve())
@@ -229,33 +221,55 @@ def _store_source() -> Collection:
     if refusal:
         st.error(md_escape(refusal), icon=":material/block:")
         return current_collection()
-    try:
-        store = _open_store(resolved)
-    except SourceError as error:
-        st.error(md_escape(str(error)), icon=":material/error:")
-        return current_collection()
-    if last_store() != resolved:
-        _remember_store(resolved)
-    generation = state.setdefault("te_store_generation", 0)
-    key = ("store", resolved, generation)
     collection = current_collection()
-    if collection.key != key:
-        collection = Collection(store.source(), key, f"store {resolved}")
+    if collection.key[:2] != ("store", resolved) or not collection.source.is_current():
+        try:
+            source = _read_store(resolved)
+        except SourceError as error:
+            st.error(md_escape(str(error)), icon=":material/error:")
+            return current_collection()
+        collection = Collection(source, ("store", resolved, source.generation), f"store {resolved}")
         set_collection(collection)
+    if st.query_params.get(STORE_PARAM) != resolved:
+        st.query_params[STORE_PARAM] = resolved  # remembered by this browser's address only
     uploads = _uploader("Add files to this store")
     if uploads:
-        _ingest(store, uploads)
+        _ingest(resolved, uploads)
     for error in state.get(_ERRORS_KEY, []):
         st.error(md_escape(error), icon=":material/error:")
     return collection
 
 
-def _ingest(store, uploads: list) -> None:
-    """Save uploaded files into the store, each all or nothing, with a progress bar by bytes."""
+def _read_store(path: str):
+    """A reader of the store in ``path`` (its newest snapshot); a missing or empty directory
+    becomes a new, empty store first."""
+    folder = Path(path)
+    if not (folder / ROCKSDB_MARK).exists() and (not folder.exists() or not any(folder.iterdir())):
+        open_local_store(folder).close()
+    return local_source(folder)
+
+
+def _ingest(path: str, uploads: list) -> None:
+    """Save uploaded files into the store in ``path``, each all or nothing, with a progress bar
+    by bytes. The store is open for writing only meanwhile; when another process writes it (an
+    ingest), saving waits up to ``UPLOAD_WAIT_S`` for its turn, then says so."""
     state = st.session_state
+    state[_UPLOADER_GEN_KEY] += 1
+    bar = st.progress(0.0, text="Saving into the store…")
+    try:
+        store = open_local_store(path, wait_s=UPLOAD_WAIT_S)
+    except SourceError as error:
+        state[_ERRORS_KEY] = [str(error)]
+        st.rerun()
+    with store:
+        state[_ERRORS_KEY] = _save(store, uploads, bar)
+    st.rerun()
+
+
+def _save(store, uploads: list, bar) -> list[str]:
+    """Ingest each upload into ``store``, advancing ``bar``; returns the error messages."""
     total = sum(u.size for u in uploads) or 1
     done = 0
-    bar = st.progress(0.0, text="Saving into the store…")
     errors = []
     limit, setting = upload_limit()
     for upload in uploads:
@@ -280,11 +294,8 @@ def _ingest(store, uploads: list) -> None:
         done = sum(u.size for u in uploads[: uploads.index(upload) + 1])
         bar.progress(min(done / total, 1.0))
     bar.progress(1.0, text="Checking the health of the changed sessions…")
-    refresh_health(store.source(), after_ingest=True)
-    state[_ERRORS_KEY] = errors
-    state[_UPLOADER_GEN_KEY] += 1
-    state["te_store_generation"] = state.get("te_store_generation", 0) + 1
-    st.rerun()
+    refresh_health(store.writer_source(), after_ingest=True)
+    return errors
 
 
 # -- SPARQL endpoint --------------------------------------------------------------------------

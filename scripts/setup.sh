@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Idempotent project setup.
+# Idempotent project setup, on a stock Debian 12 or 13 (as root, or as a user with sudo).
 #
 #   bash scripts/setup.sh [--no-browser]
 #
-# * creates .venv (python3 -m venv) in the repo root if it is missing/broken;
+# * installs Debian's python3 and python3-venv (with the versioned python3.X-venv that holds
+#   ensurepip) via apt-get when `python3 -m venv` cannot make a virtualenv with pip;
+# * creates .venv (python3 -m venv) in the repo root, and makes it again when it is missing,
+#   half-made (no pip: an earlier `python3 -m venv` stopped without ensurepip) or broken (its
+#   python gone or not starting);
 # * installs requirements-dev.txt and the project itself (editable) into it;
 # * installs Debian's graphviz and fonts (image export) via apt-get if missing;
 # * installs Debian's chromium (for the browser tests) via apt-get if
@@ -11,88 +15,166 @@
 #   endpoint tests.  Skip both with --no-browser or
 #   TRACE_EXPLORER_SKIP_BROWSER=1.
 #
+# apt-get runs directly as root, through sudo otherwise; without either it stops and says so.
 # The pip step is skipped when nothing relevant changed since the last
 # successful run (stamp in .venv); force it with TRACE_EXPLORER_FORCE_PIP=1.
+#
+# Sourcing the file (`source scripts/setup.sh`) defines its functions without running them
+# (tests/test_setup_script.py checks them one by one).
 set -euo pipefail
-
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-
-skip_browser="${TRACE_EXPLORER_SKIP_BROWSER:-0}"
-for arg in "$@"; do
-    case "$arg" in
-        --no-browser) skip_browser=1 ;;
-        *) echo "setup.sh: unknown argument: $arg" >&2; exit 2 ;;
-    esac
-done
 
 log() { echo "[setup] $*" >&2; }
 
 # --- Debian packages ----------------------------------------------------------
-# apt_install PACKAGE...: install with apt-get (listing packages once per run), as root or via sudo.
+# as_root COMMAND...: run a command as root: directly when root, through sudo otherwise.
+as_root() {
+    if [[ "$(id -u)" == "0" ]]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        log "ERROR: '$*' needs root: run this script as root, or install sudo"
+        return 1
+    fi
+}
+
+# apt_install PACKAGE...: install with apt-get (listing packages once per run).
 apt_updated=0
 apt_install() {
-    local sudo=""
-    [[ "$(id -u)" == "0" ]] || sudo="sudo"
-    export DEBIAN_FRONTEND=noninteractive
     if [[ "$apt_updated" == "0" ]]; then
-        $sudo apt-get update -qq
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
         apt_updated=1
     fi
-    $sudo apt-get install -y -qq --no-install-recommends \
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
         -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
         "$@" </dev/null >/dev/null
 }
+
 # require COMMAND_OR_FILE: fail when it is still missing after the install.
 require() {
     [[ -e "$1" ]] || command -v "$1" >/dev/null 2>&1 || { log "ERROR: $1 still missing after apt-get install"; exit 1; }
 }
 
-# Graphviz and fonts for image export (the app needs them too).
-fonts=(/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
-       /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf)
-missing_font=0
-for font in "${fonts[@]}"; do [[ -f "$font" ]] || missing_font=1; done
-if ! command -v dot >/dev/null 2>&1 || [[ "$missing_font" == "1" ]]; then
-    log "installing Debian's graphviz and fonts via apt-get"
-    apt_install graphviz fonts-dejavu-core fonts-droid-fallback
-    require dot
-fi
+# --- Python and its venv module -------------------------------------------------
+# venv_works: can python3 make a virtualenv with pip? (Debian splits ensurepip, which
+# `python3 -m venv` needs, into python3.X-venv.)
+venv_works() {
+    python3 -c 'import ensurepip, venv' >/dev/null 2>&1
+}
 
-# Chromium (browser tests) and Virtuoso (a real SPARQL server for the endpoint tests).
-if [[ "$skip_browser" != "1" ]]; then
-    if [[ ! -x /usr/bin/chromium ]]; then
-        log "installing Debian's chromium via apt-get"
-        apt_install chromium fonts-dejavu-core
-        require /usr/bin/chromium
-    fi
-    if [[ ! -x /usr/bin/virtuoso-t ]]; then
-        log "installing Debian's virtuoso-opensource via apt-get"
-        apt_install virtuoso-opensource-7-bin
-        require /usr/bin/virtuoso-t
-    fi
-fi
+# venv_packages: the Debian packages that give this python3 its venv module with pip.
+venv_packages() {
+    local version
+    version="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+    echo "python3-venv python${version}-venv"
+}
 
-# --- virtualenv -------------------------------------------------------------
-if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c 'import sys' >/dev/null 2>&1; then
-    log "creating .venv"
-    rm -rf .venv
-    python3 -m venv .venv
-fi
+ensure_python() {
+    if ! command -v python3 >/dev/null 2>&1; then
+        log "installing Debian's python3 via apt-get"
+        apt_install python3
+        require python3
+    fi
+}
+
+# install_venv_support: install what `python3 -m venv` needs, once per run.
+venv_support_installed=0
+install_venv_support() {
+    [[ "$venv_support_installed" == "0" ]] || return 1
+    local packages
+    packages="$(venv_packages)"
+    log "installing Debian's $packages via apt-get (python3 -m venv needs them)"
+    # shellcheck disable=SC2086 # two package names, split on purpose
+    apt_install $packages
+    venv_support_installed=1
+}
+
+# venv_ok: .venv exists with a python that starts and a pip it can run.
+venv_ok() {
+    [[ -f .venv/pyvenv.cfg && -x .venv/bin/python ]] &&
+        .venv/bin/python -c 'import sys' >/dev/null 2>&1 &&
+        .venv/bin/python -m pip --version >/dev/null 2>&1
+}
+
+# ensure_venv: a working .venv, made (again) when missing, half-made or broken; python3-venv is
+# installed first when python3 lacks ensurepip, or when a first attempt still made no pip.
+ensure_venv() {
+    venv_ok && return 0
+    if [[ -e .venv ]]; then log "making .venv again (it is half-made or broken)"; else log "creating .venv"; fi
+    if ! venv_works; then
+        install_venv_support
+    fi
+    while true; do
+        rm -rf .venv
+        python3 -m venv .venv >/dev/null 2>&1 && venv_ok && return 0
+        install_venv_support || break
+    done
+    log "ERROR: python3 -m venv cannot make a virtualenv with pip (tried with $(venv_packages) installed)"
+    exit 1
+}
 
 # --- Python packages --------------------------------------------------------
 # The stamp covers the dependency files and whether trace_explorer/ exists
 # (an editable install made before the package existed cannot find it later).
-stamp_file=.venv/.trace-explorer-setup-stamp
-stamp="$(cat requirements.txt requirements-dev.txt requirements-trustgraph.txt pyproject.toml | sha256sum | cut -d' ' -f1)"
-stamp="$stamp pkg=$([[ -f trace_explorer/__init__.py ]] && echo yes || echo no)"
-if [[ "${TRACE_EXPLORER_FORCE_PIP:-0}" == "1" || ! -f "$stamp_file" || "$(cat "$stamp_file")" != "$stamp" ]]; then
-    log "installing Python packages into .venv"
-    rm -f "$stamp_file"
-    .venv/bin/python -m pip install -q --disable-pip-version-check \
-        -r requirements-dev.txt -e .
-    # TrustGraph's translators for the tests' stand-in gateway, without its messaging clients
-    .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -r requirements-trustgraph.txt
-    echo "$stamp" > "$stamp_file"
-else
-    log ".venv is up to date"
+install_packages() {
+    local stamp_file=.venv/.trace-explorer-setup-stamp stamp
+    stamp="$(cat requirements.txt requirements-dev.txt requirements-trustgraph.txt pyproject.toml | sha256sum | cut -d' ' -f1)"
+    stamp="$stamp pkg=$([[ -f trace_explorer/__init__.py ]] && echo yes || echo no)"
+    if [[ "${TRACE_EXPLORER_FORCE_PIP:-0}" == "1" || ! -f "$stamp_file" || "$(cat "$stamp_file")" != "$stamp" ]]; then
+        log "installing Python packages into .venv"
+        rm -f "$stamp_file"
+        .venv/bin/python -m pip install -q --disable-pip-version-check \
+            -r requirements-dev.txt -e .
+        # TrustGraph's translators for the tests' stand-in gateway, without its messaging clients
+        .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -r requirements-trustgraph.txt
+        echo "$stamp" > "$stamp_file"
+    else
+        log ".venv is up to date"
+    fi
+}
+
+# --- the tools outside Python -----------------------------------------------------
+ensure_tools() {
+    local skip_browser="$1" font missing_font=0
+    # Graphviz and fonts for image export (the app needs them too).
+    local fonts=(/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+                 /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf)
+    for font in "${fonts[@]}"; do [[ -f "$font" ]] || missing_font=1; done
+    if ! command -v dot >/dev/null 2>&1 || [[ "$missing_font" == "1" ]]; then
+        log "installing Debian's graphviz and fonts via apt-get"
+        apt_install graphviz fonts-dejavu-core fonts-droid-fallback
+        require dot
+    fi
+    # Chromium (browser tests) and Virtuoso (a real SPARQL server for the endpoint tests).
+    if [[ "$skip_browser" != "1" ]]; then
+        if [[ ! -x /usr/bin/chromium ]]; then
+            log "installing Debian's chromium via apt-get"
+            apt_install chromium fonts-dejavu-core
+            require /usr/bin/chromium
+        fi
+        if [[ ! -x /usr/bin/virtuoso-t ]]; then
+            log "installing Debian's virtuoso-opensource via apt-get"
+            apt_install virtuoso-opensource-7-bin
+            require /usr/bin/virtuoso-t
+        fi
+    fi
+}
+
+main() {
+    cd "$(dirname "${BASH_SOURCE[0]}")/.."
+    local skip_browser="${TRACE_EXPLORER_SKIP_BROWSER:-0}" arg
+    for arg in "$@"; do
+        case "$arg" in
+            --no-browser) skip_browser=1 ;;
+            *) echo "setup.sh: unknown argument: $arg" >&2; exit 2 ;;
+        esac
+    done
+    ensure_tools "$skip_browser"
+    ensure_python
+    ensure_venv
+    install_packages
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    main "$@"
 fi

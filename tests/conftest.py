@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -18,15 +16,22 @@ from trace_explorer.sources.local_store import ingest_file, open_local_store
 from trace_explorer.sources.source import CONTENT, DOCUMENTS_GRAPH
 
 CORPUS = DEMO_DIR
-# The app remembers its last store under XDG_CONFIG_HOME: the tests (and the servers they start)
-# get a configuration of their own, so neither a developer's store nor the tests' leak across.
-os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="trace-explorer-test-config-")
 MANIFEST = json.loads(MANIFEST_PATH.read_text(encoding="utf-8"))
 TRACE_FILES = sorted(MANIFEST)
 # The content file that goes with a trace file: ``NAME.documents.json`` beside ``NAME.ext``.
 CONTENT_FILES = {name: f"{name.rsplit('.', 1)[0]}.documents.json" for name in TRACE_FILES
                  if (CORPUS / f"{name.rsplit('.', 1)[0]}.documents.json").is_file()}
 MECHANISM_NAMES = {"agent": "Agent", "graphrag": "GraphRAG", "docrag": "DocRAG"}
+
+
+def pytest_runtest_setup(item):
+    """A browser test fails, never skips, when Chromium is missing: ``scripts/setup.sh`` installs it."""
+    if item.get_closest_marker("browser") is not None:
+        from tests.browser_support import CHROMIUM_PATH, chromium_available
+
+        if not chromium_available():
+            pytest.fail(f"Chromium not found at {CHROMIUM_PATH}: run scripts/setup.sh (it installs Debian's "
+                        f"chromium), or set CHROMIUM_PATH", pytrace=False)
 
 
 def corpus_paths(name: str) -> list[Path]:
@@ -88,10 +93,9 @@ def corpus_stores(tmp_path_factory):
     stores = {}
     for name in TRACE_FILES:
         path = tmp_path_factory.mktemp("store")
-        store = open_local_store(path)
-        for file in corpus_paths(name):
-            ingest_file(store, str(file))
-        del store
+        with open_local_store(path) as store:
+            for file in corpus_paths(name):
+                ingest_file(store, str(file))
         stores[name] = path
     return stores
 

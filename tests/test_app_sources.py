@@ -1,24 +1,31 @@
-"""The app on each source: a local store (reopened on the next start, uploads saved into it all
-or nothing) and a SPARQL endpoint (a real Virtuoso), with the list paged by queries."""
+"""The app on each source: a local store (remembered in the browser's address, uploads saved into
+it all or nothing, files ingested by another process while it is shown) and a SPARQL endpoint (a
+real Virtuoso), with the list paged by queries."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS, file_graph, manifest_sessions
-from tests.test_app import REPO, table_ids, unescape
+from tests.conftest import CORPUS, MANIFEST, file_graph, manifest_sessions
+from tests.store_copies import SESSIONS_PER_COPY, SOURCE, TOP_PER_COPY, copies, copy_iri
+from tests.test_app import REPO, header_question, table_ids, unescape
 from trace_explorer.cli.main import main
+from trace_explorer.sources.catalog import SessionFilter, count_sessions, fetch_session
+from trace_explorer.sources.local_store import local_source
 
 TOP = [s["session"] for s in manifest_sessions() if s["parent"] is None]
 SEED = [s["session"] for s in manifest_sessions("seed-sessions.ttl")]
+SEED_BY_ID = {s["session"]: s for s in manifest_sessions("seed-sessions.ttl")}
 
 
 @pytest.fixture
 def app_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.delenv("TRACE_EXPLORER_STORE", raising=False)
     monkeypatch.delenv("TRACE_EXPLORER_ENDPOINT_ALLOW", raising=False)
     return tmp_path
@@ -28,26 +35,46 @@ def start() -> AppTest:
     return AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
 
 
-def test_local_store_is_browsed_and_reopened(app_env):
-    store = app_env / "store"
-    assert main(["ingest", str(CORPUS), "--store", str(store), "--quiet"]) == 0
-    at = start()
+def _param(at: AppTest, name: str) -> str | None:
+    value = at.query_params.get(name)
+    return value[0] if isinstance(value, list) else value
+
+
+def _choose_store(at: AppTest, path) -> AppTest:
     at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
-    at.sidebar.text_input(key="te_store_path").set_value(str(store)).run()
-    assert not at.exception
-    assert sorted(table_ids(at)) == sorted(TOP)
+    at.sidebar.text_input(key="te_store_path").set_value(str(path)).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_store_is_remembered_in_the_browsers_address_never_on_the_server(app_env):
+    store = app_env / "store"
+    assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(store), "--quiet"]) == 0
+    at = _choose_store(start(), store)
+    assert sorted(table_ids(at)) == sorted(SEED)
     metrics = {m.label: m.value for m in at.sidebar.metric}
-    assert metrics["Sessions"] == str(len(manifest_sessions()))
-    again = start()  # a new browser session: the last store is opened again
+    assert metrics["Sessions"] == str(len(SEED)) and metrics["Triples"] == str(MANIFEST["seed-sessions.ttl"]["quads"])
+    assert _param(at, "store") == str(store.resolve())  # in this person's address
+    # another visitor (a new browser session, no address of theirs) lands on the demo
+    other = start()
+    assert other.sidebar.segmented_control(key="te_source_kind").value == "Files"
+    assert sorted(table_ids(other)) == sorted(TOP) and _param(other, "store") is None
+    # the first person's reload, bookmark or shared link (the address) opens the store again
+    again = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    again.query_params["store"] = str(store.resolve())
+    again.run()
     assert again.sidebar.segmented_control(key="te_source_kind").value == "Local store"
     assert again.sidebar.text_input(key="te_store_path").value == str(store.resolve())
-    assert sorted(table_ids(again)) == sorted(TOP)
+    assert sorted(table_ids(again)) == sorted(SEED)
+    # back to the files: the address forgets the store
+    again.sidebar.segmented_control(key="te_source_kind").set_value("Files").run()
+    assert _param(again, "store") is None and sorted(table_ids(again)) == sorted(TOP)
+    assert not list((app_env).glob("**/app.json"))  # nothing remembered server-side
 
 
 def test_uploads_are_saved_into_the_store_all_or_nothing(app_env):
-    at = start()
-    at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
-    at.sidebar.text_input(key="te_store_path").set_value(str(app_env / "fresh")).run()
+    fresh = app_env / "fresh"
+    at = _choose_store(start(), fresh)
     assert "No sessions in this source" in at.main.info[0].value
     bad = ("bad.ttl", b"<urn:a> <urn:b> .\n", "text/turtle")
     at.sidebar.file_uploader[0].set_value([("seed-sessions.ttl", (CORPUS / "seed-sessions.ttl").read_bytes(), "text/turtle"),
@@ -56,6 +83,64 @@ def test_uploads_are_saved_into_the_store_all_or_nothing(app_env):
     errors = [unescape(e.value) for e in at.sidebar.error]
     assert len(errors) == 1 and re.match(r"bad\.ttl:1:\d+: ", errors[0])
     assert sorted(table_ids(at)) == sorted(SEED)
+    # reopened from disk by another process: the seed file's quads and sessions, nothing of bad.ttl
+    listed = subprocess.run([sys.executable, "-m", "trace_explorer.cli", "list", "--store", str(fresh), "--all",
+                             "--limit", "0", "--format", "json"], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    assert sorted(r["id"] for r in json.loads(listed.stdout)) == sorted(SEED)
+    reopened = local_source(fresh)
+    assert len(reopened.store) == MANIFEST["seed-sessions.ttl"]["quads"]
+    assert fetch_session(reopened, SEED[0]).answer == SEED_BY_ID[SEED[0]]["answer"]
+
+
+INGESTS = 20
+COPIES_PER_INGEST = 2
+
+
+def _caption_total(at: AppTest) -> int:
+    """The number of top-level sessions the list's caption gives ("… · N top-level sessions in all")."""
+    for caption in at.main.caption:
+        found = re.search(r"([\d,]+) top-level sessions in all", unescape(caption.value))
+        if found:
+            return int(found.group(1).replace(",", ""))
+    raise AssertionError([c.value for c in at.main.caption])
+
+
+def test_files_ingested_by_another_process_appear_while_the_app_shows_the_store(app_env):
+    # The app reads the store's published snapshots and never holds it for writing, so
+    # `trace-explorer ingest` runs beside it; the app keeps answering during each ingest and
+    # shows the new sessions once it is done. Twenty times, nothing lost.
+    store = app_env / "store"
+    assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(store), "--quiet"]) == 0
+    at = _choose_store(start(), store)
+    top = len(SEED)
+    assert _caption_total(at) == top
+    runs_during = 0
+    for n in range(INGESTS):
+        file = app_env / f"copies-{n}.nq"
+        file.write_bytes(copies(n * COPIES_PER_INGEST, COPIES_PER_INGEST))
+        ingest = subprocess.Popen([sys.executable, "-m", "trace_explorer.cli", "ingest", str(file), "--store", str(store),
+                                   "--quiet"], stderr=subprocess.PIPE, text=True, cwd=REPO)
+        while ingest.poll() is None:
+            at.run()  # the app keeps serving meanwhile: the list before the file, or after it
+            assert not at.exception, at.exception
+            assert _caption_total(at) in (top, top + COPIES_PER_INGEST * TOP_PER_COPY)
+            runs_during += 1
+        assert ingest.returncode == 0, ingest.stderr.read()
+        top += COPIES_PER_INGEST * TOP_PER_COPY
+        at.run()
+        assert _caption_total(at) == top
+    assert runs_during >= INGESTS  # the app was asked during every ingest
+    metrics = {m.label: m.value for m in at.sidebar.metric}
+    every = len(SEED) + INGESTS * COPIES_PER_INGEST * SESSIONS_PER_COPY
+    assert metrics["Sessions"] == f"{every:,}"
+    # the last file's sessions open on the session page, read from the new snapshot
+    original = manifest_sessions(SOURCE)[0]
+    at.switch_page("pages/session.py")
+    at.query_params["session"] = copy_iri(original["session"], INGESTS * COPIES_PER_INGEST - 1)
+    at.run()
+    assert not at.exception and header_question(at) == original["question"]
+    assert count_sessions(local_source(store), SessionFilter(include_sub=True)) == every
 
 
 def test_sparql_endpoint_source(app_env, monkeypatch, virtuoso_url):
@@ -69,9 +154,20 @@ def test_sparql_endpoint_source(app_env, monkeypatch, virtuoso_url):
     assert not at.exception, at.exception
     assert sorted(table_ids(at)) == sorted(SEED)
     at.switch_page("pages/session.py")
-    at.query_params["session"] = SEED[0]
+    at.query_params["session"] = SEED[1]
     at.run()
     assert not at.exception
+    # the page shows the endpoint's session: its question, answer, steps and their tools
+    expected = SEED_BY_ID[SEED[1]]
+    assert header_question(at) == expected["question"]
+    metrics = {m.label: m.value for m in at.main.metric}
+    assert metrics["Steps"] == str(expected["analysis_steps"] + 1)
+    assert metrics["Tool calls"] == str(len(expected["actions"]))
+    assert expected["answer"] in [t.value for t in at.main.text]
+    picker = at.selectbox(key="te_step")
+    assert picker.options == [f"{n}. i{n} Analysis: {a}" for n, a in enumerate(expected["actions"], 1)] + \
+        [f"{len(expected['actions']) + 1}. Conclusion"]
+    assert "document-query" in [c.value for c in at.main.code]  # the first step's action, inspected
 
 
 def test_loopback_endpoint_refused_without_an_allowlist(app_env, virtuoso_url):

@@ -63,7 +63,7 @@ def test_quick_run_store_holds_every_generated_session(quick_run):
     assert done.returncode == 0, done.stderr[-3000:]
     manifest = json.loads((keep / "data" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["sessions"] == SESSIONS
-    source = local_source(keep / "store", read_only=True)
+    source = local_source(keep / "store")
     assert count_sessions(source, SessionFilter(include_sub=True)) == SESSIONS
     assert count_sessions(source) == manifest["top_level"]
     assert manifest["top_level"] + manifest["sub_sessions"] == SESSIONS

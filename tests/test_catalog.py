@@ -46,7 +46,7 @@ def source(request, local_store_dir):
         return _memory(indexed=request.param == "memory indexed")
     if request.param == "virtuoso":
         return EndpointSource(request.getfixturevalue("virtuoso_url"), triple_terms=False, timeout=30)
-    return local_source(local_store_dir, read_only=True)
+    return local_source(local_store_dir)
 
 
 def newest_first(sessions):

@@ -47,7 +47,7 @@ def test_source_errors_are_clear(tmp_path, capsys):
     assert main(["list", "--store", str(tmp_path), "--endpoint", "http://x/"]) == 2
     assert "not both" in capsys.readouterr().err
     assert main(["list"]) == 2
-    assert "give trace files, --store DIR, --endpoint URL or --trustgraph URL" in capsys.readouterr().err
+    assert "give trace files, --demo, --store DIR, --endpoint URL or --trustgraph URL" in capsys.readouterr().err
 
 
 def _out(capsys, argv) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 
@@ -169,14 +168,15 @@ def test_selected_node_is_outlined_and_the_page_is_deterministic(sessions):
     assert "height: 480px" in first
 
 
-def test_a_200_step_session_builds_quickly():
+def test_a_200_step_session_draws_every_step_and_derivation():
+    # (its speed: benchmarks/long_sessions.py)
     session = synthetic_react(100)
-    started = time.perf_counter()
-    html = dag_html(session, selected=session.steps[150].id)
-    elapsed = time.perf_counter() - started
-    nodes, edges = drawn(html)
+    selected = session.steps[150].id
+    nodes, edges = drawn(dag_html(session, selected=selected))
     assert len(nodes) == 201 and len(edges) == 200
-    assert elapsed < 1.5, f"{elapsed:.3f} s"  # the goal is 0.5 s; CI machines vary
+    assert {n["id"] for n in nodes} == set(session.graph.nodes)
+    assert {(e["from"], e["to"]) for e in edges} == set(session.graph.edges)
+    assert next(n for n in nodes if n["id"] == selected)["borderWidth"] == 4
 
 
 def test_suggested_height_fits_the_tallest_column(sessions):
@@ -312,19 +312,16 @@ def test_group_and_fold_nodes_keep_hostile_text_escaped():
     assert all("title" not in n for n in nodes) and "popup.innerHTML" not in html
 
 
-def test_a_100000_step_session_folds_in_seconds():
-    """The hostile-input issue's 100,000-step session (50,000 iterations of Analysis and
-    Observation, in memory): grouped, folded and drawn as a few dozen nodes."""
+def test_a_100000_step_session_folds_to_a_few_dozen_nodes():
+    """A 100,000-step session (50,000 iterations of Analysis and Observation, in memory):
+    grouped, folded and drawn as a few dozen nodes (its speed: benchmarks/long_sessions.py)."""
     session = synthetic_react(50_000)
-    started = time.perf_counter()
     base = fold_base(session)
     selected = session.steps[77_777].id
     html = dag_html(session, selected, layout=folded_layout(session, selected, base=base))
-    elapsed = time.perf_counter() - started
     nodes, _ = drawn(html)
     assert len(nodes) <= 40 + OPEN_WINDOW and selected in {n["id"] for n in nodes}
     assert sum(n["memberCount"] for n in nodes) == session.graph.number_of_nodes()
-    assert elapsed < 30, f"{elapsed:.1f} s"  # about 2 s here; a loaded CI machine varies
 
 
 def test_a_long_graph_of_any_shape_is_folded_to_a_bounded_size():

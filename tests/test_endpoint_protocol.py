@@ -72,11 +72,11 @@ def test_the_cli_takes_its_credentials_from_the_environment(endpoint, monkeypatc
 
 
 def test_a_server_that_does_not_answer_is_given_up_after_the_timeout(endpoint):
+    # (how soon: benchmarks/long_sessions.py)
     url, _ = endpoint
-    started = time.perf_counter()
-    with pytest.raises(SourceError, match=r"no answer within 0\.5 s"):
+    with pytest.raises(SourceError) as raised:
         EndpointSource(url, timeout=0.5).select("SELECT ?n { # SLOW\n}")
-    assert time.perf_counter() - started < 2.5
+    assert str(raised.value) == f"endpoint {url}: no answer within 0.5 s"
 
 
 def test_an_update_never_leaves(endpoint):
@@ -84,3 +84,66 @@ def test_an_update_never_leaves(endpoint):
     with pytest.raises(SourceError, match="refused"):
         EndpointSource(url).select("DELETE WHERE { ?s ?p ?o }")
     assert seen == []
+
+
+@pytest.fixture
+def redirecting(endpoint):
+    """``(url, target_requests)``: an endpoint that answers every request with a 307 to the
+    recording ``endpoint`` (which could be any address, past the deployment's policy)."""
+    target, seen = endpoint
+
+    class Redirect(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(307)
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/sparql", seen
+    server.shutdown()
+
+
+def test_a_redirect_is_not_followed(redirecting):
+    url, target_seen = redirecting
+    with pytest.raises(SourceError) as raised:
+        EndpointSource(url, user="ana", password="s3cret").select("SELECT ?n {}")
+    assert str(raised.value).startswith(f"endpoint {url}: HTTP 307")
+    assert target_seen == []  # neither the query nor the credentials went on
+
+
+def test_the_apps_user_password_and_token_fields_reach_the_endpoint(endpoint, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import REPO
+
+    url, seen = endpoint
+    monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "127.0.0.1")
+    monkeypatch.delenv("TRACE_EXPLORER_STORE", raising=False)
+
+    def connect(user: str, secret: str, bearer: bool) -> dict:
+        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+        at.sidebar.segmented_control(key="te_source_kind").set_value("SPARQL endpoint").run()
+        at.sidebar.text_input(key="te_endpoint_url").set_value(url)
+        at.sidebar.text_input(key="te_endpoint_user").set_value(user)
+        at.sidebar.text_input(key="te_endpoint_secret").set_value(secret)
+        if bearer:
+            at.sidebar.checkbox(key="te_endpoint_bearer").check()
+        seen.clear()
+        at.sidebar.button(key="te_endpoint_connect").click().run()
+        assert not at.exception, at.exception
+        assert at.sidebar.text_input(key="te_endpoint_secret").proto.type == at.sidebar.text_input(
+            key="te_endpoint_secret").proto.PASSWORD  # typed out of sight
+        assert seen, "the app sent nothing"
+        return seen[0]
+
+    basic = connect("ana", "s3cret", bearer=False)
+    assert basic["authorization"] == "Basic " + base64.b64encode(b"ana:s3cret").decode()
+    assert connect("", "tok-123", bearer=True)["authorization"] == "Bearer tok-123"
+    assert connect("ana", "tok-123", bearer=True)["authorization"] == "Bearer tok-123"  # the user is not sent
+    assert connect("", "", bearer=False)["authorization"] is None

@@ -9,7 +9,6 @@ small readable picture, rendered in well under 5 s.
 from __future__ import annotations
 
 import io
-import time
 import xml.etree.ElementTree as ET
 
 import pyoxigraph as ox
@@ -181,18 +180,14 @@ def test_same_session_same_svg_bytes(sessions):
     assert dag_image(sessions[SUPERVISOR], "pdf", sessions) == dag_image(sessions[SUPERVISOR], "pdf", sessions)
 
 
-def test_a_200_step_session_is_grouped_folded_and_fast():
+def test_a_200_step_session_is_grouped_and_folded():
+    # (its speed: benchmarks/long_sessions.py)
     collection, session = react_session(99)
     assert len(session.steps) == 200
-    timeline_image(react_session(1)[1], "svg")  # start vl-convert's engine outside the timing
-    started = time.perf_counter()
     layout = dag_layout(session)
     svg = dag_image(session, "svg")
     png = dag_image(session, "png")
-    dag_seconds = time.perf_counter() - started
     timeline = timeline_image(session, "svg")
-    total = time.perf_counter() - started
-    print(f"\n200 steps: DAG svg+png {dag_seconds:.2f} s, with the timeline {total:.2f} s")
     assert layout.grouped and layout.folded
     assert len(layout.nodes) <= MAX_DRAWN_NODES
     members = {m for node in layout.nodes for m in node.members}
@@ -204,7 +199,6 @@ def test_a_200_step_session_is_grouped_folded_and_fast():
     assert any("folded" in " ".join(lines) for lines in nodes.values())
     assert Image.open(io.BytesIO(png)).size[1] < 4000  # readable: a few screens, not a roll
     assert ET.fromstring(timeline) is not None
-    assert total < 5.0  # measured about 1 s here; the issue asks for under 5 s
 
 
 def test_errors_stay_visible_when_a_long_session_is_folded():

@@ -139,7 +139,7 @@ def test_lint_reads_a_store_and_an_in_memory_collection_alike(tmp_path):
     store = open_local_store(tmp_path / "store")
     for name in ("broken.trig", "broken.documents.json"):
         ingest_file(store, str(tmp_path / name))
-    del store
-    from_store = list(check_source(local_source(tmp_path / "store", read_only=True)))
+    store.close()
+    from_store = list(check_source(local_source(tmp_path / "store")))
     in_memory = findings_of(trace, texts)
     assert from_store == in_memory

@@ -82,7 +82,7 @@ def test_lint_reads_a_store(capsys, tmp_path, broken_files):
     store = open_local_store(tmp_path / "store")
     for path in broken_files:
         ingest_file(store, str(path))
-    del store
+    store.close()
     assert main(["lint", "--store", str(tmp_path / "store"), "--format", "json"]) == 1
     assert [f["rule"] for f in json.loads(capsys.readouterr().out)] == ["dangling-derivation"]
 
@@ -91,7 +91,7 @@ def test_the_index_keeps_health_rows_and_mends_them_when_texts_arrive(tmp_path):
     trace, texts, _ = BROKEN["missing-text"]
     store = open_local_store(tmp_path / "store")
     ingest_file(store, str(write(tmp_path, "broken.trig", healthy(HEALTHY) + trace.split("\n", 3)[3])))
-    source = store.source()
+    source = store.writer_source()
     assert refresh_health(source, after_ingest=True) == 4  # two agents, two GraphRAG sub-sessions
     rows = health_of(store.index, [HEALTHY, BROKEN_ID])
     assert rows[BROKEN_ID]["warning"] == 3 and rows[BROKEN_ID]["rules"] == ["missing-text"]  # no text at all yet

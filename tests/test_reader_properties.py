@@ -1,10 +1,17 @@
 """Property-based tests: the readers see generated and mutated input and only ever return a
-result or raise the project's own TraceLoadError; whatever they return reads as sessions."""
+result or raise the project's own TraceLoadError, whose place lies inside the file; what they
+return is stable (the same bytes, the same quads), round-trips through N-Quads, is what its
+bytes say (its digest and size) and reads as sessions made of its own subjects. N-Quads cut at
+any line keep exactly the quads of the lines kept; wire triples come back one quad each; a
+damaged quoted-triple literal comes back as the triple it spells."""
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 
+import pyoxigraph as ox
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,15 +29,39 @@ NAMES = st.sampled_from(["x.ttl", "x.trig", "x.nq", "x.nt", "x.jsonld", "x.rdf",
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def _text(name: str, data: bytes) -> bytes | None:
+    """The text a reader parses: ``data``, or its decompression (None when it is no gzip)."""
+    if not name.endswith(".gz"):
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, ValueError):
+        return None
+
+
 def read_or_refuse(name: str, data: bytes):
+    """Read ``data`` as file ``name``; check what came back (or the refusal); return it or None."""
+    text = _text(name, data)
     try:
         loaded = read_trace_file(name, data, max_bytes=1_000_000)
     except TraceLoadError as error:
-        assert error.file == name and error.expected
+        assert error.file == name and error.expected and str(error).startswith(f"{name}")
+        if error.line is not None:  # the place named lies inside the file
+            assert text is not None and 1 <= error.line <= text.count(b"\n") + 1
+            assert error.column is None or error.column >= 1
         return None
+    assert text is not None and loaded.size == len(text) and loaded.digest == hashlib.sha256(text).hexdigest()
+    again = read_trace_file(name, data, max_bytes=1_000_000)
+    assert again.quads == loaded.quads and again.documents == loaded.documents  # stable, blank nodes too
+    assert all(isinstance(q, ox.Quad) for q in loaded.quads)
+    assert set(ox.parse(ox.serialize(loaded.quads, format=ox.RdfFormat.N_QUADS), format=ox.RdfFormat.N_QUADS)) \
+        == set(loaded.quads)
     collection = TraceStore()
     collection.add(loaded)
-    read_sessions(collection)  # never raises on odd data
+    subjects = {q.subject.value for q in loaded.quads if isinstance(q.subject, ox.NamedNode)}
+    for session in read_sessions(collection):  # never raises on odd data
+        assert session.id in subjects
+        assert {step.id for step in session.steps} <= subjects
     return loaded
 
 
@@ -65,6 +96,20 @@ def test_mutated_corpus_files(case):
     read_or_refuse(*case)
 
 
+NQUAD_LINES = (CORPUS / "orchestrated.nq").read_bytes().splitlines(keepends=True)
+LINE_QUADS = [set(ox.parse(line, format=ox.RdfFormat.N_QUADS)) for line in NQUAD_LINES]
+
+
+@FAST
+@given(st.lists(st.integers(0, len(NQUAD_LINES) - 1), unique=True, max_size=80))
+def test_n_quads_keep_exactly_the_quads_of_the_lines_kept(kept):
+    loaded = read_or_refuse("kept.nq", b"".join(NQUAD_LINES[i] for i in sorted(kept)))
+    if not kept:
+        assert loaded is None  # an empty file is refused as such
+        return
+    assert set(loaded.quads) == set().union(*(LINE_QUADS[i] for i in kept))
+
+
 wire_terms = st.recursive(
     st.fixed_dictionaries({"t": st.sampled_from(["i", "l", "b", "x", None]),
                            "i": st.one_of(st.text(max_size=20), st.just("urn:a"), st.integers()),
@@ -80,7 +125,29 @@ wire_terms = st.recursive(
                                        "g": st.one_of(st.none(), st.text(max_size=10), st.just("urn:g"))}),
                 max_size=5))
 def test_generated_wire_json(triples):
-    read_or_refuse("wire.json", json.dumps(triples).encode())
+    loaded = read_or_refuse("wire.json", json.dumps(triples).encode())
+    if loaded is not None:  # all or nothing: one quad per wire triple, in its graph
+        assert len(loaded.quads) == len(triples)
+        for quad, triple in zip(loaded.quads, triples):
+            graph = triple["g"]
+            assert quad.graph_name == (ox.NamedNode(graph) if graph else ox.DefaultGraph())
+
+
+IRI_PART = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=12)
+
+
+@FAST
+@given(IRI_PART, IRI_PART, st.one_of(IRI_PART.map(lambda t: ("iri", t)),
+                                     st.text(alphabet="abc xyz,.", min_size=1, max_size=20).map(lambda t: ("literal", t))))
+def test_a_damaged_quoted_triple_comes_back_as_the_triple_it_spells(s, p, o):
+    kind, value = o
+    obj = ox.NamedNode(f"urn:o:{value}") if kind == "iri" else ox.Literal(value.strip())
+    spelled = f"<urn:o:{value}>" if kind == "iri" else f'"{value.strip()}"'
+    expected = ox.Triple(ox.NamedNode(f"urn:s:{s}"), ox.NamedNode(f"http://p/{p}"), obj)
+    assert triple_from_literal(f"<<<urn:s:{s}> <http://p/{p}> {spelled}>>") == expected
+    wire = {"t": "t", "tr": {"s": {"t": "i", "i": f"urn:s:{s}"}, "p": {"t": "i", "i": f"http://p/{p}"},
+                             "o": {"t": "i", "i": obj.value} if kind == "iri" else {"t": "l", "v": obj.value}}}
+    assert triple_from_literal(repr(wire)) == expected == triple_from_literal(json.dumps(wire))
 
 
 @FAST

@@ -129,16 +129,16 @@ def test_a_store_without_an_index_is_listed_from_its_traces_and_can_be_reindexed
     expected = list_sessions(store.source(), SessionFilter(include_sub=True), limit=0).rows
     del store
     (tmp_path / "s" / INDEX_FILE).unlink()
-    bare = local_source(tmp_path / "s", read_only=True)
+    bare = local_source(tmp_path / "s")
     assert bare.index is None  # a read-only store without an index: the list reads the traces
     assert list_sessions(bare, SessionFilter(include_sub=True), limit=0).rows == expected
     del bare
-    writable = local_source(tmp_path / "s")  # opened for writing, it is indexed at once
+    writable = open_local_store(tmp_path / "s")  # opened for writing, it is indexed at once
     assert writable.index.count(SessionFilter(include_sub=True)) == len(expected)
     writable.index.replace(writable.index.roots(), [])  # rows lost: reindex rebuilds them
-    del writable
+    writable.close()
     assert main(["reindex", "--store", str(tmp_path / "s")]) == 0
-    reopened = local_source(tmp_path / "s", read_only=True)
+    reopened = local_source(tmp_path / "s")
     assert reopened.index is not None and reopened.index.count(SessionFilter(include_sub=True)) == len(expected)
     assert list_sessions(reopened, SessionFilter(include_sub=True), limit=0).rows == expected
 

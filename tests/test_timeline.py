@@ -7,7 +7,6 @@ import functools
 import importlib.util
 import json
 import sys
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -156,16 +155,15 @@ def synthetic_react(iterations: int) -> Session:
     return session
 
 
-def test_a_2000_step_session_still_builds():
+def test_a_2000_step_session_has_a_row_per_step_in_a_capped_chart():
+    # (its speed: benchmarks/long_sessions.py)
     session = synthetic_react(1000)
-    started = time.perf_counter()
     rows = timeline_rows(session)
     spec = timeline_chart(rows, selected=rows["step"].iloc[1500]).to_dict()
-    elapsed = time.perf_counter() - started
     assert len(rows) == 2000 and rows["label"].is_unique
+    assert rows["step"].tolist() == [s.id for s in session.steps]
     assert spec["height"] == 720  # capped: the rows share a fixed plot height
     assert spec["encoding"]["y"]["axis"] is None  # labels would be unreadable
-    assert elapsed < 5.0
 
 
 # -- long sessions: benchmarks/synthetic.py's ReAct runs, read like any upload -------------------
@@ -242,17 +240,15 @@ def test_a_short_session_chart_has_no_window_scale(sessions):
 
 
 def test_a_100000_step_timeline_builds_its_rows_and_a_window():
-    """The hostile-input issue's 100,000-step session: rows for every step, a chart of one window
-    (the whole would raise Altair's MaxRowsError). Made in memory: 50,000 iterations."""
+    """A 100,000-step session: rows for every step, a chart of one window (the whole would raise
+    Altair's MaxRowsError). Made in memory: 50,000 iterations (speed: benchmarks/long_sessions.py)."""
     session = synthetic_react(50_000)
-    started = time.perf_counter()
     rows = timeline_rows(session)
     start, end = window_bounds(len(rows), window_of(77_777))
     spec = timeline_chart(rows.iloc[start:end], selected=rows["step"].iloc[77_777]).to_dict()
-    elapsed = time.perf_counter() - started
     assert len(rows) == 100_000 and (start, end) == (77_600, 77_800)
-    assert len(next(iter(spec["datasets"].values()))) == 200
-    assert elapsed < 30, f"{elapsed:.1f} s"  # about 1.5 s here; a loaded CI machine varies
+    shown = next(iter(spec["datasets"].values()))
+    assert [r["step"] for r in shown] == [s.id for s in session.steps[77_600:77_800]]
 
 
 # -- the session page of a long session (AppTest) ---------------------------------------------------

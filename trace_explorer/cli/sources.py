@@ -1,7 +1,8 @@
-"""The CLI's choice of source: trace files (read into memory), ``--store DIR`` (the embedded
-local store), ``--endpoint URL`` (a SPARQL endpoint) or ``--trustgraph URL`` (a TrustGraph
-deployment's API gateway, its bearer token from ``TRUSTGRAPH_TOKEN`` as TrustGraph's own CLI
-reads it), with content files beside any of them."""
+"""The CLI's choice of source: trace files (read into memory; ``--demo`` adds the bundled demo
+traces, so a fresh checkout has something to read without a path), ``--store DIR`` (the
+embedded local store), ``--endpoint URL`` (a SPARQL endpoint) or ``--trustgraph URL`` (a
+TrustGraph deployment's API gateway, its bearer token from ``TRUSTGRAPH_TOKEN`` as TrustGraph's
+own CLI reads it), with content files beside any of them."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sys
 from ..read.collection import expand_paths, load_collection
 from ..read.errors import TraceLoadError
 from ..read.formats import DOCUMENTS_JSON, format_for_name
+from ..sources.demo import demo_paths
 from ..sources.endpoint import EndpointSource
 from ..sources.local_store import local_source
 from ..sources.session_index import build_index
@@ -24,10 +26,11 @@ TOKEN_VARIABLE = "TRUSTGRAPH_TOKEN"
 from ..views.visible_text import visible_controls
 
 
-def add_source_arguments(parser: argparse.ArgumentParser, paths_required: bool = False) -> None:
-    """Add PATH... and the --store / --endpoint options (with authentication and timeout)."""
-    parser.add_argument("paths", nargs="+" if paths_required else "*", metavar="PATH",
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add PATH..., --demo and the --store / --endpoint options (with authentication and timeout)."""
+    parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="trace files, *.documents.json content files or folders of them")
+    add_demo_argument(parser)
     where = parser.add_argument_group("source (instead of trace files)")
     where.add_argument("--store", metavar="DIR", help="the local store in DIR")
     where.add_argument("--endpoint", metavar="URL", help="a SPARQL 1.1 endpoint (read-only queries)")
@@ -58,13 +61,30 @@ def trustgraph_source(args: argparse.Namespace) -> TrustGraphSource:
     return TrustGraphSource(gateway, eager_texts=True)
 
 
+def add_demo_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--demo``: the bundled demo traces, read as if their files were given."""
+    parser.add_argument("--demo", action="store_true",
+                        help="the bundled demo traces (the reference corpus, with their texts), "
+                             "besides any PATH given")
+
+
+def given_paths(args: argparse.Namespace) -> list:
+    """The PATHs given, after the demo's files when ``--demo`` is given."""
+    return (list(demo_paths()) if getattr(args, "demo", False) else []) + list(args.paths)
+
+
 def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]]:
     """The source the arguments name, and the error messages of files that failed.
 
     Returns ``(None, errors)`` when nothing usable was given (bad usage, unreadable store)."""
-    if sum(bool(x) for x in (args.store, args.endpoint, args.trustgraph)) > 1:
+    chosen = [name for name, value in (("--store", args.store), ("--endpoint", args.endpoint),
+                                       ("--trustgraph", args.trustgraph)) if value]
+    if len(chosen) > 1:
         return None, ["give one of --store, --endpoint or --trustgraph, not both"]
-    if args.store or args.endpoint or args.trustgraph:
+    if args.demo and chosen:
+        return None, [f"--demo reads the demo's files: give it without {chosen[0]} "
+                      f"(`trace-explorer ingest --demo --store DIR` puts them into a store)"]
+    if chosen:
         content, errors = [], []
         for path in expand_paths(args.paths):
             try:
@@ -83,7 +103,7 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
             if args.store:
                 if not os.path.isdir(args.store):
                     return None, errors + [f"no store at {args.store} (create one with `trace-explorer ingest`)"]
-                source = local_source(args.store, read_only=True)
+                source = local_source(args.store)
                 source.documents = collection.documents
             elif args.trustgraph:
                 source = trustgraph_source(args)
@@ -96,9 +116,10 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
         except SourceError as error:
             return None, errors + [str(error)]
         return source, errors
-    if not args.paths:
-        return None, ["give trace files, --store DIR, --endpoint URL or --trustgraph URL"]
-    collection, errors = load_collection(args.paths)
+    paths = given_paths(args)
+    if not paths:
+        return None, ["give trace files, --demo, --store DIR, --endpoint URL or --trustgraph URL"]
+    collection, errors = load_collection(paths)
     if not collection.sources:
         return None, [str(e) for e in errors] or ["no trace files found"]
     return StoreSource(collection.store, label="files", documents=collection.documents,

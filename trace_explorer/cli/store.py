@@ -12,7 +12,7 @@ from ..read.errors import TraceLoadError
 from ..sources.local_store import ingest_file, open_local_store, reindex
 from ..sources.source import SourceError
 from ..views.visible_text import visible_controls
-from .sources import report
+from .sources import add_demo_argument, given_paths, report
 
 
 def add_parser(commands) -> None:
@@ -20,7 +20,8 @@ def add_parser(commands) -> None:
     ingest = commands.add_parser("ingest", help="add trace and content files to a local store",
                                  description="Add files to the local store in DIR, each all or nothing; "
                                              "a file given twice adds nothing new.")
-    ingest.add_argument("paths", nargs="+", metavar="FILE", help="trace files, content files or folders")
+    ingest.add_argument("paths", nargs="*", metavar="FILE", help="trace files, content files or folders")
+    add_demo_argument(ingest)
     ingest.add_argument("--store", required=True, metavar="DIR", help="the local store (created when missing)")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar")
     ingest.add_argument("--no-health", action="store_true",
@@ -40,10 +41,10 @@ def _reindex(args) -> int:
         report([f"no store at {args.store}"])
         return 2
     try:
-        local = open_local_store(args.store)
-        count = reindex(local)
-        if not args.no_health:
-            _check_health(local, quiet=False)
+        with open_local_store(args.store) as local:
+            count = reindex(local)
+            if not args.no_health:
+                _check_health(local, quiet=False)
     except SourceError as error:
         report([str(error)])
         return 2
@@ -56,22 +57,38 @@ def _check_health(local, quiet: bool, after_ingest: bool = False) -> None:
     from tqdm import tqdm
 
     with tqdm(unit=" sessions", desc="health", disable=quiet, file=sys.stderr) as bar:
-        refresh_health(local.source(), after_ingest=after_ingest, progress=bar.update)
+        refresh_health(local.writer_source(), after_ingest=after_ingest, progress=bar.update)
 
 
 def _ingest(args) -> int:
     """Add each file to the store, all or nothing, with a progress bar by bytes read."""
-    from tqdm import tqdm
-
+    paths = given_paths(args)
+    if not paths:
+        report(["give the files to add, or --demo"])
+        return 2
     try:
         store = open_local_store(args.store)
     except SourceError as error:
         report([str(error)])
         return 2
-    files = expand_paths(args.paths)
+    with store:
+        failed = _ingest_files(store, expand_paths(paths), args.quiet)
+        if not args.no_health:
+            try:
+                _check_health(store, args.quiet, after_ingest=True)
+            except SourceError as error:
+                report([str(error)])
+                return 2
+    return 1 if failed else 0
+
+
+def _ingest_files(store, files, quiet: bool) -> int:
+    """Ingest each of ``files`` with a progress bar by bytes read; returns how many failed."""
+    from tqdm import tqdm
+
     failed = 0
     total = sum(p.stat().st_size for p in files if p.is_file())
-    with tqdm(total=total, unit="B", unit_scale=True, desc="ingest", disable=args.quiet, file=sys.stderr) as bar:
+    with tqdm(total=total, unit="B", unit_scale=True, desc="ingest", disable=quiet, file=sys.stderr) as bar:
         for path in files:
             bar.set_postfix_str(path.name, refresh=False)
             try:
@@ -86,12 +103,6 @@ def _ingest(args) -> int:
                 bar.write(f"{path}: already in the store, nothing added", file=sys.stderr)
             else:
                 bar.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})", file=sys.stderr)
-    if not args.no_health:
-        try:
-            _check_health(store, args.quiet, after_ingest=True)
-        except SourceError as error:
-            report([str(error)])
-            return 2
-    return 1 if failed else 0
+    return failed
 
 

@@ -35,7 +35,7 @@ def _sync(args) -> int:
         return 2
     source = trustgraph_source(args)
     done = SyncReport()
-    with tqdm(total=0, unit="session", desc="sync", disable=args.quiet, file=sys.stderr) as bar:
+    with local, tqdm(total=0, unit="session", desc="sync", disable=args.quiet, file=sys.stderr) as bar:
         def progress(count: int, total: int) -> None:
             bar.total = total
             bar.n = count

@@ -1,6 +1,8 @@
 """Why bytes are not the trace file they claim to be, in words a person can act on: binary
-data, gzip under a plain name, UTF-16, a byte that is not UTF-8, a JSON value of the wrong
-shape. Every message names the file, and the line and column where there is one."""
+data, gzip under a plain name, UTF-16, a byte that is not UTF-8, a token too long for the
+parser, an empty file, a JSON value of the wrong shape. Every message names the file, and the
+line and column where there is one. Streamed files (``streams``) are read again from the start
+to find the place, a chunk at a time."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import pyoxigraph as ox
 
 from .errors import TraceLoadError
 from .formats import DOCUMENTS_JSON, WIRE_JSON
+from .limits import format_size
+from .streams import Opener, scan
 
 PARSER_POSITION = re.compile(r"^Parser error at line \d+ (?:column \d+|between columns \d+ and \d+): ")
 
@@ -66,6 +70,77 @@ def check_text(name: str, data: bytes, label: str) -> None:
         raise TraceLoadError(name, f"{label} text in UTF-8", line, column,
                              found=f"the byte 0x{byte:02X} is not UTF-8 "
                                    "(is the file in another encoding, such as Latin-1?)") from None
+
+
+def empty_file(name: str, label: str, decompressed: bool = False) -> TraceLoadError:
+    """The error for a file that holds nothing but whitespace (``decompressed``: once gunzipped)."""
+    found = "the file is empty" + (" once decompressed" if decompressed else "")
+    return TraceLoadError(name, f"{label} data", found=found)
+
+
+def check_text_stream(name: str, open_bytes: Opener, label: str) -> None:
+    """``check_text`` for a streamed file: raise a TraceLoadError at its first byte that is not
+    UTF-8, reading it again a chunk at a time; return when every byte is UTF-8."""
+    state = {"carry": b"", "carry_start": 0, "line": 1, "line_start": 0}
+    found: list[TraceLoadError] = []
+
+    def visit(offset: int, chunk: bytes) -> bool:
+        buffer, start = state["carry"] + chunk, offset - len(state["carry"])
+        try:
+            buffer.decode("utf-8")
+            good = len(buffer)
+        except UnicodeDecodeError as error:
+            if error.reason != "unexpected end of data" or error.end != len(buffer):
+                found.append(_not_utf8(name, label, buffer, start, error.start, state))
+                return True
+            good = error.start  # a character cut by the chunk's end: finished by the next chunk
+        _advance(state, buffer[:good], start)
+        state["carry"], state["carry_start"] = buffer[good:], start + good
+        return False
+
+    scan(open_bytes, visit)
+    if found:
+        raise found[0]
+    if state["carry"]:  # the file ends inside a character
+        raise _not_utf8(name, label, state["carry"], state["carry_start"], 0, state)
+
+
+def _advance(state: dict, text: bytes, start: int) -> None:
+    newlines = text.count(b"\n")
+    if newlines:
+        state["line"] += newlines
+        state["line_start"] = start + text.rfind(b"\n") + 1
+
+
+def _not_utf8(name: str, label: str, buffer: bytes, start: int, bad: int, state: dict) -> TraceLoadError:
+    _advance(state, buffer[:bad], start)
+    column = start + bad - state["line_start"] + 1
+    return TraceLoadError(name, f"{label} text in UTF-8", state["line"], column,
+                          found=f"the byte 0x{buffer[bad]:02X} is not UTF-8 "
+                                "(is the file in another encoding, such as Latin-1?)")
+
+
+def line_at(open_bytes: Opener, offset: int) -> int:
+    """The 1-based line of byte ``offset`` in the file, counted by reading it again."""
+    count = [1]
+
+    def visit(start: int, chunk: bytes) -> bool:
+        count[0] += chunk.count(b"\n", 0, max(0, offset - start))
+        return start + len(chunk) >= offset
+
+    scan(open_bytes, visit)
+    return count[0]
+
+
+def token_too_long(name: str, label: str, open_bytes: Opener, read: int, buffer_bytes: int) -> TraceLoadError:
+    """The error for a token (a comment, an IRI, a literal) longer than the parser's buffer of
+    ``buffer_bytes``, the parser having read ``read`` bytes when it gave up: the byte
+    ``buffer_bytes`` before that lies inside the token, so its line is one the token runs through."""
+    line = line_at(open_bytes, max(0, read - buffer_bytes))
+    return TraceLoadError(name, f"valid {label}, each token (an IRI, a literal, a comment) under "
+                                f"{format_size(buffer_bytes)}", line,
+                          found=f"a single token runs on for more than {format_size(buffer_bytes)} through this "
+                                "line, more than the parser holds at once: is this really a trace file?")
 
 
 def describe(value) -> str:

@@ -9,21 +9,19 @@ files, binary data, text that is not UTF-8 and cut-short files each get words of
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import io
 import os
-import zlib
 
 import pyoxigraph as ox
 
-from .diagnosis import BLANK, clip, format_label
+from .diagnosis import BLANK, clip, empty_file, format_label
 from .errors import TraceLoadError
 from .formats import DOCUMENTS_JSON, WIRE_JSON, format_for_name
 from .json_files import parse_json_file, read_documents, read_json
 from .limits import MAX_EXPANDED_VARIABLE, file_too_big, format_size, max_expanded_bytes, max_file_bytes
 from .loaded import LoadedFile
-from .rdf import Progress, read_rdf, stable_blank_nodes
+from .rdf import read_rdf, stable_blank_nodes
+from .streams import DecompressionError, OverLimit, Progress, TextStream, opener
 
 
 def read_trace_file(
@@ -35,64 +33,58 @@ def read_trace_file(
     ``max_bytes`` caps the text parsed, after decompression (default: ``max_expanded_bytes()``,
     from the environment); ``file_limit`` the file as given (default: ``max_file_bytes()``).
     ``progress(n)`` is called as the parser consumes each further ``n`` bytes (of the
-    decompressed text), for progress bars. Blank nodes get names derived from the file's bytes,
-    so reading the same file twice gives the same quads. Raises TraceLoadError (with line and
-    column where the parser gives them) when the file cannot be read in full; nothing is
-    returned then.
+    decompressed text), for progress bars. RDF formats are streamed into the parser (a ``.gz``
+    decompressed on the way), so memory follows the quads, not the file; JSON is read whole,
+    within the limits. Blank nodes get names derived from the file's bytes, so reading the same
+    file twice gives the same quads. Raises TraceLoadError (with line and column where the
+    parser gives them) when the file cannot be read in full; nothing is returned then.
     """
+    if data is None and not os.path.lexists(name):
+        raise TraceLoadError(name, "a trace file or a folder of them", found="there is no such file or folder")
     fmt = format_for_name(name)
     if max_bytes is None:
         max_bytes = max_expanded_bytes()
     if file_limit is None:
         file_limit = max_file_bytes()
-    if data is None:
-        try:
-            size = os.path.getsize(name)
-            if size > file_limit:
-                raise file_too_big(name, size, file_limit)
-            with open(name, "rb") as handle:
-                data = handle.read(file_limit + 1)
-        except OSError as error:
-            raise TraceLoadError(name, "a readable file", found=f"the system says: {error.strerror or error}") from None
-    if len(data) > file_limit:
-        raise file_too_big(name, len(data), file_limit)
-    given = len(data)
-    if name.lower().endswith(".gz"):
-        data = _gunzip(name, data, max_bytes)
-    elif len(data) > max_bytes:
+    try:
+        given = len(data) if data is not None else os.path.getsize(name)
+    except OSError as error:
+        raise TraceLoadError(name, "a readable file", found=f"the system says: {error.strerror or error}") from None
+    if given > file_limit:
+        raise file_too_big(name, given, file_limit)
+    gz = name.lower().endswith(".gz")
+    if not gz and given > max_bytes:
         raise TraceLoadError(name, f"at most {format_size(max_bytes)} of text "
                                    f"(the limit set by {MAX_EXPANDED_VARIABLE})",
-                             found=f"this file is {format_size(len(data))}")
+                             found=f"this file is {format_size(given)}")
+    read = opener(name, data)
+    try:
+        if fmt in (DOCUMENTS_JSON, WIRE_JSON):
+            return _read_json(name, fmt, read, max_bytes, progress, gz and given > 0)
+        return read_rdf(name, read, fmt, progress, max_bytes=max_bytes, decompressed=gz and given > 0)
+    except OverLimit:
+        raise TraceLoadError(name, f"gzip content of at most {format_size(max_bytes)} when expanded "
+                                   f"(the limit set by {MAX_EXPANDED_VARIABLE})",
+                             found=f"this file ({format_size(given)} compressed) expands to more") from None
+    except DecompressionError as error:
+        raise TraceLoadError(name, "gzip data (the name ends in .gz)",
+                             found=clip(f"the decompressor says: {error.cause}")) from None
+    except OSError as error:
+        raise TraceLoadError(name, "a readable file", found=f"the system says: {error.strerror or error}") from None
+
+
+def _read_json(name: str, fmt: str, read, max_bytes: int, progress: Progress | None, decompressed: bool) -> LoadedFile:
+    """A JSON file (wire triples or document texts), read whole: JSON has no streaming parser here."""
+    with TextStream(read, max_bytes) as stream:
+        data = stream.read_all()
     if BLANK.fullmatch(data):
-        raise TraceLoadError(name, f"{format_label(fmt)} data", found="the file is empty"
-                             + (" once decompressed" if given and name.lower().endswith(".gz") else ""))
+        raise empty_file(name, format_label(fmt), decompressed)
     if fmt == DOCUMENTS_JSON:
         loaded = LoadedFile(name, DOCUMENTS_JSON, len(data), documents=read_documents(name, parse_json_file(name, data)))
-    elif fmt == WIRE_JSON:
-        loaded = read_json(name, data)
     else:
-        loaded = read_rdf(name, data, fmt, progress)
-        progress = None
+        loaded = read_json(name, data)
     if progress is not None:
         progress(len(data))
     loaded.digest = hashlib.sha256(data).hexdigest()
-    if not (fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES) and b"_:" not in data):
-        # (a line format without "_:" has no blank node: the scan is skipped)
-        loaded.quads = stable_blank_nodes(loaded.quads, loaded.digest[:16])
+    loaded.quads = stable_blank_nodes(loaded.quads, loaded.digest[:16])
     return loaded
-
-
-def _gunzip(name: str, data: bytes, max_bytes: int) -> bytes:
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
-            out = handle.read(max_bytes + 1)
-    except (OSError, EOFError, zlib.error) as error:
-        raise TraceLoadError(name, "gzip data (the name ends in .gz)",
-                             found=clip(f"the decompressor says: {error}")) from None
-    if len(out) > max_bytes:
-        raise TraceLoadError(name, f"gzip content of at most {format_size(max_bytes)} when expanded "
-                                   f"(the limit set by {MAX_EXPANDED_VARIABLE})",
-                             found=f"this file ({format_size(len(data))} compressed) expands to more")
-    return out
-
-

@@ -3,6 +3,7 @@ response), document content (``{document IRI: text}``), and JSON-LD under a ``.j
 
 from __future__ import annotations
 
+import io
 import json
 
 import pyoxigraph as ox
@@ -46,7 +47,7 @@ def read_json(name: str, data: bytes) -> LoadedFile:
     elif isinstance(value, dict) and "response" in value and isinstance(value["response"], dict):
         value = value["response"].get("triples", value["response"])
     if _looks_like_json_ld(value):
-        return read_rdf(name, data, ox.RdfFormat.JSON_LD)
+        return read_rdf(name, lambda: io.BytesIO(data), ox.RdfFormat.JSON_LD)
     if isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()) \
             and all(_is_iri(k) for k in value):
         return LoadedFile(name, DOCUMENTS_JSON, len(data), documents=dict(value))

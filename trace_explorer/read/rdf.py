@@ -1,37 +1,28 @@
 """RDF files read by pyoxigraph's RDF 1.2 parsers, their quoted triples brought to one
-spelling, and their blank nodes named from the file's bytes."""
+spelling, and their blank nodes named from the file's bytes.
+
+The parser reads the file as a stream (``streams.TextStream``), never the whole text at once, so
+memory follows the quads, not the file: a ``.gz`` is decompressed as the parser goes. A token
+longer than the parser's buffer (pyoxigraph holds at most 16 MiB of one token, such as a
+400 MiB comment line) is an error naming the line, not an exhausted memory.
+"""
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable
+import re
 
 import pyoxigraph as ox
 
 from .collector import collector_paused
-from .diagnosis import PARSER_POSITION, TRUNCATED, check_binary, check_text, clip
+from .diagnosis import (PARSER_POSITION, TRUNCATED, check_binary, check_text_stream, clip, empty_file,
+                        token_too_long)
 from .errors import TraceLoadError
 from .loaded import LoadedFile
 from .quoted_triples import normalise_quoted_triples
+from .streams import Opener, Progress, TextStream
 
-Progress = Callable[[int], None]
-
-
-class _CountingReader(io.RawIOBase):
-    """A bytes reader that reports how much the parser has consumed."""
-
-    def __init__(self, data: bytes, progress: Progress):
-        self._buffer = io.BytesIO(data)
-        self._progress = progress
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, target) -> int:
-        count = self._buffer.readinto(target)
-        if count:
-            self._progress(count)
-        return count
+# pyoxigraph's words when one token outgrows its buffer ("Reached the buffer maximal size of 16777216")
+_BUFFER_FULL = re.compile(r"buffer maximal size of (\d+)")
 
 
 def stable_blank_nodes(quads: list[ox.Quad], salt: str) -> list[ox.Quad]:
@@ -59,25 +50,50 @@ def _has_blank_node(term) -> bool:
     return isinstance(term, ox.Triple) and (_has_blank_node(term.subject) or _has_blank_node(term.object))
 
 
-def read_rdf(name: str, data: bytes, fmt: ox.RdfFormat, progress: Progress | None = None) -> LoadedFile:
-    """The quads of ``data`` in ``fmt``, quoted triples normalised; raises TraceLoadError saying
-    where and why the parser stopped (``progress(n)`` as each further ``n`` bytes are read)."""
-    source = io.BufferedReader(_CountingReader(data, progress)) if progress else data
-    try:
-        with collector_paused():
-            quads = list(ox.parse(input=source, format=fmt))
-    except SyntaxError as error:
-        message = PARSER_POSITION.sub("", str(error.msg))
-        if "UTF-8" in message or "utf-8" in message:
-            check_text(name, data, fmt.name)
-        check_binary(name, data, fmt.name)
-        hint = " (the file may be cut short)" if TRUNCATED.search(message) else ""
-        raise TraceLoadError(name, f"valid {fmt.name}", error.lineno, error.offset,
-                             found=clip(f"the parser says: {message}") + hint) from None
-    except (ValueError, OSError) as error:
-        check_binary(name, data, fmt.name)
-        raise TraceLoadError(name, f"valid {fmt.name}", found=clip(f"the parser says: {error}")) from None
+def read_rdf(name: str, open_bytes: Opener, fmt: ox.RdfFormat, progress: Progress | None = None, *,
+             max_bytes: int | None = None, decompressed: bool = False) -> LoadedFile:
+    """The quads of the file ``open_bytes()`` (its text, decompressed) in ``fmt``, quoted
+    triples normalised, blank nodes named from its digest (``LoadedFile.digest``: SHA-256 of
+    the text). ``progress(n)`` is called as each further ``n`` bytes are read.
+
+    Raises TraceLoadError saying where and why the parser stopped (an empty file, binary data,
+    a byte that is not UTF-8, a token too long to hold, a syntax error); ``streams.OverLimit``
+    past ``max_bytes`` and ``streams.DecompressionError`` for bad ``.gz`` data, for the caller
+    to word (``decompressed``: the text came out of a ``.gz``, for the empty file's message)."""
+    with TextStream(open_bytes, max_bytes, progress) as stream:
+        try:
+            with collector_paused():
+                quads = list(ox.parse(input=stream.buffered(), format=fmt))
+        except (SyntaxError, ValueError, OSError, MemoryError) as error:
+            if stream.failure is not None:
+                raise stream.failure from None
+            if stream.blank and stream.ended:
+                raise empty_file(name, fmt.name, decompressed) from None
+            raise _parse_error(name, fmt, error, stream, open_bytes) from None
+        if stream.blank:
+            raise empty_file(name, fmt.name, decompressed)
     quads, recovered = normalise_quoted_triples(quads)
-    return LoadedFile(name, fmt.name, len(data), quads=quads, recovered=recovered)
+    digest = stream.digest()
+    if stream.blank_node_label or fmt not in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES):
+        # (a line format without "_:" has no blank node: the scan is skipped)
+        quads = stable_blank_nodes(quads, digest[:16])
+    return LoadedFile(name, fmt.name, stream.size, quads=quads, recovered=recovered, digest=digest)
 
 
+def _parse_error(name: str, fmt: ox.RdfFormat, error: Exception, stream: TextStream,
+                 open_bytes: Opener) -> TraceLoadError:
+    """The TraceLoadError for a parser that stopped with ``error``, the stream having read what it did."""
+    if isinstance(error, MemoryError):
+        full = _BUFFER_FULL.search(str(error))
+        if full is None:
+            raise error
+        return token_too_long(name, fmt.name, open_bytes, stream.size, int(full.group(1)))
+    check_binary(name, stream.head, fmt.name)
+    if not isinstance(error, SyntaxError):
+        return TraceLoadError(name, f"valid {fmt.name}", found=clip(f"the parser says: {error}"))
+    message = PARSER_POSITION.sub("", str(error.msg))
+    if "UTF-8" in message or "utf-8" in message:
+        check_text_stream(name, open_bytes, fmt.name)
+    hint = " (the file may be cut short)" if TRUNCATED.search(message) else ""
+    return TraceLoadError(name, f"valid {fmt.name}", error.lineno, error.offset,
+                          found=clip(f"the parser says: {message}") + hint)

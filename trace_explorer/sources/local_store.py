@@ -1,4 +1,19 @@
-"""The embedded local store: a pyoxigraph store persisted in a directory.
+"""The embedded local store: a pyoxigraph store persisted in a directory, its session index
+beside it, and the read-only snapshots readers open (``snapshots``).
+
+Who opens what, so that no directory is ever open for reading beside its writer:
+
+- **Writers** (``open_local_store``: ``trace-explorer ingest`` and ``reindex``, the app's uploader)
+  open the live directory for writing. One process at a time: pyoxigraph locks the directory,
+  and a second writer gets ``StoreBusy`` (after waiting up to ``wait_s``). Within a process the
+  writer is shared: opening the same directory again returns the same ``LocalStore``, and it
+  closes when its last user calls ``close()`` (or lets it go). After every change the writer
+  publishes a snapshot.
+- **Readers** (``local_source``: the CLI's ``--store``, the app's list and session pages) open
+  the newest snapshot read-only and the session index read-only. They never touch the live
+  directory, so an ingest by another process (or by the app's own uploader) goes on while they
+  read; they see what it added once they open the next generation (``SnapshotSource.is_current``
+  says when). Within a process, one snapshot is opened once and shared.
 
 ``ingest_file`` adds one file all or nothing: the file is parsed in full first, so a file that
 fails (bad syntax, bad encoding, over the size limit) leaves the store exactly as it was. Then
@@ -9,15 +24,18 @@ atomic against a crash or a full disk, which re-ingesting the file mends). The s
 (``session_index``) reads the file's new sessions before the write and gets their rows after
 it, with those of the sessions the file changed and the file's digest: the same file twice adds
 nothing (quads are a set, blank nodes get names derived from the bytes, and a recorded digest
-is skipped). (Writing with ``Store.bulk_load`` of the bytes on a second thread while the index
-is read was measured slower on two cores: both halves take twice as long.)
+is skipped). Then the new snapshot is published: readers see the new sessions listed and
+readable together. (Writing with ``Store.bulk_load`` of the bytes on a second thread while the
+index is read was measured slower on two cores: both halves take twice as long.)
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -26,90 +44,215 @@ from ..read.collection import LoadedSource
 from ..read.errors import TraceLoadError
 from ..read.files import read_trace_file
 from ..read.loaded import LoadedFile
-from ..read.rdf import Progress
+from ..read.streams import Progress
 from .filter import SessionFilter
 from .session_index import INDEX_FILE, IndexUpdate, SessionIndex, build_index
+from .snapshots import Snapshot, current_generation, open_snapshot, publish
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
 from .store import StoreSource
 
 BULK_QUADS = 10_000  # larger files go in with Store.bulk_extend,
 BULK_BATCH = 50_000  # this many quads a call: on 750,000 quads, 3.9 s and no memory beyond the
 # quads themselves, against 6.4 s and 640 MiB more in one call
+ROCKSDB_MARK = "CURRENT"  # the file every RocksDB directory (a pyoxigraph store) has
+
+_writers: weakref.WeakValueDictionary[Path, LocalStore] = weakref.WeakValueDictionary()
+_writers_lock = threading.Lock()
+_snapshots: weakref.WeakValueDictionary[tuple[Path, int], Snapshot] = weakref.WeakValueDictionary()
+_snapshots_lock = threading.Lock()
+
+
+class StoreBusy(SourceError):
+    """Another process has the store open for writing (pyoxigraph's directory lock)."""
 
 
 @dataclass(eq=False)
 class LocalStore:
-    """A local store: the traces (``store``, pyoxigraph on disk in ``path``) and their session
-    index (``index``: SQLite in ``path/INDEX_FILE``; None when a read-only store has none)."""
+    """A local store open for writing: the traces (``store``, pyoxigraph on disk in ``path``)
+    and their session index (``index``: SQLite in ``path/INDEX_FILE``). Shared by every user in
+    the process (``users`` counts them); ``close()`` when done, or use it in a ``with`` block."""
 
     path: Path
-    store: ox.Store
-    index: SessionIndex | None
+    store: ox.Store | None
+    index: SessionIndex
+    users: int = 1
+    _writing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def source(self) -> StoreSource:
-        """A StoreSource reading this store (its index answers the session list)."""
-        return StoreSource(self.store, label=f"store {self.path}", index=self.index)
+    def source(self) -> SnapshotSource:
+        """A reader of this store's newest snapshot (``local_source``)."""
+        return local_source(self.path)
+
+    def writer_source(self) -> StoreSource:
+        """A source over the store as its writer sees it, with the writable session index: for
+        the writer's own work on what it has just added (health rows), not for readers."""
+        return StoreSource(self._open(), label=f"store {self.path}", index=self.index)
+
+    def close(self) -> None:
+        """Let go of this user's hold; the last one closes the store and its index."""
+        with _writers_lock:
+            self.users -= 1
+            if self.users > 0 or self.store is None:
+                return
+            if _writers.get(self.path.resolve()) is self:
+                del _writers[self.path.resolve()]
+            self.index.close()
+            self.store = None  # pyoxigraph closes the directory (and its lock) with the object
+
+    def __enter__(self) -> LocalStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def __len__(self) -> int:
         """Number of quads in the store."""
-        return len(self.store)
+        return len(self._open())
+
+    def _open(self) -> ox.Store:
+        if self.store is None:
+            raise SourceError(f"the store at {self.path} was closed")
+        return self.store
 
 
-def open_local_store(path: str | Path, read_only: bool = False) -> LocalStore:
-    """Open (creating it when missing, unless ``read_only``) the store in directory ``path``,
-    with its session index. A writable store that has traces but no index file yet (filled by
-    an older version, or by other tools) is indexed on opening, which reads every session once.
+@dataclass(eq=False)
+class SnapshotSource(StoreSource):
+    """A reader of a local store: its newest snapshot (read-only) and its session index."""
 
-    Raises SourceError when the directory cannot be opened (held by another writer, not a
-    store, no permission)."""
+    snapshot: Snapshot | None = None
+
+    @property
+    def generation(self) -> int:
+        """The snapshot's generation (``snapshots.current_generation`` names the newest)."""
+        return self.snapshot.generation
+
+    def is_current(self) -> bool:
+        """False once a writer has published a newer snapshot (then open ``local_source`` again)."""
+        return current_generation(self.snapshot.path.parent.parent) == self.snapshot.generation
+
+
+def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
+    """Open (creating it when missing) the store in directory ``path`` for writing, with its
+    session index; within a process the same ``LocalStore`` is shared (``users`` + 1). A store
+    that has traces but no index file yet (filled by an older version, or by other tools) is
+    indexed on opening, which reads every session once; one without a snapshot gets its first.
+
+    Raises StoreBusy when another process writes it still after ``wait_s`` seconds, and
+    SourceError when the directory cannot be opened (not a store, no permission)."""
     path = Path(path)
-    try:
-        if read_only:
-            store = ox.Store.read_only(str(path))
-        else:
-            path.mkdir(parents=True, exist_ok=True)
-            store = ox.Store(str(path))
-    except OSError as error:
-        raise SourceError(f"cannot open the store at {path}: {error}") from None
-    index_path = path / INDEX_FILE
-    created = not index_path.exists()
-    try:
-        if read_only:
-            index = None if created else SessionIndex(index_path, read_only=True)
-        else:
+    key = path.resolve()
+    with _writers_lock:
+        local = _writers.get(key)
+        if local is not None and local.store is not None:
+            local.users += 1
+            return local
+        store = _open_for_writing(path, wait_s)
+        index_path = path / INDEX_FILE
+        created = not index_path.exists()
+        try:
             index = SessionIndex(index_path)
             if created and len(store):  # a store filled before it had an index: index it now
                 build_index(store, index)
+        except sqlite3.Error as error:
+            raise SourceError(f"cannot open the session index {index_path}: {error}") from None
+        if current_generation(path) is None:
+            _publish(store, path)
+        local = LocalStore(path, store, index)
+        _writers[key] = local
+        return local
+
+
+def _open_for_writing(path: Path, wait_s: float) -> ox.Store:
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            return ox.Store(str(path))
+        except OSError as error:
+            if "LOCK" not in str(error):
+                raise SourceError(f"cannot open the store at {path}: {error}") from None
+            if time.monotonic() >= deadline:
+                raise StoreBusy(f"the store at {path} is being written by another process (an ingest, or an "
+                                f"app saving uploads); add files again once it is done. Reading the store "
+                                f"goes on meanwhile.") from None
+            time.sleep(0.1)
+
+
+def _publish(store: ox.Store, path: Path) -> int:
+    try:
+        return publish(store, path)
+    except OSError as error:
+        raise SourceError(f"cannot write a snapshot of the store at {path}: {error}") from None
+
+
+def local_source(path: str | Path) -> SnapshotSource:
+    """A reader of the store in ``path``: its newest snapshot, read-only, with its session index
+    (None when the store has none: the list then reads the traces). Shared within the process
+    per snapshot. The index is read as it is now (SQLite lets readers share it with the
+    writer), so a reader kept while a writer adds files may list sessions its snapshot does not
+    hold yet: ``is_current()`` says when to open the store again. A store without a snapshot
+    yet (made by an older version, or by other tools) is given one, which opens it for writing
+    once (and indexes it when it has no index).
+
+    Raises SourceError when there is no store in ``path``, or it cannot be read; StoreBusy when
+    it has no snapshot yet and another process writes it."""
+    path = Path(path)
+    if not path.is_dir():
+        raise SourceError(f"no store at {path} (create one with `trace-explorer ingest`)")
+    snapshot = _shared_snapshot(path)
+    if snapshot is None:
+        if not (path / ROCKSDB_MARK).is_file():
+            raise SourceError(f"no store at {path}: the folder holds no pyoxigraph store "
+                              f"(create one with `trace-explorer ingest`)")
+        open_local_store(path).close()  # publishes its first snapshot
+        snapshot = _shared_snapshot(path)
+        if snapshot is None:
+            raise SourceError(f"cannot read the store at {path}: it has no snapshot")
+    index_path = path / INDEX_FILE
+    try:
+        index = SessionIndex(index_path, read_only=True) if index_path.exists() else None
     except sqlite3.Error as error:
         raise SourceError(f"cannot open the session index {index_path}: {error}") from None
-    return LocalStore(path, store, index)
+    return SnapshotSource(snapshot.store, label=f"store {path}", index=index, snapshot=snapshot)
 
 
-def local_source(path: str | Path, read_only: bool = False) -> StoreSource:
-    """A StoreSource over the local store at ``path`` (see ``open_local_store``)."""
-    return open_local_store(path, read_only).source()
+def _shared_snapshot(path: Path) -> Snapshot | None:
+    key = path.resolve()
+    generation = current_generation(key)
+    with _snapshots_lock:
+        found = _snapshots.get((key, generation)) if generation is not None else None
+        if found is not None:
+            return found
+        try:
+            snapshot = open_snapshot(key)
+        except (OSError, RuntimeError) as error:
+            raise SourceError(f"cannot read the store at {path}: {error}") from None
+        if snapshot is not None:
+            _snapshots[(key, snapshot.generation)] = snapshot
+        return snapshot
 
 
 def reindex(local: LocalStore) -> int:
     """Rebuild the session index of ``local`` from its traces (a store made before it had one,
-    or changed by other tools); returns the number of sessions."""
-    build_index(local.store, local.index)
+    or changed by other tools) and publish a snapshot of what it holds now; returns the number
+    of sessions."""
+    with local._writing:
+        build_index(local._open(), local.index)
+        _publish(local._open(), local.path)
     return local.index.count(SessionFilter(include_sub=True))
 
 
 def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
                 progress: Progress | None = None, max_bytes: int | None = None,
                 timings: dict[str, float] | None = None) -> LoadedSource:
-    """Add the file ``name`` (or its bytes ``data``) to the store ``local``, all or nothing.
+    """Add the file ``name`` (or its bytes ``data``) to the store ``local``, all or nothing,
+    then publish a snapshot for readers. One ingest at a time per store in a process.
 
     ``progress(n)`` is called as each further ``n`` bytes are parsed; ``max_bytes`` caps the
     text read (``read.files.read_trace_file``); ``timings``, when given, gets the seconds spent
-    reading ("read"), writing the quads ("write") and indexing ("index"). Returns what was
-    added (``skipped`` when the same bytes were ingested before). Raises TraceLoadError on bad
-    input (the store is untouched then); OSError when the store cannot be written; SourceError
-    for a read-only store."""
-    if local.index is None or local.index.read_only:
-        raise SourceError(f"the store at {local.path} is open read-only")
+    reading ("read"), writing the quads ("write", the snapshot included) and indexing ("index").
+    Returns what was added (``skipped`` when the same bytes were ingested before). Raises
+    TraceLoadError on bad input (the store is untouched then); OSError when the store cannot be
+    written; SourceError for a closed store."""
     clock = _Clock(timings)
     loaded = read_trace_file(name, data, max_bytes=max_bytes, progress=progress)
     clock.lap("read")
@@ -117,49 +260,61 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
 
 
 def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = None, *,
-                  flush: bool = True) -> LoadedSource:
+                  publish: bool = True) -> LoadedSource:
     """Add what one file (or one session fetched from a deployment) held to the store
     ``local``, as ``ingest_file`` does once the file is read: its quads and texts in one write
-    (atomic up to ``BULK_QUADS`` quads), then the session index; nothing when a file with the
-    same digest was added before (``skipped``). Raises TraceLoadError for a document key that
-    is not an IRI (nothing written), OSError when the store cannot be written, SourceError for
-    a read-only store. ``flush`` False leaves the store's ``flush`` (about 0.1 s, writing its
-    memory tables to disk) to the caller, for many small writes in a row; the write itself is
-    in the store's log either way."""
-    if local.index is None or local.index.read_only:
-        raise SourceError(f"the store at {local.path} is open read-only")
-    store, index = local.store, local.index
+    (atomic up to ``BULK_QUADS`` quads), then the session index, then (unless ``publish`` is
+    False) a flush and a new snapshot for readers; nothing when a file with the same digest was
+    added before (``skipped``). ``publish`` False leaves the flush and the snapshot (about
+    0.1 s together) to the caller (``publish_snapshot``), for many small writes in a row; the
+    write itself is in the store's log either way. Raises TraceLoadError for a document key
+    that is not an IRI (nothing written), OSError when the store cannot be written,
+    SourceError for a closed store."""
     clock = clock or _Clock(None)
     name = loaded.name
-    if index.is_ingested(loaded.digest):
-        return LoadedSource(name, loaded.format, loaded.size, len(loaded.quads), len(loaded.documents),
-                            loaded.recovered, skipped=True)
-    update = IndexUpdate(store, index, loaded.quads)
-    update.read()  # from the file alone: its triples are let go before its quads are written
-    clock.lap("index")
-    quads, count = loaded.quads, len(loaded.quads)
-    loaded.quads = []  # held once, here, and let go once written
-    graph = ox.NamedNode(DOCUMENTS_GRAPH)
-    for document, text in loaded.documents.items():
-        try:
-            quads.append(ox.Quad(ox.NamedNode(document), ox.NamedNode(CONTENT), ox.Literal(text), graph))
-        except ValueError:
-            raise TraceLoadError(name, f"a document IRI as key, got {document!r:.100}") from None
-    if len(quads) > BULK_QUADS:
-        while quads:  # in batches, each let go once written (order does not matter in a set)
-            batch = quads[-BULK_BATCH:]
-            del quads[-BULK_BATCH:]
-            store.bulk_extend(batch)
-            del batch
-    else:
-        store.extend(quads)
-    del quads
-    if flush:
-        store.flush()
-    clock.lap("write")
-    update.apply([(name, loaded.digest)])
-    clock.lap("index")
+    with local._writing:
+        store, index = local._open(), local.index
+        if index.is_ingested(loaded.digest):
+            return LoadedSource(name, loaded.format, loaded.size, len(loaded.quads), len(loaded.documents),
+                                loaded.recovered, skipped=True)
+        update = IndexUpdate(store, index, loaded.quads)
+        update.read()  # from the file alone: its triples are let go before its quads are written
+        clock.lap("index")
+        quads, count = loaded.quads, len(loaded.quads)
+        loaded.quads = []  # held once, here, and let go once written
+        graph = ox.NamedNode(DOCUMENTS_GRAPH)
+        for document, text in loaded.documents.items():
+            try:
+                quads.append(ox.Quad(ox.NamedNode(document), ox.NamedNode(CONTENT), ox.Literal(text), graph))
+            except ValueError:
+                raise TraceLoadError(name, f"a document IRI as key, got {document!r:.100}") from None
+        if len(quads) > BULK_QUADS:
+            while quads:  # in batches, each let go once written (order does not matter in a set)
+                batch = quads[-BULK_BATCH:]
+                del quads[-BULK_BATCH:]
+                store.bulk_extend(batch)
+                del batch
+        else:
+            store.extend(quads)
+        del quads
+        if publish:
+            store.flush()
+        clock.lap("write")
+        update.apply([(name, loaded.digest)])
+        clock.lap("index")
+        if publish:
+            _publish(store, local.path)  # after the index: a reader of the new snapshot finds its rows
+            clock.lap("write")
     return LoadedSource(name, loaded.format, loaded.size, count, len(loaded.documents), loaded.recovered)
+
+
+def publish_snapshot(local: LocalStore) -> None:
+    """Flush ``local`` and publish a snapshot of what it holds now, for readers (after writes
+    made with ``ingest_loaded(..., publish=False)``). Raises SourceError when it cannot."""
+    with local._writing:
+        store = local._open()
+        store.flush()
+        _publish(store, local.path)
 
 
 class _Clock:

@@ -29,7 +29,7 @@ from ..model.triple_index import TripleIndex
 from ..model.vocabulary import CONTAINS, DOCUMENT, EDGE, RDFS_LABEL, WAS_DERIVED_FROM
 from ..read.collector import collector_paused
 from ..read.loaded import LoadedFile
-from .local_store import LocalStore, ingest_loaded
+from .local_store import LocalStore, ingest_loaded, publish_snapshot
 from .trustgraph import TrustGraphSource
 from .trustgraph_walk import Walk, edge_context
 
@@ -72,13 +72,13 @@ def sync(source: TrustGraphSource, local: LocalStore, progress: Callable[[int, i
     for first in range(0, len(new), batch_size):
         batch = new[first:first + batch_size]
         for loaded in _fetch(source, batch):
-            done = ingest_loaded(local, loaded, flush=False)
+            done = ingest_loaded(local, loaded, publish=False)
             report.added += 1
             report.quads += done.quads
             report.texts += done.documents
             if progress:
                 progress(report.added, len(new))
-        local.store.flush()
+        publish_snapshot(local)
         report.missing_texts.update(source.missing_texts)
         report.requests = source.gateway.requests - start
     report.requests = source.gateway.requests - start

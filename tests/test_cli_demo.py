@@ -1,0 +1,72 @@
+"""``--demo``: the command line reaches the bundled demo traces without a path, as the app does,
+in list, show, export and ingest, run from any folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pyoxigraph as ox
+
+from tests.conftest import CORPUS, MANIFEST, manifest_sessions
+from trace_explorer.cli.main import main
+
+SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
+
+def _answer() -> str:
+    """The supervisor's answer: the text behind its Synthesis's ``tg:document``, from the content file."""
+    store = ox.Store()
+    store.load(path=str(CORPUS / "orchestrated.nq"), format=ox.RdfFormat.N_QUADS)
+    [document] = [q.object.value for q in store.quads_for_pattern(
+        ox.NamedNode(f"{SUPERVISOR}/synthesis"), ox.NamedNode("https://trustgraph.ai/ns/document"), None)]
+    return json.loads((CORPUS / "orchestrated.documents.json").read_text(encoding="utf-8"))[document]
+
+
+ANSWER = _answer()
+
+
+def _json(capsys, argv) -> list | dict:
+    assert main(argv) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def test_list_and_show_the_demo_without_a_path(capsys):
+    rows = _json(capsys, ["list", "--demo", "--all", "--limit", "0", "--format", "json"])
+    assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions())
+    by_id = {r["id"]: r for r in rows}
+    for expected in manifest_sessions():
+        assert by_id[expected["session"]]["question"] == expected["question"]
+        assert by_id[expected["session"]]["has_answer"] == expected["has_answer"]
+    shown = _json(capsys, ["show", "--demo", "--session", "4787f93b", "--format", "json"])
+    assert shown["id"] == SUPERVISOR
+    assert shown["answer"] == ANSWER  # the demo's texts come along
+    assert sorted(shown["children"]) == sorted(s["session"] for s in manifest_sessions() if s["parent"]
+                                               and s["parent"].startswith(SUPERVISOR))
+
+
+def test_export_the_demo_from_another_folder(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "trace_explorer.cli", "export", "--demo", "--session", "4787f93b",
+                           "--markdown", "-"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    supervisor = next(s for s in manifest_sessions() if s["session"] == SUPERVISOR)
+    assert done.stdout.startswith(f"# {supervisor['question']}")
+    assert ANSWER in done.stdout.replace("\\", "")
+
+
+def test_ingest_the_demo_into_a_store(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert main(["ingest", "--demo", "--store", str(store), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert all(f"{name}: {MANIFEST[name]['quads']:,} quads" in err for name in MANIFEST if name.endswith((".trig", ".nq")))
+    rows = _json(capsys, ["list", "--store", str(store), "--all", "--limit", "0", "--format", "json"])
+    assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions())
+
+
+def test_demo_with_another_source_or_nothing_at_all_is_bad_usage(tmp_path, capsys):
+    assert main(["list", "--demo", "--store", str(tmp_path)]) == 2
+    assert "--demo reads the demo's files: give it without --store" in capsys.readouterr().err
+    assert main(["ingest", "--store", str(tmp_path / "s")]) == 2
+    assert "give the files to add, or --demo" in capsys.readouterr().err
+    assert main(["list"]) == 2
+    assert "give trace files, --demo, --store DIR, --endpoint URL or --trustgraph URL" in capsys.readouterr().err

@@ -1,0 +1,139 @@
+"""The bytes of one file as a parser reads them: straight from disk or from an upload's bytes,
+decompressed on the fly when the name ends in ``.gz``, a chunk at a time, so that memory stays
+flat whatever the file holds (a parser is handed the stream, never the whole text). While the
+bytes pass, the stream counts them against the expanded-size limit, hashes them (SHA-256, the
+digest a store uses to skip a file it has), reports them to a progress callback, keeps the first
+few KiB for diagnosis, and notes whether any held more than whitespace or a blank node label.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import re
+import zlib
+from collections.abc import Callable
+from typing import BinaryIO
+
+Opener = Callable[[], BinaryIO]  # gives the file's (decompressed) bytes afresh at each call
+Progress = Callable[[int], None]
+
+CHUNK = 1 << 16  # bytes read from the file at a time
+HEAD = 8192  # bytes kept for diagnosis (binary data, UTF-16, gzip under a plain name)
+_NOT_BLANK = re.compile(rb"\S")
+_BOM = b"\xef\xbb\xbf"
+
+
+def opener(name: str, data: bytes | None) -> Opener:
+    """How to read the file ``name`` (or its bytes ``data``) from the start: decompressed on the
+    fly when the name ends in ``.gz``."""
+    def raw() -> BinaryIO:
+        return io.BytesIO(data) if data is not None else open(name, "rb")  # noqa: SIM115 - closed by its reader
+
+    if name.lower().endswith(".gz"):
+        return lambda: gzip.GzipFile(fileobj=raw(), mode="rb")
+    return raw
+
+
+class DecompressionError(OSError):
+    """The ``.gz`` data could not be decompressed (``cause`` says why)."""
+
+    def __init__(self, cause: BaseException):
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class OverLimit(OSError):
+    """The text ran past the expanded-size limit."""
+
+
+class TextStream(io.RawIOBase):
+    """A readable binary stream over ``open_bytes()``, up to ``max_bytes`` (then OverLimit).
+
+    ``size`` (bytes read so far), ``digest()`` (SHA-256 hex of them), ``head`` (the first
+    ``HEAD`` bytes), ``blank`` (nothing but whitespace so far, a UTF-8 byte order mark allowed),
+    ``blank_node_label`` (``_:`` seen), ``ended`` (the end was reached) and ``failure`` (the
+    DecompressionError or OverLimit that stopped it) describe what passed. Use ``buffered()``
+    as a parser's input."""
+
+    def __init__(self, open_bytes: Opener, max_bytes: int | None = None, progress: Progress | None = None):
+        self._source = open_bytes()
+        self._max = max_bytes
+        self._progress = progress
+        self._hash = hashlib.sha256()
+        self._last = b""
+        self.size = 0
+        self.head = b""
+        self.blank = True
+        self.blank_node_label = False
+        self.ended = False
+        self.failure: OSError | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target) -> int:
+        if self.failure is not None:
+            raise self.failure
+        try:
+            chunk = self._source.read(min(len(target), CHUNK))
+        except (OSError, EOFError, zlib.error) as error:
+            self.failure = DecompressionError(error)
+            raise self.failure from None
+        if not chunk:
+            self.ended = True
+            return 0
+        if self._max is not None and self.size + len(chunk) > self._max:
+            self.failure = OverLimit(f"more than {self._max} bytes")
+            raise self.failure
+        self._note(chunk)
+        target[:len(chunk)] = chunk
+        return len(chunk)
+
+    def _note(self, chunk: bytes) -> None:
+        if len(self.head) < HEAD:
+            self.head += chunk[:HEAD - len(self.head)]
+        if self.blank:
+            text = chunk[len(_BOM):] if self.size == 0 and chunk.startswith(_BOM) else chunk
+            self.blank = _NOT_BLANK.search(text) is None
+        if not self.blank_node_label:
+            self.blank_node_label = b"_:" in self._last + chunk[:1] or b"_:" in chunk
+            self._last = chunk[-1:]
+        self.size += len(chunk)
+        self._hash.update(chunk)
+        if self._progress is not None:
+            self._progress(len(chunk))
+
+    def buffered(self) -> io.BufferedReader:
+        """This stream behind a buffer, as a parser's input."""
+        return io.BufferedReader(self, CHUNK)
+
+    def read_all(self) -> bytes:
+        """Everything left, at once (for formats read whole, such as JSON)."""
+        return self.buffered().read()
+
+    def digest(self) -> str:
+        """SHA-256 (hex) of the bytes read so far."""
+        return self._hash.hexdigest()
+
+    def close(self) -> None:
+        try:
+            self._source.close()
+        finally:
+            super().close()
+
+
+def scan(open_bytes: Opener, visit: Callable[[int, bytes], bool]) -> None:
+    """Read ``open_bytes()`` afresh, a chunk at a time, calling ``visit(offset, chunk)`` until it
+    returns True or the bytes end (for a diagnosis after a parser stopped). Decompression errors
+    end the scan quietly: they were reported already."""
+    offset = 0
+    try:
+        with open_bytes() as source:
+            while chunk := source.read(CHUNK):
+                if visit(offset, chunk):
+                    return
+                offset += len(chunk)
+    except (OSError, EOFError, zlib.error):
+        return
