@@ -128,7 +128,7 @@ def measure(huge_iterations: int, repeat: int) -> list[Row]:
         return dag_html(huge, selected, layout=folded_layout(huge, selected, base=fold_base(huge)))
 
     seconds, _ = median_s(fold, max(1, repeat // 2))
-    rows.append(row(f"  fold and draw its DAG", seconds, 30.0))
+    rows.append(row("  fold and draw its DAG", seconds, 30.0))
 
     def window():
         frame = timeline_rows(huge)
@@ -137,7 +137,7 @@ def measure(huge_iterations: int, repeat: int) -> list[Row]:
         return timeline_chart(frame.iloc[start:end], selected=frame["step"].iloc[at]).to_dict()
 
     seconds, _ = median_s(window, max(1, repeat // 2))
-    rows.append(row(f"  its timeline rows and one window", seconds, 30.0))
+    rows.append(row("  its timeline rows and one window", seconds, 30.0))
 
     seconds, message = silent_endpoint_seconds(0.5)
     rows.append(row("silent endpoint, timeout 0.5 s: error after", seconds, 2.5, message))

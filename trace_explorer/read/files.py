@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 
-import pyoxigraph as ox
 
 from .diagnosis import BLANK, clip, empty_file, format_label
 from .errors import TraceLoadError
