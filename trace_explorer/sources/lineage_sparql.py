@@ -132,17 +132,19 @@ class SparqlLineage(LineageLookups):
                     if isinstance(row.get("sel"), ox.NamedNode) and isinstance(row.get("t"), ox.Triple)]
         return out
 
-    def _links_up(self, nodes: list[str]) -> tuple[list[tuple[str, str]], set[str]]:
+    def _links_up(self, nodes: list[str], chosen: set[str]) -> tuple[list[tuple[str, str]], set[str]]:
         links, roots = [], set()
         for batch in _iris(nodes):
-            rows = self._select(f"""SELECT ?x ?up ?q WHERE {{ {values_clause('x', batch)}
-  {{ ?x prov:wasDerivedFrom ?up }} UNION {{ ?x prov:wasGeneratedBy ?up }} UNION {{ ?up tg:selectedEdge ?x }}
-  UNION {{ ?up tg:selectedChunk ?x }} UNION {{ ?x tg:query ?q }} }}""")
+            rows = self._select(f"""SELECT ?x ?up ?q ?chose WHERE {{ {values_clause('x', batch)}
+  {{ ?x prov:wasDerivedFrom ?up }} UNION {{ ?x prov:wasGeneratedBy ?up }}
+  UNION {{ ?up tg:selectedEdge ?x BIND(true AS ?chose) }} UNION {{ ?up tg:selectedChunk ?x BIND(true AS ?chose) }}
+  UNION {{ ?x tg:query ?q }} }}""")
             for row in rows:
+                node = row["x"].value
                 if "q" in row:
-                    roots.add(row["x"].value)
-                elif isinstance(row.get("up"), ox.NamedNode):
-                    links.append((row["x"].value, row["up"].value))
+                    roots.add(node)
+                elif isinstance(row.get("up"), ox.NamedNode) and ("chose" not in row or node in chosen):
+                    links.append((node, row["up"].value))
         return links, roots
 
     def chunk_choosers(self, chunks: Iterable[str]) -> list[tuple[str, str, str]]:

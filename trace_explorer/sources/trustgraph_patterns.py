@@ -4,20 +4,21 @@ A round is any number of patterns, each with one term bound (a subject, or an ob
 a predicate or none, and a graph. They are answered together, concurrently, in as few
 requests as the deployment allows:
 
-- with the flow's SPARQL service, the patterns bound to an IRI go as one query per predicate
+- more than ``SCAN_ABOVE`` patterns of one predicate and graph are answered by reading that
+  predicate whole once (one request instead of hundreds), asking for at most ``SCAN_FACTOR``
+  triples a pattern: a predicate used more often than that comes back cut, and its patterns
+  are then looked up as below, in a second round (so a large collection costs at most that
+  many triples more than the patterns alone);
+- the patterns on one term in one graph are one lookup, whatever predicates they name;
+- with the flow's SPARQL service, the lookups bound to an IRI go as one query per predicate
   (or none), position and 500 terms: ``SELECT ?s ?o WHERE { ?s <p> ?o VALUES ?s { ... } }``, a
   basic graph pattern joined to ``VALUES``, which TrustGraph's service evaluates by one lookup a
   term inside the deployment (``trustgraph-flow/.../query/sparql/algebra.py``: a bind join);
   it applies no graph, so such an answer is the union of every graph;
-- a pattern whose answer holds quoted triples we need (``quoted``), or one bound to a quoted
+- a lookup whose answer holds quoted triples we need (``quoted``), or one bound to a quoted
   triple, goes through the triples service: quoted triples do not travel through TrustGraph's
   SPARQL (its parser, rdflib's, has no triple terms);
-- more than ``SCAN_ABOVE`` patterns of one predicate and graph that the SPARQL service does not
-  take are answered by reading that predicate whole once (one request instead of hundreds),
-  asking for at most ``SCAN_FACTOR`` triples a pattern: a predicate used more often than that
-  comes back cut, and its patterns are then sent one request each, in a second round (so a
-  large collection costs at most that many triples more than the patterns alone);
-- every other pattern is one request of the triples service.
+- every other lookup is one request of the triples service.
 
 Nothing sleeps and nothing is asked twice within a round.
 """
@@ -82,46 +83,79 @@ def into(p: str, value: str | Term, g: str | None, quoted: bool = False) -> Patt
 
 class PatternRounds:
     """Answers rounds of ``Pattern`` from ``gateway``; ``sparql()`` says whether the flow's
-    SPARQL service is used (asked only when a round could use it)."""
+    SPARQL service is used (asked only when a round could use it). ``asked`` counts the
+    rounds."""
 
     def __init__(self, gateway: Gateway, sparql: Callable[[], bool]):
         self.gateway = gateway
         self._sparql = sparql
+        self.asked = 0
 
     def ask(self, patterns: Iterable[Pattern | None]) -> dict[Pattern, list[ox.Quad]]:
         """``{pattern: its quads}`` for every pattern given (None left out), in one round (two
-        when a predicate read whole came back cut). Raises GatewayError."""
+        when a predicate read whole came back cut). The patterns on one term in one graph are
+        one lookup, whatever predicates they name (its triples sorted out here), unless their
+        predicate is read whole. Raises GatewayError."""
         patterns = list(dict.fromkeys(p for p in patterns if p is not None))
-        answers: dict[Pattern, list[ox.Quad]] = {p: [] for p in patterns}
-        groups: dict[tuple, list[Pattern]] = {}
-        for pattern in patterns:
-            groups.setdefault((pattern.at, pattern.p, pattern.g, pattern.quoted or not _iri_key(pattern)), []).append(pattern)
-        by_sparql = any(not alone and at for (at, _, _, alone) in groups) and self._sparql()
+        if not patterns:
+            return {}
+        self.asked += 1
+        rest: list[Pattern] = []
         jobs: list[tuple] = []
-        for (at, p, g, alone), members in groups.items():
-            if by_sparql and at and not alone:
-                jobs += [("sparql", at, p, members[i:i + SPARQL_BATCH]) for i in range(0, len(members), SPARQL_BATCH)]
-            elif p is not None and at and len(members) > SCAN_ABOVE:
+        predicates: dict[tuple, list[Pattern]] = {}
+        for pattern in patterns:
+            if pattern.at and pattern.p is not None:
+                predicates.setdefault((pattern.at, pattern.p, pattern.g), []).append(pattern)
+            else:
+                rest.append(pattern)
+        for (at, p, _), members in predicates.items():
+            if len(members) > SCAN_ABOVE:  # many of one predicate: read it whole
                 jobs.append(("scan", at, p, members))
             else:
-                jobs += [("one", m) for m in members]
-        again: list[Pattern] = []
-        for job, found in zip(jobs, self.gateway.map(self._run, jobs)):
-            if job[0] == "one":
-                answers[job[1]] = found
-                continue
-            if found is None:  # a predicate read whole was cut at the limit
-                again += job[3]
-                continue
-            at, members = job[1], job[3]
-            by_key: dict[Term, list[ox.Quad]] = {}
-            for quad in found:
-                by_key.setdefault(quad.subject if at == "s" else quad.object, []).append(quad)
+                rest += members
+        lookups = _lookups(rest)
+        found, cut = self._answer(jobs + self._lookup_jobs(lookups))
+        if cut:  # a predicate read whole came back cut: its patterns as lookups, in a second round
+            again = _lookups(cut)
+            lookups.update(again)
+            found.update(self._answer(self._lookup_jobs(again))[0])
+        answers = {p: found.get(p, []) for p in patterns}
+        for lookup, members in lookups.items():
             for member in members:
-                answers[member] = [_in_graph(q, member.g) for q in by_key.get(member.key, [])]
-        if again:
-            answers.update(zip(again, self.gateway.map(self._one, again)))
+                answers[member] = [q for q in found[lookup] if member.p is None or q.predicate == member.p]
         return answers
+
+    def _lookup_jobs(self, lookups: dict[Pattern, list[Pattern]]) -> list[tuple]:
+        """The requests for ``lookups``: with the SPARQL service, those it may answer as one
+        query per position, predicate and ``SPARQL_BATCH`` terms; every other one alone."""
+        by_sparql = any(_sparql_able(lookup) for lookup in lookups) and self._sparql()
+        jobs: list[tuple] = []
+        queries: dict[tuple, list[Pattern]] = {}
+        for lookup in lookups:
+            if by_sparql and _sparql_able(lookup):
+                queries.setdefault((lookup.at, lookup.p), []).append(lookup)
+            else:
+                jobs.append(("one", lookup))
+        for (at, p), group in queries.items():
+            jobs += [("sparql", at, p, group[i:i + SPARQL_BATCH]) for i in range(0, len(group), SPARQL_BATCH)]
+        return jobs
+
+    def _answer(self, jobs: list[tuple]) -> tuple[dict[Pattern, list[ox.Quad]], list[Pattern]]:
+        """Send ``jobs`` at once: ``({pattern or lookup: its quads}, the patterns of the
+        predicates read whole that came back cut)``."""
+        found: dict[Pattern, list[ox.Quad]] = {}
+        cut: list[Pattern] = []
+        for job, quads in zip(jobs, self.gateway.map(self._run, jobs)):
+            if job[0] == "one":
+                found[job[1]] = quads
+            elif quads is None:
+                cut += job[3]
+            else:
+                by_key: dict[Term, list[ox.Quad]] = {}
+                for quad in quads:
+                    by_key.setdefault(quad.subject if job[1] == "s" else quad.object, []).append(quad)
+                found.update((m, [_in_graph(q, m.g) for q in by_key.get(m.key, [])]) for m in job[3])
+        return found, cut
 
     def _run(self, job: tuple) -> list[ox.Quad] | None:
         kind = job[0]
@@ -151,8 +185,28 @@ class PatternRounds:
         return out
 
 
-def _iri_key(pattern: Pattern) -> bool:
-    return isinstance(pattern.key, ox.NamedNode)
+def _sparql_able(pattern: Pattern) -> bool:
+    """Whether a SPARQL query may answer ``pattern``: bound to an IRI, its quoted triples not
+    wanted."""
+    return isinstance(pattern.key, ox.NamedNode) and not pattern.quoted
+
+
+def _lookups(patterns: list[Pattern]) -> dict[Pattern, list[Pattern]]:
+    """``{lookup: the patterns it answers}``: the patterns on one term in one graph as one
+    lookup, with their predicate when they share one, else any predicate; quoted when any of
+    them is. A pattern bound to nothing is its own lookup."""
+    groups: dict[tuple, list[Pattern]] = {}
+    for pattern in patterns:
+        groups.setdefault((pattern.at, pattern.key, pattern.g) if pattern.at else (pattern,), []).append(pattern)
+    out: dict[Pattern, list[Pattern]] = {}
+    for members in groups.values():
+        first = members[0]
+        if len(members) > 1:
+            shared = {m.p for m in members}
+            p = shared.pop() if len(shared) == 1 else None
+            first = Pattern(s=first.s, p=p, o=first.o, g=first.g, quoted=any(m.quoted for m in members))
+        out.setdefault(first, []).extend(members)
+    return out
 
 
 def _in_graph(quad: ox.Quad, graph: str | None) -> ox.Quad:
