@@ -24,6 +24,7 @@ from trace_explorer.cli.main import main
 from trace_explorer.model.vocabulary import SOURCE_GRAPH, WAS_DERIVED_FROM
 from trace_explorer.sources import trustgraph_patterns
 from trace_explorer.sources.catalog import fetch_session
+from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.trustgraph import TrustGraphSource
 from trace_explorer.sources.trustgraph_gateway import Gateway
 from trace_explorer.sources.trustgraph_patterns import PatternRounds, about
@@ -168,3 +169,19 @@ def test_many_patterns_of_a_predicate_are_read_whole_and_a_cut_read_falls_back(g
     before = client.requests
     assert rounds.ask(patterns) == one_each
     assert client.requests - before == 1 + len(patterns)
+
+
+def test_a_gateway_failing_during_the_lineage_is_one_clear_error(capsys):
+    server = FakeGateway(*corpus_deployment([EVIDENCE, EVIDENCE_TEXTS]))
+    server.start()
+    try:
+        source = connect(server)
+        session = fetch_session(source, GRAPHRAG_TRAPPIST)
+        server.fail_after = server.requests  # every further request fails
+        with pytest.raises(SourceError, match=r"service/triples: HTTP 500: .*the deployment went away"):
+            session_evidence(source, session)
+        status, out, err = run(capsys, "used-by", *gateway_args(server.url), "--document", TRAPPIST)
+        assert status == 2 and out == ""
+        assert "HTTP 500" in err and "Traceback" not in err and TOKEN not in err
+    finally:
+        server.stop()

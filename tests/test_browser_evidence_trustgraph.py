@@ -1,0 +1,71 @@
+"""The evidence panel and the documents page on a TrustGraph source in headless Chromium: connect
+to the stand-in deployment serving ``evidence.trig`` and its texts, open the agent session from
+the list, see its sub-session's edges with the chunks' words (from the librarian) marked, follow
+the document link to the documents page and see the three sessions that used the document."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+
+from components.session_table import ROW_PX
+from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
+from tests.evidence_traces import AGENT, EVIDENCE, EVIDENCE_TEXTS, TRAPPIST
+from tests.test_browser_trustgraph import choose_trustgraph, connect
+from tests.trustgraph_server import TOKEN, FakeGateway, corpus_deployment
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def evidence_gateway():
+    server = FakeGateway(*corpus_deployment([EVIDENCE, EVIDENCE_TEXTS]))
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_evidence_and_documents_from_a_trustgraph_gateway(evidence_gateway):
+    env = {"TRACE_EXPLORER_ENDPOINT_ALLOW": "127.0.0.1"}
+    with streamlit_server(env=env) as url, chromium_page(viewport=(1400, 1100)) as page:
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(url)
+        wait_for_streamlit_idle(page)
+        choose_trustgraph(page)
+        connect(page, evidence_gateway.url, TOKEN)
+        search = page.get_by_placeholder("words in the question or IRI")
+        search.fill("4ecadea2")
+        search.press("Enter")
+        wait_for_streamlit_idle(page)
+        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
+        box = table.bounding_box()
+        page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+        page.wait_for_url("**/session?session=*", timeout=30000)
+        texts = page.locator(".te-chunk-text")
+        texts.first.wait_for(timeout=60000)
+        wait_for_streamlit_idle(page)
+        assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["session"] == [AGENT]
+        assert texts.count() == 2
+        assert page.locator(".te-chunk-text mark").all_inner_texts() == [
+            "http://trustgraph.ai/e/westmalle-abbey", "westmalle-abbey", "order", "Trappists",
+            "http://trustgraph.ai/e/orval-abbey", "orval-abbey", "located-in", "Florenville"]
+        assert texts.first.inner_text() == ("Trappist breweries of Belgium, part 1: westmalle brewed-by "
+                                            "http://trustgraph.ai/e/westmalle-abbey. westmalle-abbey order Trappists.")
+        main = page.locator('[data-testid="stMain"]')
+        assert "from TrustGraph" in page.locator('[data-testid="stSidebar"]').inner_text()
+        assert "not a SPARQL endpoint" not in main.inner_text()
+        texts.first.scroll_into_view_if_needed()
+        screenshot(page, "trustgraph-evidence-agent")
+        main.get_by_role("link", name="Trappist breweries of Belgium (application/pdf) — 2 edges, 0 chunks").click()
+        page.wait_for_url("**/documents?document=*", timeout=30000)
+        wait_for_streamlit_idle(page)
+        assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["document"] == [TRAPPIST]
+        main.get_by_text("Used by 3 sessions (directly, or through a sub-session)").wait_for()
+        links = main.get_by_role("link", name="Which Belgian beers are brewed by Trappist monks?")
+        assert [t.split("\n")[-1] for t in links.all_inner_texts()] == [
+            f"{kind} · Which Belgian beers are brewed by Trappist monks?" for kind in ("GraphRAG", "Agent", "GraphRAG")]
+        assert "2 documents in the extraction provenance of TrustGraph" in main.inner_text().replace("\u2060", "")
+        screenshot(page, "trustgraph-documents-trappist")
+        assert dialogs == []
