@@ -9,10 +9,10 @@ import urllib.parse
 
 import pytest
 
-from components.session_table import ROW_PX
 from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
-from tests.evidence_traces import AGENT, EVIDENCE, EVIDENCE_TEXTS, TRAPPIST
-from tests.test_browser_trustgraph import choose_trustgraph, connect
+from tests.evidence_traces import AGENT, EVIDENCE, EVIDENCE_TEXTS
+from tests.test_browser_evidence import follow_to_the_trappist_documents
+from tests.test_browser_trustgraph import choose_trustgraph, connect, open_from_the_list
 from tests.trustgraph_server import TOKEN, FakeGateway, corpus_deployment
 
 pytestmark = pytest.mark.browser
@@ -35,14 +35,7 @@ def test_evidence_and_documents_from_a_trustgraph_gateway(evidence_gateway):
         wait_for_streamlit_idle(page)
         choose_trustgraph(page)
         connect(page, evidence_gateway.url, TOKEN)
-        search = page.get_by_placeholder("words in the question or IRI")
-        search.fill("4ecadea2")
-        search.press("Enter")
-        wait_for_streamlit_idle(page)
-        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-        box = table.bounding_box()
-        page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
-        page.wait_for_url("**/session?session=*", timeout=30000)
+        open_from_the_list(page, "4ecadea2")
         texts = page.locator(".te-chunk-text")
         texts.first.wait_for(timeout=60000)
         wait_for_streamlit_idle(page)
@@ -58,14 +51,7 @@ def test_evidence_and_documents_from_a_trustgraph_gateway(evidence_gateway):
         assert "not a SPARQL endpoint" not in main.inner_text()
         texts.first.scroll_into_view_if_needed()
         screenshot(page, "trustgraph-evidence-agent")
-        main.get_by_role("link", name="Trappist breweries of Belgium (application/pdf) — 2 edges, 0 chunks").click()
-        page.wait_for_url("**/documents?document=*", timeout=30000)
-        wait_for_streamlit_idle(page)
-        assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["document"] == [TRAPPIST]
-        main.get_by_text("Used by 3 sessions (directly, or through a sub-session)").wait_for()
-        links = main.get_by_role("link", name="Which Belgian beers are brewed by Trappist monks?")
-        assert [t.split("\n")[-1] for t in links.all_inner_texts()] == [
-            f"{kind} · Which Belgian beers are brewed by Trappist monks?" for kind in ("GraphRAG", "Agent", "GraphRAG")]
+        follow_to_the_trappist_documents(page)
         assert "2 documents in the extraction provenance of TrustGraph" in main.inner_text().replace("\u2060", "")
         screenshot(page, "trustgraph-documents-trappist")
         assert dialogs == []
