@@ -24,7 +24,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from trace_explorer.analysis.evidence import session_evidence  # noqa: E402
 from trace_explorer.analysis.used_by import used_by, used_by_documents  # noqa: E402
 from trace_explorer.sources.catalog import fetch_session  # noqa: E402
-from trace_explorer.sources.lineage import list_documents  # noqa: E402
 from trace_explorer.sources.store import StoreSource  # noqa: E402
 
 TG = "https://trustgraph.ai/ns/"
@@ -128,9 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         ("evidence of one session", lambda: session_evidence(source, session), f"{args.edges} edges"),
         ("used-by of one document", lambda: used_by(source, docs[len(docs) // 2]),
          f"{len(used_by(source, docs[len(docs) // 2]))} sessions used it"),
-        ("documents page", lambda: used_by_documents(source, [d["id"] for d in list_documents(source, limit=500)]),
+        ("documents page", lambda: used_by_documents(source, [d["id"] for d in source.lineage().list_documents(limit=500)]),
          f"{min(len(docs), 500)} documents"),
-        ("document list", lambda: list_documents(source, limit=500), "first 500 by title"),
+        ("document list", lambda: source.lineage().list_documents(limit=500), "first 500 by title"),
     ]
     print(f"{'measurement':<28}{'first':>10}{'median':>10}{'target':>10}  verdict  note")
     for label, function, note in rows:

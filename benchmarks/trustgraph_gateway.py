@@ -12,7 +12,12 @@ only:
    ``trustgraph-base``, run here unchanged over the same REST paths) walking the same session,
    then fetching its texts one by one as the CLI does;
 2. the first page (50 rows) of a 10,000-session collection, from a fresh connection;
-3. a first sync of a collection into an empty local store, and a second, no-op sync.
+3. a first sync of a collection into an empty local store, and a second, no-op sync;
+4. evidence lineage on the synthetic extraction of ``benchmarks/evidence.py`` (200 documents,
+   4,000 chunks, 20,000 facts, 2,000 GraphRAG sessions of 10 edges): opening one session,
+   then its evidence (each edge to its subgraph, chunk, page and document, with the chunks'
+   words from the librarian), one document's sessions (``used-by``), and the documents page
+   (every document with its sessions), each with its requests and its rounds of lookups.
 
 How the reference is counted: ``ExplainabilityClient.fetch_entity`` reads an entity, sleeps
 0.2 s, reads it again and compares (quiescence), so every entity costs at least 0.2 s and two
@@ -24,6 +29,7 @@ PatternDecision left out of the chain: 25 steps to walk. Its floor for the 26-st
 which the script prints beside the measurement.
 
     python benchmarks/trustgraph_gateway.py [--latency 0.02] [--sessions 10000] [--sync-sessions 500] [--repeat 3]
+                                            [--only open|page|sync|evidence]
 """
 
 from __future__ import annotations
@@ -46,10 +52,14 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from benchmarks.evidence import build as build_extraction  # noqa: E402
 from benchmarks.synthetic import generate, make_react_session  # noqa: E402
 from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, corpus_deployment  # noqa: E402
-from trace_explorer.model.vocabulary import WAS_DERIVED_FROM  # noqa: E402
+from trace_explorer.analysis.evidence import session_evidence  # noqa: E402
+from trace_explorer.analysis.used_by import used_by, used_by_documents  # noqa: E402
+from trace_explorer.model.vocabulary import RDF_TYPE, TG, WAS_DERIVED_FROM  # noqa: E402
 from trace_explorer.sources.catalog import SessionFilter, list_sessions  # noqa: E402
+from trace_explorer.sources.family import fetch_family  # noqa: E402
 from trace_explorer.sources.local_store import open_local_store  # noqa: E402
 from trace_explorer.sources.trustgraph import TrustGraphSource  # noqa: E402
 from trace_explorer.sources.trustgraph_gateway import Gateway  # noqa: E402
@@ -209,15 +219,55 @@ def measure_sync(latency: float, sessions: int) -> list[tuple[str, str, str]]:
     return out
 
 
+def measure_evidence(latency: float) -> list[tuple[str, str, str]]:
+    """One session's evidence, one document's used-by and the documents page, on the synthetic
+    extraction of ``benchmarks/evidence.py``, from a connected source (its SPARQL probe done)."""
+    store, roots, documents = build_extraction(200, 2000, 10)
+    quads = list(store)
+    texts = {q.subject.value: f"The words of {q.subject.value}." for q in quads
+             if q.predicate.value == RDF_TYPE and q.object.value == TG + "Chunk"}
+    root, document = roots[len(roots) // 2], documents[len(documents) // 2]
+    out = []
+    for mode, sparql in MODES.items():
+        with Deployment(quads, texts, latency, sparql) as server:
+            source = connect(server, sparql, eager=False)
+            source.sparql  # connected
+            lookups = source.lineage()
+
+            def timed(function):
+                requests, rounds, start = source.gateway.requests, lookups.patterns.asked, time.perf_counter()
+                result = function()
+                return (result, (time.perf_counter() - start) * 1000, source.gateway.requests - requests,
+                        lookups.patterns.asked - rounds)
+
+            family, ms, requests, _ = timed(lambda: fetch_family(source, root))
+            out.append((f"open one GraphRAG session ({mode})", f"{ms:,.0f} ms", f"{requests} requests"))
+            evidence, ms, requests, rounds = timed(lambda: session_evidence(source, family[root], family))
+            edges = evidence.all_edges()
+            assert len(edges) == 10 and all(e.sources and e.sources[0].chunk_text for e in edges)
+            out.append((f"  its evidence ({mode})", f"{ms:,.0f} ms",
+                        f"{requests} requests in {rounds} rounds of lookups and one of texts; {len(edges)} edges, "
+                        f"{len(evidence.documents())} documents"))
+            uses, ms, requests, rounds = timed(lambda: used_by(source, document))
+            out.append((f"used-by of one document ({mode})", f"{ms:,.0f} ms",
+                        f"{requests} requests in {rounds} rounds; {len({u.id for u in uses})} sessions used it"))
+            page, ms, requests, rounds = timed(lambda: used_by_documents(source, [d["id"] for d in lookups.list_documents()]))
+            out.append((f"documents page ({mode})", f"{ms:,.0f} ms",
+                        f"{requests:,} requests in {rounds} rounds; {len(page)} documents, "
+                        f"{sum(len(u) for u in page.values()):,} uses"))
+            source.gateway.close()
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.02, help="seconds added to every request")
     parser.add_argument("--sessions", type=int, default=10_000, help="sessions in the collection listed")
     parser.add_argument("--sync-sessions", type=int, default=500, help="sessions in the collection synced")
     parser.add_argument("--repeat", type=int, default=3, help="runs of the open measurement (median)")
-    parser.add_argument("--only", choices=("open", "page", "sync"), action="append", help="run only these")
+    parser.add_argument("--only", choices=("open", "page", "sync", "evidence"), action="append", help="run only these")
     args = parser.parse_args(argv)
-    chosen = args.only or ["open", "page", "sync"]
+    chosen = args.only or ["open", "page", "sync", "evidence"]
     rows = []
     if "open" in chosen:
         rows += measure_open(args.latency, args.repeat)
@@ -225,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += measure_first_page(args.latency, args.sessions)
     if "sync" in chosen:
         rows += measure_sync(args.latency, args.sync_sessions)
+    if "evidence" in chosen:
+        rows += measure_evidence(args.latency)
     width = max(len(r[0]) for r in rows)
     print(f"latency injected: {args.latency * 1000:.0f} ms per request")
     print(f"{'measurement'.ljust(width)}  {'result':>10}  note")

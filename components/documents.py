@@ -11,7 +11,6 @@ import pandas as pd
 import streamlit as st
 
 from trace_explorer.analysis.used_by import Use, describe_document, used_by_documents
-from trace_explorer.sources.lineage import list_documents
 from trace_explorer.views.visible_text import visible_controls
 
 from .collection import Collection
@@ -24,12 +23,12 @@ ROW_PX = 33
 
 
 def documents_overview(collection: Collection) -> tuple[list[dict], dict[str, list[Use]]]:
-    """The documents (``sources.lineage.list_documents``, at most ``DOCUMENTS_SHOWN + 1``) and
+    """The documents (the source's ``lineage().list_documents``, at most ``DOCUMENTS_SHOWN + 1``) and
     the uses of each, read once per person and collection. Raises SourceError."""
     cache = st.session_state.setdefault(CACHE_KEY, {})
     key = ("overview", collection.key)
     if key not in cache:
-        documents = list_documents(collection.source, limit=DOCUMENTS_SHOWN + 1)
+        documents = collection.source.lineage().list_documents(limit=DOCUMENTS_SHOWN + 1)
         cache[key] = (documents, used_by_documents(collection.source, [d["id"] for d in documents[:DOCUMENTS_SHOWN]]))
     return cache[key]
 

@@ -46,15 +46,7 @@ def test_agent_evidence_marks_and_the_way_to_the_documents_page(app_url):
         assert main.get_by_text("No loaded extraction holds this edge").count() == 0
         texts.first.scroll_into_view_if_needed()
         screenshot(page, "evidence-agent")
-        # the roll-up's document link opens the documents page on that document
-        main.get_by_role("link", name="Trappist breweries of Belgium (application/pdf) — 2 edges, 0 chunks").click()
-        page.wait_for_url("**/documents?document=*", timeout=30000)
-        wait_for_streamlit_idle(page)
-        assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["document"] == [TRAPPIST]
-        main.get_by_text("Used by 3 sessions (directly, or through a sub-session)").wait_for()
-        links = main.get_by_role("link", name="Which Belgian beers are brewed by Trappist monks?")
-        assert [t.split("\n")[-1] for t in links.all_inner_texts()] == [  # after the icon's name
-            f"{kind} · Which Belgian beers are brewed by Trappist monks?" for kind in ("GraphRAG", "Agent", "GraphRAG")]
+        links = follow_to_the_trappist_documents(page)
         screenshot(page, "documents-trappist")
         # and a session link leads back to a session page
         links.nth(1).click()
@@ -62,6 +54,21 @@ def test_agent_evidence_marks_and_the_way_to_the_documents_page(app_url):
         wait_for_streamlit_idle(page)
         assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["session"] == [AGENT]
         assert dialogs == []
+
+
+def follow_to_the_trappist_documents(page):
+    """Click the agent's roll-up link to its document: the documents page opens on it, with the
+    three sessions that used it, newest first. Returns their links."""
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_role("link", name="Trappist breweries of Belgium (application/pdf) — 2 edges, 0 chunks").click()
+    page.wait_for_url("**/documents?document=*", timeout=30000)
+    wait_for_streamlit_idle(page)
+    assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["document"] == [TRAPPIST]
+    main.get_by_text("Used by 3 sessions (directly, or through a sub-session)").wait_for()
+    links = main.get_by_role("link", name="Which Belgian beers are brewed by Trappist monks?")
+    assert [t.split("\n")[-1] for t in links.all_inner_texts()] == [  # after the icon's name
+        f"{kind} · Which Belgian beers are brewed by Trappist monks?" for kind in ("GraphRAG", "Agent", "GraphRAG")]
+    return links
 
 
 def test_an_edge_no_document_holds_says_so(app_url):

@@ -33,6 +33,18 @@ def connect(page, url: str, token: str) -> None:
     wait_for_streamlit_idle(page, timeout_ms=60000)
 
 
+def open_from_the_list(page, words: str) -> None:
+    """Search the session list for ``words`` and open the first row's session."""
+    search = page.get_by_placeholder("words in the question or IRI")
+    search.fill(words)
+    search.press("Enter")
+    wait_for_streamlit_idle(page)
+    table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+    page.wait_for_url("**/session?session=*", timeout=30000)
+
+
 def test_trustgraph_source_in_the_browser(corpus_gateway):
     env = {"TRACE_EXPLORER_ENDPOINT_ALLOW": "127.0.0.1"}
     with streamlit_server(env=env) as url, chromium_page() as page:
@@ -53,14 +65,7 @@ def test_trustgraph_source_in_the_browser(corpus_gateway):
         screenshot(page, "trustgraph-session-list")
 
         # open it from the list, in this browser session (a new page load would start a new one)
-        search = page.get_by_placeholder("words in the question or IRI")
-        search.fill("62c33a4f")
-        search.press("Enter")
-        wait_for_streamlit_idle(page)
-        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-        box = table.bounding_box()
-        page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
-        page.wait_for_url("**/session?session=*", timeout=30000)
+        open_from_the_list(page, "62c33a4f")
         wait_for_streamlit_idle(page, timeout_ms=60000)
         assert "from TrustGraph" in page.locator('[data-testid="stSidebar"]').inner_text()
         assert page.get_by_text("¿Cuál es la montaña más alta de Europa?").first.is_visible()

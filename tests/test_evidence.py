@@ -18,7 +18,6 @@ from trace_explorer.analysis.evidence_report import CHUNK_KEYS, EDGE_KEYS, evide
 from trace_explorer.analysis.used_by import describe_document, used_by, used_by_documents
 from trace_explorer.read.collection import load_collection
 from trace_explorer.sources.catalog import fetch_session
-from trace_explorer.sources.lineage import holders, list_documents
 from trace_explorer.sources.session_index import build_index
 from trace_explorer.sources.store import StoreSource
 
@@ -130,7 +129,7 @@ def test_used_by_lists_direct_sessions_and_the_agent_above_its_sub_session(evide
 
 
 def test_documents_are_listed_by_title(evidence_source):
-    assert [(d["id"], d["title"], d["page_count"]) for d in list_documents(evidence_source)] == [
+    assert [(d["id"], d["title"], d["page_count"]) for d in evidence_source.lineage().list_documents()] == [
         (BRONZE, "The Late Bronze Age collapse", "1"), (TRAPPIST, "Trappist breweries of Belgium", "2")]
     assert used_by_documents(evidence_source, []) == {}
 
@@ -230,7 +229,7 @@ def test_holders_of_an_unknown_fact_are_none(evidence_source):
     import pyoxigraph as ox
     fact = ox.Triple(ox.NamedNode("http://trustgraph.ai/e/nothing"), ox.NamedNode("http://trustgraph.ai/e/p"),
                      ox.Literal("x"))
-    assert holders(evidence_source, [fact]) == {}
+    assert evidence_source.lineage().holders([fact]) == {}
 
 
 def test_extraction_entities_without_types_are_read_by_iri_shape_and_place(tmp_path):

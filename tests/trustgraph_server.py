@@ -49,6 +49,7 @@ from trace_explorer.sources.demo import DEMO_DIR
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 RETRIEVAL = ox.NamedNode("urn:graph:retrieval")
+SOURCE = ox.NamedNode("urn:graph:source")
 TOKEN = "tg-test-token-7f3a9c"
 COLLECTION = "research"
 _PARSER_LOCK = threading.Lock()
@@ -58,13 +59,15 @@ FLOW = "explain-flow"
 def corpus_deployment(paths: Iterable = (DEMO_DIR,)) -> tuple[list[ox.Quad], dict[str, str]]:
     """The reference corpus (or the files ``paths``) as a deployment holds it: (quads,
     librarian texts). Sessions' entities (read by the reader) go to ``urn:graph:retrieval``;
-    the rest keep their graph."""
+    the rest keep their graph, and so does the extraction provenance in ``urn:graph:source``
+    (a chunk a DocRAG session chose, and what derives from it, stay there)."""
     collection, errors = load_collection(list(paths))
     assert not errors, errors
     reader = SessionReader(TripleIndex(collection.store))
     members = {m for root in reader.roots for m in reader.members(root)}
     quads = [ox.Quad(q.subject, q.predicate, q.object, RETRIEVAL)
-             if isinstance(q.subject, ox.NamedNode) and q.subject.value in members else q for q in collection.store]
+             if isinstance(q.subject, ox.NamedNode) and q.subject.value in members and q.graph_name != SOURCE else q
+             for q in collection.store]
     return quads, dict(collection.documents)
 
 

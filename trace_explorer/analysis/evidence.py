@@ -9,10 +9,11 @@ holds that sub-session's evidence under the step the sub-session derives from, a
 the evidence of all its sub-sessions for its answer. ``used_by`` (module ``used_by``) is the
 other way round.
 
-Everything is read through the generic ``TraceSource`` queries of ``sources.lineage``, so files,
-a local store and any SPARQL endpoint answer the same way; the chunks' texts come from the
-source's ``document_texts`` (a ``*.documents.json`` file, the store's documents graph, or the
-librarian of a source that reaches one).
+Everything is read through the source's lineage lookups (``TraceSource.lineage()``,
+``sources.lineage``), so files, a local store, a SPARQL endpoint and a TrustGraph gateway
+answer the same way; the chunks' texts come from the source's ``document_texts`` (a
+``*.documents.json`` file, the store's documents graph, or the librarian of a source that
+reaches one).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from ..model.triple_index import TripleIndex
 from ..model.vocabulary import (CHUNK_INDEX, COMPONENT_VERSION, DC_TITLE, LLM_MODEL, MIME_TYPE, PAGE_NUMBER,
                                 STARTED_AT_TIME, WAS_ASSOCIATED_WITH, WAS_DERIVED_FROM, WAS_GENERATED_BY, local_name)
 from ..sources.catalog import fetch_sessions
-from ..sources.lineage import chosen_edges, describe_up, holders
 from ..sources.source import TraceSource
 
 PAGE_KINDS = ("Page", "Section", "Image")
@@ -197,12 +197,13 @@ def session_evidence(source: TraceSource, session: Session,
     family = session_family(source, session, known)
     edges = {s: [(focus.id, e) for focus in family[s].steps_of("Focus") for e in focus.fields.get("edges", [])]
              for s in family}
-    terms = chosen_edges(source, [e["id"] for chosen in edges.values() for _, e in chosen])
+    lookups = source.lineage()
+    terms = lookups.chosen_edges([e["id"] for chosen in edges.values() for _, e in chosen])
     facts = [t for t in terms.values() if isinstance(t, ox.Triple)]
-    held = holders(source, facts)
+    held = lookups.holders(facts)
     chunks = {s: chosen_chunks(family[s]) for s in family}
-    reader = _LineageReader(TripleIndex(describe_up(source, {h for found in held.values() for h, _ in found}
-                                                      | {c for chosen in chunks.values() for _, _, c, _ in chosen})))
+    reader = _LineageReader(TripleIndex(lookups.describe_up({h for found in held.values() for h, _ in found}
+                                                            | {c for chosen in chunks.values() for _, _, c, _ in chosen})))
     lineages = {(h, how): reader.lineage(h, how) for found in held.values() for h, how in found}
     lineages.update({(c, None): reader.lineage(c, None) for chosen in chunks.values() for _, _, c, _ in chosen})
     texts = source.document_texts(sorted({x.chunk for x in lineages.values() if x.chunk}))

@@ -5,7 +5,8 @@ document holds (``tg:contains`` / ``tg:reifies``, TRACE-MODEL.md "Extraction pro
 when it chose one of the document's chunks (DocRAG: a reranker Focus's ChunkSelections, else
 the Exploration's chunks). A session whose sub-session used it used it too, through that
 sub-session: an agent whose tool call ran GraphRAG, a supervisor whose sub-agent did, and so on
-up. Everything is asked of the source in batched queries (``sources.lineage``); the sessions
+up. Everything is asked of the source's lineage lookups (``TraceSource.lineage()``), a batch
+of terms a lookup, a level of a walk at a time; the sessions
 that used the document directly are read (without their texts) to count what they chose by the
 same rules as the evidence panel.
 """
@@ -20,8 +21,6 @@ from ..model.roots import ROOT_PREFIXES
 from ..model.triple_index import TripleIndex
 from ..model.vocabulary import DC_TITLE, MIME_TYPE, TG
 from ..sources.catalog import fetch_sessions
-from ..sources.lineage import (chunk_choosers, derived_from, describe_up, edge_selections, held_facts, session_chains,
-                               session_facts)
 from ..sources.source import TraceSource
 from .evidence import chosen_chunks
 
@@ -53,7 +52,7 @@ def describe_document(source: TraceSource, document: str) -> dict[str, str | Non
     """``{"id", "title", "mime_type", "page_count"}`` of ``document`` (values as stored, None when
     absent; the title is ``dc:title``, else ``rdfs:label``), or None when the source holds
     nothing about it. Raises SourceError when the source fails."""
-    triples = [t for t in describe_up(source, [document]) if t.subject.value == document]
+    triples = [t for t in source.lineage().describe_up([document]) if t.subject.value == document]
     if not triples:
         return None
     index = TripleIndex(triples)
@@ -72,13 +71,14 @@ def used_by_documents(source: TraceSource, documents: Iterable[str]) -> dict[str
     ancestor reached through two sub-sessions has a row for each. Raises SourceError when the
     source fails."""
     documents = list(dict.fromkeys(documents))
-    parent = derived_from(source, documents)
+    lookups = source.lineage()
+    parent = lookups.derived_from(documents)
     doc_of = {e: _top(e, parent) for e in parent}
-    facts = held_facts(source, parent)
+    facts = lookups.held_facts(parent)
     fact_docs = {fact: sorted({doc_of[h] for h, _ in found}) for fact, found in facts.items()}
-    selections = edge_selections(source, facts)
-    choosers = chunk_choosers(source, parent)
-    chains = session_chains(source, sorted(set(selections) | {u for u, _, _ in choosers}))
+    selections = lookups.edge_selections(facts)
+    choosers = lookups.chunk_choosers(parent)
+    chains = lookups.session_chains(sorted(set(selections) | {u for u, _, _ in choosers}))
     # what each session took directly: {root: {document: [step, edges, chunks]}}
     took: dict[str, dict[str, list]] = {}
     for selection, fact in selections.items():
@@ -102,7 +102,7 @@ def used_by_documents(source: TraceSource, documents: Iterable[str]) -> dict[str
             chain = above.get(root, (root,))
             for below, over in zip(chain, chain[1:]):
                 _add(uses[doc], Use(over, below, edges, len(chunks), False))
-    facts_of = session_facts(source, {u.id for rows in uses.values() for u in rows.values()})
+    facts_of = lookups.session_facts({u.id for rows in uses.values() for u in rows.values()})
     out = {}
     for doc, rows in uses.items():
         for use in rows.values():

@@ -6,15 +6,17 @@ A fact is found in the entity that holds it: a Subgraph that ``tg:contains`` it 
 extractors and its CLI, ``tg-show-explain-trace --show-provenance``) or a statement that
 ``tg:reifies`` it (older extractors, and what TrustGraph's workbench matches on); both are read.
 
-Every query is a basic graph pattern over a ``VALUES`` list of at most ``BATCH`` terms, and a
-chain is walked a level at a time (no property paths), so any SPARQL 1.1 server answers them
-and a source that can only look triples up can serve them too. Values reach the query text
-only through ``sparql_text`` (validated IRIs, escaped literals, triple terms).
+``LineageLookups`` is what the evidence analysis asks of a source. Each source gives its own
+(``TraceSource.lineage()``): SPARQL queries for files, stores and endpoints
+(``lineage_sparql.SparqlLineage``), triple patterns and the flow's SPARQL service for a
+TrustGraph gateway (``trustgraph_lineage.GatewayLineage``). An implementation answers a few
+one-level lookups, each for a whole batch of terms at once; the walks (up a derivation chain,
+down from a document, up from a selection to its session and the sessions above it) are
+written here once, a level per lookup, so every source answers alike.
 
-Damaged literals (TRACE-MODEL.md, "Quoted triples", spelling 4): files and local stores recover
-them when they are read; on any other source a fact not found as a triple term is looked for
-among the literal objects of ``tg:contains`` / ``tg:reifies`` / ``tg:edge`` that mention its
-subject's IRI, and recovered here.
+Damaged literals (TRACE-MODEL.md, "Quoted triples", spelling 4): a fact kept as a string
+literal is recovered (``as_triple``) wherever a lookup meets one; an implementation may also
+search for those that mention a fact's subject (``_damaged``).
 """
 
 from __future__ import annotations
@@ -25,200 +27,25 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from ..model.roots import step_owner
-from ..model.vocabulary import (CONTAINS, DOCUMENT, EDGE, REIFIES, SELECTED_CHUNK, WAS_ASSOCIATED_WITH,
-                                WAS_DERIVED_FROM, WAS_GENERATED_BY)
+from ..model.vocabulary import CONTAINS, EDGE, REIFIES, WAS_ASSOCIATED_WITH, WAS_DERIVED_FROM, WAS_GENERATED_BY
 from ..read.quoted_triples import triple_from_literal
-from .source import TraceSource
-from .sparql_text import PREFIXES, iri_batches, literal, term, values_clause
-from .store import StoreSource
 
-BATCH = 500  # terms in one VALUES list
 MAX_LEVELS = 8  # fact holder -> chunk -> page -> document, each with its activity and agent
 MAX_WALK = 64  # derivation steps walked from a selection up to its session (and its parents)
 HOW = {CONTAINS: "contains", REIFIES: "reifies"}
 HOLDING = (CONTAINS, REIFIES)
-_UP = (WAS_DERIVED_FROM, WAS_GENERATED_BY, WAS_ASSOCIATED_WITH)
+UP = (WAS_DERIVED_FROM, WAS_GENERATED_BY, WAS_ASSOCIATED_WITH)
+
+Value = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 
 
-def _either(subject: str, predicates: tuple[str, ...], obj: str) -> str:
-    """``subject ?p obj`` for each of ``predicates`` (IRIs), ``?p`` bound to the one that
-    matched: a UNION of explicit patterns, which every engine answers from its indexes (two
-    ``VALUES`` joined, or ``?p`` left open, are evaluated as scans by some)."""
-    return " UNION ".join(f"{{ {subject} <{p}> {obj} BIND(<{p}> AS ?p) }}" for p in predicates)
-
-
-def as_triple(value: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None) -> ox.Triple | None:
+def as_triple(value: Value | None) -> ox.Triple | None:
     """``value`` when it is a triple term; a damaged literal's triple when it parses; else None."""
     if isinstance(value, ox.Triple):
         return value
     if isinstance(value, ox.Literal):
         return triple_from_literal(value.value)
     return None
-
-
-def may_hold_damaged(source: TraceSource) -> bool:
-    """Whether quoted triples may sit in ``source`` as damaged literals: files and local stores
-    recovered them when they were read; any other source keeps what it was given, unless it
-    says it recovers them itself (an attribute ``recovers_damaged_literals`` set to True)."""
-    return not isinstance(source, StoreSource) and not getattr(source, "recovers_damaged_literals", False)
-
-
-def _batches(values: Iterable[str], size: int = BATCH) -> Iterator[list[str]]:
-    values = list(values)
-    for start in range(0, len(values), size):
-        yield values[start:start + size]
-
-
-def _iris(values: Iterable[str]) -> list[list[str]]:
-    return list(iri_batches(sorted(set(values)), BATCH))
-
-
-def chosen_edges(source: TraceSource, selections: Iterable[str]) -> dict[str, ox.Triple | ox.Literal]:
-    """``{EdgeSelection IRI: its tg:edge}``: the triple term, or a damaged literal recovered
-    (``as_triple``), or, when it does not parse, the literal as stored. Selections without a
-    stored edge are left out."""
-    out: dict[str, ox.Triple | ox.Literal] = {}
-    for batch in _iris(selections):
-        query = f"SELECT ?sel ?t WHERE {{ {values_clause('sel', batch)} ?sel tg:edge ?t }}"
-        for row in source.select(PREFIXES + query):
-            value = row.get("t")
-            triple = as_triple(value)
-            if triple is not None:
-                out[row["sel"].value] = triple
-            elif isinstance(value, ox.Literal):
-                out.setdefault(row["sel"].value, value)
-    return out
-
-
-def holders(source: TraceSource, triples: Iterable[ox.Triple]) -> dict[ox.Triple, list[tuple[str, str]]]:
-    """``{fact: [(holder IRI, "contains" | "reifies")]}`` for the facts some loaded extraction
-    holds (a fact no extraction holds is left out), holders in IRI order."""
-    wanted = sorted(set(triples), key=str)
-    found: dict[ox.Triple, set[tuple[str, str]]] = {}
-    if source.triple_terms:
-        for batch in _batches([_term(t) for t in wanted if _term(t)]):
-            rows = source.select(PREFIXES + f"SELECT ?h ?p ?t WHERE {{ {values_clause('t', batch)} "
-                                            f"{_either('?h', HOLDING, '?t')} }}")
-            for row in rows:
-                if isinstance(row.get("h"), ox.NamedNode) and isinstance(row.get("t"), ox.Triple):
-                    found.setdefault(row["t"], set()).add((row["h"].value, HOW[row["p"].value]))
-    missing = [t for t in wanted if t not in found]
-    if missing and may_hold_damaged(source):
-        for holder, predicate, triple in _damaged(source, HOLDING, missing):
-            found.setdefault(triple, set()).add((holder, HOW[predicate]))
-    return {t: sorted(found[t]) for t in wanted if t in found}
-
-
-def _term(triple: ox.Triple) -> str | None:
-    try:
-        return term(triple)
-    except ValueError:  # a blank node cannot be named in a query
-        return None
-
-
-def _damaged(source: TraceSource, predicates: tuple[str, ...],
-             wanted: list[ox.Triple]) -> Iterator[tuple[str, str, ox.Triple]]:
-    """``(subject, predicate, triple)`` for the literal objects of ``predicates`` that name a
-    wanted fact's subject and recover to one of the ``wanted`` facts. One query first: a source
-    without such literals is not searched."""
-    wanted_set = set(wanted)
-    pattern = _either("?h", predicates, "?lit")
-    if not source.select(PREFIXES + f"SELECT ?h WHERE {{ {pattern} FILTER(isLiteral(?lit)) }} LIMIT 1"):
-        return
-    needles = sorted({t.subject.value for t in wanted if isinstance(t.subject, ox.NamedNode)})
-    for batch in _batches([literal(n) for n in needles]):
-        rows = source.select(PREFIXES + f"SELECT ?h ?p ?lit WHERE {{ {values_clause('needle', batch)} "
-                                        f"{pattern} FILTER(isLiteral(?lit) && CONTAINS(STR(?lit), ?needle)) }}")
-        for row in rows:
-            triple = as_triple(row.get("lit"))
-            if triple in wanted_set and isinstance(row.get("h"), ox.NamedNode):
-                yield row["h"].value, row["p"].value, triple
-
-
-def describe_up(source: TraceSource, iris: Iterable[str]) -> list[ox.Triple]:
-    """The triples about ``iris`` and about everything they derive from, were generated by or
-    were associated with (``prov:wasDerivedFrom``, ``prov:wasGeneratedBy``,
-    ``prov:wasAssociatedWith``), up to ``MAX_LEVELS`` levels: fact holder, chunk, page, document,
-    each entity's activity and that activity's agent. The facts a holder holds are left out."""
-    out: list[ox.Triple] = []
-    seen: set[str] = set()
-    frontier = set(iris)
-    for _ in range(MAX_LEVELS):
-        frontier -= seen
-        if not frontier:
-            break
-        seen |= frontier
-        found = []
-        for batch in _iris(frontier):
-            found += source.construct(PREFIXES + f"CONSTRUCT {{ ?x ?p ?o }} WHERE {{ {values_clause('x', batch)} "
-                                                 f"?x ?p ?o FILTER(?p NOT IN (tg:contains, tg:reifies)) }}")
-        out += found
-        frontier = {t.object.value for t in found if t.predicate.value in _UP and isinstance(t.object, ox.NamedNode)}
-    return out
-
-
-def derived_from(source: TraceSource, documents: Iterable[str]) -> dict[str, str]:
-    """``{entity: what it derives from}`` for everything that derives, through
-    ``prov:wasDerivedFrom`` and up to ``MAX_LEVELS`` levels, from ``documents`` (their pages,
-    sections, chunks and fact holders); each entity with the first parent met."""
-    parent: dict[str, str] = {}
-    frontier = set(documents)
-    seen = set(frontier)
-    for _ in range(MAX_LEVELS):
-        found: set[str] = set()
-        for batch in _iris(frontier):
-            for row in source.select(PREFIXES + f"SELECT ?x ?up WHERE {{ {values_clause('up', batch)} "
-                                                f"?x prov:wasDerivedFrom ?up }} ORDER BY ?x ?up"):
-                x = row.get("x")
-                if isinstance(x, ox.NamedNode) and x.value not in seen:
-                    parent.setdefault(x.value, row["up"].value)
-                    found.add(x.value)
-        seen |= found
-        frontier = found
-        if not frontier:
-            break
-    return parent
-
-
-def held_facts(source: TraceSource, entities: Iterable[str]) -> dict[ox.Triple, list[tuple[str, str]]]:
-    """``{fact: [(holder, "contains" | "reifies")]}`` for the facts the ``entities`` hold
-    (damaged literals recovered; one that does not parse is left out)."""
-    found: dict[ox.Triple, set[tuple[str, str]]] = {}
-    for batch in _iris(entities):
-        for row in source.select(PREFIXES + f"SELECT ?h ?p ?t WHERE {{ {values_clause('h', batch)} "
-                                            f"{_either('?h', HOLDING, '?t')} }}"):
-            triple = as_triple(row.get("t"))
-            if triple is not None:
-                found.setdefault(triple, set()).add((row["h"].value, HOW[row["p"].value]))
-    return {t: sorted(h) for t, h in found.items()}
-
-
-def edge_selections(source: TraceSource, triples: Iterable[ox.Triple]) -> dict[str, ox.Triple]:
-    """``{EdgeSelection IRI: fact}`` for every selection whose ``tg:edge`` is one of ``triples``."""
-    wanted = sorted(set(triples), key=str)
-    out: dict[str, ox.Triple] = {}
-    if source.triple_terms:
-        for batch in _batches([_term(t) for t in wanted if _term(t)]):
-            query = f"SELECT ?sel ?t WHERE {{ {values_clause('t', batch)} ?sel tg:edge ?t }}"
-            for row in source.select(PREFIXES + query):
-                if isinstance(row.get("sel"), ox.NamedNode) and isinstance(row.get("t"), ox.Triple):
-                    out[row["sel"].value] = row["t"]
-    if wanted and may_hold_damaged(source):
-        for selection, _, triple in _damaged(source, (EDGE,), wanted):
-            out.setdefault(selection, triple)
-    return out
-
-
-def chunk_choosers(source: TraceSource, chunks: Iterable[str]) -> list[tuple[str, str, str]]:
-    """``(chooser, "document" | "selectedChunk", chunk)`` for every entity that points at one of
-    ``chunks``: a DocRAG ChunkSelection (``tg:document``) or an Exploration (``tg:selectedChunk``)."""
-    out = []
-    for batch in _iris(chunks):
-        rows = source.select(PREFIXES + f"SELECT ?u ?p ?c WHERE {{ {values_clause('c', batch)} "
-                                        f"{_either('?u', (DOCUMENT, SELECTED_CHUNK), '?c')} }}")
-        out += [(r["u"].value, "document" if r["p"].value == DOCUMENT else "selectedChunk", r["c"].value)
-                for r in rows if isinstance(r.get("u"), ox.NamedNode)]
-    return sorted(set(out))
 
 
 @dataclass(frozen=True)
@@ -230,44 +57,191 @@ class Chain:
     roots: tuple[str, ...]
 
 
-def session_chains(source: TraceSource, starts: Iterable[str]) -> dict[str, Chain]:
-    """For each entity of ``starts`` (a selection, a Focus, an Exploration), its ``Chain``: the
-    session that holds it first, then the session whose step that session derives from, and so
-    on to the top. A selection goes up to the step that chose it (``tg:selectedEdge`` /
-    ``tg:selectedChunk``), a step to what it derives from; an agent or DocRAG step jumps to the
-    root its IRI extends (``model.roots.step_owner``), so a long agent run is not walked step by
-    step. At most ``MAX_WALK`` levels, one query per level (and per ``BATCH`` entities)."""
-    starts = list(starts)
-    ups: dict[str, list[str]] = {}
-    roots: set[str] = set()
-    frontier = set(starts)
-    for _ in range(MAX_WALK):
-        frontier = {n for n in frontier if n not in ups}
-        if not frontier:
-            break
-        for batch in _iris(frontier):
-            rows = source.select(PREFIXES + f"""SELECT ?x ?up ?q WHERE {{ {values_clause('x', batch)}
-  {{ ?x prov:wasDerivedFrom ?up }} UNION {{ ?x prov:wasGeneratedBy ?up }} UNION {{ ?up tg:selectedEdge ?x }}
-  UNION {{ ?up tg:selectedChunk ?x }} UNION {{ ?x tg:query ?q }} }}""")
-            for row in rows:
-                node = row["x"].value
-                if "q" in row:
-                    roots.add(node)
-                elif isinstance(row.get("up"), ox.NamedNode):
-                    ups.setdefault(node, []).append(row["up"].value)
-        for node in frontier:
-            ups[node] = sorted(set(ups.get(node, [])))
-        frontier = {nxt for node in frontier for nxt in [_next(node, ups, roots)] if nxt}
-    chains = {}
-    for start in starts:
-        found, node, seen = [], start, set()
-        while node and node not in seen:
-            seen.add(node)
-            if node in roots:
-                found.append(node)
-            node = _next(node, ups, roots)
-        chains[start] = Chain((ups.get(start) or [None])[0], tuple(found))
-    return chains
+class LineageLookups:
+    """The lineage lookups of one source. Public: ``chosen_edges``, ``holders``, ``describe_up``,
+    ``derived_from``, ``held_facts``, ``edge_selections``, ``chunk_choosers``,
+    ``session_chains``, ``session_facts``, ``list_documents``. Each raises SourceError when the
+    source fails.
+
+    An implementation gives the one-level lookups, each over a whole batch (any order, repeats
+    allowed): ``_edge_values(selections)`` -> ``[(selection, tg:edge value)]``;
+    ``_holding(facts)`` -> ``[(holder, predicate, fact)]`` for the facts stored as triple terms
+    under ``tg:contains`` / ``tg:reifies``; ``_damaged(predicates, facts)`` -> ``(subject,
+    predicate, fact)`` for literals under ``predicates`` that recover to one of ``facts``;
+    ``_describe(iris)`` -> the triples about ``iris`` but their ``tg:contains`` /
+    ``tg:reifies``; ``_derived(iris)`` -> ``[(entity, parent)]`` for ``entity
+    prov:wasDerivedFrom parent`` with ``parent`` in ``iris``; ``_held(entities)`` -> ``[(holder,
+    predicate, value)]`` under ``tg:contains`` / ``tg:reifies``; ``_selecting(facts)`` ->
+    ``[(selection, fact)]`` for ``selection tg:edge fact``; ``_links_up(nodes, chosen)`` ->
+    ``([(node, up)], roots)`` where ``up`` is what ``node`` derives from or was generated by,
+    or, for a node of ``chosen`` (those that may be selections), the step that selected it
+    (``tg:selectedEdge`` / ``tg:selectedChunk``), and ``roots`` the ``nodes`` that carry a
+    ``tg:query``; and the public ``chunk_choosers``, ``session_facts`` and ``list_documents``.
+    """
+
+    # -- one-level lookups: each implementation ------------------------------------------------
+    def _edge_values(self, selections: list[str]) -> list[tuple[str, Value]]:
+        raise NotImplementedError
+
+    def _holding(self, facts: list[ox.Triple]) -> list[tuple[str, str, ox.Triple]]:
+        raise NotImplementedError
+
+    def _damaged(self, predicates: tuple[str, ...], facts: list[ox.Triple]) -> Iterator[tuple[str, str, ox.Triple]]:
+        raise NotImplementedError
+
+    def _describe(self, iris: list[str]) -> list[ox.Triple]:
+        raise NotImplementedError
+
+    def _derived(self, iris: list[str]) -> list[tuple[str, str]]:
+        raise NotImplementedError
+
+    def _held(self, entities: list[str]) -> list[tuple[str, str, Value]]:
+        raise NotImplementedError
+
+    def _selecting(self, facts: list[ox.Triple]) -> list[tuple[str, ox.Triple]]:
+        raise NotImplementedError
+
+    def _links_up(self, nodes: list[str], chosen: set[str]) -> tuple[list[tuple[str, str]], set[str]]:
+        raise NotImplementedError
+
+    def chunk_choosers(self, chunks: Iterable[str]) -> list[tuple[str, str, str]]:
+        """``(chooser, "document" | "selectedChunk", chunk)``, sorted, for every entity that
+        points at one of ``chunks``: a DocRAG ChunkSelection (``tg:document``) or an Exploration
+        (``tg:selectedChunk``)."""
+        raise NotImplementedError
+
+    def session_facts(self, roots: Iterable[str]) -> dict[str, dict[str, str]]:
+        """``{root: {"question", "time"}}`` (values as stored, or absent) for session roots."""
+        raise NotImplementedError
+
+    def list_documents(self, limit: int = 0, offset: int = 0) -> list[dict[str, str | None]]:
+        """The documents of the extraction provenance (``tg:Document``), by title (case
+        folded; ``dc:title``, else ``rdfs:label``, else the IRI) then IRI: each ``{"id",
+        "title", "mime_type", "page_count"}`` (values as stored; None when absent). ``limit`` 0
+        means all."""
+        raise NotImplementedError
+
+    # -- the lookups the analysis asks for ------------------------------------------------------
+    def chosen_edges(self, selections: Iterable[str]) -> dict[str, ox.Triple | ox.Literal]:
+        """``{EdgeSelection IRI: its tg:edge}``: the triple term, or a damaged literal recovered
+        (``as_triple``), or, when it does not parse, the literal as stored. Selections without a
+        stored edge are left out."""
+        out: dict[str, ox.Triple | ox.Literal] = {}
+        for selection, value in self._edge_values(sorted(set(selections))):
+            triple = as_triple(value)
+            if triple is not None:
+                out[selection] = triple
+            elif isinstance(value, ox.Literal):
+                out.setdefault(selection, value)
+        return out
+
+    def holders(self, triples: Iterable[ox.Triple]) -> dict[ox.Triple, list[tuple[str, str]]]:
+        """``{fact: [(holder IRI, "contains" | "reifies")]}`` for the facts some loaded
+        extraction holds (a fact no extraction holds is left out), holders in IRI order."""
+        wanted = sorted(set(triples), key=str)
+        found: dict[ox.Triple, set[tuple[str, str]]] = {}
+        for holder, predicate, triple in self._holding(wanted):
+            found.setdefault(triple, set()).add((holder, HOW[predicate]))
+        missing = [t for t in wanted if t not in found]
+        if missing:
+            for holder, predicate, triple in self._damaged(HOLDING, missing):
+                found.setdefault(triple, set()).add((holder, HOW[predicate]))
+        return {t: sorted(found[t]) for t in wanted if t in found}
+
+    def describe_up(self, iris: Iterable[str]) -> list[ox.Triple]:
+        """The triples about ``iris`` and about everything they derive from, were generated by
+        or were associated with (``prov:wasDerivedFrom``, ``prov:wasGeneratedBy``,
+        ``prov:wasAssociatedWith``), up to ``MAX_LEVELS`` levels: fact holder, chunk, page,
+        document, each entity's activity and that activity's agent. The facts a holder holds
+        are left out."""
+        out: list[ox.Triple] = []
+        seen: set[str] = set()
+        frontier = set(iris)
+        for _ in range(MAX_LEVELS):
+            frontier -= seen
+            if not frontier:
+                break
+            seen |= frontier
+            found = self._describe(sorted(frontier))
+            out += found
+            frontier = {t.object.value for t in found if t.predicate.value in UP and isinstance(t.object, ox.NamedNode)}
+        return out
+
+    def derived_from(self, documents: Iterable[str]) -> dict[str, str]:
+        """``{entity: what it derives from}`` for everything that derives, through
+        ``prov:wasDerivedFrom`` and up to ``MAX_LEVELS`` levels, from ``documents`` (their
+        pages, sections, chunks and fact holders); each entity with the first parent met (the
+        least IRI of a level)."""
+        parent: dict[str, str] = {}
+        frontier = set(documents)
+        seen = set(frontier)
+        for _ in range(MAX_LEVELS):
+            if not frontier:
+                break
+            found: set[str] = set()
+            for entity, up in sorted(set(self._derived(sorted(frontier)))):
+                if entity not in seen:
+                    parent.setdefault(entity, up)
+                    found.add(entity)
+            seen |= found
+            frontier = found
+        return parent
+
+    def held_facts(self, entities: Iterable[str]) -> dict[ox.Triple, list[tuple[str, str]]]:
+        """``{fact: [(holder, "contains" | "reifies")]}`` for the facts the ``entities`` hold
+        (damaged literals recovered; one that does not parse is left out)."""
+        found: dict[ox.Triple, set[tuple[str, str]]] = {}
+        for holder, predicate, value in self._held(sorted(set(entities))):
+            triple = as_triple(value)
+            if triple is not None:
+                found.setdefault(triple, set()).add((holder, HOW[predicate]))
+        return {t: sorted(h) for t, h in found.items()}
+
+    def edge_selections(self, triples: Iterable[ox.Triple]) -> dict[str, ox.Triple]:
+        """``{EdgeSelection IRI: fact}`` for every selection whose ``tg:edge`` is one of
+        ``triples``."""
+        wanted = sorted(set(triples), key=str)
+        out = dict(self._selecting(wanted)) if wanted else {}
+        if wanted:
+            for selection, _, triple in self._damaged((EDGE,), wanted):
+                out.setdefault(selection, triple)
+        return out
+
+    def session_chains(self, starts: Iterable[str]) -> dict[str, Chain]:
+        """For each entity of ``starts`` (a selection, a Focus, an Exploration), its ``Chain``:
+        the session that holds it first, then the session whose step that session derives
+        from, and so on to the top. A start goes up to the step that chose it
+        (``tg:selectedEdge`` / ``tg:selectedChunk``: only a start may be a selection), or to
+        what it derives from, as every step above it does; an agent
+        or DocRAG step jumps to the root its IRI extends (``model.roots.step_owner``) without a
+        lookup, so a long agent run is not walked step by step. At most ``MAX_WALK`` levels,
+        one lookup per level."""
+        starts = list(starts)
+        start_set = set(starts)
+        ups: dict[str, list[str]] = {}
+        roots: set[str] = set()
+        frontier = set(starts)
+        for _ in range(MAX_WALK):
+            frontier = {n for n in frontier if n not in ups}
+            if not frontier:
+                break
+            links, found_roots = self._links_up(sorted(frontier), frontier & start_set)
+            roots |= found_roots
+            for node, up in links:
+                ups.setdefault(node, []).append(up)
+            for node in frontier:
+                ups[node] = sorted(set(ups.get(node, [])))
+            frontier = {_jump(nxt, start_set) for node in frontier for nxt in [_next(node, ups, roots)] if nxt}
+        chains = {}
+        for start in starts:
+            found, node, seen = [], start, set()
+            while node and node not in seen:
+                seen.add(node)
+                if node in roots:
+                    found.append(node)
+                node = _next(node, ups, roots)
+            chains[start] = Chain((ups.get(start) or [None])[0], tuple(found))
+        return chains
 
 
 def _next(node: str, ups: dict[str, list[str]], roots: set[str]) -> str | None:
@@ -278,34 +252,9 @@ def _next(node: str, ups: dict[str, list[str]], roots: set[str]) -> str | None:
     return parents[0] if parents else None
 
 
-def session_facts(source: TraceSource, roots: Iterable[str]) -> dict[str, dict[str, str]]:
-    """``{root: {"question", "time"}}`` (values as stored, or absent) for session roots."""
-    out: dict[str, dict[str, str]] = {}
-    for batch in _iris(roots):
-        rows = source.select(PREFIXES + f"""SELECT ?x ?q ?t WHERE {{ {values_clause('x', batch)}
-  OPTIONAL {{ ?x tg:query ?q }} OPTIONAL {{ ?x prov:startedAtTime ?t }} }}""")
-        for row in rows:
-            facts = out.setdefault(row["x"].value, {})
-            if "q" in row:
-                facts.setdefault("question", row["q"].value)
-            if "t" in row:
-                facts.setdefault("time", row["t"].value)
-    return out
-
-
-def list_documents(source: TraceSource, limit: int = 0, offset: int = 0) -> list[dict[str, str | None]]:
-    """The documents of the extraction provenance (``tg:Document``), by title then IRI: each
-    ``{"id", "title", "mime_type", "page_count"}`` (values as stored; None when absent).
-    ``limit`` 0 means all."""
-    page = (f" LIMIT {int(limit)}" if limit else "") + (f" OFFSET {int(offset)}" if offset else "")
-    rows = source.select(PREFIXES + f"""SELECT ?doc ?t ?l ?m ?n WHERE {{
-  {{ SELECT ?doc (SAMPLE(?title) AS ?t) (SAMPLE(?label) AS ?l) (SAMPLE(?mime) AS ?m) (SAMPLE(?pages) AS ?n)
-    WHERE {{ ?doc a tg:Document OPTIONAL {{ ?doc dc:title ?title }} OPTIONAL {{ ?doc rdfs:label ?label }}
-             OPTIONAL {{ ?doc tg:mimeType ?mime }} OPTIONAL {{ ?doc tg:pageCount ?pages }} }} GROUP BY ?doc }}
-}} ORDER BY LCASE(STR(COALESCE(?t, ?l, STR(?doc)))) ?doc{page}""")
-    return [{"id": r["doc"].value,
-             "title": (r.get("t") or r.get("l")).value if (r.get("t") or r.get("l")) else None,
-             "mime_type": r["m"].value if "m" in r else None,
-             "page_count": r["n"].value if "n" in r else None}
-            for r in rows if isinstance(r.get("doc"), ox.NamedNode)]
-
+def _jump(node: str, starts: set[str]) -> str:
+    """The entity to look up for ``node``: the root its IRI names when it is a step of an agent
+    or DocRAG run (a root's IRI has no step part, so the step itself can be no root), else
+    itself. A start is looked up: its first link up is its step."""
+    owner = step_owner(node)
+    return owner if owner and node not in starts else node

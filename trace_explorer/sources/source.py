@@ -47,6 +47,8 @@ class TraceSource:
     ``trustgraph.TrustGraphSource``): ``page(filters, limit, offset) -> (rows, total,
     sessions)``, ``count(filters)``, ``steps()`` (-1: unknown), ``summary(root)``,
     ``read(roots, context) -> {root: Session}`` and ``find(key) -> [root]``.
+    ``lineage()``: the lookups of extraction provenance (``lineage.LineageLookups``): SPARQL
+    queries here; a source that cannot answer them gives its own.
     """
 
     label = "source"
@@ -58,6 +60,12 @@ class TraceSource:
 
     def construct(self, query: str) -> list[ox.Triple]:
         raise NotImplementedError
+
+    def lineage(self):
+        """The lineage lookups of this source (``lineage.LineageLookups``): SPARQL queries."""
+        from .lineage_sparql import SparqlLineage  # it builds on this module
+
+        return SparqlLineage(self)
 
     def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
         """Texts behind ``tg:document`` IRIs, from the source's documents graph."""

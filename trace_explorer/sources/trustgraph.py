@@ -34,6 +34,7 @@ from .filter import SessionFilter
 from .source import SourceError, Term, TraceSource
 from .trustgraph_catalog import RootInfo, candidates, fetch_roots, row_matches
 from .trustgraph_gateway import Gateway, GatewayError, MissingDocument, ServiceRefusal
+from .trustgraph_lineage import GatewayLineage
 from .trustgraph_walk import Walk, edge_context
 
 READ_BATCH = 100  # sessions read together when a filter needs every candidate read
@@ -55,6 +56,7 @@ class TrustGraphSource(TraceSource):
         self._roots: dict[str, RootInfo] | None = None
         self._rows: dict[str, dict] = {}
         self.lookup = self
+        self._lineage = GatewayLineage(gateway, lambda: self.sparql)
 
     @property
     def label(self) -> str:  # type: ignore[override]
@@ -65,6 +67,11 @@ class TrustGraphSource(TraceSource):
 
     def construct(self, query: str) -> list[ox.Triple]:
         raise SourceError(f"{self.label}: not a SPARQL endpoint (its sessions are read through the gateway)")
+
+    def lineage(self) -> GatewayLineage:
+        """The lineage lookups, asked of the gateway as rounds of triple patterns (and of its
+        SPARQL service, when the flow runs it): ``trustgraph_lineage``."""
+        return self._lineage
 
     # -- which service ----------------------------------------------------------------------
     @property
