@@ -19,6 +19,7 @@ from trace_explorer.model.session import Session
 from trace_explorer.sources.session_insights import HEALTH_CHOICES, health_of
 from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.store import StoreSource
+from trace_explorer.sources.trustgraph import TrustGraphSource
 
 from .collection import Collection
 from .text import SESSION_PAGE, clip, md_escape
@@ -77,13 +78,39 @@ def _findings(collection_key: tuple, session_id: str, _collection: Collection) -
     return check_sessions(source, [session_id], None if whole else {}), whole
 
 
+def _gateway_findings(session: Session, source: TrustGraphSource) -> list[Finding] | None:
+    """On a TrustGraph gateway, texts are fetched as steps are shown: the check, which needs
+    every text of the session, runs when asked (then it reads them all at once) on what was
+    fetched. None while it has not been asked for."""
+    state = st.session_state
+    key, asked = f"te_health_checked_{session.id}", f"te_health_asked_{session.id}"
+    if key not in state and state.pop(asked, False):
+        with st.spinner("Fetching every text and checking the trace…"):
+            source.fetch_texts(d for node in session.nodes.values() for d in [node.fields.get("document")] if d)
+            state[key] = check_sessions(source.fetched_copy(), [session.id])
+    if key not in state:
+        with st.expander("Health: not checked yet", icon=":material/help:"):
+            st.caption("The check reads every text of this session from the librarian, then checks "
+                       "the trace as fetched from the gateway.")
+            st.button("Check this session", key=f"te_health_check_{session.id}",
+                      on_click=lambda: state.__setitem__(asked, True))
+        return None
+    return state[key]
+
+
 def health_panel(session: Session, collection: Collection) -> None:
     """The session page's Health panel: the counts, then every problem as a link to its step
     (``?session=…&step=…``; LINKS_PER_PAGE at a time), and a table of all of them with the rule,
     step, message and triple."""
     try:
-        with st.spinner("Checking this session's trace…"):
-            found, whole = _findings(collection.key, session.id, collection)
+        if isinstance(collection.source, TrustGraphSource):
+            checked = _gateway_findings(session, collection.source)
+            if checked is None:
+                return
+            found, whole = checked, True
+        else:
+            with st.spinner("Checking this session's trace…"):
+                found, whole = _findings(collection.key, session.id, collection)
     except SourceError as error:
         st.caption(md_escape(f"Health not checked: {error}"))
         return

@@ -109,3 +109,29 @@ def test_the_url_defaults_to_trustgraph_url(app_env, monkeypatch):
     at.sidebar.segmented_control(key="te_source_kind").set_value("TrustGraph").run()
     assert at.sidebar.text_input(key="te_tg_url").value == "http://gateway.example:8888/"
     assert at.sidebar.text_input(key="te_tg_token").value == ""  # no token ever comes from the server
+
+
+def test_a_sessions_health_on_a_gateway_is_checked_when_asked_with_every_text(app_env, monkeypatch, corpus_gateway):
+    # texts come lazily on a gateway: the check (which needs them all) waits for the button, then
+    # finds what a check of the same session read from files finds
+    from trace_explorer.analysis.health import check_sessions
+    from trace_explorer.read.collection import load_collection
+    from trace_explorer.sources.store import StoreSource
+    from tests.conftest import CORPUS
+
+    monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "127.0.0.1")
+    at = connect(corpus_gateway)
+    at.switch_page("pages/session.py")
+    at.query_params["session"] = REACT
+    at.run()
+    assert [e.label for e in at.main.expander if e.label.startswith("Health")] == ["Health: not checked yet"]
+    asked = len(librarian_asks(corpus_gateway, 0))
+    at.button(key=f"te_health_check_{REACT}").click().run()
+    assert not at.exception, at.exception
+    collection, _ = load_collection([CORPUS])
+    expected = check_sessions(StoreSource(collection.store, documents=collection.documents), [REACT])
+    assert at.session_state[f"te_health_checked_{REACT}"] == expected
+    titles = [e.label for e in at.main.expander if e.label.startswith("Health")]
+    levels = {f.severity for f in expected}
+    assert titles == ["Health: clean"] if not expected else titles[0].startswith("Health: ") and levels
+    assert len(librarian_asks(corpus_gateway, 0)) > asked  # every text, once

@@ -31,6 +31,7 @@ from ..model.triple_index import TripleIndex
 from ..model.vocabulary import DOCUMENT, QUESTION, RDF_TYPE, RETRIEVAL_GRAPH, WAS_DERIVED_FROM
 from ..read.collector import collector_paused
 from .filter import SessionFilter
+from .store import StoreSource
 from .source import SourceError, Term, TraceSource
 from .trustgraph_catalog import RootInfo, candidates, fetch_roots, row_matches
 from .trustgraph_gateway import Gateway, GatewayError, MissingDocument, ServiceRefusal
@@ -215,6 +216,12 @@ class TrustGraphSource(TraceSource):
     def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
         """Texts behind ``tg:document`` IRIs, from the librarian (kept once fetched)."""
         return self.fetch_texts(iris)
+
+    def fetched_copy(self) -> StoreSource:
+        """What was fetched so far (the sessions' quads and the texts read) as a source that
+        answers SPARQL, for work that asks it of a session already read (its health check).
+        A text the librarian was not asked for yet is not in it."""
+        return StoreSource(self.store, label=self.label, documents=self.documents)
 
 
 def documents_in(quads: Iterable[ox.Quad]) -> list[str]:
