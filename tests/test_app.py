@@ -186,7 +186,7 @@ def test_react_session_page(tmp_path):
     assert [unescape(e.value) for e in at.main.error] == [f"Tool error: {error}"]
     arguments = json.loads(raw_literal("collection.trig", step, "arguments").replace("'", '"'))
     assert [json.loads(j.value) for j in at.main.json] == [arguments]
-    assert "mcp:weather" in [c.value for c in at.main.code]
+    assert "mcp:weather" in [t.value for t in at.main.text]
     metrics = {m.label: m.value for m in at.main.metric}
     llm_ms = int(raw_literal("collection.trig", step, "llmDurationMs"))
     assert metrics["LLM"] == f"{llm_ms / 1000:,.1f} s"
@@ -227,7 +227,8 @@ def test_graphrag_session_page_shows_the_chosen_edges():
     at = open_session(GRAPHRAG)
     expected = BY_ID[GRAPHRAG]
     assert header_question(at) == expected["question"]
-    assert [t.value for t in at.main.text][1] == ", ".join(expected["concepts"])  # Grounding
+    texts = [t.value for t in at.main.text]  # the answer, then the Grounding's IRI and concepts
+    assert texts[1:3] == [GRAPHRAG.replace("question:", "prov:grounding:"), ", ".join(expected["concepts"])]
     at.selectbox(key="te_step").set_value(GRAPHRAG.replace("question:", "prov:focus:")).run()
     edges = next(d.value for d in at.main.dataframe if "Predicate" in d.value.columns)
     assert edges["Triple"].tolist() == [" ".join(e) for e in expected["selected_edges"]]
