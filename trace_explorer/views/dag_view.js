@@ -16,15 +16,33 @@
  */
 (function (root) {
   "use strict";
-  var COLUMN = 190;   // canvas px between levels
+  var COLUMN = 150;   // canvas px between levels, at least (wider when the labels are)
   var ROW = 66;       // canvas px between slots of a level
   var GAP = 54;       // canvas px between rows
   var MAX_HEIGHT = 640;
   var MIN_HEIGHT = 240;
   var MIN_SCALE = 0.55;  // below this the view zooms in on the selection instead of fitting
 
+  /* The distance between levels that keeps the widest nodes of any two neighbouring levels
+   * apart (labels measured in their own font; a node is its label plus its margins). */
+  function columnWidth(nodes) {
+    var ctx = document.createElement("canvas").getContext("2d");
+    var widest = [];
+    nodes.forEach(function (n) {
+      ctx.font = ((n.font && n.font.size) || 14) + "px " + ((n.font && n.font.face) || "sans-serif");
+      var text = 0;
+      String(n.label || "").split("\n").forEach(function (line) { text = Math.max(text, ctx.measureText(line).width); });
+      widest[n.level] = Math.max(widest[n.level] || 0, text + 2 * ((n.margin || 9) + 3));
+    });
+    var column = COLUMN;
+    for (var level = 1; level < widest.length; level++) {
+      column = Math.max(column, ((widest[level - 1] || 0) + (widest[level] || 0)) / 2 + 36);
+    }
+    return Math.min(400, Math.ceil(column));
+  }
+
   /* Positions for nodes (each with level and slot) wrapped into rows of perRow levels. */
-  function placeRows(nodes, perRow) {
+  function placeRows(nodes, perRow, column) {
     var rows = [];
     nodes.forEach(function (n) {
       var row = Math.floor(n.level / perRow);
@@ -35,21 +53,21 @@
     var places = {};
     nodes.forEach(function (n) {
       var row = Math.floor(n.level / perRow);
-      places[n.id] = {x: (n.level % perRow) * COLUMN, y: tops[row] + n.slot * ROW, row: row};
+      places[n.id] = {x: (n.level % perRow) * column, y: tops[row] + n.slot * ROW, row: row};
     });
     var columns = Math.min(perRow, 1 + nodes.reduce(function (m, n) { return Math.max(m, n.level); }, 0));
-    return {places: places, width: columns * COLUMN, height: Math.max(ROW, top - GAP)};
+    return {places: places, width: columns * column, height: Math.max(ROW, top - GAP)};
   }
 
   /* The wrap that draws the whole graph largest in a width x maxHeight canvas; of the wraps
    * nearly as large (within 8%, or at 0.8 and above), the one with the fewest rows. */
-  function bestRows(nodes, width, maxHeight) {
+  function bestRows(nodes, width, maxHeight, column) {
     var levels = 1 + nodes.reduce(function (m, n) { return Math.max(m, n.level); }, 0);
     var tried = [];
     for (var per = 1; per <= levels; per++) {
       var rows = Math.ceil(levels / per);
       if (per > 1 && Math.ceil(levels / (per - 1)) === rows) { continue; }  // same rows, narrower
-      var placed = placeRows(nodes, per);
+      var placed = placeRows(nodes, per, column);
       var scale = Math.min(1, (width - 40) / (placed.width + 10), (maxHeight - 40) / (placed.height + 60));
       tried.push({per: per, scale: scale, placed: placed});
     }
@@ -59,8 +77,8 @@
   }
 
   function arrange(nodeSet, edgeSet, width, maxHeight) {
-    var nodes = nodeSet.get({fields: ["id", "level", "slot"]});
-    var best = bestRows(nodes, width, maxHeight);
+    var nodes = nodeSet.get({fields: ["id", "level", "slot", "label", "font", "margin"]});
+    var best = bestRows(nodes, width, maxHeight, columnWidth(nodes));
     var places = best.placed.places;
     nodeSet.update(nodes.map(function (n) { return {id: n.id, x: places[n.id].x, y: places[n.id].y}; }));
     // an edge that leaves a row for the next one bends down through the gap between the rows,
