@@ -283,7 +283,7 @@
   function adopt(network, nodeSet, edgeSet, container, graph, hooks) {
     network.setOptions({physics: {enabled: false}, edges: {smooth: {enabled: false}}});
     var bar = toolbar(container.parentNode, container);
-    var parts = {host: container.parentNode, canvas: container, legend: bar.legend, fit: bar.fit,
+    var parts = {host: container, canvas: container, legend: bar.legend, fit: bar.fit,
                  fixedHeight: container.clientHeight};
     var view = new View(network, nodeSet, edgeSet, parts, hooks);
     tooltips(nodeSet);
