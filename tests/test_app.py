@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.session_table import COLUMNS
+from components.source_picker import FILES_OPEN_KEY
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
@@ -113,7 +114,8 @@ def test_sidebar_counts_sessions_steps_and_triples():
     at = run_app()
     metrics = {m.label: m.value for m in at.sidebar.metric}
     assert metrics["Sessions"] == str(len(SESSIONS))
-    files = at.sidebar.dataframe[0].value
+    at.session_state[FILES_OPEN_KEY] = True  # the table is drawn while its box is open
+    files = at.run().sidebar.dataframe[0].value
     per_file = dict(zip(files["File"], files["Triples"]))
     assert {name: per_file[name] for name in MANIFEST} == {name: f["quads"] for name, f in MANIFEST.items()}
     # distinct quads: files share vocabulary triples, so the store holds fewer than their sum
