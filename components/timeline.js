@@ -85,6 +85,12 @@ class Waterfall {
 
   /* New rows (a new session or collection): index them and draw from the top. */
   load(rows, key) {
+    // the step IRIs come front-coded (views/waterfall.py, front_coded)
+    const ids = [];
+    for (let i = 0; i < rows.id_rest.length; i++) {
+      ids.push((i ? ids[i - 1].slice(0, rows.id_shared[i]) : "") + rows.id_rest[i]);
+    }
+    rows.ids = ids;
     this.rows = rows;
     this.key = key;
     this.count = rows.ids.length;
@@ -397,7 +403,7 @@ class Waterfall {
     if (r.headers[i]) {
       lines.push("from " + formatTime(r.starts[i], 1, r.axis) + " to " + formatTime(r.ends[i], 1, r.axis));
     } else {
-      lines.push("duration: " + (r.axis === "order" ? "not recorded" : formatMs(r.durations[i])));
+      lines.push("duration: " + (r.axis === "order" || r.markers[i] ? "not recorded" : formatMs(r.ends[i] - r.starts[i])));
       if (r.axis === "ms") { lines.push("starts at: " + formatMs(r.starts[i])); }
       if (r.tokens_in[i] !== null || r.tokens_out[i] !== null) {
         lines.push("tokens in / out: " + (r.tokens_in[i] ?? "—") + " / " + (r.tokens_out[i] ?? "—"));

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.views.palette import kind_colour
 from trace_explorer.views.step_walk import moved, step_walk, walk_positions
-from trace_explorer.views.waterfall import HEADER_KIND, waterfall, waterfall_data
+from trace_explorer.views.waterfall import HEADER_KIND, front_coded, waterfall, waterfall_data
 
 TG = "https://trustgraph.ai/ns/"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
@@ -125,10 +125,20 @@ def test_steps_without_a_duration_are_markers_never_bars(sessions):
     assert plan.starts == [float(i) for i in range(len(plan))] and plan.ends == [i + 1.0 for i in range(len(plan))]
 
 
+def decoded_ids(data: dict) -> list[str]:
+    """The step IRIs of the component's data, front-coded as ``front_coded`` writes them."""
+    ids: list[str] = []
+    for shared, rest in zip(data["id_shared"], data["id_rest"]):
+        ids.append((ids[-1][:shared] if ids else "") + rest)
+    return ids
+
+
 def test_the_components_data_is_plain_json_with_indexed_kinds(sessions):
     rows = waterfall(sessions[SUPERVISOR], sessions)
     data = waterfall_data(rows)
     assert json.loads(json.dumps(data)) == data
+    assert decoded_ids(data) == rows.ids
+    assert data["id_rest"][1] == "decompose" and data["id_shared"][1] == len(SUPERVISOR) + 1
     assert [data["kind_names"][k] for k in data["kinds"]] == rows.kinds
     assert data["colours"] == [kind_colour(k) for k in data["kind_names"]]
     assert data["headers"].count(1) == 2 and data["bands"] == rows.bands
@@ -138,6 +148,13 @@ def test_the_components_data_is_plain_json_with_indexed_kinds(sessions):
     assert sorted(data["model_names"]) == sorted(models) and len(models) == 2
     assert [data["model_names"][m] if m >= 0 else None for m in data["models"]] == rows.models
     assert data["tokens_in"] == rows.tokens_in
+
+
+def test_front_coding_keeps_every_text():
+    texts = ["urn:a/i1", "urn:a/i1/observation", "urn:a/i2", "urn:b", "", "urn:b", "ü/é"]
+    shared, rest = front_coded(texts)
+    assert shared == [0, 8, 7, 4, 0, 0, 0] and rest[1] == "/observation"
+    assert decoded_ids({"id_shared": shared, "id_rest": rest}) == texts
 
 
 @pytest.mark.parametrize("iri", [s["session"] for f in MANIFEST.values() for s in f["sessions"] if s["parent"] is None])
