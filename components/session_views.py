@@ -35,15 +35,19 @@ def session_views(session: Session, collection: Collection) -> None:
     walk = _walk(collection.key, session.id, children, session, collection.by_id)
     chosen = selected_step(session, walk)
     left, right = st.columns([3, 2], gap="medium")
+    graph = st.container()
+    # the graph is filled first, though drawn last: its script (vis-network) is the largest to
+    # load, so the browser starts on it while the rest of the page arrives
+    with graph:
+        st.markdown("##### :material/account_tree: Provenance graph", anchors=False)
+        st.caption("Click a node to select its step (j / k move through the steps); hover a node for its fields "
+                   "and an arrow for its relation; drag to pan, scroll to zoom.")
+        dag(session, collection, chosen, walk)
     with left:
         st.markdown("##### :material/view_timeline: Timeline", anchors=False)
         timeline(session, collection.key, walk, chosen, children)
     with right:
         with st.container(border=True, height=INSPECTOR_PX):
-            chosen = step_picker(walk)
+            step_picker(walk)
             entry = next((e for e in walk if e.id == chosen), None)
             step_inspector(session, chosen, collection, owner=entry.session if entry else None)
-    st.markdown("##### :material/account_tree: Provenance graph", anchors=False)
-    st.caption("Click a node to select its step (j / k move through the steps); hover a node for its fields "
-               "and an arrow for its relation; drag to pan, scroll to zoom.")
-    dag(session, collection, chosen, walk)
