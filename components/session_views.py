@@ -1,5 +1,6 @@
 """The views of one session on its page: the timeline (a waterfall), the step picker with the
-step inspector beside it, and the provenance graph below, all on one selected step.
+step inspector beside it (its tables of many columns under both, as wide as the page), and the
+provenance graph below, all on one selected step.
 
 They run as one ``st.fragment``: a click on the timeline or the graph, a key (j / k), or a pick
 in the step picker reruns only these views, never the page's header, exports or sidebar.
@@ -35,6 +36,7 @@ def session_views(session: Session, collection: Collection) -> None:
     walk = _walk(collection.key, session.id, children, session, collection.by_id)
     chosen = selected_step(session, walk)
     left, right = st.columns([3, 2], gap="medium")
+    wide = st.container()  # the selected step's tables of many columns, as wide as the page
     graph = st.container()
     # the graph is filled first, though drawn last: its script (vis-network) is the largest to
     # load, so the browser starts on it while the rest of the page arrives
@@ -50,4 +52,4 @@ def session_views(session: Session, collection: Collection) -> None:
         with st.container(border=True, height=INSPECTOR_PX):
             step_picker(walk)
             entry = next((e for e in walk if e.id == chosen), None)
-            step_inspector(session, chosen, collection, owner=entry.session if entry else None)
+            step_inspector(session, chosen, collection, owner=entry.session if entry else None, wide=wide)

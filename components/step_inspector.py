@@ -31,9 +31,11 @@ _SECTIONS = {"query", "thought", "action", "arguments", "tool_candidates", "obse
 
 
 def step_inspector(session: Session, step_id: str | None, collection: Collection,
-                   owner: Session | None = None) -> None:
+                   owner: Session | None = None, wide: Any = None) -> None:
     """Draw the inspector for the step ``step_id`` of ``session``, or of its sub-session
-    ``owner`` (a stop of the step walk inside a sub-session: a link opens that sub-session)."""
+    ``owner`` (a stop of the step walk inside a sub-session: a link opens that sub-session).
+    ``wide`` (a container as wide as the page) takes the tables of many columns, the chosen
+    edges and chunks, so that none of their columns is cut off in a narrow inspector."""
     home = owner if owner is not None else session
     step = home.nodes.get(step_id) if step_id else None
     if step is None:
@@ -96,10 +98,16 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
         _prose("Plan step", fields["plan_step"])
     if fields.get("goal"):
         _prose("Goal", fields["goal"])
-    if fields.get("edges"):
-        _edges(fields["edges"])
-    if fields.get("chunks"):
-        _chunks(fields["chunks"])
+    for name, title, draw in (("edges", "Selected edges", _edges), ("chunks", "Chunks", _chunks)):
+        if not fields.get(name):
+            continue
+        if wide is None:
+            draw(fields[name])
+            continue
+        st.caption(f"{title} ({len(fields[name])}): in the table under the timeline")
+        with wide:
+            st.markdown(f"**{md_escape(timeline_label(step, width=60))}**")
+            draw(fields[name])
     for name, title in (("result", "Result"), ("finding", "Finding"), ("answer", "Answer")):
         if fields.get(name) is not None:
             _prose(title, fields[name])

@@ -77,6 +77,7 @@ class Waterfall {
     this.rowsEl.addEventListener("mousemove", (event) => this.hover(event));
     this.rowsEl.addEventListener("mouseleave", () => { this.parts.tip.style.display = "none"; });
     this.bindMinimap();
+    this.bindResize();
     if (typeof ResizeObserver === "function") {
       this.observer = new ResizeObserver(() => this.schedule());
       this.observer.observe(host);
@@ -195,12 +196,14 @@ class Waterfall {
       label.appendChild(el("span", "te-wf-text" + (rows.errors[i] ? " te-wf-error-text" : ""), rows.labels[i]));
       row.appendChild(label);
       const track = el("div", "te-wf-track");
+      const lane = el("div", "te-wf-lane");  // inset, so a diamond at either end is drawn whole
+      track.appendChild(lane);
       const colour = rows.colours[rows.kinds[i]];
       if (rows.markers[i]) {
         const mark = el("div", "te-wf-marker" + (rows.errors[i] ? " te-wf-err" : ""));
         mark.style.left = this.x(rows.starts[i]) + "%";
         mark.style.background = colour;
-        track.appendChild(mark);
+        lane.appendChild(mark);
       } else {
         const span = el("div", (rows.headers[i] ? "te-wf-band" : "te-wf-span") + (rows.errors[i] ? " te-wf-err" : ""));
         const left = this.x(rows.starts[i]), right = this.x(rows.ends[i]);
@@ -208,7 +211,7 @@ class Waterfall {
         span.style.width = "max(2px, " + (right - left) + "%)";
         span.style.background = rows.headers[i] ? "transparent" : colour;
         if (rows.headers[i]) { span.style.borderColor = colour; }
-        track.appendChild(span);
+        lane.appendChild(span);
       }
       row.appendChild(track);
       frag.appendChild(row);
@@ -305,6 +308,27 @@ class Waterfall {
       drag = null;
     });
     canvas.addEventListener("dblclick", () => { this.setView(this.full.slice()); });
+  }
+
+  /* The label column's width: drag its edge in the axis header; a double click resets it. */
+  bindResize() {
+    const handle = this.host.querySelector(".te-wf-resize");
+    if (!handle) { return; }
+    let start = null;
+    handle.addEventListener("mousedown", (event) => {
+      const label = this.host.querySelector(".te-wf-axis-label").getBoundingClientRect();
+      start = {x: event.clientX, width: label.width};
+      event.preventDefault();
+    });
+    window.addEventListener("mousemove", (event) => {
+      if (!start) { return; }
+      const total = this.host.getBoundingClientRect().width;
+      const width = Math.max(90, Math.min(total * 0.8, start.width + event.clientX - start.x));
+      this.host.style.setProperty("--label", width + "px");
+      this.schedule();
+    });
+    window.addEventListener("mouseup", () => { start = null; });
+    handle.addEventListener("dblclick", () => { this.host.style.removeProperty("--label"); this.schedule(); });
   }
 
   setView(range) {

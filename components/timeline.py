@@ -5,8 +5,9 @@ One labelled row per stop of the step walk, each sub-session a band nested under
 derives from (▾ folds it), a step without a duration a diamond. The rows scroll (only those in
 view are in the page, so 4,000 rows draw as fast as 20), the time axis zooms (+ / −, Ctrl or ⌘
 with the mouse wheel, or a drag on the minimap of the whole run above the rows; a double click
-on the minimap shows the whole run again). A click on a row selects that step; j / k (and the
-arrow keys while the timeline or the graph has the focus) move to the next / previous row.
+on the minimap shows the whole run again); the label column widens by dragging its edge. A click
+on a row selects that step; j / k (and the arrow keys while the timeline or the graph has the
+focus) move to the next / previous row.
 """
 
 from __future__ import annotations
@@ -39,7 +40,10 @@ _HTML = """
   </div>
   <div class="te-wf-note"></div>
   <canvas class="te-wf-mini" title="The whole run: drag to zoom in on a stretch, click to go there, double-click for all of it"></canvas>
-  <div class="te-wf-axis"><div class="te-wf-axis-label">Step</div><div class="te-wf-ticks"></div></div>
+  <div class="te-wf-axis">
+    <div class="te-wf-axis-label">Step<span class="te-wf-resize" title="Drag to widen the labels; double-click to reset"></span></div>
+    <div class="te-wf-ticks"></div>
+  </div>
   <div class="te-wf-body"><div class="te-wf-spacer"></div></div>
   <div class="te-wf-tip" role="tooltip"></div>
 </div>

@@ -146,6 +146,17 @@ def test_sub_session_bands_nest_and_fold(app_url, sessions):
         screenshot(page, "session-supervisor-band-folded")
         band.locator(".te-wf-toggle").click()
         assert page.locator(TIMELINE).get_attribute("data-rows-shown") == str(len(walk))
+        # the label column widens when its edge is dragged, and a double click puts it back
+        label = page.locator(f"{TIMELINE} .te-wf-axis-label")
+        before = label.bounding_box()["width"]
+        handle = page.locator(f"{TIMELINE} .te-wf-resize").bounding_box()
+        page.mouse.move(handle["x"] + 4, handle["y"] + 8)
+        page.mouse.down()
+        page.mouse.move(handle["x"] + 84, handle["y"] + 8, steps=4)
+        page.mouse.up()
+        assert label.bounding_box()["width"] == pytest.approx(before + 80, abs=2)
+        page.locator(f"{TIMELINE} .te-wf-resize").dblclick()
+        assert label.bounding_box()["width"] == pytest.approx(before, abs=1)
         # a click on the band's row selects the sub-agent's Question; the inspector links to it
         band.locator(".te-wf-label").click()
         selected_everywhere(page, headers[0].id)
