@@ -26,6 +26,7 @@ SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 SEED_DOCRAG = "urn:trustgraph:docrag:8d116ece-1738-47d9-bd9c-172411e20b8f"
 SUB_GRAPHRAG = "urn:trustgraph:question:332dd331-3a0b-4965-8da6-c6fdbd685167"
 HOSTILE = "<img src=x onerror=alert(1)><script>alert(2)</script>"
+GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 
 
 def drawn(html: str) -> tuple[list[dict], list[dict]]:
@@ -418,3 +419,30 @@ def test_a_long_session_is_drawn_folded_and_a_short_one_whole(sessions):
     assert drawn_layout(sessions[REACT_12]).nodes == whole_layout(sessions[REACT_12]).nodes
     long = long_react(2000)
     assert len(drawn_layout(long, long.steps[9].id).nodes) == len(folded_layout(long, long.steps[9].id).nodes) <= 52
+
+
+def test_a_branch_of_other_nodes_hangs_from_its_node(sessions):
+    """Another group of nodes (here: the chunk, page and document an edge was extracted from)
+    joins a drawing as a branch: laid out from the node it hangs on, drawn as its nodes say,
+    named in the legend, its text escaped like any other."""
+    from trace_explorer.views.dag_folding import DagNode
+    from trace_explorer.views.dag_layout import with_branch
+
+    session = sessions[GRAPHRAG]
+    edge = next(n for n in session.graph if session.graph.nodes[n]["kind"] == "EdgeSelection")
+    chain = [DagNode(f"urn:evidence:{kind}", [f"urn:evidence:{kind}"], kind, "Entity", [kind, HOSTILE],
+                     f"{kind}\n{HOSTILE}", role="evidence") for kind in ("Chunk", "Page", "Document")]
+    edges = [(chain[0].id, edge, "extractedFrom"), (chain[1].id, chain[0].id, "wasDerivedFrom"),
+             (chain[2].id, chain[1].id, "wasDerivedFrom")]
+    layout = with_branch(whole_layout(session), chain, edges)
+    slots = layout_slots(layout)
+    level, slot = slots[edge]
+    assert [slots[n.id] for n in chain] == [(level + 1, slot), (level + 2, slot), (level + 3, slot)]
+    data = dag_data(session, layout)
+    drawn_nodes = {n["id"]: n for n in data["nodes"]}
+    document = drawn_nodes["urn:evidence:Document"]
+    assert document["label"] == "Document\n" + HOSTILE[:27] + "…" and document["hover"] == "Document\n" + HOSTILE
+    assert document["role"] == "evidence" and document["shape"] == "ellipse"
+    assert [e["label"] for e in data["legend"]][-4:-1] == ["Chunk", "Page", "Document"]
+    assert ("urn:evidence:Chunk", edge, "extractedFrom") in {(e["from"], e["to"], e["title"]) for e in data["edges"]}
+    assert "<img" not in dag_html(session, layout=layout)

@@ -6,6 +6,10 @@ step's *parts* (a Thought, the edge or chunk selections of a Focus: ``SUB_ENTITY
 their step's level and sit below it, as the DAG image draws a Thought beside its Analysis.
 Within a level, slot 0 is the top: the level's steps in reading order, then the parts.
 
+A *branch* is a group of nodes of another role than the session's own (any role but
+``OWN_ROLES``: say, the chunk, page and document a chosen edge was extracted from). It is laid out from the node it hangs on, one level further for each hop, in
+the slot of that node or below, whichever way its edges point (``with_branch`` adds one).
+
 The browser turns levels into places (``dag_view.js``): levels run left to right and wrap into
 rows as words do on a line, so a 26-step ReAct chain reads as a paragraph of a few rows instead of
 one line of 38 columns; a row is as tall as its tallest level. Nothing here is random: the same
@@ -15,11 +19,43 @@ layout always gets the same levels and slots. Linear in nodes and edges (a cycle
 
 from __future__ import annotations
 
-from .dag_folding import DagLayout
+from collections.abc import Iterable
+
 from ..model.session import SUB_ENTITY_KINDS
+from .dag_folding import DagLayout, DagNode
 
 # Relations whose *target* is a part of the source (a step points at its parts).
 PART_RELATIONS = frozenset({"selectedEdge", "selectedChunk", "thought"})
+OWN_ROLES = frozenset({"step", "session", "folded"})  # a node of another role is in a branch
+
+
+def with_branch(layout: DagLayout, nodes: Iterable[DagNode], edges: Iterable[tuple[str, str, str]]) -> DagLayout:
+    """A new layout: ``layout`` and a branch of more nodes (their ``role`` not one of
+    ``OWN_ROLES``; each with its own ``lines``, ``tooltip``, ``kind`` and ``prov_class``, which
+    is how it is drawn) and the edges (source, target, relation) that hang them on it."""
+    return DagLayout(layout.nodes + list(nodes), layout.edges + list(edges), layout.grouped, layout.folded)
+
+
+def branch_levels(layout: DagLayout, levels: dict[str, int]) -> dict[str, tuple[int, str]]:
+    """Branch node id -> (level, the id of the node it hangs from): one level past that node,
+    found by walking the edges (either way) out from the nodes that have a level."""
+    branch = {node.id for node in layout.nodes if node.role not in OWN_ROLES}
+    near: dict[str, list[str]] = {}
+    for source, target, _ in layout.edges:
+        near.setdefault(source, []).append(target)
+        near.setdefault(target, []).append(source)
+    found: dict[str, tuple[int, str]] = {}
+    frontier = [n.id for n in layout.nodes if n.id in levels and n.id not in branch]
+    while frontier:
+        after: list[str] = []
+        for node in frontier:
+            level = levels[node] if node in levels else found[node][0]
+            for other in near.get(node, ()):
+                if other in branch and other not in found:
+                    found[other] = (level + 1, node)
+                    after.append(other)
+        frontier = after
+    return found
 
 
 def part_owners(layout: DagLayout) -> dict[str, str]:
@@ -41,7 +77,7 @@ def layout_levels(layout: DagLayout) -> dict[str, int]:
     """Level of each node of ``layout`` (0 = a start node): the longest derivation path from a
     start node to it, a part at its step's level. A cycle falls back to reading order."""
     owners = part_owners(layout)
-    ids = [node.id for node in layout.nodes if node.id not in owners]
+    ids = [node.id for node in layout.nodes if node.id not in owners and node.role in OWN_ROLES]
     later: dict[str, list[str]] = {i: [] for i in ids}
     waiting = dict.fromkeys(ids, 0)
     for source, target, relation in layout.edges:
@@ -64,6 +100,10 @@ def layout_levels(layout: DagLayout) -> dict[str, int]:
         levels = {i: n for n, i in enumerate(ids)}
     for part, owner in owners.items():
         levels[part] = levels.get(owner, 0)
+    for node, (level, _) in branch_levels(layout, levels).items():
+        levels[node] = level
+    for node in layout.nodes:  # a branch node hanging from nothing drawn
+        levels.setdefault(node.id, 0)
     return levels
 
 
@@ -78,6 +118,8 @@ def layout_slots(layout: DagLayout, levels: dict[str, int] | None = None) -> dic
     for source, target, relation in layout.edges:
         if relation not in PART_RELATIONS and source not in owners and target not in owners:
             sources.setdefault(source, []).append(target)  # ``source`` derives from ``target``
+    for node, (_, anchor) in branch_levels(layout, levels).items():
+        sources[node] = [anchor]  # a branch node goes in the slot of the node it hangs from
     parts_of: dict[str, list[str]] = {}
     columns: dict[int, list[str]] = {}
     for node in layout.nodes:  # reading order

@@ -1,8 +1,9 @@
 """The DAG's legend: an entry for each thing the drawing holds, and nothing else.
 
 Entries, in this order, each only when some drawn node (or edge) is of that sort: the PROV
-classes by shape and fill (Entity, Activity, Agent), the step kinds by border colour (an
-Iteration is an Analysis with its Thought and Observation), a sub-session or the parent
+classes by shape and fill (Entity, Activity, Agent), the kinds of steps (and of a branch's
+nodes, ``dag_layout.with_branch``) by border colour (an Iteration is an Analysis with its
+Thought and Observation), a sub-session or the parent
 session (dashed), a folded run (dashed box), a failed tool call (red border), and the arrow's
 meaning when there is an edge. Each entry is ``{"label", "swatch", "fill", "border", "dashed"}``
 with ``swatch`` one of "ellipse", "box", "house", "arrow"; the page writes labels with
@@ -24,7 +25,7 @@ _NEUTRAL = "#475569"
 
 def legend_entries(layout: DagLayout) -> list[dict[str, Any]]:
     """The legend of ``layout`` as drawn (module docstring)."""
-    steps = [n for n in layout.nodes if n.role == "step"]
+    steps = [n for n in layout.nodes if n.role not in ("session", "folded")]  # a branch's nodes too
     entries = [_entry(name, _SWATCHES[name], PROV_FILLS[name], _NEUTRAL)
                for name in _SWATCHES if any(n.prov_class == name for n in steps)]
     for kind in dict.fromkeys(n.kind for n in steps):

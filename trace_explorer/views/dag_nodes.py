@@ -78,11 +78,17 @@ def hover_text(step: Step, extra: list[tuple[str, str]] | None = None) -> str:
 
 def node_options(session: Session, node: DagNode, sessions: Mapping[str, Session]) -> dict[str, Any]:
     """The vis-network options of one node of a ``DagLayout``: a single step or a sub-session as
-    itself, a group (Iteration, a Focus with its selections) or a fold as below. ``kind`` names
-    what it is, ``memberCount`` how many graph nodes it stands for; level and slot are added by
-    the caller."""
+    itself, a group (Iteration, a Focus with its selections) or a fold as below, a node of a
+    branch (another role) from its own lines, tooltip, kind and PROV class. ``kind`` names what
+    it is, ``memberCount`` how many graph nodes it stands for; level and slot are added by the
+    caller."""
     if node.role == "folded":
         return _fold_options(node)
+    if node.role not in ("step", "session"):  # a branch (dag_layout.with_branch): drawn as it says
+        return dict(_look(node.prov_class, ERROR_COLOUR if node.error else kind_colour(node.kind),
+                          "\n".join(clip(line, 28) for line in node.lines) or node.kind,
+                          visible_controls(node.tooltip or node.id), node.kind, node.error),
+                    memberCount=len(node.members), role=node.role)
     if node.role == "session":
         role = "Parent session" if node.id == session.parent_session else "Sub-session"
         return dict(_session_options(node.id, sessions.get(node.id), role), memberCount=1)
