@@ -310,3 +310,18 @@ def test_the_sidebars_files_table_is_drawn_when_its_box_opens(app_url):
         sidebar.locator('[data-testid="stDataFrame"]').wait_for(timeout=20000)
         wait_for_streamlit_idle(page)
         assert page.locator(DAG).count() == 1  # the page is still whole
+
+
+def test_a_click_on_the_parent_sessions_node_opens_it(app_url, sessions):
+    sub = "urn:trustgraph:question:332dd331-3a0b-4965-8da6-c6fdbd685167"
+    parent = sessions[sub].parent_session
+    with chromium_page(viewport=(1400, 1600)) as page:
+        page.goto(session_url(app_url, sub))
+        wait_drawn(page)
+        wait_for_streamlit_idle(page)
+        click_node(page, parent)
+        page.wait_for_function("(iri) => new URLSearchParams(location.search).get('session') === iri", arg=parent,
+                               timeout=20000)
+        wait_drawn(page)
+        wait_for_streamlit_idle(page)
+        assert set(dag(page, "v => v.nodes.getIds()")) >= set(sessions[parent].graph.nodes)
