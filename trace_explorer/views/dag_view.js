@@ -90,8 +90,9 @@
         return {id: e.id, dashes: [5, 4],
                 smooth: {enabled: true, type: "cubicBezier", forceDirection: "vertical", roundness: 0.9}};
       }
-      if (a.x === b.x && Math.abs(a.y - b.y) > ROW * 1.5) {
-        return {id: e.id, dashes: false, smooth: {enabled: true, type: "curvedCW", roundness: 0.25}};
+      if (a.x === b.x && Math.abs(a.y - b.y) > ROW * 1.5) {  // bowed about 45 px out
+        var bow = Math.max(0.15, Math.min(0.8, 90 / Math.abs(a.y - b.y)));
+        return {id: e.id, dashes: false, smooth: {enabled: true, type: "curvedCW", roundness: bow}};
       }
       return {id: e.id, dashes: false, smooth: {enabled: false}};
     }));
