@@ -20,7 +20,7 @@ import streamlit as st
 from trace_explorer.model.session import Session
 from trace_explorer.views.step_labels import timeline_label
 from trace_explorer.views.step_walk import WalkEntry, moved, walk_positions
-from trace_explorer.views.timeline import window_bounds, window_of
+from trace_explorer.views.timeline import WINDOW_ROWS, window_bounds, window_of
 
 from .text import clip
 
@@ -28,7 +28,6 @@ STEP_KEY = "te_step"
 NUMBER_KEY = "te_step_number"
 _OWNER_KEY = "te_step_session"
 PICKER_ALL_ABOVE = 500  # a longer walk's selectbox lists one window of stops
-WINDOW_ROWS = 200
 
 
 def selected_step(session: Session, walk: list[WalkEntry]) -> str | None:
@@ -81,7 +80,7 @@ def step_picker(walk: list[WalkEntry]) -> str | None:
     shown = walk
     if count > PICKER_ALL_ABOVE:
         index = walk_positions(walk).get(st.session_state.get(STEP_KEY), 0)
-        first, last = window_bounds(count, window_of(index, WINDOW_ROWS), WINDOW_ROWS)
+        first, last = window_bounds(count, window_of(index))
         shown = walk[first:last]
         number, choose = st.columns([1, 3], vertical_alignment="bottom")
         st.session_state[NUMBER_KEY] = index + 1

@@ -8,10 +8,10 @@ its start, drawn as a diamond, never a bar). A session that records no duration 
 on an "order" axis: step ``i`` spans ``[i, i + 1)``. The app draws a session as a waterfall
 (``views.waterfall``); this chart is the timeline of the exports (image and page).
 
-A session of more than ``WINDOW_ROWS`` steps is shown a window at a time (``window_of``,
-``window_bounds``, ``window_caption``): windows are consecutive pages of ``WINDOW_ROWS`` rows in
-reading order, so the chart stays readable and quick however long the session is; the rows
-keep their times from the session start.
+Windows (``window_of``, ``window_bounds``, ``window_caption``) are consecutive pages of
+``WINDOW_ROWS`` rows in reading order: the app's step picker lists a long session's steps a
+window at a time, and a chart of a window spans its own time (the rows keep their times from
+the session start).
 """
 
 from __future__ import annotations
