@@ -79,7 +79,7 @@ def test_timeline_click_selects_the_step_everywhere(app_url):
         wait_for_streamlit_idle(page)
         picker = page.get_by_role("combobox", name="Step")
         assert picker.input_value() == "3. Focus"
-        assert page.get_by_text("Selected edges (4)").is_visible()
+        assert page.get_by_text("Selected edges (4)", exact=True).is_visible()  # the table, under the timeline
         page.locator(f'{DAG}[data-selected="{focus}"]').wait_for(timeout=10000)
         assert dag(page, "v => v.network.getSelectedNodes()") == [focus]
         screenshot(page, "graphrag-focus-picked-on-timeline")

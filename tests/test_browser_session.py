@@ -325,3 +325,19 @@ def test_a_click_on_the_parent_sessions_node_opens_it(app_url, sessions):
         wait_drawn(page)
         wait_for_streamlit_idle(page)
         assert set(dag(page, "v => v.nodes.getIds()")) >= set(sessions[parent].graph.nodes)
+
+
+@pytest.mark.parametrize("width", [1400, 1000])
+def test_a_steps_wide_tables_take_the_pages_width(app_url, width):
+    focus = GRAPHRAG.replace("question:", "prov:focus:")
+    with chromium_page(viewport=(width, 1600)) as page:
+        page.goto(session_url(app_url, GRAPHRAG, step=focus))
+        wait_drawn(page)
+        wait_for_streamlit_idle(page)
+        page_width = page.locator(DAG).bounding_box()["width"]  # the graph spans the page's content
+        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first.bounding_box()
+        timeline_box = page.locator(TIMELINE).bounding_box()
+        assert table["width"] >= 0.98 * page_width  # not the inspector's narrow column
+        assert table["y"] > timeline_box["y"] + timeline_box["height"]  # under the timeline
+        assert page.get_by_text("Selected edges (4): in the table under the timeline").is_visible()
+        screenshot(page, f"session-graphrag-focus-{width}")
