@@ -10,7 +10,7 @@ URL, else on its first step.
 
 A session of more than ``PICKER_ALL_ABOVE`` stops would send every label to the browser on every
 run (100,000 of them for the longest): its selectbox lists only the ``WINDOW_ROWS`` stops around
-the selected one, and a "Step number" box beside it reaches any stop.
+the selected one, and a "Step no." box beside it reaches any stop.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def entry_label(number: int, entry: WalkEntry, width: int = 60) -> str:
 
 def step_picker(walk: list[WalkEntry]) -> str | None:
     """The selectbox of the walk's stops in order (a long walk: the window of ``WINDOW_ROWS``
-    stops holding the selected one, plus a "Step number" box for any stop); returns the
+    stops holding the selected one, plus a "Step no." box for any stop); returns the
     selected IRI."""
     if not walk:
         return None
@@ -82,17 +82,17 @@ def step_picker(walk: list[WalkEntry]) -> str | None:
         index = walk_positions(walk).get(st.session_state.get(STEP_KEY), 0)
         first, last = window_bounds(count, window_of(index))
         shown = walk[first:last]
-        number, choose = st.columns([1, 3], vertical_alignment="bottom")
+        number, choose = st.columns([2, 3], vertical_alignment="bottom")
         st.session_state[NUMBER_KEY] = index + 1
         with number:
-            st.number_input("Step number", min_value=1, max_value=count, step=1, key=NUMBER_KEY,
+            st.number_input("Step no.", min_value=1, max_value=count, step=1, key=NUMBER_KEY,
                             on_change=_go_to_number, args=(walk,),
                             help=f"Any of the {count:,} steps, by its place in the walk.")
         host = choose
     else:
         host = st.container()
     labels = {entry.id: entry_label(n, entry) for n, entry in enumerate(shown, first + 1)}
-    help_text = (f"Steps in order (here {first + 1:,}–{first + len(shown):,} of {count:,}; the step number "
+    help_text = (f"Steps in order (here {first + 1:,}–{first + len(shown):,} of {count:,}; the step no. "
                  "reaches the others). " if count > PICKER_ALL_ABOVE else "Steps in order. ")
     with host:
         return st.selectbox("Step", list(labels), key=STEP_KEY, format_func=labels.__getitem__,
@@ -101,7 +101,7 @@ def step_picker(walk: list[WalkEntry]) -> str | None:
 
 
 def _go_to_number(walk: list[WalkEntry]) -> None:
-    """Callback of the "Step number" box: select that stop."""
+    """Callback of the "Step no." box: select that stop."""
     number = st.session_state.get(NUMBER_KEY)
     if isinstance(number, int) and 1 <= number <= len(walk):
         st.session_state[STEP_KEY] = walk[number - 1].id
