@@ -1,76 +1,163 @@
-"""The provenance DAG of a session: the pyvis page from ``trace_explorer.views.dag`` in an iframe.
+"""The provenance DAG of a session: the vis-network graph pyvis builds (``views.dag.dag_data``),
+drawn by a custom component (``st.components.v2``: no iframe, and a click comes back to Python).
 
-The page runs scripts in an iframe that can reach the app (Streamlit's iframes are same-origin),
-which is why ``dag_html`` escapes every trace value and loads nothing from the network.
-``st.iframe`` replaces ``st.components.v1.html`` (deprecated in this Streamlit); the latter is
-used on Streamlit versions without ``st.iframe``.
+The component's script is vis-network as the pyvis package ships it, then the shared drawing
+code (``views/dag_view.js``), then a few lines that hand clicks back as the trigger ``click``
+(the node id). A click on a step's node selects that step (a Thought or a selection selects its
+step, the Question the first step, a sub-session node its Question in the walk); a click on a
+folded run opens it; a click on the parent session's node opens that session. The drawing is
+rebuilt only when what is drawn changes (its ``key``); a new selection only moves the highlight.
 
 A long session (``views.dag.is_long``) is drawn grouped and folded: a caption says so, and a
-select box lists the folded runs so a person can open one (the iframe cannot send a click back
-to Streamlit). Up to ``views.dag.MAX_OPEN`` folds stay open at once, kept per session in
-``st.session_state``; the fold holding the selected step always opens around it.
+select box lists the folded runs (for the keyboard). Up to ``views.dag.MAX_OPEN`` folds stay
+open at once, kept per session in ``st.session_state``; the fold holding the selected step
+always opens around it.
 """
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import streamlit as st
 
 from trace_explorer.model.session import Session
-from trace_explorer.views.dag import (MAX_OPEN, OPEN_WINDOW, FoldBase, dag_html, fold_base, fold_title, folded_layout,
-                                      folds, is_long, suggested_height)
+from trace_explorer.views.dag import (MAX_OPEN, OPEN_WINDOW, FoldBase, dag_data, dag_view_asset, drawn_layout,
+                                      fold_base, fold_title, folds, holder, is_long, script_safe, vis_network_js)
 from trace_explorer.views.dag_folding import ITERATION, DagLayout
+from trace_explorer.views.dag_layout import part_owners
+from trace_explorer.views.step_walk import WalkEntry
 
 from .collection import Collection
+from .step_picker import select_step
+from .text import SESSION_PAGE
 
+COMPONENT_KEY = "te_dag"
 OPEN_KEY = "te_dag_open"  # {"session": IRI, "ids": [fold ids opened by hand], "last": the latest}
 PICK_KEY = "te_dag_fold_pick"
+GOTO_KEY = "te_dag_goto"  # a session IRI to open (the parent session's node was clicked)
+
+_GLUE = """
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  const host = parentElement.querySelector(".te-dag");
+  if (!host || !data || !data.graph) { return; }
+  const hooks = { click: (id) => setTriggerValue("click", id) };
+  let view = host.__teDag;
+  let fresh = !view;
+  if (fresh) {
+    view = globalThis.TraceExplorerDag.draw(host, data.graph, hooks);
+  } else {
+    view.hooks = hooks;
+    if (view.key !== data.graph.key) { view.update(data.graph); fresh = true; }
+  }
+  view.select(data.selected, fresh || view.selected !== data.selected);
+  if (data.focus && data.focus !== host.__teFocus) {
+    host.__teFocus = data.focus;
+    view.network.focus(data.focus, {scale: Math.max(view.network.getScale(), 0.7), animation: false});
+  }
+}
+"""
 
 
-@st.cache_data(show_spinner=False, max_entries=48)
-def _page(collection_key: tuple, session_id: str, selected: str | None, height: int,
-          expand: tuple[str, ...], _session: Session, _sessions: dict[str, Session],
-          focus: str | None = None, _layout: DagLayout | None = None) -> str:
-    """The DAG page, cached per collection content, session, selection, height, open folds and
-    focus (``_layout``: a long session's folded layout, made from those)."""
-    return dag_html(_session, selected, height, sessions=_sessions, layout=_layout, focus=focus)
+@functools.lru_cache(maxsize=1)
+def _component() -> Any:
+    """The registered component (made once: its script holds vis-network, about 470 KB)."""
+    script = vis_network_js().split("//# sourceMappingURL=")[0]
+    return st.components.v2.component(
+        "trace_explorer_dag",
+        html='<div class="te-dag" tabindex="0" data-te-steps="dag" role="group" '
+             'aria-label="Provenance graph: click a node to select its step; j / k or arrows move"></div>',
+        css=dag_view_asset("css"),
+        js=script + "\n;\n" + script_safe(dag_view_asset("js")) + "\n" + _GLUE,
+    )
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _base(collection_key: tuple, session_id: str, _session: Session, _sessions: dict[str, Session]) -> FoldBase:
+def _base(collection_key: tuple, session_id: str, _session: Session, _sessions: Any) -> FoldBase:
     """A long session's grouped graph and runs (the linear part of folding), once per session."""
     return fold_base(_session, _sessions)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _folded(collection_key: tuple, session_id: str, selected: str | None, expand: tuple[str, ...],
-            _session: Session, _base: FoldBase) -> DagLayout:
-    """A long session's folded layout for one selection and set of open folds (shared: not
-    changed by its users)."""
-    return folded_layout(_session, selected, expand, base=_base)
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _drawing(collection_key: tuple, session_id: str, target: str | None, expand: tuple[str, ...],
+             children: tuple[str, ...], _session: Session, _sessions: Any,
+             _base: FoldBase | None) -> tuple[DagLayout, dict[str, Any]]:
+    """What is drawn for one session, selection (it decides which fold opens) and set of open
+    folds, and its data for the component; shared, never changed by its users."""
+    layout = drawn_layout(_session, target, expand, sessions=_sessions, base=_base)
+    return layout, dag_data(_session, layout, _sessions)
 
 
-def dag(session: Session, collection: Collection, selected: str | None, height: int | None = None) -> None:
-    """Draw the session's DAG with ``selected`` highlighted; ``height`` in CSS pixels (default:
-    tall enough for the session's tallest column, 300 to 640). A long session is drawn folded,
-    with a caption saying so and a control that opens a folded run."""
-    layout = None
+def dag(session: Session, collection: Collection, selected: str | None, walk: list[WalkEntry]) -> None:
+    """Draw the session's DAG with ``selected`` (a stop of ``walk``) highlighted. A long session is
+    drawn folded, with a caption saying so and a control that opens a folded run."""
+    if st.session_state.get(GOTO_KEY):
+        st.switch_page(SESSION_PAGE, query_params={"session": st.session_state.pop(GOTO_KEY)})
+    target = graph_node(session, walk, selected)
     expand: tuple[str, ...] = ()
-    focus = None
-    if is_long(session):
+    base = None
+    long = is_long(session)
+    if long:
         base = _base(collection.key, session.id, session, collection.by_id)
         expand = tuple(_opened(session))
-        layout = _folded(collection.key, session.id, selected, expand, session, base)
-        height = height or suggested_height(session, layout=layout)
-        focus = _focus(layout, selected)
+    children = tuple(c for c in session.children if c in collection.by_id)
+    layout, graph = _drawing(collection.key, session.id, target if long else None, expand, children, session,
+                             collection.by_id, base)
+    if long:
         _fold_controls(session, layout, selected)
+    _component()(key=COMPONENT_KEY, data={"graph": graph, "selected": holder(layout, target),
+                                          "focus": _focus(layout, selected)},
+                 on_click_change=functools.partial(_clicked, session, layout, walk))
+
+
+def graph_node(session: Session, walk: list[WalkEntry], selected: str | None) -> str | None:
+    """The node of ``session.graph`` that stands for the stop ``selected``: itself, or for a
+    stop of a sub-session the node of the sub-session (of the outermost one drawn)."""
+    if selected is None or selected in session.graph:
+        return selected
+    owner = next((e.session for e in walk if e.id == selected), None)
+    for _ in range(len(walk)):
+        if owner is None or owner.id in session.graph:
+            break
+        owner = _parent_in_walk(walk, owner)
+    return owner.id if owner is not None and owner.id in session.graph else None
+
+
+def _parent_in_walk(walk: list[WalkEntry], child: Session) -> Session | None:
+    return next((e.session for e in walk if e.session.id == child.parent_session), None)
+
+
+def node_step(session: Session, layout: DagLayout, walk: list[WalkEntry], node: str) -> str | None:
+    """The stop of ``walk`` a click on ``node`` selects: the node itself when it is a stop (a
+    step, a group's first member, a sub-session's Question), a part's step, the first stop for
+    the Question; None for anything else."""
+    stops = {entry.id for entry in walk}
+    if node in stops:
+        return node
+    owner = part_owners(layout).get(node)
+    if owner in stops:
+        return owner
+    if node == session.id and walk:
+        return walk[0].id
+    return None
+
+
+def _clicked(session: Session, layout: DagLayout, walk: list[WalkEntry]) -> None:
+    """Callback of a click on the graph: select the step, open the fold or the parent session."""
+    state = st.session_state.get(COMPONENT_KEY)
+    node = getattr(state, "click", None) if state is not None else None
+    if node is None and isinstance(state, dict):
+        node = state.get("click")
+    if not isinstance(node, str):
+        return
+    drawn = next((n for n in layout.nodes if n.id == node), None)
+    if drawn is not None and drawn.role == "folded":
+        _open(node, st.session_state.get("te_step"))
+    elif node == session.parent_session:
+        st.session_state[GOTO_KEY] = node
     else:
-        height = height or suggested_height(session)
-    html = _page(collection.key, session.id, selected, height, expand, session, collection.by_id, focus, layout)
-    if hasattr(st, "iframe"):
-        st.iframe(html, height=height + 2)
-    else:  # Streamlit < 1.52
-        import streamlit.components.v1 as components
-        components.html(html, height=height + 2, scrolling=False)
+        select_step(walk, node_step(session, layout, walk, node))
 
 
 def _opened(session: Session) -> list[str]:
@@ -84,7 +171,7 @@ def _opened(session: Session) -> list[str]:
 
 def _focus(layout: DagLayout, selected: str | None) -> str | None:
     """Where the view centres: the middle of the fold opened last, until another step is
-    selected (then the selection, as ``dag_html`` does without a focus)."""
+    selected (then the selection)."""
     state = st.session_state.get(OPEN_KEY) or {}
     last = state.get("last")
     if not last or state.get("selected") != selected:
@@ -95,14 +182,19 @@ def _focus(layout: DagLayout, selected: str | None) -> str | None:
     return ids[min(ids.index(last) + OPEN_WINDOW // 2, len(ids) - 1)]
 
 
-def _open_picked(selected: str | None) -> None:
-    """Callback of the fold picker: open the fold picked (the oldest of ``MAX_OPEN`` closes)
-    and centre the view on it."""
-    picked = st.session_state.get(PICK_KEY)
+def _open(fold: str, selected: str | None) -> None:
+    """Open the fold ``fold`` (the oldest of ``MAX_OPEN`` closes) and centre the view on it."""
     state = st.session_state.get(OPEN_KEY)
-    if picked and isinstance(state, dict):
-        state["ids"] = [i for i in state["ids"] if i != picked][-(MAX_OPEN - 1):] + [picked]
-        state["last"], state["selected"] = picked, selected
+    if isinstance(state, dict):
+        state["ids"] = [i for i in state["ids"] if i != fold][-(MAX_OPEN - 1):] + [fold]
+        state["last"], state["selected"] = fold, selected
+
+
+def _open_picked(selected: str | None) -> None:
+    """Callback of the fold picker: open the fold picked."""
+    picked = st.session_state.get(PICK_KEY)
+    if picked:
+        _open(picked, selected)
     st.session_state[PICK_KEY] = None
 
 
@@ -122,8 +214,8 @@ def _fold_controls(session: Session, layout: DagLayout, selected: str | None) ->
            "three) and long runs are folded into dashed nodes" if agent else
            "Long runs of steps are folded into dashed nodes (hover one for what it holds)")
     st.caption(f"Long session: {len(session.steps):,} steps, {session.graph.number_of_nodes():,} graph nodes. "
-               f"{how}: {drawn:,} nodes drawn. The run holding the selected step opens around it "
-               f"({OPEN_WINDOW} nodes).")
+               f"{how}: {drawn:,} nodes drawn. A click on a folded run opens it; the run holding the selected "
+               f"step opens around it ({OPEN_WINDOW} nodes).")
     if not runs:
         return
     titles = {node.id: fold_title(node) for node in runs}

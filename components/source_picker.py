@@ -51,6 +51,7 @@ UPLOAD_KEY = "te_upload"
 _UPLOADED_KEY = "te_uploaded_files"
 _ERRORS_KEY = "te_upload_errors"
 _UPLOADER_GEN_KEY = "te_uploader_generation"
+FILES_OPEN_KEY = "te_files_open"  # the "Files" box is open (its table is drawn)
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
 FILES, STORE, ENDPOINT, TRUSTGRAPH = "Files", "Local store", "SPARQL endpoint", "TrustGraph"
 STREAMLIT_LIMIT = "server.maxUploadSize in .streamlit/config.toml or STREAMLIT_SERVER_MAX_UPLOAD_SIZE"
@@ -105,13 +106,17 @@ def _files_source() -> Collection:
     if collection.key != key:
         collection = files_collection(files, bool(state[DEMO_KEY]))
         set_collection(collection)
-    with st.expander(f"Files ({len(collection.files)})", icon=":material/description:"):
-        if collection.files:
+    # the table is drawn only while the box is open: a data grid costs the browser about 1.5 MB
+    # of script, on every page the sidebar is on
+    files_box = st.expander(f"Files ({len(collection.files)})", icon=":material/description:",
+                            key=FILES_OPEN_KEY, on_change="rerun")
+    with files_box:
+        if collection.files and files_box.open:
             st.dataframe(
                 [{"File": f.name, "Format": f.loaded.format, "Triples": len(f.loaded.quads),
                   "Texts": len(f.loaded.documents)} for f in collection.files],
                 hide_index=True, width="stretch")
-        else:
+        elif not collection.files:
             st.caption("No files loaded.")
         if uploaded:
             st.button("Remove my files", icon=":material/delete:", on_click=_remove_uploads)

@@ -1,7 +1,7 @@
 """Everything recorded about one step, laid out by what it is.
 
-Trace text is shown with ``st.text`` (prose), ``st.code`` (tool names, IRIs), ``st.json``
-(arguments) and ``st.dataframe`` (edges, chunks, lists); tool errors and warnings go through
+Trace text is shown with ``st.text`` (prose, tool names, IRIs), ``st.json`` (arguments; ``st.code``
+for arguments that are not JSON) and ``st.dataframe`` (edges, chunks, lists); tool errors and warnings go through
 ``md_escape`` into ``st.error`` / ``st.warning``. Nothing is rendered as Markdown or HTML.
 """
 
@@ -30,18 +30,27 @@ _SECTIONS = {"query", "thought", "action", "arguments", "tool_candidates", "obse
              "tool_duration_ms", "in_tokens", "out_tokens", "thought_id", "observation_id", "termination_reason"}
 
 
-def step_inspector(session: Session, step_id: str | None, collection: Collection) -> None:
-    """Draw the inspector for the step ``step_id`` of ``session``."""
-    step = session.nodes.get(step_id) if step_id else None
+def step_inspector(session: Session, step_id: str | None, collection: Collection,
+                   owner: Session | None = None, wide: Any = None) -> None:
+    """Draw the inspector for the step ``step_id`` of ``session``, or of its sub-session
+    ``owner`` (a stop of the step walk inside a sub-session: a link opens that sub-session).
+    ``wide`` (a container as wide as the page) takes the tables of many columns, the chosen
+    edges and chunks, so that none of their columns is cut off in a narrow inspector."""
+    home = owner if owner is not None else session
+    step = home.nodes.get(step_id) if step_id else None
     if step is None:
         st.caption("Pick a step on the timeline or in the list above.")
         return
+    if home is not session:
+        where = "This sub-session's question" if step.id == home.id else "A step of the sub-session"
+        session_link(home.id, collection, prefix=f"{where}: ", icon=":material/subdirectory_arrow_right:")
     fields = step.fields
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         st.markdown(f"**{md_escape(timeline_label(step, width=48))}**")
         st.badge(md_escape(step.kind), color="red" if has_error(step) else "gray")
         st.badge(step.prov_class, color="gray")
-    st.code(visible_controls(step.id), language=None, wrap_lines=True)
+    # st.text, not st.code: the code block's highlighter costs the browser most of a second to load
+    st.text(visible_controls(step.id))
     if step.warnings:  # values of this step that did not parse: shown as missing or as recorded below
         text = step.warnings[0] if len(step.warnings) == 1 else "\n".join(
             [f"{len(step.warnings)} problems in this step:"] + [f"• {w}" for w in step.warnings])
@@ -55,7 +64,7 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
     if fields.get("thought") is not None:
         _prose("Thought", fields["thought"])
     elif fields.get("thought_id"):
-        thought = session.nodes.get(fields["thought_id"])
+        thought = home.nodes.get(fields["thought_id"])
         where = thought.fields.get("document") if thought else None
         st.caption(md_escape(f"Thought text not loaded{f' ({where})' if where else ''}. Add the matching "
                              "*.documents.json file to see it."))
@@ -63,7 +72,7 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
         _line("Termination reason", fields["termination_reason"])
     if fields.get("action"):
         st.caption("Action")
-        st.code(visible_controls(str(fields["action"])), language=None)
+        st.text(visible_controls(str(fields["action"])))
     if "arguments" in fields:
         st.caption("Arguments")
         _json_value(fields["arguments"])
@@ -89,10 +98,16 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
         _prose("Plan step", fields["plan_step"])
     if fields.get("goal"):
         _prose("Goal", fields["goal"])
-    if fields.get("edges"):
-        _edges(fields["edges"])
-    if fields.get("chunks"):
-        _chunks(fields["chunks"])
+    for name, title, draw in (("edges", "Selected edges", _edges), ("chunks", "Chunks", _chunks)):
+        if not fields.get(name):
+            continue
+        if wide is None:
+            draw(fields[name])
+            continue
+        st.caption(f"{title} ({len(fields[name])}): in the table under the timeline")
+        with wide:
+            st.markdown(f"**{md_escape(timeline_label(step, width=60))}**")
+            draw(fields[name])
     for name, title in (("result", "Result"), ("finding", "Finding"), ("answer", "Answer")):
         if fields.get(name) is not None:
             _prose(title, fields[name])
@@ -100,7 +115,7 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
             fields.get(n) is not None for n in ("result", "finding", "answer")) and fields.get("document"):
         st.caption(md_escape(f"Text not in the loaded files ({fields['document']}). Add the matching "
                              "*.documents.json file to see it."))
-    for child in (c for c in session.children if session.graph.has_edge(c, step.id)):
+    for child in (c for c in home.children if home.graph.has_edge(c, step.id)):
         session_link(child, collection, prefix="Started sub-session: ",
                      icon=":material/subdirectory_arrow_right:")
     _details(step)
@@ -233,8 +248,12 @@ def _details(step: Step) -> None:
     if step.label and step.label != step.kind:
         rows.insert(0, ("label", step.label))
     rows.append(("types", ", ".join(t.rsplit("/", 1)[-1].rsplit("#", 1)[-1] for t in step.types)))
+    # a Markdown table (every cell escaped), not st.dataframe: a data grid costs the browser
+    # about 1.5 MB of script on a page that may have no other
+    table = ["| Field | Value |", "| --- | --- |"] + [
+        f"| {md_escape(name, one_line=True)} | {md_escape(value, one_line=True) or ' '} |" for name, value in rows]
     with st.expander("Details", icon=":material/info:"):
-        st.dataframe(pd.DataFrame(rows, columns=["Field", "Value"]), hide_index=True, width="stretch")
+        st.markdown("\n".join(table))
 
 
 def _plain(value: Any) -> str:

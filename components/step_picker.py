@@ -1,42 +1,47 @@
 """Which step is selected on the session page, kept in one place.
 
-The selection is the value of the step selectbox (``STEP_KEY`` in ``st.session_state``). A pick
-on the timeline sets it in a callback (before the script reruns), so the selectbox, the DAG and
-the inspector all follow. It is mirrored in the URL as ``?step=<IRI>`` so a link opens the same
-step; a new session starts on the step named in the URL, else on its first step.
+The selection is the value of the step selectbox (``STEP_KEY`` in ``st.session_state``); it is
+one stop of the session's step walk (``views.step_walk``: the session's steps, each sub-session's
+Question and steps right after the step it derives from). A click on the timeline or the DAG,
+or the keys j / k, set it in a callback (``select_step``, before the script reruns), so the
+selectbox, the timeline, the DAG and the inspector all follow. It is mirrored in the URL as
+``&step=<IRI>`` so a link opens the same step; a new session starts on the step named in the
+URL, else on its first step.
 
-A session of more than ``PICKER_ALL_ABOVE`` steps would send every label to the browser on every
-run (100,000 of them for the longest): its selectbox lists only the ``WINDOW_ROWS`` steps of the
-timeline window holding the selected step, and a "Step number" box beside it reaches any step.
+A session of more than ``PICKER_ALL_ABOVE`` stops would send every label to the browser on every
+run (100,000 of them for the longest): its selectbox lists only the ``WINDOW_ROWS`` stops around
+the selected one, and a "Step no." box beside it reaches any stop.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import streamlit as st
 
 from trace_explorer.model.session import Session
 from trace_explorer.views.step_labels import timeline_label
-from trace_explorer.views.timeline import window_bounds, window_of
+from trace_explorer.views.step_walk import WalkEntry, moved, walk_positions
+from trace_explorer.views.timeline import WINDOW_ROWS, window_bounds, window_of
+
+from .text import clip
 
 STEP_KEY = "te_step"
 NUMBER_KEY = "te_step_number"
 _OWNER_KEY = "te_step_session"
 _URL_KEY = "te_step_in_url"  # the step this page last wrote into the URL
-PICKER_ALL_ABOVE = 500  # a longer session's selectbox lists one window of steps
+PICKER_ALL_ABOVE = 500  # a longer walk's selectbox lists one window of stops
 
 
-def selected_step(session: Session) -> str | None:
-    """The IRI of the selected step of ``session`` (None when it has no steps)."""
-    if not session.steps:
+def selected_step(session: Session, walk: list[WalkEntry]) -> str | None:
+    """The IRI of the selected stop of ``walk`` (the walk of ``session``; None when it is
+    empty), mirrored in the URL's ``step``."""
+    if not walk:
         return None
-    ids = _positions(session)
+    positions = walk_positions(walk)
     wanted = st.query_params.get("step")
-    if st.session_state.get(_OWNER_KEY) != session.id or st.session_state.get(STEP_KEY) not in ids:
-        st.session_state[STEP_KEY] = wanted if wanted in ids else session.steps[0].id
+    if st.session_state.get(_OWNER_KEY) != session.id or st.session_state.get(STEP_KEY) not in positions:
+        st.session_state[STEP_KEY] = wanted if wanted in positions else walk[0].id
         st.session_state[_OWNER_KEY] = session.id
-    elif wanted in ids and wanted != st.session_state.get(_URL_KEY):  # a link to another step of this session
+    elif wanted in positions and wanted != st.session_state.get(_URL_KEY):  # a link to another step of this session
         st.session_state[STEP_KEY] = wanted
     chosen = st.session_state[STEP_KEY]
     if st.query_params.get("step") != chosen or st.session_state.get(_URL_KEY) != chosen:
@@ -45,55 +50,62 @@ def selected_step(session: Session) -> str | None:
     return chosen
 
 
-def pick_from_chart(chart_key: str, selection: str) -> None:
-    """Callback of the timeline: make the step picked on the chart the selected step."""
-    event: Any = st.session_state.get(chart_key)
-    if not event:
-        return
-    chosen = (event.get("selection") or {}).get(selection) if isinstance(event, dict) else None
-    if chosen is None:
-        chosen = getattr(getattr(event, "selection", None), selection, None)
-    if isinstance(chosen, list) and chosen and isinstance(chosen[0], dict) and chosen[0].get("step"):
-        st.session_state[STEP_KEY] = chosen[0]["step"]
+def select_step(walk: list[WalkEntry], iri: object) -> bool:
+    """Make ``iri`` the selected step when it is a stop of ``walk`` (for callbacks: the script
+    that follows draws it everywhere); True when it was."""
+    if isinstance(iri, str) and any(entry.id == iri for entry in walk):
+        st.session_state[STEP_KEY] = iri
+        return True
+    return False
 
 
-def step_picker(session: Session) -> str | None:
-    """The selectbox of the session's steps in reading order (in a long session: the window of
-    ``WINDOW_ROWS`` steps holding the selected one, plus a "Step number" box for any step);
-    returns the selected IRI."""
-    if not session.steps:
+def move_step(walk: list[WalkEntry], by: int) -> None:
+    """Select the stop ``by`` places after the selected one (before it when negative)."""
+    target = moved(walk, st.session_state.get(STEP_KEY), by)
+    if target is not None:
+        st.session_state[STEP_KEY] = target
+
+
+def entry_label(number: int, entry: WalkEntry, width: int = 60) -> str:
+    """"4. i2 Analysis: calculator"; a sub-session's stops are marked "↳" once per level."""
+    text = (f"Sub-session · {entry.session.mechanism}: {clip(entry.session.question or entry.id, width)}"
+            if entry.header else timeline_label(entry.step, width=width))
+    return f"{number}. " + "↳ " * entry.depth + text
+
+
+def step_picker(walk: list[WalkEntry]) -> str | None:
+    """The selectbox of the walk's stops in order (a long walk: the window of ``WINDOW_ROWS``
+    stops holding the selected one, plus a "Step no." box for any stop); returns the
+    selected IRI."""
+    if not walk:
         return None
-    steps = session.steps
-    count = len(steps)
+    count = len(walk)
     first = 0
+    shown = walk
     if count > PICKER_ALL_ABOVE:
-        index = _positions(session).get(st.session_state.get(STEP_KEY), 0)
+        index = walk_positions(walk).get(st.session_state.get(STEP_KEY), 0)
         first, last = window_bounds(count, window_of(index))
-        steps = steps[first:last]
-        number, choose = st.columns([1, 3], vertical_alignment="bottom")
+        shown = walk[first:last]
+        number, choose = st.columns([2, 3], vertical_alignment="bottom")
         st.session_state[NUMBER_KEY] = index + 1
         with number:
-            st.number_input("Step number", min_value=1, max_value=count, step=1, key=NUMBER_KEY,
-                            on_change=_go_to_number, args=(session,),
-                            help=f"Any of the {count:,} steps, by its place in reading order.")
+            st.number_input("Step no.", min_value=1, max_value=count, step=1, key=NUMBER_KEY,
+                            on_change=_go_to_number, args=(walk,),
+                            help=f"Any of the {count:,} steps, by its place in the walk.")
         host = choose
     else:
         host = st.container()
-    labels = {s.id: f"{n}. {timeline_label(s, width=60)}" for n, s in enumerate(steps, first + 1)}
-    help_text = (f"Steps in reading order (here {first + 1:,}–{first + len(steps):,} of {count:,}; "
-                 "the step number reaches the others). " if count > PICKER_ALL_ABOVE else "Steps in reading order. ")
+    labels = {entry.id: entry_label(n, entry) for n, entry in enumerate(shown, first + 1)}
+    help_text = (f"Steps in order (here {first + 1:,}–{first + len(shown):,} of {count:,}; the step no. "
+                 "reaches the others). " if count > PICKER_ALL_ABOVE else "Steps in order. ")
     with host:
         return st.selectbox("Step", list(labels), key=STEP_KEY, format_func=labels.__getitem__,
-                            help=help_text + "Picking a bar on the timeline selects it too.")
+                            help=help_text + "A click on the timeline or the graph selects a step too; "
+                                             "j / k move to the next / previous one.")
 
 
-def _go_to_number(session: Session) -> None:
-    """Callback of the "Step number" box: select that step."""
+def _go_to_number(walk: list[WalkEntry]) -> None:
+    """Callback of the "Step no." box: select that stop."""
     number = st.session_state.get(NUMBER_KEY)
-    if isinstance(number, int) and 1 <= number <= len(session.steps):
-        st.session_state[STEP_KEY] = session.steps[number - 1].id
-
-
-def _positions(session: Session) -> dict[str, int]:
-    """Step IRI -> 0-based place in reading order (about 15 ms for 100,000 steps)."""
-    return {s.id: i for i, s in enumerate(session.steps)}
+    if isinstance(number, int) and 1 <= number <= len(walk):
+        st.session_state[STEP_KEY] = walk[number - 1].id

@@ -1,90 +1,90 @@
-"""The interactive timeline: an Altair bar per step; clicking a bar selects that step.
+"""The session's timeline: a waterfall as Jaeger draws a trace (``views.waterfall``), in a custom
+component (``st.components.v2``: no iframe; a click comes back to Python).
 
-A session of more than ``WINDOW_ROWS`` steps is drawn a window at a time: Previous / Next and a
-slider move the window, a caption says which steps it shows ("steps 1,201–1,400 of 4,002"),
-and the window jumps to the selected step whenever the selection changes (a pick in the step
-picker, a link with ``?step=``). Clicking a bar selects that step as in a short session.
+One labelled row per stop of the step walk, each sub-session a band nested under the step it
+derives from (▾ folds it), a step without a duration a diamond. The rows scroll (only those in
+view are in the page, so 4,000 rows draw as fast as 20), the time axis zooms (+ / −, Ctrl or ⌘
+with the mouse wheel, or a drag on the minimap of the whole run above the rows; a double click
+on the minimap shows the whole run again); the label column widens by dragging its edge. A click
+on a row selects that step; j / k (and the arrow keys while the timeline or the graph has the
+focus) move to the next / previous row.
 """
 
 from __future__ import annotations
 
-import pandas as pd
+import functools
+import hashlib
+from pathlib import Path
+from typing import Any
+
 import streamlit as st
 
 from trace_explorer.model.session import Session
-from trace_explorer.views.timeline import (SELECTION, WINDOW_ROWS, timeline_chart, timeline_rows, window_bounds,
-                                           window_caption, window_count, window_of)
+from trace_explorer.views.step_walk import WalkEntry
+from trace_explorer.views.waterfall import waterfall, waterfall_data
 
-from .step_picker import pick_from_chart
+from .step_picker import select_step
 
-CHART_KEY = "te_timeline"
-WINDOW_KEY = "te_timeline_window"  # the 1-based window on show (the slider's value)
-FOLLOW_KEY = "te_timeline_follows"  # (session IRI, selected step) the window was last moved to
+COMPONENT_KEY = "te_timeline"
+_HERE = Path(__file__).resolve().parent
+_HTML = """
+<div class="te-wf" tabindex="0" data-te-steps="timeline" role="group"
+     aria-label="Timeline: click a row to select its step; j / k or arrows move">
+  <div class="te-wf-bar">
+    <div class="te-wf-legend"></div>
+    <div class="te-wf-tools">
+      <button type="button" data-zoom="in" title="Zoom in on the time axis">+</button>
+      <button type="button" data-zoom="out" title="Zoom out">−</button>
+      <button type="button" data-zoom="reset" title="Show the whole run">Whole run</button>
+    </div>
+  </div>
+  <div class="te-wf-note"></div>
+  <canvas class="te-wf-mini" title="The whole run: drag to zoom in on a stretch, click to go there, double-click for all of it"></canvas>
+  <div class="te-wf-axis">
+    <div class="te-wf-axis-label">Step<span class="te-wf-resize" title="Drag to widen the labels; double-click to reset"></span></div>
+    <div class="te-wf-ticks"></div>
+  </div>
+  <div class="te-wf-body"><div class="te-wf-spacer"></div></div>
+  <div class="te-wf-tip" role="tooltip"></div>
+</div>
+"""
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _rows(collection_key: tuple, session_id: str, _session: Session) -> tuple[pd.DataFrame, dict[str, int]]:
-    """The session's timeline rows and each step's row index, once per session (a
-    100,000-step session takes about a second). Shared: callers must not change them."""
-    rows = timeline_rows(_session)
-    return rows, {step: index for index, step in enumerate(rows["step"])}
+@functools.lru_cache(maxsize=1)
+def _component() -> Any:
+    return st.components.v2.component(
+        "trace_explorer_timeline", html=_HTML,
+        css=(_HERE / "timeline.css").read_text(encoding="utf-8"),
+        js=(_HERE / "timeline.js").read_text(encoding="utf-8"),
+    )
 
 
-def timeline(session: Session, selected: str | None, collection_key: tuple | None = None) -> None:
-    """Draw the timeline of ``session`` with ``selected`` outlined; a long session a window
-    at a time (module docstring). ``collection_key`` names the collection for the row cache
-    (without it the rows are made on every run)."""
-    if collection_key is None:
-        rows = timeline_rows(session)
-        index = {step: i for i, step in enumerate(rows["step"])} if len(rows) > WINDOW_ROWS else {}
-    else:
-        rows, index = _rows(collection_key, session.id, session)
-    if rows.empty:
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _rows(collection_key: tuple, session_id: str, children: tuple[str, ...], _session: Session,
+          _walk: list[WalkEntry]) -> dict[str, Any]:
+    """The waterfall's data for one session and the sub-sessions at hand, once (shared: never
+    changed by its users)."""
+    data = waterfall_data(waterfall(_session, walk=_walk))
+    digest = hashlib.sha256(repr((collection_key, session_id, children, len(_walk))).encode()).hexdigest()
+    return {"rows": data, "key": digest[:16]}
+
+
+def timeline(session: Session, collection_key: tuple, walk: list[WalkEntry], selected: str | None,
+             children: tuple[str, ...] = ()) -> None:
+    """Draw the waterfall of ``session`` (its ``walk``, with the sub-sessions ``children`` in
+    it) with ``selected`` highlighted; a click or a key selects a step (``select_step``)."""
+    if not walk:
         st.caption("This session has no steps to draw.")
         return
-    if rows["axis"].iloc[0] == "order":
-        st.caption("No durations recorded in this trace: steps are drawn in reading order.")
-    if len(rows) > WINDOW_ROWS:
-        start, end = _window_controls(session, len(rows), index.get(selected or ""))
-        rows = rows.iloc[start:end]
-    st.altair_chart(timeline_chart(rows, selected), key=CHART_KEY, on_select=_on_pick,
-                    selection_mode=SELECTION, width="stretch")
+    cached = _rows(collection_key, session.id, children, session, walk)
+    _component()(key=COMPONENT_KEY, data={"rows": cached["rows"], "key": cached["key"], "selected": selected},
+                 on_select_change=functools.partial(_picked, walk))
 
 
-def _window_controls(session: Session, count: int, selected_index: int | None) -> tuple[int, int]:
-    """Previous / slider / Next and the caption; returns the rows ``[start, end)`` to draw."""
-    state = st.session_state
-    windows = window_count(count)
-    follow = (session.id, selected_index)
-    if state.get(FOLLOW_KEY) != follow or not isinstance(state.get(WINDOW_KEY), int) \
-            or not 1 <= state[WINDOW_KEY] <= windows:
-        state[WINDOW_KEY] = window_of(selected_index) + 1  # the selection moved: show it
-        state[FOLLOW_KEY] = follow
-    back, slider, forward = st.columns([1.5, 3, 1.2], vertical_alignment="center")
-    with back:
-        st.button("Previous", key="te_timeline_previous", icon=":material/chevron_left:", width="stretch",
-                  on_click=_move, args=(-1, windows), disabled=state[WINDOW_KEY] <= 1,
-                  help=f"The {WINDOW_ROWS} steps before these")
-    with slider:
-        st.slider("Timeline window", 1, windows, key=WINDOW_KEY, label_visibility="collapsed",
-                  help=f"Window of {WINDOW_ROWS} steps; it follows the selected step.")
-    with forward:
-        st.button("Next", key="te_timeline_next", icon=":material/chevron_right:", icon_position="right",
-                  width="stretch", on_click=_move, args=(1, windows), disabled=state[WINDOW_KEY] >= windows,
-                  help=f"The {WINDOW_ROWS} steps after these")
-    start, end = window_bounds(count, state[WINDOW_KEY] - 1)
-    where = "" if selected_index is None or start <= selected_index < end else \
-        f" The selected step ({selected_index + 1:,}) is in window {window_of(selected_index) + 1:,}."
-    st.caption(f"Long session: showing {window_caption(start, end, count)} "
-               f"(window {state[WINDOW_KEY]:,} of {windows:,}).{where}")
-    return start, end
-
-
-def _move(by: int, windows: int) -> None:
-    """Callback of Previous / Next: move the window by ``by``, within 1..``windows``."""
-    current = st.session_state.get(WINDOW_KEY, 1)
-    st.session_state[WINDOW_KEY] = min(max(int(current) + by, 1), windows)
-
-
-def _on_pick() -> None:
-    pick_from_chart(CHART_KEY, SELECTION)
+def _picked(walk: list[WalkEntry]) -> None:
+    """Callback of a click or key on the timeline: select that step."""
+    state = st.session_state.get(COMPONENT_KEY)
+    chosen = getattr(state, "select", None) if state is not None else None
+    if chosen is None and isinstance(state, dict):
+        chosen = state.get("select")
+    select_step(walk, chosen)

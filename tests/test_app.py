@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.session_table import COLUMNS
+from components.source_picker import FILES_OPEN_KEY
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
@@ -113,7 +114,8 @@ def test_sidebar_counts_sessions_steps_and_triples():
     at = run_app()
     metrics = {m.label: m.value for m in at.sidebar.metric}
     assert metrics["Sessions"] == str(len(SESSIONS))
-    files = at.sidebar.dataframe[0].value
+    at.session_state[FILES_OPEN_KEY] = True  # the table is drawn while its box is open
+    files = at.run().sidebar.dataframe[0].value
     per_file = dict(zip(files["File"], files["Triples"]))
     assert {name: per_file[name] for name in MANIFEST} == {name: f["quads"] for name, f in MANIFEST.items()}
     # distinct quads: files share vocabulary triples, so the store holds fewer than their sum
@@ -186,7 +188,7 @@ def test_react_session_page(tmp_path):
     assert [unescape(e.value) for e in at.main.error] == [f"Tool error: {error}"]
     arguments = json.loads(raw_literal("collection.trig", step, "arguments").replace("'", '"'))
     assert [json.loads(j.value) for j in at.main.json] == [arguments]
-    assert "mcp:weather" in [c.value for c in at.main.code]
+    assert "mcp:weather" in [t.value for t in at.main.text]
     metrics = {m.label: m.value for m in at.main.metric}
     llm_ms = int(raw_literal("collection.trig", step, "llmDurationMs"))
     assert metrics["LLM"] == f"{llm_ms / 1000:,.1f} s"
@@ -227,7 +229,8 @@ def test_graphrag_session_page_shows_the_chosen_edges():
     at = open_session(GRAPHRAG)
     expected = BY_ID[GRAPHRAG]
     assert header_question(at) == expected["question"]
-    assert [t.value for t in at.main.text][1] == ", ".join(expected["concepts"])  # Grounding
+    texts = [t.value for t in at.main.text]  # the answer, then the Grounding's IRI and concepts
+    assert texts[1:3] == [GRAPHRAG.replace("question:", "prov:grounding:"), ", ".join(expected["concepts"])]
     at.selectbox(key="te_step").set_value(GRAPHRAG.replace("question:", "prov:focus:")).run()
     edges = next(d.value for d in at.main.dataframe if "Predicate" in d.value.columns)
     assert edges["Triple"].tolist() == [" ".join(e) for e in expected["selected_edges"]]

@@ -25,10 +25,9 @@ from streamlit.testing.v1 import AppTest
 from components import downloads
 from components.downloads import (BUTTON_KEYS, CHILDREN_KEY, DATA_FORMAT_KEY, DATA_FORMATS, IMAGE_FORMAT_KEY,
                                   POPOVER_KEY, PROV_FORMAT_KEY, PROV_FORMATS, data_file, file_stem, image_file,
-                                  list_file, page_file, prov_file, trace_store, unmapped_warning)
+                                  list_file, prov_file, trace_store, unmapped_warning)
 from tests.test_app import BY_ID, CORPUS, MANIFEST, MECHANISMS, PLAN, REACT_12, REPO, SESSIONS, SUPERVISOR, TOP  # noqa: F401
 from trace_explorer.export.data import export_session_data
-from trace_explorer.export.markdown import session_markdown
 from trace_explorer.export.prov import export_session_prov, nquad_line
 from trace_explorer.export.quads import subjects_sessions
 from trace_explorer.export.table import COLUMNS as CSV_COLUMNS

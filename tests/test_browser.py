@@ -1,5 +1,5 @@
 """The app in a real browser (headless Debian Chromium through Playwright's driver): the list,
-a click on a row, the DAG iframe and the timeline, a click on a timeline bar, and hostile text in
+a click on a row, the DAG and the timeline components, a click on a timeline row, and hostile text in
 the DAG's hover tooltip. Screenshots go to tests/artifacts/ (gitignored)."""
 
 from __future__ import annotations
@@ -9,8 +9,11 @@ import urllib.parse
 import pytest
 
 from components.session_table import ROW_PX  # the list's row height (the header is as tall)
+from tests.browser_session_support import (DAG, TIMELINE, dag, hover_node, session_url, shown_rows, wait_drawn,
+                                           wait_step)
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
 from trace_explorer.views.dag import dag_html
+from trace_explorer.views.step_walk import step_walk
 
 pytestmark = pytest.mark.browser  # fails (never skips) without Chromium: see tests/conftest.py
 
@@ -28,25 +31,6 @@ ONE_OF_EACH = {
 }
 HOSTILE = "<img src=x onerror=alert(1)><script>alert(2)</script>"
 
-
-
-def session_url(base: str, iri: str) -> str:
-    return f"{base}/session?session={urllib.parse.quote(iri, safe='')}"
-
-
-def dag_frame(page):
-    """The frame of the pyvis page, once vis-network has drawn into it."""
-    page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('iframe')).some(f => f.contentDocument && f.contentDocument.querySelector('#mynetwork canvas'))",
-        timeout=30000)
-    for frame in page.frames:
-        if frame.url.startswith("about:srcdoc") or frame != page.main_frame:
-            try:
-                if frame.evaluate("() => !!document.querySelector('#mynetwork canvas')"):
-                    return frame
-            except Exception:  # a frame that is not ready
-                continue
-    raise AssertionError("no DAG frame")
 
 
 def test_list_row_opens_the_session_with_dag_and_timeline(app_url, sessions):
@@ -69,17 +53,13 @@ def test_list_row_opens_the_session_with_dag_and_timeline(app_url, sessions):
         wait_for_streamlit_idle(page)
         assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["session"] == [REACT_12]
 
-        frame = dag_frame(page)
+        wait_drawn(page)
         session = sessions[REACT_12]
-        drawn = frame.evaluate("() => nodes.getIds()")
+        drawn = dag(page, "v => v.nodes.getIds()")
         assert set(drawn) == set(session.graph.nodes)
-        assert frame.evaluate("() => edges.length") == session.graph.number_of_edges()
-        assert frame.locator("#mynetwork").get_attribute("data-node-count") == str(len(drawn))
-
-        chart = page.locator('[data-testid="stVegaLiteChart"]').first
-        chart.wait_for()
-        bars = chart.locator("g.mark-rect path")
-        assert bars.count() == len(session.steps)
+        assert dag(page, "v => v.edges.length") == session.graph.number_of_edges()
+        assert page.locator(DAG).get_attribute("data-node-count") == str(len(drawn))
+        assert shown_rows(page) == [s.id for s in session.steps]  # a timeline row per step
         page.wait_for_timeout(500)
         screenshot(page, "session-after-row-click")
 
@@ -88,18 +68,16 @@ def test_timeline_click_selects_the_step_everywhere(app_url):
     focus = GRAPHRAG.replace("question:", "prov:focus:")
     with chromium_page(viewport=(1440, 1300)) as page:
         page.goto(session_url(app_url, GRAPHRAG))
+        wait_drawn(page)
         wait_for_streamlit_idle(page)
-        bar = page.locator(f'[data-testid="stVegaLiteChart"] g.mark-rect path[aria-label*="IRI: {focus}"]')
-        bar.wait_for()
-        bar.click()
+        page.locator(f'{TIMELINE} .te-wf-row[data-step="{focus}"]').click()
+        wait_step(page, focus)
         wait_for_streamlit_idle(page)
-        page.wait_for_function(f"() => decodeURIComponent(location.search).includes('step={focus}')", timeout=20000)
         picker = page.get_by_role("combobox", name="Step")
         assert picker.input_value() == "3. Focus"
-        assert page.get_by_text("Selected edges (4)").is_visible()
-        frame = dag_frame(page)
-        page.wait_for_timeout(300)
-        assert frame.evaluate("() => network.getSelectedNodes()") == [focus]
+        assert page.get_by_text("Selected edges (4)", exact=True).is_visible()  # the table, under the timeline
+        page.locator(f'{DAG}[data-selected="{focus}"]').wait_for(timeout=10000)
+        assert dag(page, "v => v.network.getSelectedNodes()") == [focus]
         screenshot(page, "graphrag-focus-picked-on-timeline")
 
 
@@ -108,36 +86,21 @@ def test_session_pages_render(app_url, sessions, name):
     iri = ONE_OF_EACH[name]
     with chromium_page(viewport=(1440, 1700)) as page:
         page.goto(session_url(app_url, iri))
+        wait_drawn(page)
         wait_for_streamlit_idle(page)
-        frame = dag_frame(page)
-        assert set(frame.evaluate("() => nodes.getIds()")) >= set(sessions[iri].graph.nodes)
-        page.locator('[data-testid="stVegaLiteChart"] g.mark-rect path').first.wait_for()
+        assert set(dag(page, "v => v.nodes.getIds()")) >= set(sessions[iri].graph.nodes)
+        assert shown_rows(page) == [e.id for e in step_walk(sessions[iri], sessions)]
         assert page.locator('[data-testid="stException"]').count() == 0
         page.wait_for_timeout(400)
         screenshot(page, f"session-{name}")
 
 
-def hover_node(page, frame, node_id: str) -> str | None:
-    """Centre the DAG on a node, hover it and return its tooltip's text (None if none shows)."""
-    frame.frame_element().scroll_into_view_if_needed()
-    frame.evaluate("(id) => network.focus(id, {scale: 1, animation: false})", node_id)
-    point = frame.evaluate("(id) => network.canvasToDOM(network.getPositions([id])[id])", node_id)
-    box = frame.frame_element().bounding_box()
-    x, y = box["x"] + point["x"], box["y"] + point["y"]
-    tip = frame.locator("div.vis-tooltip")
-    for dx in (0, 3, -3, 6):
-        page.mouse.move(x + dx - 25, y - 25)
-        page.mouse.move(x + dx, y, steps=3)
-        page.wait_for_timeout(300)
-        if tip.is_visible() and node_id in tip.inner_text():
-            return tip.inner_text()
-    return None
-
-
 def node_position(frame, node_id: str) -> tuple[float, float]:
     """Where a node is drawn, in page coordinates of the frame's document."""
     point = frame.evaluate(
-        "(id) => { const p = network.getPositions([id])[id]; return network.canvasToDOM(p); }", node_id)
+        "(id) => { const p = network.canvasToDOM(network.getPositions([id])[id]);"
+        " const box = network.body.container.getBoundingClientRect();"
+        " return {x: box.left + p.x, y: box.top + p.y}; }", node_id)
     return point["x"], point["y"]
 
 
@@ -219,26 +182,20 @@ def test_uploaded_hostile_trace_is_shown_as_text_everywhere(app_url, tmp_path):
         for text in ("<script>alert(5)</script>", "<b onmouseover=alert(6)>obs</b>", "<img src=x onerror=alert(4)>"):
             assert main.get_by_text(text, exact=True).first.is_visible(), text
         assert "<img src=x onerror=alert(7)>" in main.locator('[data-testid="stJson"]').inner_text()
-        # the timeline tooltip
-        bar = page.locator('[data-testid="stVegaLiteChart"] g.mark-rect path').first
-        bar.hover()
-        tip = page.locator("#vg-tooltip-element")
+        # the timeline's row and its tooltip
+        wait_drawn(page)
+        row = page.locator(f'{TIMELINE} .te-wf-row[data-step="urn:trustgraph:agent:evil/i1"]')
+        assert row.inner_text().strip() == "i1 Analysis: <img src=x onerror=alert(4)>"
+        row.hover()
+        tip = page.locator(f"{TIMELINE} .te-wf-tip")
         tip.wait_for(state="visible", timeout=5000)
         assert "<img src=x onerror=alert(4)>" in tip.inner_text()
         assert tip.locator("img, script, b").count() == 0
-        # the DAG tooltip, inside its iframe
-        frame = dag_frame(page)
-        frame.evaluate("() => network.fit()")
-        page.wait_for_timeout(200)
-        point = frame.evaluate("() => network.canvasToDOM(network.getPositions(['urn:trustgraph:agent:evil'])['urn:trustgraph:agent:evil'])")
-        frame.frame_element().scroll_into_view_if_needed()  # wherever the page's parts above put it
-        iframe_box = frame.frame_element().bounding_box()
-        page.mouse.move(iframe_box["x"] + point["x"] - 20, iframe_box["y"] + point["y"] - 20)
-        page.mouse.move(iframe_box["x"] + point["x"], iframe_box["y"] + point["y"], steps=4)
-        dag_tip = frame.locator("div.vis-tooltip")
-        dag_tip.wait_for(state="visible", timeout=5000)
-        assert "question: " + question in dag_tip.inner_text()
-        assert dag_tip.evaluate("e => Array.from(e.querySelectorAll('*')).every(n => n.tagName === 'BR')")
+        # the DAG's tooltip
+        text = hover_node(page, "urn:trustgraph:agent:evil")
+        assert text and "question: " + question in text
+        assert page.locator(f"{DAG} div.vis-tooltip").evaluate(
+            "e => Array.from(e.querySelectorAll('*')).every(n => n.tagName === 'BR')")
         screenshot(page, "hostile-upload")
         assert dialogs == []
         assert page.evaluate("() => document.querySelectorAll('img[src=\"x\"]').length") == 0
@@ -272,16 +229,15 @@ def test_hostile_corpus_runs_nothing_and_loads_nothing(app_url, tmp_path):
             page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
             page.wait_for_url("**/session?session=*", timeout=30000)
             wait_for_streamlit_idle(page)
-            frame = dag_frame(page)
+            wait_drawn(page)
             # hover every node of the DAG: each tooltip is text only
-            for node in frame.evaluate("() => nodes.getIds()"):
-                text = hover_node(page, frame, node)
+            for node in dag(page, "v => v.nodes.getIds()"):
+                text = hover_node(page, node)
                 assert text and "\n" in text, node
-                assert frame.locator("div.vis-tooltip").evaluate(
+                assert page.locator(f"{DAG} div.vis-tooltip").evaluate(
                     "e => Array.from(e.querySelectorAll('*')).every(n => n.tagName === 'BR')")
             screenshot(page, f"hostile-corpus-{iri.rsplit(':', 2)[-2]}")
             assert page.evaluate("() => window.__pwned") is None
-            assert frame.evaluate("() => window.__pwned") is None
             assert page.locator('img[src="x"], iframe[src^="javascript"], a[href^="javascript"]').count() == 0
             # trace text never becomes a link (escaped Markdown; URLs kept from autolinking)
             assert page.locator('[data-testid="stMain"] [data-testid="stMarkdownContainer"] a').count() == 0

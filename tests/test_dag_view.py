@@ -10,8 +10,10 @@ import pytest
 
 from tests.conftest import MANIFEST
 from trace_explorer.model.session import SESSION_NODE, Session
-from trace_explorer.views.dag import (FOLD_ABOVE_NODES, MAX_PIECES, OPEN_WINDOW, dag_html, fold_base, fold_title,
-                                      folded_layout, folds, holder, is_long, node_levels, suggested_height)
+from trace_explorer.views.dag import (FOLD_ABOVE_NODES, MAX_PIECES, OPEN_WINDOW, dag_data, dag_html, drawn_layout,
+                                      fold_base, fold_title, folded_layout, folds, holder, is_long, suggested_height,
+                                      whole_layout)
+from trace_explorer.views.dag_layout import layout_levels, layout_slots
 from trace_explorer.views.dag_folding import FOLDED, ITERATION
 from trace_explorer.views.palette import ERROR_COLOUR, PROV_FILLS, kind_colour
 
@@ -23,6 +25,7 @@ SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 SEED_DOCRAG = "urn:trustgraph:docrag:8d116ece-1738-47d9-bd9c-172411e20b8f"
 SUB_GRAPHRAG = "urn:trustgraph:question:332dd331-3a0b-4965-8da6-c6fdbd685167"
 HOSTILE = "<img src=x onerror=alert(1)><script>alert(2)</script>"
+GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 
 
 def drawn(html: str) -> tuple[list[dict], list[dict]]:
@@ -40,19 +43,20 @@ def test_every_graph_node_and_edge_is_drawn(sessions, iri):
     ids = {n["id"] for n in nodes}
     expected = set(session.graph.nodes) | ({session.parent_session} if session.parent_session else set())
     assert ids == expected
-    pairs = {(e["from"], e["to"], e["label"]) for e in edges}
+    pairs = {(e["from"], e["to"], e["title"]) for e in edges}
     for source, target, data in session.graph.edges(data=True):
-        assert (source, target, data["relation"]) in pairs  # PROV direction, relation as label
-    assert all(e["arrows"] == "to" for e in edges)
+        assert (source, target, data["relation"]) in pairs  # PROV direction, relation on hover
+    assert all(e["arrows"]["to"]["enabled"] for e in edges)
+    assert all("label" not in e for e in edges)  # no relation name written on the canvas
 
 
-def test_react_chain_reads_left_to_right_with_prov_shapes(sessions):
+def test_react_chain_reads_in_the_flow_direction_with_prov_shapes(sessions):
     session = sessions[REACT_12]
     nodes, _ = drawn(dag_html(session))
     by_id = {n["id"]: n for n in nodes}
     levels = [by_id[s.id]["level"] for s in session.steps]
     assert by_id[session.id]["level"] == 0
-    assert levels == sorted(levels) and len(set(levels)) == len(levels)  # one column per step
+    assert levels == list(range(1, len(session.steps) + 1))  # one level per step, in reading order
     analysis = by_id[REACT_12 + "/i3"]
     assert analysis["label"] == "Analysis i3\nknowledge-query"
     assert analysis["shape"] == "ellipse" and analysis["color"]["background"] == PROV_FILLS["Entity"]
@@ -60,15 +64,14 @@ def test_react_chain_reads_left_to_right_with_prov_shapes(sessions):
     failed = by_id[REACT_12 + "/i2/observation"]
     assert failed["label"] == "Observation i2 ✗"
     assert failed["color"]["border"] == ERROR_COLOUR
+    # the chain runs on slot 0 (a straight line the browser wraps into rows); each Thought sits
+    # right under its Analysis, at the same level
+    assert [by_id[s.id]["slot"] for s in session.steps] == [0] * len(session.steps)
     thought = by_id[REACT_12 + "/i3/thought"]
-    assert thought["level"] == by_id[REACT_12 + "/i3/observation"]["level"]
-    # the chain runs on one line, left to right; each thought sits under its observation
-    assert [by_id[s.id]["y"] for s in session.steps] == [0] * len(session.steps)
-    xs = [by_id[s.id]["x"] for s in session.steps]
-    assert xs == sorted(xs) and len(set(xs)) == len(xs)
-    assert (thought["x"], thought["y"]) == (by_id[REACT_12 + "/i3/observation"]["x"], 72)
+    assert (thought["level"], thought["slot"]) == (analysis["level"], 1)
     assert "thought: Step 3: I should use knowledge-query" in thought["hover"]
     assert "LLM ms: 2543" in analysis["hover"] and "model: gpt-4o-mini" in analysis["hover"]
+    assert all("x" not in n and "y" not in n for n in nodes)  # the browser places them
 
 
 def test_seed_activity_root_is_a_blue_box(sessions):
@@ -102,19 +105,32 @@ def test_plan_steps_are_stacked_in_plan_order(sessions):
     nodes, _ = drawn(dag_html(session))
     by_id = {n["id"]: n for n in nodes}
     results = [s.id for s in session.steps if s.kind == "StepResult"]
-    assert len(results) == 11 and len({by_id[r]["x"] for r in results}) == 1
-    ys = [by_id[r]["y"] for r in results]
-    assert ys == sorted(ys) and ys[0] == -ys[-1]  # centred, /step/0 on top, /step/10 at the bottom
+    assert len(results) == 11 and len({by_id[r]["level"] for r in results}) == 1
+    assert [by_id[r]["slot"] for r in results] == list(range(11))  # /step/0 on top, /step/10 at the bottom
     assert [by_id[r]["label"] for r in results][:2] == ["Step #1", "Step #2"]
+    synthesis = by_id[session.id + "/synthesis"]  # beside the last step it derives from
+    assert (synthesis["level"], synthesis["slot"]) == (by_id[results[-1]]["level"] + 1, 10)
 
 
-def test_levels_follow_derivation_and_parts(sessions):
+def test_levels_follow_derivation_and_parts_sit_under_their_step(sessions):
     session = sessions["urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"]
-    levels = node_levels(session)
+    layout = whole_layout(session)
+    levels, slots = layout_levels(layout), layout_slots(layout)
     focus = "urn:trustgraph:prov:focus:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
     assert levels[session.id] == 0 and levels[focus] == 3
     selections = [n for n in session.graph if session.graph.nodes[n]["kind"] == "EdgeSelection"]
-    assert len(selections) == 4 and {levels[n] for n in selections} == {4}
+    assert len(selections) == 4 and {levels[n] for n in selections} == {3}  # at the Focus's level
+    assert sorted(slots[n][1] for n in selections) == [1, 2, 3, 4] and slots[focus] == (3, 0)
+
+
+def test_the_supervisor_fans_out_and_in(sessions):
+    layout = whole_layout(sessions[SUPERVISOR], sessions)
+    slots = layout_slots(layout)
+    subs = [n.id for n in layout.nodes if n.kind == SESSION_NODE]
+    findings = [n.id for n in layout.nodes if n.kind == "Finding"]
+    assert [slots[s] for s in subs] == [(3, 0), (3, 1)]  # the two sub-agents side by side
+    assert [slots[f] for f in findings] == [(4, 0), (4, 1)]  # each Finding beside its sub-agent
+    assert slots[SUPERVISOR + "/synthesis"][0] == 5
 
 
 def test_no_external_url_is_loaded(sessions):
@@ -124,6 +140,7 @@ def test_no_external_url_is_loaded(sessions):
     assert not re.search(r"https?://[^\s\"'<>]*\.(?:js|css)\b", html)  # no script or style URL at all
     assert "bootstrap" not in html.lower()
     assert "vis-network" in html and "new vis.Network" in html  # vis is inlined
+    assert "TraceExplorerDag.adopt(network" in html  # our layout, legend and selection on top
 
 
 def hostile_session(sessions) -> Session:
@@ -163,8 +180,8 @@ def test_selected_node_is_outlined_and_the_page_is_deterministic(sessions):
     assert first == dag_html(session, selected=selected, height_px=480)
     nodes, _ = drawn(first)
     chosen = next(n for n in nodes if n["id"] == selected)
-    assert chosen["borderWidth"] == 4 and chosen["color"]["border"] == "#111827"
-    assert f'var selected = "{selected}";' in first
+    assert chosen["borderWidthSelected"] == 4 and chosen["color"]["highlight"]["border"] == "#111827"
+    assert f'var selected = "{selected}";' in first  # the page selects it once drawn
     assert "height: 480px" in first
 
 
@@ -172,17 +189,22 @@ def test_a_200_step_session_draws_every_step_and_derivation():
     # (its speed: benchmarks/long_sessions.py)
     session = synthetic_react(100)
     selected = session.steps[150].id
-    nodes, edges = drawn(dag_html(session, selected=selected))
+    html = dag_html(session, selected=selected)
+    nodes, edges = drawn(html)
     assert len(nodes) == 201 and len(edges) == 200
     assert {n["id"] for n in nodes} == set(session.graph.nodes)
     assert {(e["from"], e["to"]) for e in edges} == set(session.graph.edges)
-    assert next(n for n in nodes if n["id"] == selected)["borderWidth"] == 4
+    chosen = next(n for n in nodes if n["id"] == selected)
+    assert chosen["borderWidthSelected"] == 4 and f'var selected = "{selected}";' in html
 
 
-def test_suggested_height_fits_the_tallest_column(sessions):
-    assert suggested_height(sessions[REACT_12]) == 300  # a chain: one step per column
-    assert suggested_height(sessions["urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"]) == 404
-    assert suggested_height(sessions["urn:trustgraph:agent:1a4f44f9-a651-4445-b9f3-635cf88c422b"]) == 640
+def test_suggested_height_fits_the_tallest_level(sessions):
+    def height(iri):
+        return suggested_height(whole_layout(sessions[iri]))
+
+    assert height(REACT_12) == 300  # a chain: a step and its thought per level
+    assert height("urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6") == 424  # Focus and 4 edges
+    assert height("urn:trustgraph:agent:1a4f44f9-a651-4445-b9f3-635cf88c422b") == 640  # 11 plan steps
 
 
 def test_an_agent_is_drawn_as_prov_orange_house():
@@ -264,8 +286,7 @@ def test_the_selected_step_is_always_drawn_and_selected():
         assert chosen.role != "folded", (index, chosen.lines)  # a fold opens around it
         html = dag_html(session, step.id, layout=layout)
         assert f'var selected = "{node}";' in html
-        drawn_node = next(n for n in drawn(html)[0] if n["id"] == node)
-        assert drawn_node["borderWidth"] == 4 and drawn_node["color"]["border"] == "#111827"
+        assert node in {n["id"] for n in drawn(html)[0]}
         assert len(layout.nodes) <= 40 + OPEN_WINDOW
     # in the middle of a run, the window is centred on it: iterations on both sides are drawn
     layout = folded_layout(session, session.id + "/i1000/thought", base=base)
@@ -352,3 +373,75 @@ def test_a_long_graph_of_any_shape_is_folded_to_a_bounded_size():
     assert holder(layout, selected) == selected
     nodes, _ = drawn(dag_html(session, selected, layout=layout))
     assert len(nodes) == len(layout.nodes) and fold_title(folds(layout)[0]).endswith(" StepResult steps")
+
+
+# -- the app's DAG component: the same pyvis graph as data, and a legend of what is drawn -----------
+ARROW = "derived → source (PROV); hover an arrow for its relation"
+
+
+def legend_of(session, sessions=None, layout=None) -> list[str]:
+    layout = layout if layout is not None else whole_layout(session, sessions)
+    return [entry["label"] for entry in dag_data(session, layout, sessions)["legend"]]
+
+
+def test_component_data_is_the_pages_graph(sessions):
+    session = sessions[REACT_12]
+    data = dag_data(session, whole_layout(session))
+    page_nodes, page_edges = drawn(dag_html(session))
+    assert data["nodes"] == page_nodes and data["edges"] == page_edges  # one graph for app and export
+    assert data["options"]["physics"] == {"enabled": False}
+    assert data["options"]["interaction"]["keyboard"] is False  # j / k belong to the page
+    assert json.loads(json.dumps(data)) == data  # plain JSON for the component
+    assert data["key"] == dag_data(session, whole_layout(session))["key"]  # same drawing, same key
+    long = long_react(300)
+    first, other = (dag_data(long, folded_layout(long, long.steps[i].id)) for i in (3, 500))
+    assert first["key"] != other["key"]  # another fold opened: another drawing
+
+
+def test_the_legend_lists_only_what_is_drawn(sessions):
+    assert legend_of(sessions[REACT_12]) == ["Entity", "Question", "PatternDecision", "Analysis", "Observation",
+                                             "Thought", "Conclusion", "✗ tool error", ARROW]
+    # a seed DocRAG has an Activity root and no tool error; a supervisor its sub-sessions; a
+    # sub-trace its parent
+    assert legend_of(sessions[SEED_DOCRAG]) == ["Entity", "Activity", "Question", "Exploration", "Synthesis", ARROW]
+    assert legend_of(sessions[SUPERVISOR], sessions) == ["Entity", "Question", "PatternDecision", "Decomposition",
+                                                         "Finding", "Synthesis", "Sub-session", ARROW]
+    assert legend_of(sessions[SUB_GRAPHRAG], sessions)[-2:] == ["Parent session", ARROW]
+    long = long_react(2000)
+    folded = legend_of(long, layout=folded_layout(long))
+    assert "Iteration (Analysis, Thought, Observation)" in folded and "⋯ folded run (click to open)" in folded
+    assert "Analysis" not in folded and "Thought" not in folded  # grouped into Iterations
+    assert "Agent" not in legend_of(sessions[REACT_12]) and "Activity" not in legend_of(sessions[REACT_12])
+
+
+def test_a_long_session_is_drawn_folded_and_a_short_one_whole(sessions):
+    assert drawn_layout(sessions[REACT_12]).nodes == whole_layout(sessions[REACT_12]).nodes
+    long = long_react(2000)
+    assert len(drawn_layout(long, long.steps[9].id).nodes) == len(folded_layout(long, long.steps[9].id).nodes) <= 52
+
+
+def test_a_branch_of_other_nodes_hangs_from_its_node(sessions):
+    """Another group of nodes (here: the chunk, page and document an edge was extracted from)
+    joins a drawing as a branch: laid out from the node it hangs on, drawn as its nodes say,
+    named in the legend, its text escaped like any other."""
+    from trace_explorer.views.dag_folding import DagNode
+    from trace_explorer.views.dag_layout import with_branch
+
+    session = sessions[GRAPHRAG]
+    edge = next(n for n in session.graph if session.graph.nodes[n]["kind"] == "EdgeSelection")
+    chain = [DagNode(f"urn:evidence:{kind}", [f"urn:evidence:{kind}"], kind, "Entity", [kind, HOSTILE],
+                     f"{kind}\n{HOSTILE}", role="evidence") for kind in ("Chunk", "Page", "Document")]
+    edges = [(chain[0].id, edge, "extractedFrom"), (chain[1].id, chain[0].id, "wasDerivedFrom"),
+             (chain[2].id, chain[1].id, "wasDerivedFrom")]
+    layout = with_branch(whole_layout(session), chain, edges)
+    slots = layout_slots(layout)
+    level, slot = slots[edge]
+    assert [slots[n.id] for n in chain] == [(level + 1, slot), (level + 2, slot), (level + 3, slot)]
+    data = dag_data(session, layout)
+    drawn_nodes = {n["id"]: n for n in data["nodes"]}
+    document = drawn_nodes["urn:evidence:Document"]
+    assert document["label"] == "Document\n" + HOSTILE[:27] + "…" and document["hover"] == "Document\n" + HOSTILE
+    assert document["role"] == "evidence" and document["shape"] == "ellipse"
+    assert [e["label"] for e in data["legend"]][-4:-1] == ["Chunk", "Page", "Document"]
+    assert ("urn:evidence:Chunk", edge, "extractedFrom") in {(e["from"], e["to"], e["title"]) for e in data["edges"]}
+    assert "<img" not in dag_html(session, layout=layout)

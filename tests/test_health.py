@@ -8,7 +8,7 @@ import pytest
 import rdflib
 from rdflib.namespace import SH
 
-from tests.conftest import CORPUS, CONTENT_FILES, TRACE_FILES, corpus_paths
+from tests.conftest import CORPUS, TRACE_FILES, corpus_paths
 from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy, sub
 from trace_explorer.analysis import shacl
 from trace_explorer.analysis.health import check_source

@@ -14,7 +14,7 @@ from trace_explorer.analysis.health_index import refresh_health
 from trace_explorer.cli.main import main
 from trace_explorer.sources.catalog import list_sessions
 from trace_explorer.sources.filter import SessionFilter
-from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.sources.local_store import ingest_file, open_local_store
 from trace_explorer.sources.session_insights import health_of
 
 KEYS = ["rule", "severity", "session", "step", "message", "triple"]

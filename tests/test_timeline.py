@@ -15,10 +15,11 @@ import pyoxigraph as ox
 import pytest
 
 from tests.conftest import CORPUS, MANIFEST
+from tests.test_waterfall import decoded_ids
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.model.session import Session, Step
 from trace_explorer.views.palette import KIND_COLOURS, kind_colour
-from trace_explorer.views.timeline import (COLUMNS, SELECTION, UNTIMED_FRACTION, WINDOW_ROWS, timeline_chart,
+from trace_explorer.views.timeline import (COLUMNS, SELECTION, WINDOW_ROWS, timeline_chart,
                                            timeline_rows, window_bounds, window_caption, window_count, window_of)
 
 TG = "https://trustgraph.ai/ns/"
@@ -64,18 +65,18 @@ def test_react_session_has_a_row_per_step_with_the_traced_durations(sessions):
     assert observations[observations["error"]]["label"].tolist() == ["i2 Observation ✗"]
 
 
-def test_steps_are_laid_end_to_end_and_untimed_steps_get_a_fixed_width(sessions):
+def test_steps_are_laid_end_to_end_and_untimed_steps_are_instants(sessions):
     rows = timeline_rows(sessions[REACT_12])
     assert rows["start_ms"].iloc[0] == 0.0
     assert (rows["start_ms"].iloc[1:].to_numpy() == rows["end_ms"].iloc[:-1].to_numpy()).all()
     measured = rows["duration_ms"].sum()
     untimed = rows[rows["duration_ms"].isna()]
     assert untimed["kind"].tolist() == ["PatternDecision", "Conclusion"]
-    widths = (untimed["end_ms"] - untimed["start_ms"]).tolist()
-    assert widths == pytest.approx([measured * UNTIMED_FRACTION] * 2)
+    assert (untimed["end_ms"] - untimed["start_ms"]).tolist() == [0.0, 0.0]  # no width: a marker
+    assert untimed["start_ms"].tolist() == [0.0, pytest.approx(measured)]  # at the start, at the end
     timed = rows[rows["duration_ms"].notna()]
     assert (timed["end_ms"] - timed["start_ms"]).tolist() == pytest.approx(timed["duration_ms"].tolist())
-    assert rows["end_ms"].iloc[-1] == pytest.approx(measured * (1 + 2 * UNTIMED_FRACTION))
+    assert rows["end_ms"].iloc[-1] == pytest.approx(measured)  # 77.4 s recorded, nothing added
 
 
 def test_labels_are_short_unique_and_name_the_tool(sessions):
@@ -107,12 +108,15 @@ def test_chart_colours_by_kind_and_selects_the_step_field(sessions):
     rows = timeline_rows(sessions[REACT_12])
     selected = rows["step"].iloc[3]
     spec = timeline_chart(rows, selected=selected).to_dict()
-    assert spec["params"] == [{"name": SELECTION, "select": {
-        "type": "point", "fields": ["step"], "on": "click", "toggle": False, "clear": False}}]
+    param = spec["params"][0]
+    assert param["name"] == SELECTION and param["select"] == {
+        "type": "point", "fields": ["step"], "on": "click", "toggle": False, "clear": False}
     colour = spec["encoding"]["color"]
     assert colour["field"] == "kind"
     assert colour["scale"]["domain"] == ["PatternDecision", "Analysis", "Observation", "Conclusion"]
     assert colour["scale"]["range"] == [KIND_COLOURS[k] for k in colour["scale"]["domain"]]
+    assert colour["legend"]["labelLimit"] == 0  # legend labels are never cut
+    assert spec["encoding"]["x"]["axis"]["labelFlush"] is True  # the last tick label stays inside
     tooltip = {t["field"]: t.get("title") for t in spec["encoding"]["tooltip"]}
     assert tooltip["label"] == "step" and "kind" in tooltip and tooltip["step"] == "IRI"
     assert tooltip["tip_duration"] == "duration"
@@ -122,8 +126,20 @@ def test_chart_colours_by_kind_and_selects_the_step_field(sessions):
     assert (first["tip_duration"], first["tip_detail"], first["tip_model"], first["tip_status"]) == (
         f"{int(rows['duration_ms'].iloc[1]):,} ms", "calculator", "gpt-4o-mini", "ok")
     assert data[4]["tip_status"] == "failed ✗" and data[0]["tip_duration"] == "not recorded"
-    assert spec["encoding"]["x"]["field"] == "start_ms" and spec["encoding"]["x2"]["field"] == "end_ms"
+    # a bar per timed step, a diamond per step without a duration (PatternDecision, Conclusion)
+    bars, marks = spec["layer"]
+    assert bars["mark"]["type"] == "bar" and bars["encoding"]["x2"]["field"] == "end_ms"
+    assert bars["transform"] == [{"filter": "!datum.marker"}]
+    assert marks["mark"]["type"] == "point" and marks["mark"]["shape"] == "diamond"
+    assert marks["transform"] == [{"filter": "datum.marker"}]
+    assert [r["label"] for r in data if r["marker"]] == ["PatternDecision: react", "Conclusion"]
+    assert spec["encoding"]["x"]["field"] == "start_ms"
     assert spec["height"] == {"step": 22}
+
+
+def test_a_session_without_durations_draws_bars_in_order(sessions):
+    data = next(iter(timeline_chart(timeline_rows(sessions[GRAPHRAG])).to_dict()["datasets"].values()))
+    assert [r["marker"] for r in data] == [False] * 4  # the order axis: every step a bar
 
 
 def test_palette_gives_every_kind_one_colour_and_unknown_kinds_grey():
@@ -231,12 +247,12 @@ def test_a_window_of_a_long_session_spans_its_own_time():
     assert scale["domain"] == [rows["start_ms"].iloc[1200], rows["end_ms"].iloc[1399]]
     assert scale["zero"] is False and rows["start_ms"].iloc[1200] > 0  # not drawn from 0
     first = timeline_chart(rows.iloc[0:200]).to_dict()
-    assert "scale" not in first["encoding"]["x"]  # the first window, like a short session
+    assert "domain" not in first["encoding"]["x"]["scale"]  # the first window, like a short session
 
 
 def test_a_short_session_chart_has_no_window_scale(sessions):
     spec = timeline_chart(timeline_rows(sessions[REACT_12])).to_dict()
-    assert "scale" not in spec["encoding"]["x"]
+    assert spec["encoding"]["x"]["scale"] == {"padding": 8}  # room for a diamond at either end
 
 
 def test_a_100000_step_timeline_builds_its_rows_and_a_window():
@@ -274,16 +290,21 @@ def captions(at) -> list[str]:
     return [c.value.replace("\\", "") for c in at.main.caption]
 
 
-def test_a_long_session_page_windows_the_timeline_and_folds_the_graph():
+def test_a_long_session_page_draws_every_row_and_folds_the_graph():
     session = long_react(2000)
     at = long_session_app(2000, 1300)
     shown = captions(at)
-    assert any("showing steps 1,201–1,400 of 4,002 (window 7 of 21)" in c for c in shown), shown
-    assert at.slider(key="te_timeline_window").value == 7
-    assert chart_rows(at) == list(range(1200, 1400))  # the chart draws the window only
-    dag = page_elements(at, "iframe")[0].proto.srcdoc
+    # the waterfall gets every row (the browser draws those in view), with the selected step
+    timeline = component_data(at, "trace_explorer_timeline")
+    rows = timeline["rows"]
+    assert decoded_ids(rows) == [s.id for s in session.steps] and len(rows["labels"]) == 4002
+    assert rows["labels"][1] == "i1 Analysis: " + session.steps[1].fields["action"]
+    assert timeline["selected"] == session.steps[1300].id
+    assert rows["axis"] == "ms" and rows["markers"][0] == 1 and rows["markers"][-1] == 1  # Pattern, Conclusion
+    dag = component_data(at, "trace_explorer_dag")
     selected_group = session.steps[1300].id.removesuffix("/observation")  # i650/observation -> i650
-    assert f'var selected = "{selected_group}";' in dag  # its Iteration node is drawn and selected
+    assert dag["selected"] == selected_group  # its Iteration node is drawn and selected
+    assert selected_group in {n["id"] for n in dag["graph"]["nodes"]}
     # the picker lists the window around the selected step; the number box reaches any step
     picker = at.selectbox(key="te_step")
     assert picker.value == session.steps[1300].id
@@ -291,20 +312,15 @@ def test_a_long_session_page_windows_the_timeline_and_folds_the_graph():
     assert at.number_input(key="te_step_number").value == 1301
     # the graph says it is folded and lists its folds
     assert any(c.startswith("Long session: 4,002 steps, 6,003 graph nodes.") for c in shown)
-    assert drawn_nodes(at) <= 40
+    assert drawn_nodes(at) <= 40 and drawn_nodes(at) == len(dag["graph"]["nodes"])
     folds = at.selectbox(key="te_dag_fold_pick")
     assert 5 <= len(folds.options) <= 12 and folds.value is None
 
-    # Next moves the window, the selection stays
-    at.button(key="te_timeline_next").click().run()
-    assert chart_rows(at) == list(range(1400, 1600))
-    assert any("showing steps 1,401–1,600 of 4,002 (window 8 of 21). The selected step (1,301) is in window 7."
-               in c for c in captions(at)), captions(at)
-    assert at.selectbox(key="te_step").value == session.steps[1300].id
-    # a step chosen by number moves the window to it
+    # a step chosen by number is selected everywhere
     at.number_input(key="te_step_number").set_value(3999).run()
     assert at.selectbox(key="te_step").value == session.steps[3998].id
-    assert any("showing steps 3,801–4,000 of 4,002 (window 20 of 21)" in c for c in captions(at)), captions(at)
+    assert component_data(at, "trace_explorer_timeline")["selected"] == session.steps[3998].id
+    assert at.query_params["step"] in ([session.steps[3998].id], session.steps[3998].id)
     # opening a fold draws more nodes; "Fold again" closes it
     from trace_explorer.views.dag import folded_layout, folds
 
@@ -313,10 +329,17 @@ def test_a_long_session_page_windows_the_timeline_and_folds_the_graph():
     assert at.selectbox(key="te_dag_fold_pick").options[0].startswith("i3 – ")
     at.selectbox(key="te_dag_fold_pick").set_value(first_fold.id).run()
     assert drawn_nodes(at) > before
+    assert len(component_data(at, "trace_explorer_dag")["graph"]["nodes"]) == drawn_nodes(at)
     assert at.session_state["te_dag_open"]["ids"] == [first_fold.id]
     assert at.selectbox(key="te_dag_fold_pick").value is None  # ready for the next one
     at.button(key="te_dag_fold_all").click().run()
     assert not at.exception and drawn_nodes(at) == before
+
+
+def component_data(at, name: str) -> dict:
+    """The data the page sends to the custom component ``name`` (its JSON)."""
+    element = next(e for e in page_elements(at, "bidi_component") if e.proto.component_name == name)
+    return json.loads(element.proto.json)
 
 
 def page_elements(at, kind: str) -> list:
@@ -326,14 +349,6 @@ def page_elements(at, kind: str) -> list:
             yield child
             yield from walk(child)
     return [e for e in walk(at.main) if getattr(e, "type", None) == kind]
-
-
-def chart_rows(at) -> list[int]:
-    """The ``index`` (0-based step) of each row the timeline chart sends to the browser."""
-    import pyarrow as pa
-
-    chart = page_elements(at, "vega_lite_chart")[0].proto
-    return pa.ipc.open_stream(chart.datasets[0].data.data).read_all().column("index").to_pylist()
 
 
 def drawn_nodes(at) -> int:

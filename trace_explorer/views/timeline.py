@@ -3,14 +3,15 @@ drawn from those rows (``timeline_chart``).
 
 TrustGraph records durations, not start times: ``tg:llmDurationMs`` on an Analysis (and other
 LLM steps) and ``tg:toolDurationMs`` on an Observation. The timeline lays the steps end to end
-from the session start in reading order. A step without a duration gets a small fixed width
-(``UNTIMED_FRACTION`` of the session's measured time). A session that records no duration at
-all is drawn on an "order" axis: step ``i`` spans ``[i, i + 1)``.
+from the session start in reading order. A step without a duration is an instant (a marker at
+its start, drawn as a diamond, never a bar). A session that records no duration at all is drawn
+on an "order" axis: step ``i`` spans ``[i, i + 1)``. The app draws a session as a waterfall
+(``views.waterfall``); this chart is the timeline of the exports (image and page).
 
-A session of more than ``WINDOW_ROWS`` steps is shown a window at a time (``window_of``,
-``window_bounds``, ``window_caption``): windows are consecutive pages of ``WINDOW_ROWS`` rows in
-reading order, so the chart stays readable and quick however long the session is; the rows
-keep their times from the session start.
+Windows (``window_of``, ``window_bounds``, ``window_caption``) are consecutive pages of
+``WINDOW_ROWS`` rows in reading order: the app's step picker lists a long session's steps a
+window at a time, and a chart of a window spans its own time (the rows keep their times from
+the session start).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from .step_labels import clip, has_error, step_detail, timeline_label
 
 COLUMNS = ("step", "kind", "label", "index", "start_ms", "end_ms", "axis", "duration_ms",
            "error", "detail", "model", "in_tokens", "out_tokens")
-UNTIMED_FRACTION = 0.015  # width of a step without a duration, as a share of the measured time
 SELECTION = "step"  # the name of the chart's point selection (Streamlit's selection key)
 ROW_PX = 22  # height of one row while the rows fit in MAX_HEIGHT_PX
 MAX_HEIGHT_PX = 720
@@ -51,22 +51,20 @@ def timeline_rows(session: Session) -> pd.DataFrame:
     """One row per step of ``session`` in reading order (``session.steps``).
 
     Columns: ``step`` (IRI), ``kind``, ``label`` (short and unique, e.g. "i3 Analysis: calculator"),
-    ``index`` (0-based), ``start_ms`` / ``end_ms`` (floats), ``axis`` ("ms" when any step has a
-    duration, else "order" with start/end = index/index + 1), ``duration_ms`` (None when not
-    recorded), ``error`` (bool), ``detail`` (tool, pattern, plan step or goal), ``model``,
+    ``index`` (0-based), ``start_ms`` / ``end_ms`` (floats; equal for a step without a duration),
+    ``axis`` ("ms" when any step has a duration, else "order" with start/end = index/index + 1),
+    ``duration_ms`` (None when not recorded), ``error`` (bool), ``detail`` (tool, pattern, plan step or goal), ``model``,
     ``in_tokens``, ``out_tokens``. An empty session gives an empty frame with these columns.
     """
     steps = session.steps
     durations = [step_duration_ms(s) for s in steps]
-    measured = sum(d for d in durations if d is not None)
     timed = any(d is not None for d in durations)
-    untimed_width = max(1.0, measured * UNTIMED_FRACTION)
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     clock = 0.0
     for index, (step, duration) in enumerate(zip(steps, durations)):
         if timed:
-            start, end = clock, clock + (duration if duration is not None else untimed_width)
+            start, end = clock, clock + (duration or 0.0)
             clock = end
         else:
             start, end = float(index), float(index + 1)
@@ -84,20 +82,22 @@ def timeline_rows(session: Session) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.Chart:
-    """A horizontal bar per row of ``timeline_rows``, coloured by kind (``palette``), in reading
-    order top to bottom, with a tooltip, a red outline on failed tool calls, a dark outline on
-    the ``selected`` step IRI, and a point selection named ``"step"`` on the ``step`` field (so
-    ``st.altair_chart(chart, on_select="rerun")`` returns the picked step IRI).
+def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.LayerChart:
+    """A horizontal bar per timed row of ``timeline_rows`` and a diamond per row without a
+    duration (an instant, never a bar), coloured by kind (``palette``), in reading order top to
+    bottom, with a tooltip, a red outline on failed tool calls, a dark outline on the
+    ``selected`` step IRI, and a point selection named ``"step"`` on the ``step`` field.
 
     Builds for long sessions too (2,000 rows): the height is capped and the row labels are
-    hidden once they would be unreadable. ``df`` may be a window of the rows (``window_bounds``):
-    one that does not start at the first step spans its own time on the x axis.
+    hidden once they would be unreadable. Nothing is clipped: the legend's labels are whole and
+    the last tick label stays inside the plot. ``df`` may be a window of the rows
+    (``window_bounds``): one that does not start at the first step spans its own time.
     """
     data = df.copy()
     count = len(data)
     by_ms = count > 0 and data["axis"].iloc[0] == "ms"
     data["selected"] = data["step"] == selected if selected is not None else False
+    data["marker"] = [by_ms and pd.isna(d) for d in data["duration_ms"]]
     data["tip_duration"] = [f"{d:,.0f} ms" if pd.notna(d) else "not recorded" for d in data["duration_ms"]]
     data["tip_start"] = [f"{v:,.0f} ms" if by_ms else f"step {int(v) + 1}" for v in data["start_ms"]]
     data["tip_detail"] = [clip(d, TOOLTIP_CHARS) if d else "—" for d in data["detail"]]
@@ -109,7 +109,7 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.Chart:
     data["outline"] = [SELECTED_OUTLINE if sel else ERROR_COLOUR if err else "transparent"
                        for sel, err in zip(data["selected"], data["error"])]
     # only what the chart draws travels to the browser (a detail may be a 1 MB string)
-    data = data[["step", "kind", "label", "index", "start_ms", "end_ms", "error", "selected",
+    data = data[["step", "kind", "label", "index", "start_ms", "end_ms", "error", "selected", "marker",
                  "outline", "tip_duration", "tip_start", "tip_detail", "tip_tokens", "tip_model",
                  "tip_status"]]
     kinds = list(dict.fromkeys(data["kind"]))
@@ -121,41 +121,48 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.Chart:
                                clear=False)
     y_axis = alt.Axis(title=None, labelLimit=260, labelFontSize=11 if row_px >= 14 else 9,
                       ticks=False, domain=False) if row_px >= 9 else None
-    x_title = "time from the session start (steps laid end to end)" if by_ms else "step order"
-    x_axis = alt.Axis(grid=True, labelExpr="format(datum.value / 1000, '~r') + ' s'") if by_ms \
-        else alt.Axis(grid=True, format="d", tickMinStep=1)
-    base = alt.Chart(data).encode(
-        y=alt.Y("label:N", sort=alt.EncodingSortField(field="index", order="ascending"),
-                axis=y_axis, title=None if y_axis else "steps (hover for details)"),
-    )
+    x_title = "time from the session start (steps laid end to end; ◆ no duration recorded)" if by_ms \
+        else "step order"
+    x_axis = alt.Axis(grid=True, labelFlush=True, labelExpr="format(datum.value / 1000, '~r') + ' s'") if by_ms \
+        else alt.Axis(grid=True, format="d", tickMinStep=1, labelFlush=True)
     # a window of a long session (its first row is not the session's first step) spans its own
     # time, not the time from zero
     late = count > 0 and int(data["index"].iloc[0]) > 0
+    # (a few pixels of room at both ends, so a diamond at the start or end is drawn whole)
     x_scale = alt.Scale(domain=[float(data["start_ms"].min()), float(data["end_ms"].max())], nice=False,
-                        zero=False) if late else alt.Undefined
-    bars = base.mark_bar(cornerRadius=2, cursor="pointer").encode(
-        x=alt.X("start_ms:Q", title=x_title, axis=x_axis, scale=x_scale),
+                        zero=False, padding=8) if late else alt.Scale(padding=8)
+    tooltip = [
+        alt.Tooltip("label:N", title="step"),
+        alt.Tooltip("kind:N"),
+        alt.Tooltip("tip_duration:N", title="duration"),
+        alt.Tooltip("tip_start:N", title="starts at"),
+        alt.Tooltip("tip_detail:N", title="tool / detail"),
+        alt.Tooltip("tip_tokens:N", title="tokens in / out"),
+        alt.Tooltip("tip_model:N", title="model"),
+        alt.Tooltip("tip_status:N", title="tool call"),
+        alt.Tooltip("step:N", title="IRI"),
+    ]
+    colour = alt.Color("kind:N", title=None,
+                       scale=alt.Scale(domain=kinds, range=[kind_colour(k) for k in kinds]),
+                       legend=alt.Legend(orient="top", direction="horizontal", symbolType="square",
+                                         columns=min(4, max(1, len(kinds))), labelLimit=0))
+    bars = alt.Chart().mark_bar(cornerRadius=2, cursor="pointer").encode(
         x2="end_ms:Q",
-        color=alt.Color("kind:N", title=None,
-                        scale=alt.Scale(domain=kinds, range=[kind_colour(k) for k in kinds]),
-                        legend=alt.Legend(orient="top", direction="horizontal", symbolType="square",
-                                          columns=min(4, max(1, len(kinds))), labelLimit=140)),
         stroke=alt.Stroke("outline:N", scale=None, legend=None),
         strokeWidth=alt.condition("datum.selected || datum.error", alt.value(2.5), alt.value(0)),
-        opacity=alt.condition("datum.selected", alt.value(1.0), alt.value(0.82)),
-        tooltip=[
-            alt.Tooltip("label:N", title="step"),
-            alt.Tooltip("kind:N"),
-            alt.Tooltip("tip_duration:N", title="duration"),
-            alt.Tooltip("tip_start:N", title="starts at"),
-            alt.Tooltip("tip_detail:N", title="tool / detail"),
-            alt.Tooltip("tip_tokens:N", title="tokens in / out"),
-            alt.Tooltip("tip_model:N", title="model"),
-            alt.Tooltip("tip_status:N", title="tool call"),
-            alt.Tooltip("step:N", title="IRI"),
-        ],
-    ).add_params(pick)
-    return bars.properties(height=height)
+    ).transform_filter("!datum.marker").add_params(pick)
+    markers = alt.Chart().mark_point(shape="diamond", filled=True, size=120, cursor="pointer", opacity=1).encode(
+        stroke=alt.Stroke("outline:N", scale=None, legend=None),
+        strokeWidth=alt.condition("datum.selected || datum.error", alt.value(2), alt.value(0)),
+    ).transform_filter("datum.marker")
+    return alt.layer(bars, markers, data=data).encode(
+        y=alt.Y("label:N", sort=alt.EncodingSortField(field="index", order="ascending"),
+                axis=y_axis, title=None if y_axis else "steps (hover for details)"),
+        x=alt.X("start_ms:Q", title=x_title, axis=x_axis, scale=x_scale),
+        color=colour,
+        opacity=alt.condition("datum.selected", alt.value(1.0), alt.value(0.85)),
+        tooltip=tooltip,
+    ).properties(height=height)
 
 
 def window_count(count: int, size: int = WINDOW_ROWS) -> int:

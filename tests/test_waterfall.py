@@ -1,0 +1,170 @@
+"""The step walk and the waterfall (the app's timeline), checked against the reference corpus:
+the manifest's sub-sessions and the durations read straight from the trace files."""
+
+from __future__ import annotations
+
+import json
+
+import pyoxigraph as ox
+import pytest
+
+from tests.conftest import CORPUS, MANIFEST
+from trace_explorer.views.palette import kind_colour
+from trace_explorer.views.step_walk import moved, step_walk, walk_positions
+from trace_explorer.views.waterfall import HEADER_KIND, front_coded, waterfall, waterfall_data
+
+TG = "https://trustgraph.ai/ns/"
+SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
+TOOL_PARENT = "urn:trustgraph:agent:4ecadea2-81b6-4bb5-b866-64ae64a149f5"  # a tool call ran GraphRAG
+REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
+PLAN = "urn:trustgraph:agent:1a4f44f9-a651-4445-b9f3-635cf88c422b"
+
+
+def file_of(session: str) -> str:
+    """The corpus file that holds ``session`` (from the manifest)."""
+    return next(name for name, f in MANIFEST.items() if any(s["session"] == session for s in f["sessions"]))
+
+
+def children_of(parent: str) -> list[dict]:
+    """The manifest's sub-sessions of ``parent`` (derived from one of its steps)."""
+    return [s for f in MANIFEST.values() for s in f["sessions"] if (s["parent"] or "").startswith(parent + "/")]
+
+
+def raw(session: str, predicates: tuple[str, ...]) -> dict[str, str]:
+    """Subject IRI -> value of one of ``predicates`` (tg: names), for the steps of ``session``,
+    read directly from its trace file."""
+    file = file_of(session)
+    store = ox.Store()
+    store.bulk_load(path=str(CORPUS / file), format=ox.RdfFormat.from_extension(file.rsplit(".", 1)[1]))
+    return {q.subject.value: q.object.value for predicate in predicates
+            for q in store.quads_for_pattern(None, ox.NamedNode(TG + predicate), None)
+            if q.subject.value.startswith(session + "/")}
+
+
+def durations(session: str) -> dict[str, int]:
+    """Step IRI -> its recorded duration (``tg:llmDurationMs`` or ``tg:toolDurationMs``)."""
+    return {k: int(v) for k, v in raw(session, ("llmDurationMs", "toolDurationMs")).items()}
+
+
+def test_the_walk_puts_each_sub_session_after_the_step_it_derives_from(sessions):
+    walk = step_walk(sessions[SUPERVISOR], sessions)
+    subs = children_of(SUPERVISOR)
+    assert len(subs) == 2
+    ids = [e.id for e in walk]
+    decompose = ids.index(SUPERVISOR + "/decompose")
+    first = sessions[subs[0]["session"]]
+    # the Decomposition, then each sub-agent: its Question (a header) and its steps, one level deeper
+    assert ids[decompose + 1] == first.id and walk[decompose + 1].header and walk[decompose + 1].depth == 1
+    assert ids[decompose + 2:decompose + 2 + len(first.steps)] == [s.id for s in first.steps]
+    assert {e.depth for e in walk[decompose + 1:decompose + 2 + len(first.steps)]} == {1}
+    assert len(walk) == len(sessions[SUPERVISOR].steps) + sum(1 + len(sessions[s["session"]].steps) for s in subs)
+    assert ids[-3:] == [SUPERVISOR + "/finding/0", SUPERVISOR + "/finding/1", SUPERVISOR + "/synthesis"]
+    assert len(set(ids)) == len(ids)
+    # without its sub-sessions at hand, the walk is the session's own steps
+    assert [e.id for e in step_walk(sessions[SUPERVISOR])] == [s.id for s in sessions[SUPERVISOR].steps]
+
+
+def test_moving_through_the_walk(sessions):
+    walk = step_walk(sessions[REACT_12], sessions)
+    ids = [e.id for e in walk]
+    assert moved(walk, ids[3], 1) == ids[4] and moved(walk, ids[3], -1) == ids[2]
+    assert moved(walk, ids[0], -1) == ids[0] and moved(walk, ids[-1], 1) == ids[-1]  # kept within
+    assert moved(walk, "urn:nowhere", 1) == ids[0] and moved([], None, 1) is None
+    assert walk_positions(walk)[ids[7]] == 7
+
+
+def test_a_supervisors_sub_agents_run_side_by_side_and_its_findings_wait_for_them(sessions):
+    rows = waterfall(sessions[SUPERVISOR], sessions)
+    assert rows.axis == "ms"  # the supervisor records no duration, its sub-agents do
+    subs = [sessions[s["session"]] for s in children_of(SUPERVISOR)]
+    ends = []
+    for sub in subs:
+        recorded = durations(sub.id)
+        header = rows.ids.index(sub.id)
+        assert rows.headers[header] and rows.kinds[header] == HEADER_KIND and rows.depths[header] == 1
+        assert rows.starts[header] == 0.0  # both start when the Decomposition ends (an instant at 0)
+        assert rows.ends[header] == sum(recorded.values())  # the band spans the whole sub-session
+        inside = [i for i, band in enumerate(rows.bands) if band == header]
+        assert [rows.ids[i] for i in inside] == [s.id for s in sub.steps]
+        timed = [i for i in inside if not rows.markers[i]]
+        assert {rows.ids[i]: rows.ends[i] - rows.starts[i] for i in timed} == recorded
+        ends.append(rows.ends[header])
+    assert ends == [9877.0, 12661.0]
+    # a Finding derives from its sub-agent's Conclusion: it starts when that one ends
+    findings = [rows.ids.index(SUPERVISOR + f"/finding/{i}") for i in (0, 1)]
+    assert [rows.starts[i] for i in findings] == ends
+    assert all(rows.markers[i] for i in findings)  # no duration recorded: instants
+    assert rows.starts[rows.ids.index(SUPERVISOR + "/synthesis")] == max(ends)
+
+
+def test_a_tool_calls_graphrag_runs_inside_its_observation(sessions):
+    rows = waterfall(sessions[TOOL_PARENT], sessions)
+    sub = children_of(TOOL_PARENT)[0]
+    assert sub["parent"] == TOOL_PARENT + "/i1"
+    analysis, header = rows.ids.index(TOOL_PARENT + "/i1"), rows.ids.index(sub["session"])
+    assert header == analysis + 1  # right under the step it derives from
+    recorded = durations(TOOL_PARENT)
+    assert rows.ends[analysis] == recorded[TOOL_PARENT + "/i1"]
+    assert rows.starts[header] == rows.ends[analysis]  # the GraphRAG band starts as the Analysis ends
+    observation = rows.ids.index(TOOL_PARENT + "/i1/observation")
+    assert rows.depths[observation] == 0 and rows.starts[observation] == rows.ends[analysis]
+    assert rows.ends[-1] == sum(recorded.values())
+
+
+def test_steps_without_a_duration_are_markers_never_bars(sessions):
+    rows = waterfall(sessions[REACT_12], sessions)
+    markers = [rows.kinds[i] for i in range(len(rows)) if rows.markers[i]]
+    assert markers == ["PatternDecision", "Conclusion"]
+    for i in range(len(rows)):
+        if rows.markers[i]:
+            assert rows.starts[i] == rows.ends[i] and rows.durations[i] is None
+    assert rows.starts[0] == 0.0 and rows.ends[-1] == sum(durations(REACT_12).values())
+    # a plan records no duration at all: every step spans one place on the order axis, no marker
+    plan = waterfall(sessions[PLAN], sessions)
+    assert plan.axis == "order" and not any(plan.markers)
+    assert plan.starts == [float(i) for i in range(len(plan))] and plan.ends == [i + 1.0 for i in range(len(plan))]
+
+
+def decoded_ids(data: dict) -> list[str]:
+    """The step IRIs of the component's data, front-coded as ``front_coded`` writes them."""
+    ids: list[str] = []
+    for shared, rest in zip(data["id_shared"], data["id_rest"]):
+        ids.append((ids[-1][:shared] if ids else "") + rest)
+    return ids
+
+
+def test_the_components_data_is_plain_json_with_indexed_kinds(sessions):
+    rows = waterfall(sessions[SUPERVISOR], sessions)
+    data = waterfall_data(rows)
+    assert json.loads(json.dumps(data)) == data
+    assert decoded_ids(data) == rows.ids
+    assert data["id_rest"][1] == "decompose" and data["id_shared"][1] == len(SUPERVISOR) + 1
+    assert [data["kind_names"][k] for k in data["kinds"]] == rows.kinds
+    assert data["colours"] == [kind_colour(k) for k in data["kind_names"]]
+    assert data["headers"].count(1) == 2 and data["bands"] == rows.bands
+    models = set(raw(SUPERVISOR, ("llmModel",)).values())
+    for sub in children_of(SUPERVISOR):
+        models |= set(raw(sub["session"], ("llmModel",)).values())
+    assert sorted(data["model_names"]) == sorted(models) and len(models) == 2
+    assert [data["model_names"][m] if m >= 0 else None for m in data["models"]] == rows.models
+    assert data["tokens_in"] == rows.tokens_in
+
+
+def test_front_coding_keeps_every_text():
+    texts = ["urn:a/i1", "urn:a/i1/observation", "urn:a/i2", "urn:b", "", "urn:b", "ü/é"]
+    shared, rest = front_coded(texts)
+    assert shared == [0, 8, 7, 4, 0, 0, 0] and rest[1] == "/observation"
+    assert decoded_ids({"id_shared": shared, "id_rest": rest}) == texts
+
+
+@pytest.mark.parametrize("iri", [s["session"] for f in MANIFEST.values() for s in f["sessions"] if s["parent"] is None])
+def test_every_top_level_session_walks_its_steps_once(sessions, iri):
+    session = sessions[iri]
+    walk = step_walk(session, sessions)
+    own = [e.id for e in walk if e.session is session]
+    assert own == [s.id for s in session.steps]
+    headers = [e.id for e in walk if e.header]
+    assert sorted(headers) == sorted(c for c in session.children if c in sessions)
+    rows = waterfall(session, sessions, walk)
+    assert rows.ids == [e.id for e in walk]
+    assert all(rows.ends[i] >= rows.starts[i] for i in range(len(rows)))

@@ -1,0 +1,193 @@
+"""A session as a waterfall, as Jaeger draws a trace: one labelled row per stop of the step walk
+(``step_walk``), each sub-session a band nested under the step it derives from.
+
+TrustGraph records durations, not start times (``tg:llmDurationMs`` on an Analysis and other LLM
+steps, ``tg:toolDurationMs`` on an Observation; TRACE-MODEL.md, "Common step metadata"). So a
+session's own steps are laid end to end from its start in reading order, and
+
+- a sub-session starts when the step it derives from ends, its steps laid end to end from
+  there (several sub-sessions of one step run side by side, as a supervisor's sub-agents do);
+  its header row spans the whole band, from its start to the end of its last step;
+- a step that derives from a step of a sub-session (a supervisor's Finding from a sub-agent's
+  Conclusion) starts no earlier than that step ends;
+- a step with no duration is a *marker*: an instant at its start, never a bar.
+
+When no row records a duration the axis is "order": stop ``i`` spans ``[i, i + 1)`` and a
+header spans its band's rows. Times are in ms from the session's start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model.session import Session
+from .palette import kind_colour
+from .step_labels import clip, has_error, timeline_label
+from .step_walk import WalkEntry, step_walk
+from .timeline import step_duration_ms
+
+HEADER_KIND = "Sub-session"
+
+
+@dataclass
+class Waterfall:
+    """The rows of a waterfall, as columns of equal length (one entry per row, in walk order):
+    ``ids`` (step IRI; a header's is its sub-session's IRI), ``labels``, ``kinds``, ``depths``,
+    ``starts`` / ``ends`` (ms, or row numbers on the "order" axis), ``durations`` (ms or None),
+    ``markers`` (no duration: an instant), ``errors``, ``headers``, ``bands`` (the row index of
+    the header whose band holds the row, -1 at depth 0), ``models``, ``tokens_in`` /
+    ``tokens_out``; ``axis`` is "ms" or "order"."""
+
+    axis: str = "ms"
+    ids: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    depths: list[int] = field(default_factory=list)
+    starts: list[float] = field(default_factory=list)
+    ends: list[float] = field(default_factory=list)
+    durations: list[float | None] = field(default_factory=list)
+    markers: list[bool] = field(default_factory=list)
+    errors: list[bool] = field(default_factory=list)
+    headers: list[bool] = field(default_factory=list)
+    bands: list[int] = field(default_factory=list)
+    models: list[str | None] = field(default_factory=list)
+    tokens_in: list[int | None] = field(default_factory=list)
+    tokens_out: list[int | None] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def row(self, index: int) -> dict[str, Any]:
+        """Row ``index`` as a dict of the column names (singular: "id", "label", "start", ...)."""
+        names = ("id", "label", "kind", "depth", "start", "end", "duration", "marker", "error", "header",
+                 "band", "model", "tokens_in", "tokens_out")
+        columns = (self.ids, self.labels, self.kinds, self.depths, self.starts, self.ends, self.durations,
+                   self.markers, self.errors, self.headers, self.bands, self.models, self.tokens_in,
+                   self.tokens_out)
+        return {name: column[index] for name, column in zip(names, columns)}
+
+
+def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
+              walk: list[WalkEntry] | None = None) -> Waterfall:
+    """The waterfall of ``session`` with the sub-sessions found in ``sessions`` (module
+    docstring); ``walk`` is ``step_walk(session, sessions)`` when already made. Linear in the
+    rows."""
+    walk = step_walk(session, sessions) if walk is None else walk
+    durations = [None if entry.header else step_duration_ms(entry.step) for entry in walk]
+    out = Waterfall(axis="ms" if any(d is not None for d in durations) else "order")
+    end_of: dict[str, float] = {}  # step IRI (and sub-session IRI) -> when it ends
+    clock: dict[str, float] = {}  # session IRI -> when its next step starts
+    header_of: dict[str, int] = {}  # sub-session IRI -> the row of its header
+    for index, (entry, duration) in enumerate(zip(walk, durations)):
+        owner = entry.session
+        band = header_of.get(owner.id, -1) if entry.depth else -1
+        if out.axis == "order":
+            start, end = float(index), float(index + 1)
+        elif entry.header:
+            start = end_of.get(owner.parent or "", clock.get(_owner_of(walk, owner), 0.0))
+            start, end = start, start
+            clock[owner.id] = start
+        else:
+            start = clock.get(owner.id, 0.0)
+            for parent in entry.step.parents:
+                if parent not in owner.nodes and parent in end_of:
+                    start = max(start, end_of[parent])
+            end = start + (duration or 0.0)
+            clock[owner.id] = end
+        if entry.header:
+            header_of[owner.id] = index
+        end_of[entry.id] = end
+        _append(out, entry, start, end, duration, band)
+        _stretch(out, band, end)
+        if entry.depth and not entry.header and out.axis == "ms":
+            end_of[owner.id] = max(end_of.get(owner.id, end), end)
+    return out
+
+
+def _owner_of(walk: list[WalkEntry], child: Session) -> str:
+    """The IRI of the session a sub-session hangs in (its parent session, else the walk's own)."""
+    return child.parent_session or walk[0].session.id
+
+
+def _append(out: Waterfall, entry: WalkEntry, start: float, end: float, duration: float | None, band: int) -> None:
+    step = entry.step
+    if entry.header:
+        child = entry.session
+        kind = HEADER_KIND
+        label = f"{child.mechanism}" + (f" {child.pattern}" if child.pattern else "") + ": " + clip(
+            child.question or "(no question)", 40)
+    else:
+        kind = step.kind
+        label = timeline_label(step)
+    out.ids.append(step.id)
+    out.labels.append(label)
+    out.kinds.append(kind)
+    out.depths.append(entry.depth)
+    out.starts.append(start)
+    out.ends.append(end)
+    out.durations.append(duration)
+    out.markers.append(not entry.header and duration is None and out.axis == "ms")
+    out.errors.append(has_error(step) if not entry.header else False)
+    out.headers.append(entry.header)
+    out.bands.append(band)
+    out.models.append(step.fields.get("model") if isinstance(step.fields.get("model"), str) else None)
+    out.tokens_in.append(_int(step.fields.get("in_tokens")))
+    out.tokens_out.append(_int(step.fields.get("out_tokens")))
+
+
+def _stretch(out: Waterfall, band: int, end: float) -> None:
+    """Make the header of ``band`` (and the headers it sits in) reach at least ``end``."""
+    while band >= 0:
+        if out.ends[band] < end:
+            out.ends[band] = end
+        band = out.bands[band]
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def waterfall_data(rows: Waterfall) -> dict[str, Any]:
+    """``rows`` as the waterfall component's data: the columns, with ``kinds`` and ``models`` as
+    indices into ``kind_names`` / ``model_names``, each kind's colour, and the axis. The step
+    IRIs are front-coded (``id_shared[i]`` characters of the IRI before, then ``id_rest[i]``:
+    a 4,002-step session's IRIs take 60 KB instead of 290 KB); a duration is ``end - start``
+    of a row that is no marker. Plain JSON values only; the component writes every text with
+    ``textContent``."""
+    kind_names = list(dict.fromkeys(rows.kinds))
+    model_names = list(dict.fromkeys(m for m in rows.models if m))
+    kind_index = {k: i for i, k in enumerate(kind_names)}
+    model_index = {m: i for i, m in enumerate(model_names)}
+    shared, rest = front_coded(rows.ids)
+    return {
+        "axis": rows.axis,
+        "id_shared": shared, "id_rest": rest, "labels": rows.labels,
+        "kinds": [kind_index[k] for k in rows.kinds], "kind_names": kind_names,
+        "colours": [kind_colour(k) for k in kind_names],
+        "depths": rows.depths,
+        "starts": [round(v, 3) for v in rows.starts], "ends": [round(v, 3) for v in rows.ends],
+        "markers": [int(m) for m in rows.markers], "errors": [int(e) for e in rows.errors],
+        "headers": [int(h) for h in rows.headers], "bands": rows.bands,
+        "models": [model_index.get(m, -1) if m else -1 for m in rows.models], "model_names": model_names,
+        "tokens_in": rows.tokens_in, "tokens_out": rows.tokens_out,
+    }
+
+
+def front_coded(texts: list[str]) -> tuple[list[int], list[str]]:
+    """``texts`` as (shared, rest): text ``i`` is the first ``shared[i]`` characters of text
+    ``i - 1`` followed by ``rest[i]`` (``shared[0]`` is 0)."""
+    shared: list[int] = []
+    rest: list[str] = []
+    before = ""
+    for text in texts:
+        common = 0
+        for a, b in zip(before, text):
+            if a != b:
+                break
+            common += 1
+        shared.append(common)
+        rest.append(text[common:])
+        before = text
+    return shared, rest
