@@ -8,6 +8,11 @@ step, the Question the first step, a sub-session node its Question in the walk);
 folded run opens it; a click on the parent session's node opens that session. The drawing is
 rebuilt only when what is drawn changes (its ``key``); a new selection only moves the highlight.
 
+A session whose answer chose edges or chunks (or ran sub-sessions that may have) gets an
+"Evidence" toggle: on, the graph gains the evidence branch (``analysis.evidence_graph``): each
+chosen edge's and chunk's chunk, page and document, hung below the selection; a click on a
+Document opens the documents page at it.
+
 A long session (``views.dag.is_long``) is drawn grouped and folded: a caption says so, and a
 select box lists the folded runs (for the keyboard). Up to ``views.dag.MAX_OPEN`` folds stay
 open at once, kept per session in ``st.session_state``; the fold holding the selected step
@@ -21,7 +26,9 @@ from typing import Any
 
 import streamlit as st
 
+from trace_explorer.analysis.evidence_graph import EvidenceBranch, evidence_branch, with_evidence
 from trace_explorer.model.session import Session
+from trace_explorer.sources.source import SourceError
 from trace_explorer.views.dag import (MAX_OPEN, OPEN_WINDOW, FoldBase, dag_data, dag_view_asset, drawn_layout,
                                       fold_base, fold_title, folds, holder, is_long, script_safe, vis_network_js)
 from trace_explorer.views.dag_folding import ITERATION, DagLayout
@@ -29,13 +36,16 @@ from trace_explorer.views.dag_layout import part_owners
 from trace_explorer.views.step_walk import WalkEntry
 
 from .collection import Collection
+from .evidence import cached_evidence, has_evidence
 from .step_picker import select_step
-from .text import SESSION_PAGE
+from .text import DOCUMENTS_PAGE, SESSION_PAGE, md_escape
 
 COMPONENT_KEY = "te_dag"
 OPEN_KEY = "te_dag_open"  # {"session": IRI, "ids": [fold ids opened by hand], "last": the latest}
 PICK_KEY = "te_dag_fold_pick"
 GOTO_KEY = "te_dag_goto"  # a session IRI to open (the parent session's node was clicked)
+EVIDENCE_KEY = "te_dag_evidence"  # the Evidence toggle
+DOCUMENT_KEY = "te_dag_document"  # a document IRI to open (a Document of the evidence branch was clicked)
 
 _GLUE = """
 export default function (component) {
@@ -81,11 +91,14 @@ def _base(collection_key: tuple, session_id: str, _session: Session, _sessions: 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _drawing(collection_key: tuple, session_id: str, target: str | None, expand: tuple[str, ...],
-             children: tuple[str, ...], _session: Session, _sessions: Any,
-             _base: FoldBase | None) -> tuple[DagLayout, dict[str, Any]]:
-    """What is drawn for one session, selection (it decides which fold opens) and set of open
-    folds, and its data for the component; shared, never changed by its users."""
+             children: tuple[str, ...], evidence: bool, _session: Session, _sessions: Any,
+             _base: FoldBase | None, _branch: EvidenceBranch | None) -> tuple[DagLayout, dict[str, Any]]:
+    """What is drawn for one session, selection (it decides which fold opens), set of open
+    folds and evidence branch (``evidence``: drawn or not), and its data for the component;
+    shared, never changed by its users."""
     layout = drawn_layout(_session, target, expand, sessions=_sessions, base=_base)
+    if _branch is not None:
+        layout = with_evidence(layout, _branch)
     return layout, dag_data(_session, layout, _sessions)
 
 
@@ -94,6 +107,8 @@ def dag(session: Session, collection: Collection, selected: str | None, walk: li
     drawn folded, with a caption saying so and a control that opens a folded run."""
     if st.session_state.get(GOTO_KEY):
         st.switch_page(SESSION_PAGE, query_params={"session": st.session_state.pop(GOTO_KEY)})
+    if st.session_state.get(DOCUMENT_KEY):
+        st.switch_page(DOCUMENTS_PAGE, query_params={"document": st.session_state.pop(DOCUMENT_KEY)})
     target = graph_node(session, walk, selected)
     expand: tuple[str, ...] = ()
     base = None
@@ -102,13 +117,34 @@ def dag(session: Session, collection: Collection, selected: str | None, walk: li
         base = _base(collection.key, session.id, session, collection.by_id)
         expand = tuple(_opened(session))
     children = tuple(c for c in session.children if c in collection.by_id)
-    layout, graph = _drawing(collection.key, session.id, target if long else None, expand, children, session,
-                             collection.by_id, base)
+    branch = _evidence(session, collection)
+    layout, graph = _drawing(collection.key, session.id, target if long else None, expand, children,
+                             branch is not None, session, collection.by_id, base, branch)
     if long:
         _fold_controls(session, layout, selected)
     _component()(key=COMPONENT_KEY, data={"graph": graph, "selected": holder(layout, target),
                                           "focus": _focus(layout, selected)},
                  on_click_change=functools.partial(_clicked, session, layout, walk))
+
+
+def _evidence(session: Session, collection: Collection) -> EvidenceBranch | None:
+    """The evidence branch when the session has evidence and the toggle is on, else None (and
+    a caption when the source cannot say where the evidence came from)."""
+    if not has_evidence(session):
+        return None
+    if not st.toggle("Evidence", key=EVIDENCE_KEY,
+                     help="Hang each chosen edge's and chunk's chunk, page and document on the graph "
+                          "(click a document to see every answer it fed)"):
+        return None
+    try:
+        branch = evidence_branch(cached_evidence(session, collection))
+    except SourceError as error:
+        st.caption(md_escape(f"Evidence not shown: {error}"))
+        return None
+    if not branch.nodes:
+        st.caption("No loaded extraction holds what this session chose: there is no evidence to draw.")
+        return None
+    return branch
 
 
 def graph_node(session: Session, walk: list[WalkEntry], selected: str | None) -> str | None:
@@ -154,6 +190,9 @@ def _clicked(session: Session, layout: DagLayout, walk: list[WalkEntry]) -> None
     drawn = next((n for n in layout.nodes if n.id == node), None)
     if drawn is not None and drawn.role == "folded":
         _open(node, st.session_state.get("te_step"))
+    elif drawn is not None and drawn.role == "evidence":
+        if drawn.kind == "Document":
+            st.session_state[DOCUMENT_KEY] = node
     elif node == session.parent_session:
         st.session_state[GOTO_KEY] = node
     else:

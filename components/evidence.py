@@ -47,7 +47,7 @@ def evidence_panel(session: Session, collection: Collection) -> None:
         return
     st.markdown("##### :material/plagiarism: Evidence", anchors=False)
     try:
-        evidence = _cached_evidence(session, collection)
+        evidence = cached_evidence(session, collection)
     except SourceError as error:
         st.error(md_escape(f"The evidence could not be read: {error}"), icon=":material/error:")
         return
@@ -64,7 +64,9 @@ def evidence_panel(session: Session, collection: Collection) -> None:
     _session_part(evidence, top=True)
 
 
-def _cached_evidence(session: Session, collection: Collection) -> SessionEvidence:
+def cached_evidence(session: Session, collection: Collection) -> SessionEvidence:
+    """``analysis.evidence.session_evidence`` of ``session``, kept for this person (the panel
+    and the DAG's evidence branch share it). Raises SourceError when the source fails."""
     cache: dict = st.session_state.setdefault(CACHE_KEY, {})
     key = (collection.key, session.id)
     if key not in cache:

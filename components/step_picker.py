@@ -20,7 +20,7 @@ import streamlit as st
 from trace_explorer.model.session import Session
 from trace_explorer.views.step_labels import timeline_label
 from trace_explorer.views.step_walk import WalkEntry, moved, walk_positions
-from trace_explorer.views.timeline import WINDOW_ROWS, window_bounds, window_of
+from trace_explorer.views.timeline import window_bounds, window_of
 
 from .text import clip
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..views.dag_folding import DagLayout, DagNode
+from ..views.dag_layout import with_branch
 from ..views.step_labels import clip
 from .evidence import Lineage, SessionEvidence
 
@@ -110,3 +112,14 @@ def _document(lineage: Lineage) -> BranchNode:
     if lineage.mime_type:
         tip.append(f"MIME type: {lineage.mime_type}")
     return BranchNode(lineage.document or "", "Document", title, "\n".join(tip))
+
+
+def with_evidence(layout: DagLayout, branch: EvidenceBranch) -> DagLayout:
+    """A new layout: ``layout`` with ``branch`` hung on it (``views.dag_layout.with_branch``),
+    each branch node a DagNode of role "evidence"; an edge from a grouped or folded selection
+    starts at the drawn node that holds it, and one from a node not drawn is left out."""
+    drawn = {m: node.id for node in layout.nodes for m in node.members}
+    nodes = [DagNode(n.id, [n.id], n.kind, "Entity", [n.label], n.tooltip, role="evidence") for n in branch.nodes]
+    drawn.update((n.id, n.id) for n in nodes)
+    edges = list(dict.fromkeys((drawn[s], t, r) for s, t, r in branch.edges if s in drawn))
+    return with_branch(layout, nodes, edges)

@@ -40,7 +40,7 @@ from typing import Any
 import graphviz
 from graphviz.quoting import quote
 
-from ..analysis.evidence_graph import EvidenceBranch
+from ..analysis.evidence_graph import EvidenceBranch, with_evidence
 from ..model.session import SESSION_NODE, Session, Step
 from ..model.vocabulary import local_name
 from ..views.dag_folding import ITERATION, DagLayout, DagNode, build_layout, fold_layout
@@ -102,7 +102,11 @@ def dag_dot(session: Session, sessions: Mapping[str, Session] | None = None,
     ``branch`` (``analysis.evidence_graph.evidence_branch``) adds the evidence behind the chosen
     edges and chunks, hung below the node that holds each selection."""
     layout = dag_layout(session, sessions)
-    branch_edges = _add_branch(layout, branch) if branch else set()
+    branch_edges: set[tuple[str, str, str]] = set()
+    if branch:
+        plain = len(layout.edges)
+        layout = with_evidence(layout, branch)
+        branch_edges = set(layout.edges[plain:])
     title = clip(session.question or "(no question)", 90)
     dot = graphviz.Digraph("session", graph_attr={
         "rankdir": "BT", "bgcolor": "white", "pad": "0.25", "nodesep": "0.3", "ranksep": "0.42",
@@ -182,22 +186,6 @@ def clean_svg(data: bytes) -> bytes:
     """An SVG without comments and DOCTYPE (Graphviz writes its version in a comment)."""
     text = data.decode("utf-8")
     return _DOCTYPE.sub("", _COMMENT.sub("", text)).encode("utf-8")
-
-
-def _add_branch(layout: DagLayout, branch: EvidenceBranch) -> set[tuple[str, str, str]]:
-    """Add the evidence branch's nodes and edges to ``layout`` (an edge from a grouped or folded
-    selection starts at the node that holds it); returns the edges added."""
-    drawn = {m: node.id for node in layout.nodes for m in node.members}
-    added = set()
-    for node in branch.nodes:
-        layout.nodes.append(DagNode(node.id, [node.id], node.kind, "Entity", [node.label], node.tooltip, role="evidence"))
-        drawn[node.id] = node.id
-    for source, target, relation in branch.edges:
-        edge = (drawn.get(source), target, relation)
-        if edge[0] is not None and edge not in added:
-            layout.edges.append(edge)
-            added.add(edge)
-    return added
 
 
 def dag_image(session: Session, fmt: str, sessions: Mapping[str, Session] | None = None,
