@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from components.source_picker import FILES_OPEN_KEY
 from tests.conftest import CORPUS, manifest_sessions
 from tests.test_app import REPO, open_session, table_ids
 
@@ -33,7 +34,8 @@ def test_the_same_file_name_with_different_bytes_stays_each_persons_own():
         frame = [d for d in at.main.dataframe if d.key == "session_table"][0].value
         questions = dict(zip(frame["Session ID"], frame["Question"]))
         assert mine in questions[FRANCE] and theirs not in " ".join(questions.values())
-        files = at.sidebar.dataframe[0].value
+        at.session_state[FILES_OPEN_KEY] = True  # the table is drawn while its box is open
+        files = at.run().sidebar.dataframe[0].value
         assert files["File"].tolist() == ["trace.ttl"]
     # the same IRI, each person's own session page
     a_page = open_session(FRANCE, at=a)

@@ -167,7 +167,7 @@ def test_sparql_endpoint_source(app_env, monkeypatch, virtuoso_url):
     picker = at.selectbox(key="te_step")
     assert picker.options == [f"{n}. i{n} Analysis: {a}" for n, a in enumerate(expected["actions"], 1)] + \
         [f"{len(expected['actions']) + 1}. Conclusion"]
-    assert "document-query" in [c.value for c in at.main.code]  # the first step's action, inspected
+    assert "document-query" in [t.value for t in at.main.text]  # the first step's action, inspected
 
 
 def test_loopback_endpoint_refused_without_an_allowlist(app_env, virtuoso_url):
