@@ -56,8 +56,9 @@ class LocalStore:
 
 def open_local_store(path: str | Path, read_only: bool = False) -> LocalStore:
     """Open (creating it when missing, unless ``read_only``) the store in directory ``path``,
-    with its session index. A writable store that has traces but no index file yet (filled by
-    an older version, or by other tools) is indexed on opening, which reads every session once.
+    with its session index. A writable store that has traces but no index file yet, or one of
+    an older version (filled by an older version of this app, or by other tools), is indexed on
+    opening, which reads every session once.
 
     Raises SourceError when the directory cannot be opened (held by another writer, not a
     store, no permission)."""
@@ -77,7 +78,7 @@ def open_local_store(path: str | Path, read_only: bool = False) -> LocalStore:
             index = None if created else SessionIndex(index_path, read_only=True)
         else:
             index = SessionIndex(index_path)
-            if created and len(store):  # a store filled before it had an index: index it now
+            if index.created and len(store):  # filled before it had an index (of this version): index it now
                 build_index(store, index)
     except sqlite3.Error as error:
         raise SourceError(f"cannot open the session index {index_path}: {error}") from None

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 
+from .search import REGEX_SEARCH, TextSearch
 from .sparql_text import PREFIXES, iri_batches, values_clause
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
@@ -41,17 +42,43 @@ class TraceSource:
 
     ``select(query)`` -> list of ``{variable: term}`` rows; ``construct(query)`` -> triples;
     ``document_texts(iris)`` -> ``{document IRI: text}`` for those it has; ``label`` names the
-    source for people; ``triple_terms`` is False when the source cannot hold quoted triples.
+    source for people; ``triple_terms`` is False when the source cannot hold quoted triples;
+    ``text_search`` says how the session list's search box is answered on it (``search``: SPARQL
+    ``REGEX`` by default; a source whose SPARQL is limited sets ``CONTAINS_SEARCH``,
+    ``NO_SEARCH`` or a ``TextSearch`` of its own). A store with a session index is searched with
+    the index's full-text table instead.
     """
 
     label = "source"
     triple_terms = True
+    text_search: TextSearch = REGEX_SEARCH
 
     def select(self, query: str) -> list[dict[str, Term]]:
         raise NotImplementedError
 
     def construct(self, query: str) -> list[ox.Triple]:
         raise NotImplementedError
+
+    def entity_texts(self, iris: Iterable[str]) -> dict[str, str]:
+        """The words of entities (answers, findings, chunks' selections), by IRI: an inline
+        ``tg:answer`` or ``tg:content`` (the seed shape), else the text behind the entity's
+        ``tg:document`` (``document_texts``); those with neither are left out. Two queries."""
+        out: dict[str, str] = {}
+        documents: dict[str, str] = {}
+        for chunk in iri_batches(sorted({i for i in iris if i})):
+            rows = self.select(PREFIXES + f"""SELECT ?e ?p ?o WHERE {{ {values_clause('e', chunk)}
+  VALUES ?p {{ tg:answer tg:content tg:document }} ?e ?p ?o }}""")
+            for row in rows:
+                entity, value = row["e"].value, row["o"]
+                if isinstance(value, ox.Literal):
+                    out.setdefault(entity, value.value)
+                elif isinstance(value, ox.NamedNode):
+                    documents.setdefault(value.value, entity)
+        texts = self.document_texts(documents) if documents else {}
+        for document, entity in documents.items():
+            if document in texts:
+                out.setdefault(entity, texts[document])
+        return out
 
     def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
         """Texts behind ``tg:document`` IRIs, from the source's documents graph."""
