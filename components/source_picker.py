@@ -31,12 +31,13 @@ from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefus
 from trace_explorer.sources.local_store import ingest_file, open_local_store
 from trace_explorer.sources.source import SourceError
 
-from .collection import (Collection, FileRead, current_collection, demo_bytes, files_collection, read_file,
-                         set_collection)
+from .collection import (Collection, FileRead, current_collection, demo_bytes, empty_collection, files_collection,
+                         read_file, set_collection)
 from .text import md_escape
 
 KIND_KEY = "te_source_kind"
 DEMO_KEY = "te_demo"
+DEMO_OFF_KEY = "te_demo_switched_off"  # the demo was switched off by an upload: say so until it is touched
 UPLOAD_KEY = "te_upload"
 _UPLOADED_KEY = "te_uploaded_files"
 _ERRORS_KEY = "te_upload_errors"
@@ -84,7 +85,12 @@ def _files_source() -> Collection:
     uploads = _uploader("Add trace files")
     if uploads:
         _take(uploads)  # reruns with an empty uploader
-    st.toggle("Include the demo traces", key=DEMO_KEY, persist_state="session")
+    st.toggle("Include the demo traces", key=DEMO_KEY, persist_state="session", on_change=_demo_touched)
+    if state.get(DEMO_OFF_KEY) and not state[DEMO_KEY]:
+        st.info("The demo traces were switched off so that your files are shown on their own. "
+                "Switch “Include the demo traces” back on to see both.", icon=":material/visibility_off:")
+        if state.pop("te_demo_toast", False):
+            st.toast("Showing your files only: the demo traces were switched off.", icon=":material/visibility_off:")
     for error in state.get(_ERRORS_KEY, []):
         st.error(md_escape(error), icon=":material/error:")
     uploaded: list[FileRead] = state[_UPLOADED_KEY]
@@ -158,12 +164,17 @@ def _take(uploads: list) -> None:
         errors.append(refusal or (read.error if read is not None else None))
     kept: list[FileRead] = state[_UPLOADED_KEY]
     good = [r for r in reads if r.key not in {k.key for k in kept}]
-    if good and not kept:
-        state[DEMO_KEY] = False  # a person's own traces, instead of the demo
+    if good and not kept and state[DEMO_KEY]:
+        state[DEMO_KEY] = False  # a person's own traces, instead of the demo: said in the sidebar
+        state[DEMO_OFF_KEY] = state["te_demo_toast"] = True
     state[_UPLOADED_KEY] = kept + good
     state[_ERRORS_KEY] = [e for e in errors if e]
     state[_UPLOADER_GEN_KEY] += 1
     st.rerun()
+
+
+def _demo_touched() -> None:
+    st.session_state.pop(DEMO_OFF_KEY, None)
 
 
 def _remove_uploads() -> None:
@@ -219,17 +230,18 @@ def _store_source() -> Collection:
                               "`trace-explorer ingest FILE... --store DIR` fills it from the command line.")
     if not path.strip():
         st.info("Name a directory to open or create a local store.", icon=":material/info:")
-        return current_collection()
+        return _not_connected("store", "No local store is open. Name its directory in the sidebar "
+                                       "(Store directory) to open it, or to create one.")
     resolved = str(Path(path).expanduser().resolve())
     refusal = store_refusal(resolved)
     if refusal:
         st.error(md_escape(refusal), icon=":material/block:")
-        return current_collection()
+        return _not_connected("store", f"The local store could not be opened: {refusal}")
     try:
         store = _open_store(resolved)
     except SourceError as error:
         st.error(md_escape(str(error)), icon=":material/error:")
-        return current_collection()
+        return _not_connected("store", f"The local store could not be opened: {error}")
     if last_store() != resolved:
         _remember_store(resolved)
     generation = state.setdefault("te_store_generation", 0)
@@ -305,11 +317,23 @@ def _endpoint_source() -> Collection:
             candidate.count("top")  # one query: does it answer?
         except (EndpointRefused, SourceError) as error:
             st.error(md_escape(str(error)), icon=":material/error:")
-            return collection
+            return _not_connected("endpoint", f"Not connected: {error}")
         set_collection(candidate)
         return candidate
     if collection.key[0] != "endpoint":
         st.info("Connect to a SPARQL endpoint to browse its traces.", icon=":material/info:")
+        return _not_connected("endpoint", "No SPARQL endpoint is connected. Enter its URL in the sidebar "
+                                          "and press Connect.")
+    return collection
+
+
+def _not_connected(kind: str, message: str) -> Collection:
+    """Make this user's collection the empty one of a ``kind`` of source not connected (never
+    the sessions of the source chosen before), saying ``message`` on the list."""
+    collection = current_collection()
+    if collection.key != ("none", kind) or collection.empty_state != message:
+        collection = empty_collection(kind, message)
+        set_collection(collection)
     return collection
 
 
@@ -327,6 +351,9 @@ def _compact(count: int) -> str:
 
 
 def _stats(collection: Collection) -> None:
+    if collection.empty_state:
+        st.caption("No source connected.")
+        return
     sessions, steps, triples = st.columns(3, gap="small")
     try:
         for column, label, what in ((sessions, "Sessions", "sessions"), (steps, "Steps", "steps"),

@@ -11,7 +11,8 @@ import pyoxigraph as ox
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from components.session_table import COLUMNS
+from components.session_table import short_id
+from tests.list_support import list_ids, list_rows, list_table
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
@@ -58,14 +59,7 @@ def unescape(markdown: str) -> str:
     return re.sub(r"\\(.)", r"\1", markdown.replace("  \n", "\n")).replace("\u2060", "")
 
 
-def table(at: AppTest):
-    found = [d for d in at.main.dataframe if d.key == "session_table"]
-    return found[0].value if found else None
-
-
-def table_ids(at: AppTest) -> list[str]:
-    frame = table(at)
-    return [] if frame is None else frame["Session ID"].tolist()
+table, table_ids = list_table, list_ids
 
 
 def walk(node):
@@ -91,22 +85,27 @@ def raw_literal(file: str, subject: str, predicate: str) -> str:
 def test_list_shows_every_top_level_demo_session():
     at = run_app()
     assert not at.exception
-    frame = table(at)
-    assert list(frame.columns) == COLUMNS
-    assert sorted(frame["Session ID"]) == sorted(s["session"] for s in TOP)
-    assert len(frame) == len(TOP)
+    rows = list_rows(at)
+    assert [c["key"] for c in table(at)["columns"]] == ["tick", "session", "question", "type", "time", "duration",
+                                                         "tokens", "steps", "errors", "status"]
     # newest first, and each row says what the manifest says
-    times = [s["started"] for s in sorted(TOP, key=lambda s: s["started"], reverse=True)]
-    assert [t.strftime("%Y-%m-%dT%H:%M:%SZ") for t in frame["Time"]] == times
-    for row in frame.to_dict("records"):
-        expected = BY_ID[row["Session ID"]]
-        assert row["Type"] == MECHANISMS[expected["mechanism"]]
-        assert row["Question"] == expected["question"]
-        assert row["Pattern"] == (expected.get("pattern") or "")
-        assert row["Status"] == ("answered" if expected["has_answer"] else "unfinished")
-    counts = dict(zip(frame["Session ID"], frame["Steps"]))
-    assert counts[REACT_12] == 26  # PatternDecision + 12 x (Analysis, Observation) + Conclusion
-    assert counts[PLAN] == 2 + len(BY_ID[PLAN]["plan_steps"]) + 1
+    newest = sorted(TOP, key=lambda s: s["started"], reverse=True)
+    assert [r["id"] for r in rows] == [s["session"] for s in newest]
+    assert [f"{r['date']}T{r['clock'][:8]}Z" for r in rows] == [s["started"] for s in newest]
+    for row in rows:
+        expected = BY_ID[row["id"]]
+        assert row["short"] == short_id(row["id"]) == row["id"].rsplit(":", 1)[1][:8]
+        assert row["type"] == MECHANISMS[expected["mechanism"]]
+        assert row["question"] == expected["question"]
+        assert row["pattern"] == (expected.get("pattern") or "")
+        assert row["status"] == ("answered" if expected["has_answer"] else "unfinished")
+        assert row["errors"] == expected.get("tool_errors", 0)
+        assert row["sub"] is False and row["parent_id"] is None
+        if expected.get("answer"):
+            assert row["answer"] == expected["answer"]
+    steps = {r["id"]: r["steps"] for r in rows}
+    assert steps[REACT_12] == "26"  # PatternDecision + 12 x (Analysis, Observation) + Conclusion
+    assert steps[PLAN] == str(2 + len(BY_ID[PLAN]["plan_steps"]) + 1)
 
 
 def test_sidebar_counts_sessions_steps_and_triples():
@@ -125,14 +124,18 @@ def test_sidebar_counts_sessions_steps_and_triples():
 
 def test_sub_sessions_toggle():
     at = run_app()
-    at.toggle(key="f_sub").set_value(True).run()
+    at.toggle(key="sub").set_value(True).run()
     assert sorted(table_ids(at)) == sorted(s["session"] for s in SESSIONS)
+    rows = {r["id"]: r for r in list_rows(at)}
+    assert "parent" in [c["key"] for c in table(at)["columns"]]
+    assert rows[SUB_GRAPHRAG]["sub"] is True and rows[SUB_GRAPHRAG]["parent_id"] == TOOL_PARENT
+    assert rows[SUB_GRAPHRAG]["parent_short"] == "fa7f0eab" and rows[TOOL_PARENT]["children"] == "1 sub-session"
 
 
 @pytest.mark.parametrize("mechanism", ["agent", "graphrag", "docrag"])
 def test_mechanism_filter(mechanism):
     at = run_app()
-    at.pills(key="f_type").set_value([MECHANISMS[mechanism]]).run()
+    at.pills(key="type").set_value([MECHANISMS[mechanism]]).run()
     expected = [s["session"] for s in TOP if s["mechanism"] == mechanism]
     assert sorted(table_ids(at)) == sorted(expected) and expected
 
@@ -140,7 +143,7 @@ def test_mechanism_filter(mechanism):
 @pytest.mark.parametrize("pattern", ["react", "plan-then-execute", "supervisor"])
 def test_pattern_filter(pattern):
     at = run_app()
-    at.pills(key="f_pattern").set_value([pattern]).run()
+    at.pills(key="pattern").set_value([pattern]).run()
     expected = [s["session"] for s in TOP if s.get("pattern") == pattern]
     assert sorted(table_ids(at)) == sorted(expected) and expected
 
@@ -148,19 +151,19 @@ def test_pattern_filter(pattern):
 @pytest.mark.parametrize("status,answered", [("answered", True), ("unfinished", False)])
 def test_status_filter(status, answered):
     at = run_app()
-    at.segmented_control(key="f_status").set_value(status).run()
+    at.segmented_control(key="status").set_value(status).run()
     expected = [s["session"] for s in TOP if s["has_answer"] is answered]
     assert sorted(table_ids(at)) == sorted(expected) and expected
 
 
 def test_text_search_and_combined_filters():
     at = run_app()
-    at.text_input(key="f_search").input("trappist").run()
+    at.text_input(key="q").input("trappist").run()
     expected = [s["session"] for s in TOP if "trappist" in s["question"].lower()]
     assert sorted(table_ids(at)) == sorted(expected) and len(expected) >= 2
-    at.pills(key="f_type").set_value(["GraphRAG"]).run()
+    at.pills(key="type").set_value(["GraphRAG"]).run()
     assert sorted(table_ids(at)) == sorted(s for s in expected if BY_ID[s]["mechanism"] == "graphrag")
-    at.text_input(key="f_search").input("no such words").run()
+    at.text_input(key="q").input("no such words").run()
     assert table(at) is None
     assert any("No session matches" in i.value for i in at.info)
 
@@ -288,8 +291,12 @@ def test_uploaded_files_replace_the_demo_and_a_bad_one_changes_nothing():
     seed = [s["session"] for s in MANIFEST["seed-sessions.ttl"]["sessions"]]
     assert sorted(table_ids(at)) == sorted(seed)
     assert {m.label: m.value for m in at.sidebar.metric}["Triples"] == str(MANIFEST["seed-sessions.ttl"]["quads"])
+    # the upload switched the demo off, and the sidebar says so until the switch is touched
+    notes = [i.value for i in at.sidebar.info]
+    assert any("demo traces were switched off" in n for n in notes), notes
     at.toggle(key="te_demo").set_value(True).run()  # the demo can come back
     assert len(table_ids(at)) == len(TOP)
+    assert not any("switched off" in i.value for i in at.sidebar.info)
 
 
 def test_hostile_question_is_shown_as_text():
@@ -346,9 +353,9 @@ def no_markup(markdown: str) -> bool:
 def test_hostile_sessions_are_listed_with_their_text_shown():
     from tests import hostile_traces as hostile
     at = hostile_app()
-    frame = table(at)
-    assert sorted(frame["Session ID"]) == sorted([hostile.AGENT, hostile.GRAPHRAG, hostile.DOCRAG])
-    questions = dict(zip(frame["Session ID"], frame["Question"]))
+    rows = list_rows(at)
+    assert sorted(r["id"] for r in rows) == sorted([hostile.AGENT, hostile.GRAPHRAG, hostile.DOCRAG])
+    questions = {r["id"]: r["question"] for r in rows}
     # shown as it is, its control and bidi characters made visible
     assert questions[hostile.AGENT] == visible_controls("Agent " + hostile.ALL_TEXT)
     assert "⟨U+202E⟩" in questions[hostile.AGENT] and "\u202e" not in questions[hostile.AGENT]
