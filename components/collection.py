@@ -34,7 +34,7 @@ from trace_explorer.sources.catalog import (SessionFilter, SessionOrder, Session
                                             fetch_sessions, find_session_ids, indexed_summary, list_sessions)
 from trace_explorer.sources.demo import demo_paths
 from trace_explorer.sources.session_index import SessionIndex, build_index
-from trace_explorer.sources.source import TraceSource
+from trace_explorer.sources.source import SourceError, TraceSource
 from trace_explorer.sources.sparql_text import iri
 from trace_explorer.sources.store import StoreSource
 
@@ -90,6 +90,7 @@ class Collection:
     fetched: dict[str, Session] = field(default_factory=dict)
     _pages: dict[tuple, SessionPage] = field(default_factory=dict)
     _counts: dict[str, int] = field(default_factory=dict)
+    _texts: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def by_id(self) -> SessionsById:
@@ -150,6 +151,20 @@ class Collection:
     def _indexed_prefix(self, key: str) -> bool:
         """Whether ``key`` may be a short id on a source whose index answers it at once."""
         return getattr(self.source, "index", None) is not None and 0 < len(key) < 200
+
+    def texts(self, iris: list[str]) -> dict[str, str]:
+        """The texts behind ``iris`` (``tg:document`` IRIs, chunk IRIs) that the source holds
+        (a content file, the documents graph, the librarian), remembered; {} when it fails."""
+        missing = [i for i in iris if i not in self._texts]
+        if missing:
+            try:
+                found = self.source.document_texts(missing)
+            except SourceError:
+                found = {}
+            if len(self._texts) > 4096:
+                self._texts.clear()
+            self._texts.update({i: found.get(i) for i in missing})
+        return {i: self._texts[i] for i in iris if self._texts.get(i) is not None}
 
     def count(self, what: str) -> int:
         """"sessions" (all, sub-sessions included), "top" (top level), "steps" or "triples"."""

@@ -20,6 +20,7 @@ import logging
 import os
 from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 
 from trace_explorer.read.errors import TraceLoadError
@@ -30,6 +31,7 @@ from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused
 from trace_explorer.sources.local_store import ingest_file, open_local_store
 from trace_explorer.sources.source import SourceError
+from trace_explorer.views.visible_text import visible_controls
 
 from .collection import (Collection, FileRead, current_collection, demo_bytes, empty_collection, files_collection,
                          read_file, set_collection)
@@ -102,10 +104,10 @@ def _files_source() -> Collection:
         set_collection(collection)
     with st.expander(f"Files ({len(collection.files)})", icon=":material/description:"):
         if collection.files:
-            st.dataframe(
-                [{"File": f.name, "Format": f.loaded.format, "Triples": len(f.loaded.quads),
-                  "Texts": len(f.loaded.documents)} for f in collection.files],
-                hide_index=True, width="stretch")
+            # a plain table: the data grid's front end is not loaded for a panel that is mostly closed
+            st.table(pd.DataFrame([{"File": visible_controls(f.name), "Format": f.loaded.format,
+                                    "Triples": len(f.loaded.quads), "Texts": len(f.loaded.documents)}
+                                   for f in collection.files]), hide_index=True, border="horizontal")
         else:
             st.caption("No files loaded.")
         if uploaded:

@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import pandas as pd
 import pyoxigraph as ox
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -112,7 +113,7 @@ def test_sidebar_counts_sessions_steps_and_triples():
     at = run_app()
     metrics = {m.label: m.value for m in at.sidebar.metric}
     assert metrics["Sessions"] == str(len(SESSIONS))
-    files = at.sidebar.dataframe[0].value
+    files = at.sidebar.table[0].value
     per_file = dict(zip(files["File"], files["Triples"]))
     assert {name: per_file[name] for name in MANIFEST} == {name: f["quads"] for name, f in MANIFEST.items()}
     # distinct quads: files share vocabulary triples, so the store holds fewer than their sum
@@ -249,6 +250,29 @@ def test_docrag_session_page_shows_chunks_and_scores():
     chosen = next(d.value for d in at.main.dataframe if "Chunk" in d.value.columns)
     assert chosen["Score"].tolist() == [0.9, 0.8, 0.7]
     assert set(chosen["Chunk"]) <= set(explored["Chunk"])
+
+
+def test_docrag_chunks_show_their_texts_and_scores_from_the_documents(corpus_sessions):
+    session = corpus_sessions[DOCRAG]
+    focus = next(s for s in session.steps if s.kind == "Focus")
+    explored = next(s for s in session.steps if s.kind == "Exploration")
+    texts = {c["chunk"]: f"Chunk text {n}: the Sea Peoples raided Ugarit." for n, c in enumerate(focus.fields["chunks"])}
+    texts[explored.fields["chunks"][0]] = "An explored chunk's text."
+    at = run_app()
+    at.sidebar.file_uploader[0].set_value(("chunks.documents.json", json.dumps(texts).encode(), "application/json")).run()
+    at.toggle(key="te_demo").set_value(True).run()  # the demo, with the chunks' texts beside it
+    at = open_session(DOCRAG, step=focus.id, at=at)
+    chosen = next(d.value for d in at.main.dataframe if "Chunk" in d.value.columns)
+    assert chosen["Text"].tolist() == [texts[c["chunk"]] for c in focus.fields["chunks"]]
+    assert chosen["Score"].tolist() == [0.9, 0.8, 0.7]
+    assert not any("not in this source" in unescape(c.value) for c in at.main.caption)
+    at.selectbox(key="te_step").set_value(explored.id).run()
+    table = next(d.value for d in at.main.dataframe if "Chunk" in d.value.columns)
+    expected = [texts.get(c) for c in explored.fields["chunks"]]
+    assert "Score" not in table.columns and table["Text"].tolist()[0] == "An explored chunk's text."
+    assert [None if pd.isna(t) else t for t in table["Text"]] == expected
+    missing = expected.count(None)
+    assert missing and any(unescape(c.value).startswith(f"{missing} chunk texts are not in this source") for c in at.main.caption)
 
 
 def test_agent_step_links_to_the_graphrag_sub_trace_and_back():

@@ -69,7 +69,7 @@ def test_a_batch_of_every_bad_file_gives_one_message_each_in_order():
     at = upload(start(), *[(name, data) for name, data, _ in BAD_FILES if not name.endswith(".txt")])
     assert sidebar_errors(at) == [message for name, _, message in BAD_FILES if not name.endswith(".txt")]
     assert_still_fine(at)
-    files = at.sidebar.dataframe[0].value  # the Files table lists only what loaded: the demo
+    files = at.sidebar.table[0].value  # the Files table lists only what loaded: the demo
     assert sorted(files["File"]) == sorted(path.name for path in demo_paths())
 
 
