@@ -40,7 +40,8 @@ tbody tr:hover td { background: var(--st-secondary-background-color, #f0f2f6); }
 tbody tr.te-ticked td { background: color-mix(in srgb, var(--st-primary-color, #ff4b4b) 8%, transparent); }
 .te-line { display: block; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .te-muted { color: color-mix(in srgb, var(--st-text-color, #31333f) 60%, transparent); font-size: 0.8rem; }
-.te-question { font-weight: 500; }
+.te-question { font-weight: 500; white-space: normal; overflow-wrap: anywhere; display: -webkit-box;
+  -webkit-line-clamp: 2; -webkit-box-orient: vertical; }
 .te-none { font-style: italic; }
 .te-id { display: flex; align-items: center; gap: 0.15rem; white-space: nowrap; }
 .te-id a, .te-parent a { font-family: var(--st-code-font, monospace); font-size: 0.8rem;
@@ -62,17 +63,21 @@ col.c-tick { width: 2rem; } col.c-session { width: 7.8rem; } col.c-type { width:
 col.c-time { width: 6.2rem; } col.c-duration { width: 5rem; } col.c-tokens { width: 4.6rem; }
 col.c-steps { width: 3.6rem; } col.c-errors { width: 3.9rem; } col.c-status { width: 6.4rem; }
 col.c-parent { width: 7.4rem; }
-.te-compact { display: none; }
+.te-compact, .te-from { display: none; }
+.te-from a { font-family: var(--st-code-font, monospace); color: var(--st-link-color, #0068c9); text-decoration: none; }
 /* narrow (about 1000 px windows with the sidebar open): the figures move under the question */
 @container (max-width: 860px) {
   col.c-duration, col.c-tokens, col.c-steps, col.c-errors { width: 0; }
   .c-duration, .c-tokens, .c-steps, .c-errors { display: none; }
-  .te-compact { display: block; }
-  col.c-session { width: 6.7rem; } col.c-type { width: 7.7rem; } col.c-status { width: 5.7rem; }
+  col.c-parent { width: 0; } .c-parent { display: none; }
+  .te-compact { display: block; white-space: normal; }
+  .te-from { display: block; }
+  col.c-session { width: 7.3rem; } col.c-type { width: 7.7rem; } col.c-status { width: 5.7rem; }
   col.c-time { width: 5.8rem; }
+  tr.te-subrow td.te-session { padding-left: 0.6rem; }
 }
 @container (max-width: 560px) {
-  col.c-time, col.c-parent { width: 0; } .c-time, .c-parent { display: none; }
+  col.c-time { width: 0; } .c-time { display: none; }
 }
 """
 
@@ -202,6 +207,14 @@ export default function (component) {
   table.appendChild(body);
   wrap.appendChild(table);
 
+  function parentLink(row) {
+    const link = el("a", null, row.parent_short);
+    link.href = row.parent_href;
+    link.title = "Open the parent session " + row.parent_id;
+    link.dataset.open = row.parent_id;
+    return link;
+  }
+
   function fill(td, key, row) {
     if (key === "tick") {
       const box = el("input");
@@ -240,6 +253,11 @@ export default function (component) {
       line.appendChild(copy);
       td.appendChild(line);
       if (row.children) td.appendChild(el("span", "te-line te-muted", row.children));
+      if (row.parent_id) {  // where a narrow table shows the parent, its column hidden
+        const from = el("span", "te-line te-muted te-from", "from ");
+        from.appendChild(parentLink(row));
+        td.appendChild(from);
+      }
     } else if (key === "question") {
       const question = el("span", "te-line te-question" + (row.question ? "" : " te-none"), row.question || "(no question)");
       question.title = row.question_title || "";
@@ -260,12 +278,8 @@ export default function (component) {
       td.appendChild(el("span", row.errors ? "te-errors" : "te-muted", row.errors ? row.errors : "0"));
     } else if (key === "parent") {
       if (row.parent_id) {
-        const link = el("a", null, row.parent_short);
-        link.href = row.parent_href;
-        link.title = "Open the parent session " + row.parent_id;
-        link.dataset.open = row.parent_id;
         const line = el("span", "te-line te-parent");
-        line.appendChild(link);
+        line.appendChild(parentLink(row));
         td.appendChild(line);
       }
     } else {

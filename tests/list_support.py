@@ -34,3 +34,19 @@ def list_rows(at) -> list[dict]:
 def list_ids(at) -> list[str]:
     """The IRIs of the table's rows, in order."""
     return [row["id"] for row in list_rows(at)]
+
+
+# -- in the browser -------------------------------------------------------------------------------
+# Playwright's CSS selectors look inside open shadow roots, where the table is drawn.
+LIST_ROW = '[data-testid="stMain"] tr.te-row'
+
+
+def open_row(page, index: int = 0) -> None:
+    """Click the question of the list's row ``index`` (a click anywhere on a row opens it)."""
+    page.locator(LIST_ROW).nth(index).locator("td.c-question").click()
+
+
+def row_ids(page) -> list[str]:
+    """The IRIs of the list's rows as drawn, in order."""
+    page.locator(LIST_ROW).first.wait_for()
+    return page.locator(LIST_ROW).evaluate_all("rows => rows.map(r => r.dataset.session)")

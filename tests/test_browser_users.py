@@ -16,10 +16,10 @@ import urllib.parse
 
 import pytest
 
-from components.session_table import ROW_PX
 from tests.browser_support import (CHROMIUM_ARGS, CHROMIUM_PATH, REPO_ROOT, chromium_available, screenshot,
                                    wait_for_streamlit_idle)
 from tests.conftest import CORPUS, MANIFEST
+from tests.list_support import open_row
 
 pytest.importorskip("playwright")
 browser = pytest.mark.browser
@@ -134,9 +134,7 @@ def test_two_people_at_once_never_see_each_others_uploads_filters_or_session(app
         assert caption(a).startswith("1–1 of 1 matching")
 
         # A opens their one row; the same IRI is a different session for B (the demo's)
-        table = a.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-        box = table.bounding_box()
-        a.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+        open_row(a)
         a.wait_for_url("**/session?session=*", timeout=30000)
         wait_for_streamlit_idle(a)
         assert urllib.parse.parse_qs(urllib.parse.urlparse(a.url).query)["session"] == [FRANCE]
