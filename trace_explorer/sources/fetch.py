@@ -54,8 +54,8 @@ def _fetch(source: TraceSource, roots: list[str], context: bool) -> dict[str, Se
   ?s {DERIVED}* ?root . ?s ?p ?o }}""")
     triples += source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {anchors}
   ?x {DERIVED}* ?root . ?x tg:selectedEdge|tg:selectedChunk|tg:thought ?s . ?s ?p ?o }}""")
-    if not context:
-        reader = SessionReader(TripleIndex(triples))
+    if not context:  # a summary: no graph to draw
+        reader = SessionReader(TripleIndex(triples), graphs=False)
         return {r: reader.read(r) for r in roots if r in reader.roots}
     triples += _edge_context(source, triples)
     index = TripleIndex(triples)

@@ -36,6 +36,8 @@ _WORD = re.compile(r"[^\W_]+")
 
 def fold(text: str) -> str:
     """``text`` without accents (NFKD, combining marks dropped), case-folded."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 

@@ -313,7 +313,7 @@ def build_index(store: ox.Store, index: SessionIndex | None = None) -> SessionIn
     when None); returns the index. Reads every session once, from the summary triples."""
     index = index or SessionIndex()
     with collector_paused():
-        reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))))
+        reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))), graphs=False)
         rows = [index_row(reader.read(root)) for root in reader.roots]
     index.replace(index.roots(), rows)
     return index
@@ -335,8 +335,9 @@ class IndexUpdate:
 
     def __init__(self, store: ox.Store, index: SessionIndex, quads: Sequence[ox.Quad]):
         self.store, self.index = store, index
-        self.quads = summary_quads(quads)
-        in_file = root_iris(self.quads)
+        with collector_paused():  # a file's quads are millions of live objects: nothing to collect
+            self.quads = summary_quads(quads)
+            in_file = root_iris(self.quads)
         self.known = index.has(in_file) | _derived_from(store, in_file)
         self.rows: list[dict] = []
         self.outside: set[str] = set(self.known)
@@ -351,7 +352,7 @@ class IndexUpdate:
     def _read(self) -> None:
         triples = TripleIndex(self.quads)
         self.quads = []
-        reader = SessionReader(triples)
+        reader = SessionReader(triples, graphs=False)
         self.from_file = [r for r in reader.roots if r not in self.known]
         self.rows = [index_row(reader.read(r)) for r in self.from_file]
         members = {m for r in reader.roots for m in reader.members(r)}
