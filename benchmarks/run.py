@@ -159,6 +159,17 @@ def timed(function, repeat: int, budget_s: float = float("inf")) -> tuple[float,
     return first, statistics.median(runs) if runs else first, result
 
 
+def cpu_ms(function, repeat: int) -> float:
+    """The median CPU milliseconds of ``repeat`` more calls of ``function`` (at least one): what
+    a call costs this process, whatever else the machine runs."""
+    runs = []
+    for _ in range(max(1, repeat)):
+        start = time.process_time()
+        function()
+        runs.append((time.process_time() - start) * 1000)
+    return statistics.median(runs)
+
+
 def verdict(value: float, target: float, *, higher_is_better: bool = False) -> str:
     ok = value >= target if higher_is_better else value <= target
     ratio = value / target if target else float("inf")
@@ -280,7 +291,7 @@ def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budg
             return list_sessions(source, filters, limit=50)
 
         first, median, page = timed(function, repeat, budget_s)
-        out["note"] = f"{len(page.rows)} rows of {page.total:,}"
+        out["note"] = f"{len(page.rows)} rows of {page.total:,}; CPU {cpu_ms(function, repeat):,.1f} ms"
     elif what == "open":
         def function():
             session = fetch_session(source, iri)

@@ -151,7 +151,8 @@ def count_sessions(source: TraceSource, filters: SessionFilter | None = None) ->
 def list_sessions(source: TraceSource, filters: SessionFilter | None = None, limit: int = 50,
                   offset: int = 0, *, read: bool = False, order: SessionOrder = DEFAULT_ORDER) -> SessionPage:
     """A page of the session list in ``order`` (by default newest first; sessions without a
-    value for the sort key last, ties by IRI), sorted on the source over every matching session.
+    value for the sort key last, ties newest first, then by IRI), sorted on the source over
+    every matching session.
 
     ``limit`` 0 means all. ``rows`` are ``session_summary`` dicts, with ``answer_preview`` filled
     from the source's texts where the answer is a ``tg:document``. On an indexed store a page is
