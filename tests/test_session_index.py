@@ -237,3 +237,15 @@ def test_file_sessions_travel_as_json():
     found = read_file_sessions(list(collection.store))
     back = FileSessions.from_json(found.to_json())
     assert back == found and set(found.rows) == {s["session"] for s in manifest_sessions("orchestrated.nq")}
+
+
+def test_the_stamp_changes_when_rows_are_written(tmp_path):
+    store = open_local_store(tmp_path / "s")
+    empty = store.index.stamp()
+    ingest_file(store, str(CORPUS / "seed-sessions.ttl"))
+    first = store.index.stamp()
+    assert first != empty and store.index.stamp() == first  # reading changes nothing
+    ingest_file(store, str(CORPUS / "seed-sessions.ttl"))  # the same file again: nothing written
+    assert store.index.stamp() == first
+    ingest_file(store, str(CORPUS / "orchestrated.nq"))
+    assert store.index.stamp() not in (empty, first)

@@ -177,6 +177,12 @@ class SessionIndex:
         where, params = _where(filters)
         return self._query(f"SELECT COUNT(*) {where}", params)[0][0]
 
+    def stamp(self) -> tuple[int, int]:
+        """What changes whenever rows are written (the highest row id, the files recorded): two
+        equal stamps of one index mean the same rows, so counts may be kept between them."""
+        found = self._query("SELECT (SELECT COALESCE(MAX(id), 0) FROM sessions), (SELECT COUNT(*) FROM files)")
+        return tuple(found[0])
+
     def steps(self) -> int:
         """The steps of every session, as the session page counts them."""
         return self._query("SELECT COALESCE(SUM(steps), 0) FROM sessions")[0][0]
