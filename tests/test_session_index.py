@@ -196,49 +196,6 @@ def test_large_files_written_in_bulk_give_the_same_store(tmp_path, monkeypatch):
     assert all(timings[p] > 0 for p in ("read", "write", "index")) and all(t >= 0 for t in timings.values())
 
 
-@pytest.mark.parametrize("worker", ["answers", "fails"])
-def test_a_worker_process_reads_large_files_for_the_index(tmp_path, monkeypatch, worker):
-    # above WORKER_BYTES a file's sessions are read by a worker process while its quads are
-    # written; when the worker fails they are read in the ingesting process: the same rows
-    from trace_explorer.sources import index_worker
-
-    started: list[str] = []
-    real = index_worker.IndexWorker.__init__
-
-    def counted(self, name, data=None, max_bytes=None):
-        started.append(name)
-        real(self, name, data, max_bytes)
-    monkeypatch.setattr(index_worker.IndexWorker, "__init__", counted)
-    monkeypatch.setattr(index_worker, "WORKER_BYTES", 0)
-    answered: list[bool] = []
-    real_result = index_worker.IndexWorker.result
-
-    def result(self):
-        found = None if worker == "fails" else real_result(self)
-        answered.append(found is not None)
-        return found
-    monkeypatch.setattr(index_worker.IndexWorker, "result", result)
-    store = open_local_store(tmp_path / "s")
-    paths = expand_paths([CORPUS])
-    for path in paths:
-        ingest_file(store, str(path))
-    seed = CORPUS / "seed-sessions.ttl"
-    again = ingest_file(store, seed.name, seed.read_bytes())  # bytes, as an upload: skipped
-    whole, _ = load_collection([CORPUS])
-    assert started == [str(p) for p in paths] + [seed.name] and again.skipped
-    assert answered == [worker == "answers"] * len(paths)  # the worker's rows were used (or it failed)
-    assert _rows(store) == _summaries(whole)
-
-
-def test_file_sessions_travel_as_json():
-    from trace_explorer.sources.session_index import FileSessions, read_file_sessions
-
-    collection, _ = load_collection([CORPUS / "orchestrated.nq"])
-    found = read_file_sessions(list(collection.store))
-    back = FileSessions.from_json(found.to_json())
-    assert back == found and set(found.rows) == {s["session"] for s in manifest_sessions("orchestrated.nq")}
-
-
 def test_the_stamp_changes_when_rows_are_written(tmp_path):
     store = open_local_store(tmp_path / "s")
     empty = store.index.stamp()

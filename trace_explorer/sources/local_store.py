@@ -9,10 +9,10 @@ atomic against a crash or a full disk, which re-ingesting the file mends). The s
 (``session_index``) reads the file's new sessions before the write and gets their rows after
 it, with those of the sessions the file changed and the file's digest: the same file twice adds
 nothing (quads are a set, blank nodes get names derived from the bytes, and a recorded digest
-is skipped). A large file's sessions are read for the index by a worker process while its quads
-are written (``index_worker``: the write holds the GIL, so a thread would not do; measured
-slower on two cores was ``Store.bulk_load`` of the bytes on a second thread while the index was
-read, both halves taking twice as long).
+is skipped). (Measured slower on two cores: writing with ``Store.bulk_load`` of the bytes on a
+second thread while the index is read, both halves taking twice as long; and reading the index
+in a worker process that parses the file again while the quads are written, which costs
+``bulk_extend``, already on more than one core, its second core.)
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from ..read.errors import TraceLoadError
 from ..read.files import read_trace_file
 from ..read.rdf import Progress
 from .filter import SessionFilter
-from . import index_worker
-from .index_worker import IndexWorker
 from .session_index import INDEX_FILE, IndexUpdate, SessionIndex, build_index
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
 from .store import StoreSource
@@ -115,28 +113,15 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     for a read-only store."""
     if local.index is None or local.index.read_only:
         raise SourceError(f"the store at {local.path} is open read-only")
-    clock = _Clock(timings)
-    worker = IndexWorker(name, data, max_bytes) if index_worker.wanted(name, data) else None
-    try:
-        return _ingest(local, name, data, worker, clock, progress=progress, max_bytes=max_bytes)
-    finally:
-        if worker is not None:
-            worker.stop()
-
-
-def _ingest(local: LocalStore, name: str, data: bytes | None, worker: IndexWorker | None, clock: _Clock, *,
-            progress: Progress | None, max_bytes: int | None) -> LoadedSource:
     store, index = local.store, local.index
+    clock = _Clock(timings)
     loaded = read_trace_file(name, data, max_bytes=max_bytes, progress=progress)
     clock.lap("read")
     if index.is_ingested(loaded.digest):
         return LoadedSource(name, loaded.format, loaded.size, len(loaded.quads), len(loaded.documents),
                             loaded.recovered, skipped=True)
     update = IndexUpdate(store, index, loaded.quads)
-    if worker is not None:
-        update.read_elsewhere(worker)  # read by the worker while the quads are written
-    else:
-        update.read()  # from the file alone: its triples are let go before its quads are written
+    update.read()  # from the file alone: its triples are let go before its quads are written
     clock.lap("index")
     quads, count = loaded.quads, len(loaded.quads)
     loaded.quads = []  # held once, here, and let go once written

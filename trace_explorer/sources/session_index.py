@@ -20,10 +20,9 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import pyoxigraph as ox
 
@@ -326,62 +325,6 @@ def build_index(store: ox.Store, index: SessionIndex | None = None) -> SessionIn
     return index
 
 
-@dataclass
-class FileSessions:
-    """What one file says about the sessions of a store (``read_file_sessions``): ``roots``, the
-    session roots whose Question it holds (reader order); ``rows``, their ``index_row`` dicts by
-    root; ``outside``, sessions outside the file that its steps extend (by IRI: an agent's later
-    step); ``dangling``, entities outside the file its steps derive from (a sub-session's parent
-    step), to be followed up to their roots in the store. Plain data: it travels as JSON."""
-
-    roots: list[str]
-    rows: dict[str, dict]
-    outside: set[str]
-    dangling: list[str]
-
-    def to_json(self) -> str:
-        return json.dumps({"roots": self.roots, "rows": self.rows, "outside": sorted(self.outside),
-                           "dangling": self.dangling})
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> FileSessions:
-        found = json.loads(text)
-        return cls(found["roots"], found["rows"], set(found["outside"]), found["dangling"])
-
-
-def read_file_sessions(quads: Sequence[ox.Quad], skip: Iterable[str] = ()) -> FileSessions:
-    """Read the sessions of one file's ``quads`` (from the file alone, touching no store): the
-    rows of those whose Question it holds (but the roots in ``skip``: read again from the store
-    later) and what else it extends (``FileSessions``)."""
-    skip = set(skip)
-    with collector_paused():
-        triples = TripleIndex(summary_quads(quads))
-        reader = SessionReader(triples, graphs=False)
-        rows = {r: index_row(reader.read(r)) for r in reader.roots if r not in skip}
-        members = {m for r in reader.roots for m in reader.members(r)}
-        outside: set[str] = set()
-        dangling: set[str] = set()
-        for subject in triples.properties:
-            owner = step_owner(subject) if subject not in members else None
-            if owner is not None:
-                outside.add(owner)
-            for parent in triples.iris(subject, WAS_DERIVED_FROM):
-                if parent not in triples.properties:
-                    owner = step_owner(parent)
-                    if owner is not None:
-                        outside.add(owner)
-                    else:
-                        dangling.add(parent)
-    return FileSessions(list(reader.roots), rows, outside, sorted(dangling))
-
-
-class SessionsReading(Protocol):
-    """A reading of a file's sessions under way elsewhere (``index_worker.IndexWorker``):
-    ``result()`` waits for it and gives its ``FileSessions``, or None when it failed."""
-
-    def result(self) -> FileSessions | None: ...
-
-
 class IndexUpdate:
     """What adding one file's quads to a store does to the index, in three steps:
 
@@ -390,8 +333,8 @@ class IndexUpdate:
        steps derived from their Question);
     2. ``read()``, before, during or after the write (it does not touch the store): reads the
        sessions whose Question is in the file and new to the store, from the file, and finds
-       the sessions outside the file that its steps extend (``read_file_sessions``); or
-       ``read_elsewhere(reading)``: the same reading, done by another process meanwhile;
+       the sessions outside the file that its steps extend (by IRI, ``model.roots.step_owner``,
+       or by a derivation to an entity outside the file: a later step, a sub-session's parent);
     3. ``apply(files)``, after the write: reads those and the known ones again from the store
        and writes every row.
     """
@@ -406,34 +349,35 @@ class IndexUpdate:
         self.outside: set[str] = set(self.known)
         self.from_file: list[str] = []
         self.dangling: list[str] = []
-        self._elsewhere: SessionsReading | None = None
 
     def read(self) -> None:
         """Read the file's new sessions and what else it extends (step 2)."""
-        self._take(read_file_sessions(self.quads, skip=self.known))
+        with collector_paused():
+            self._read()
+
+    def _read(self) -> None:
+        triples = TripleIndex(self.quads)
         self.quads = []
-
-    def read_elsewhere(self, reading: SessionsReading) -> None:
-        """Take step 2 from ``reading`` (started on the same file), when ``apply`` comes; the
-        file's triples are kept until then, to read them here if it fails."""
-        self._elsewhere = reading
-
-    def _take(self, found: FileSessions) -> None:
-        self.from_file = [r for r in found.roots if r not in self.known]
-        self.rows = [found.rows[r] for r in self.from_file]
-        self.outside |= found.outside
-        self.dangling = found.dangling
+        reader = SessionReader(triples, graphs=False)
+        self.from_file = [r for r in reader.roots if r not in self.known]
+        self.rows = [index_row(reader.read(r)) for r in self.from_file]
+        members = {m for r in reader.roots for m in reader.members(r)}
+        dangling: set[str] = set()
+        for subject in triples.properties:
+            owner = step_owner(subject) if subject not in members else None
+            if owner is not None:
+                self.outside.add(owner)
+            for parent in triples.iris(subject, WAS_DERIVED_FROM):
+                if parent not in triples.properties:
+                    owner = step_owner(parent)
+                    if owner is not None:
+                        self.outside.add(owner)
+                    else:
+                        dangling.add(parent)
+        self.dangling = sorted(dangling)
 
     def apply(self, files: Iterable[tuple[str, str]] = ()) -> int:
         """Write the rows, once the file's quads are in the store (step 3); returns how many."""
-        if self._elsewhere is not None:
-            reading, self._elsewhere = self._elsewhere, None
-            found = reading.result()
-            if found is None:  # the other process failed: read here
-                self.read()
-            else:
-                self._take(found)
-                self.quads = []
         outside = (self.outside | _roots_above(self.store, self.dangling)) - set(self.from_file)
         rows = self.rows + rows_from_store(self.store, sorted(outside))
         self.index.replace(sorted(outside), rows, files)
