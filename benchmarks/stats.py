@@ -58,7 +58,7 @@ def measure(store_dir: Path, repeat: int, sample: int) -> dict:
     from trace_explorer.sources.filter import SessionFilter
     from trace_explorer.sources.local_store import local_source
 
-    source = local_source(store_dir, read_only=True)
+    source = local_source(store_dir)
     rows = []
     cases = [("every session (--all)", SessionFilter(include_sub=True)), ("top-level sessions", SessionFilter()),
              ("GraphRAG only", SessionFilter(mechanism="GraphRAG")), ("sessions that called web-search",

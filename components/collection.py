@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyoxigraph as ox
 import streamlit as st
 
 from trace_explorer.analysis.health_index import refresh_health
@@ -30,11 +31,11 @@ from trace_explorer.read.collection import TraceStore
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.read.files import read_trace_file
 from trace_explorer.read.loaded import LoadedFile
-from trace_explorer.sources.catalog import (SessionFilter, SessionPage, count_sessions, count_steps, fetch_sessions,
-                                            indexed_summary, list_sessions)
+from trace_explorer.sources.catalog import (SessionFilter, SessionOrder, SessionPage, count_sessions, count_steps,
+                                            fetch_sessions, find_session_ids, indexed_summary, list_sessions)
 from trace_explorer.sources.demo import demo_paths
-from trace_explorer.sources.session_index import build_index
-from trace_explorer.sources.source import TraceSource
+from trace_explorer.sources.session_index import SessionIndex, build_index
+from trace_explorer.sources.source import SourceError, TraceSource
 from trace_explorer.sources.sparql_text import iri
 from trace_explorer.sources.store import StoreSource
 
@@ -77,39 +78,57 @@ class SessionsById(Mapping):
 class Collection:
     """A source and what has been read from it. ``key`` names what it was built from (files,
     a store path, an endpoint), for caches; ``label`` says it for people; ``files`` are the
-    files read into memory (for a files collection); ``demo`` whether the demo is among them."""
+    files read into memory (for a files collection); ``demo`` whether the demo is among them;
+    ``empty_state``, for a source chosen but not connected yet, what to do about it (the
+    collection then holds nothing)."""
 
     source: TraceSource
     key: tuple
     label: str
     files: list[FileRead] = field(default_factory=list)
     demo: bool = False
+    empty_state: str | None = None
     fetched: dict[str, Session] = field(default_factory=dict)
     _pages: dict[tuple, SessionPage] = field(default_factory=dict)
     _counts: dict[str, int] = field(default_factory=dict)
+    _texts: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def by_id(self) -> SessionsById:
         """The sessions read so far, by IRI."""
         return SessionsById(self)
 
-    def page(self, filters: SessionFilter, limit: int, offset: int) -> SessionPage:
-        """One page of the list (remembered per filters, limit and offset)."""
-        key = (repr(filters), limit, offset)
+    def page(self, filters: SessionFilter, limit: int, offset: int, order: SessionOrder = SessionOrder()) -> SessionPage:
+        """One page of the list (remembered per filters, order, limit and offset)."""
+        key = (repr(filters), str(order), limit, offset)
         if key not in self._pages:
             if len(self._pages) > 32:
                 self._pages.clear()
-            page = list_sessions(self.source, filters, limit=limit, offset=offset)
+            page = list_sessions(self.source, filters, limit=limit, offset=offset, order=order)
             self._pages[key] = page
             self._remember(page.sessions)
         return self._pages[key]
 
+    def resolve(self, key: str) -> list[str]:
+        """The sessions ``key`` may name: itself when it is one, else those whose UUID starts
+        with it (a short id, as the list shows it), at most six (``catalog.find_session_ids``)."""
+        if key in self.fetched:
+            return [key]
+        if self.empty_state or not 0 < len(key) < 4096:
+            return []
+        return find_session_ids(self.source, key)
+
     def get(self, session_id: str) -> Session | None:
-        """The session ``session_id`` with its sub-sessions and parent session read too."""
+        """The session ``session_id`` (its IRI, or a unique start of its UUID: ``resolve``) with
+        its sub-sessions and parent session read too; None when it names no session, or several."""
         if session_id not in self.fetched:
             found = fetch_sessions(self.source, [session_id]) if _plausible(session_id) else {}
             if session_id not in found:
-                return None
+                named = self.resolve(session_id)
+                if len(named) != 1 or named[0] == session_id:
+                    return None
+                session_id = named[0]
+                found = fetch_sessions(self.source, [session_id]) if session_id not in self.fetched else {}
             self._remember(found)
         session = self.fetched[session_id]
         related = [c for c in session.children if c not in self.fetched and _plausible(c)]
@@ -125,26 +144,63 @@ class Collection:
         if session_id in self.fetched:
             return len(self.fetched[session_id].steps)
         summary = indexed_summary(self.source, session_id) if _plausible(session_id) else None
+        if summary is None and self._indexed_prefix(session_id):
+            named = self.resolve(session_id)
+            summary = indexed_summary(self.source, named[0]) if len(named) == 1 else None
         return summary["step_count"] if summary else None
 
+    def _indexed_prefix(self, key: str) -> bool:
+        """Whether ``key`` may be a short id on a source whose index answers it at once."""
+        return getattr(self.source, "index", None) is not None and 0 < len(key) < 200
+
+    def texts(self, iris: list[str]) -> dict[str, str]:
+        """The texts behind ``iris`` (``tg:document`` IRIs, chunk IRIs) that the source holds
+        (a content file, the documents graph, the librarian), remembered; {} when it fails."""
+        missing = [i for i in iris if i not in self._texts]
+        if missing:
+            try:
+                found = self.source.document_texts(missing)
+            except SourceError:
+                found = {}
+            if len(self._texts) > 4096:
+                self._texts.clear()
+            self._texts.update({i: found.get(i) for i in missing})
+        return {i: self._texts[i] for i in iris if self._texts.get(i) is not None}
+
     def count(self, what: str) -> int:
-        """"sessions" (all, sub-sessions included), "top" (top level), "steps" or "triples"."""
+        """"sessions" (all, sub-sessions included), "top" (top level), "steps" or "triples".
+        A store with a session index shares its counts with everyone who opens it, until a file
+        is added (``SessionIndex.stamp``): a large store's triples take a tenth of a second to
+        count, for each new visitor otherwise."""
         if what not in self._counts:
-            if what == "sessions":
-                value = count_sessions(self.source, SessionFilter(include_sub=True))
-            elif what == "top":
-                value = count_sessions(self.source, SessionFilter())
-            elif what == "steps":
-                value = count_steps(self.source)
+            index = getattr(self.source, "index", None)
+            if index is not None and index.usable:
+                shared = self.key[:2] if self.key[0] == "store" else self.key  # a store: by path
+                self._counts[what] = _shared_count(shared, index.stamp(), what, self)
             else:
-                value = len(self.source.store) if isinstance(self.source, StoreSource) else -1
-            self._counts[what] = value
+                self._counts[what] = self._count(what)
         return self._counts[what]
+
+    def _count(self, what: str) -> int:
+        if what == "sessions":
+            return count_sessions(self.source, SessionFilter(include_sub=True))
+        if what == "top":
+            return count_sessions(self.source, SessionFilter())
+        if what == "steps":
+            return count_steps(self.source)
+        return len(self.source.store) if isinstance(self.source, StoreSource) else -1
 
     def _remember(self, sessions: dict[str, Session]) -> None:
         if len(self.fetched) + len(sessions) > CACHE_LIMIT:
             self.fetched.clear()
         self.fetched.update(sessions)
+
+
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _shared_count(key: tuple, stamp: tuple, what: str, _collection: Collection) -> int:
+    """``_collection.count(what)`` for everyone whose collection is ``key`` in the state
+    ``stamp``."""
+    return _collection._count(what)
 
 
 LARGE_SESSION_VARIABLE = "TRACE_EXPLORER_LARGE_SESSION_STEPS"
@@ -204,6 +260,13 @@ def _files_source(key: tuple, _files: tuple[FileRead, ...]) -> StoreSource:
     return source
 
 
+def empty_collection(kind: str, message: str) -> Collection:
+    """The collection of a source chosen but not connected yet (``kind`` names it): no sessions,
+    and ``message`` says what to do."""
+    return Collection(StoreSource(ox.Store(), label="no source", index=SessionIndex()), ("none", kind),
+                      "no source", empty_state=message)
+
+
 def files_collection(files: list[FileRead], demo: bool) -> Collection:
     """A collection of the files that loaded, read into an in-memory store."""
     good = tuple(f for f in files if f.loaded is not None)
@@ -225,3 +288,13 @@ def current_collection() -> Collection:
 def set_collection(collection: Collection) -> None:
     """Make ``collection`` this user's collection."""
     st.session_state[STATE_KEY] = collection
+
+
+def not_connected(kind: str, message: str) -> Collection:
+    """Make this user's collection the empty one of a ``kind`` of source not connected (never
+    the sessions of the source chosen before), saying ``message`` on the list."""
+    collection = current_collection()
+    if collection.key != ("none", kind) or collection.empty_state != message:
+        collection = empty_collection(kind, message)
+        set_collection(collection)
+    return collection

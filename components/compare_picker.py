@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from trace_explorer.cli.sessions import find_session_ids
+from trace_explorer.sources.catalog import find_session_ids
 from trace_explorer.sources.catalog import SessionFilter
 from trace_explorer.sources.source import SourceError
 
@@ -32,16 +32,17 @@ def compare_link(a: str, b: str) -> dict[str, str]:
     return {QUERY_KEY: f"{a},{b}"}
 
 
-def compare_action(rows: Sequence[dict[str, Any]]) -> None:
-    """The session list's "Compare" action: pick two of the sessions on the list's page
-    (``rows``: session summaries) and open them side by side."""
-    labels = {r["id"]: session_label(r) for r in rows}
-    with st.popover("Compare two sessions", icon=":material/compare_arrows:", key="te_compare_action"):
-        picked = st.multiselect("Pick two sessions of this page", list(labels), format_func=labels.get,
-                                max_selections=2, key=LIST_PICK_KEY, placeholder="two sessions")
-        if st.button("Compare", icon=":material/compare_arrows:", type="primary", disabled=len(picked) != 2,
-                     key="te_compare_go"):
-            st.switch_page(COMPARE_PAGE, query_params=compare_link(picked[0], picked[1]))
+def compare_ticked(ticked: Sequence[str]) -> None:
+    """The session list's "Compare" action: with two sessions ticked in the table (``ticked``:
+    IRIs, in the order ticked, on any page), open them side by side."""
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    with row:
+        count = len(ticked)
+        st.caption(f"{count:,} session{'s' if count != 1 else ''} ticked" if count else
+                   "Tick two sessions to compare them")
+        if st.button("Compare", icon=":material/compare_arrows:", type="primary", disabled=count != 2,
+                     key="te_compare_go", help="Open the two ticked sessions side by side"):
+            st.switch_page(COMPARE_PAGE, query_params=compare_link(ticked[0], ticked[1]))
 
 
 def session_label(summary: dict[str, Any]) -> str:

@@ -429,16 +429,17 @@ def _markdown_tab(session: Session, sessions: Mapping[str, Session], files: dict
 Rows = Sequence[Session | dict] | Callable[[], Iterable[Session | dict]]
 
 
-def matching_sessions(collection: Any, filters: Any) -> Callable[[], list[dict]]:
+def matching_sessions(collection: Any, filters: Any, order: Any = None) -> Callable[[], list[dict]]:
     """A callable giving the summary of every session of ``collection``'s source that passes
-    ``filters`` (a ``catalog.SessionFilter``), in the list's order, all pages: read when a
-    download is clicked. Reads the source only (thread-safe), never the collection's caches."""
-    from trace_explorer.sources.catalog import list_sessions
+    ``filters`` (a ``catalog.SessionFilter``), in the list's order (``order``, a
+    ``catalog.SessionOrder``; newest first when None), all pages: read when a download is
+    clicked. Reads the source only (thread-safe), never the collection's caches."""
+    from trace_explorer.sources.catalog import SessionOrder, list_sessions
 
     source = collection.source
 
     def read() -> list[dict]:
-        return list_sessions(source, filters, limit=0).rows
+        return list_sessions(source, filters, limit=0, order=order or SessionOrder()).rows
     return read
 
 

@@ -24,7 +24,7 @@ from trace_explorer.sources.trustgraph import TrustGraphSource
 from .collection import Collection
 from .text import SESSION_PAGE, clip, md_escape
 
-HEALTH_KEY = "f_health"
+HEALTH_KEY = "health"  # also the query parameter the list keeps it in
 ICONS = {"error": "⛔", "warning": "⚠️", "info": "ℹ️"}
 LINKS_PER_PAGE = 25  # problems listed as links at a time in the panel; all of them are in its table
 _LABELS = {"errors": "errors", "warnings": "warnings", "infos": "only infos", "clean": "clean", "unchecked": "unchecked"}
@@ -42,7 +42,7 @@ def health_filter(collection: Collection) -> str | None:
     if not indexed(collection):
         return None
     options = list(HEALTH_CHOICES) + sorted(RULES)
-    return st.selectbox("Health", options, index=None, key=HEALTH_KEY, placeholder="any",
+    return st.selectbox("Health", options, index=None, key=HEALTH_KEY, placeholder="any", bind="query-params",
                         format_func=lambda o: _LABELS.get(o, f"rule: {o}"), width=170, persist_state="session",
                         help="The worst problem found in the session's trace (errors; warnings and no error; "
                              "only infos; none), sessions not checked yet, or one rule.")

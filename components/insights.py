@@ -2,8 +2,9 @@
 sessions they select (``analysis.stats``) and a chart per question, each with its PNG and CSV.
 
 A click on a bar filters the session list by what the bar stands for (a mechanism and pattern, a
-tool, a model, a termination reason) and opens it. The list keeps those filters (``f_tool``,
-``f_model``, ``f_termination``) beside its own and shows each as a button that removes it.
+tool, a model, a termination reason) and opens it. Those filters live in the list's URL
+(``?tool=…``, ``?model=…``, ``?termination=…``) beside its own, each shown as a button that
+removes it.
 """
 
 from __future__ import annotations
@@ -20,34 +21,40 @@ from trace_explorer.views.insight_charts import PICK, InsightChart, chart_png, i
 from .collection import Collection
 from .text import SESSIONS_PAGE, md_escape
 
-# The session list's filter keys (pages/sessions.py) and those the charts set.
-LIST_KEYS = ("f_type", "f_pattern", "f_status", "f_search", "f_sub", "f_health")
-CLICK_KEYS = {"tool": "f_tool", "model": "f_model", "termination": "f_termination"}
+# The query parameters (and the widget keys) the charts set: SessionFilter field -> parameter.
+CLICK_KEYS = {"tool": "tool", "model": "model", "termination": "termination"}
+_LAST_KEY = "te_list_insight_filters"  # the list's chart filters, as last shown (for this page)
 _NAMES = {"tool": "Tool", "model": "Model", "termination": "Termination"}
 
 
 def insight_filters() -> dict[str, str | None]:
     """The filters a chart click set (``SessionFilter`` fields ``tool``, ``model``,
     ``termination``), each shown as a button that removes it."""
-    chosen = {field: st.session_state.get(key) for field, key in CLICK_KEYS.items()}
+    chosen = {field: st.query_params.get(key) or None for field, key in CLICK_KEYS.items()}
+    st.session_state[_LAST_KEY] = chosen
     active = {f: v for f, v in chosen.items() if v}
     if active:
         row = st.container(horizontal=True, gap="small", vertical_alignment="center")
         with row:
             for field, value in active.items():
                 st.button(md_escape(f"{_NAMES[field]}: {value}", one_line=True), icon=":material/close:",
-                          key=f"te_clear_{field}", type="secondary", on_click=st.session_state.pop,
-                          args=(CLICK_KEYS[field], None), help="Remove this filter (set from the Insights page)")
+                          key=f"te_clear_{field}", type="secondary", on_click=_clear, args=(CLICK_KEYS[field],),
+                          help="Remove this filter (set from the Insights page)")
     return chosen
 
 
+def _clear(param: str) -> None:
+    st.query_params.pop(param, None)
+
+
 def current_filter() -> SessionFilter:
-    """The filter the session list shows now (its widgets keep their values for the session)."""
+    """The filter the session list shows now (its widgets keep their values for the session;
+    ``components.list_state`` names them)."""
     state = st.session_state
-    return SessionFilter(mechanism=tuple(state.get("f_type") or ()), pattern=tuple(state.get("f_pattern") or ()),
-                         status=state.get("f_status"), text=(state.get("f_search") or "").strip() or None,
-                         include_sub=bool(state.get("f_sub")), health=state.get("f_health"),
-                         **{field: state.get(key) for field, key in CLICK_KEYS.items()})
+    return SessionFilter(mechanism=tuple(state.get("type") or ()), pattern=tuple(state.get("pattern") or ()),
+                         status=state.get("status"), text=(state.get("q") or "").strip() or None,
+                         include_sub=bool(state.get("sub")), health=state.get("health"),
+                         **(state.get(_LAST_KEY) or {}))
 
 
 def describe(filters: SessionFilter) -> str:
@@ -123,11 +130,12 @@ def _chart(chart: InsightChart) -> None:
 
 def _filter_list(field: str, picked: dict[str, Any]) -> None:
     """Set the session list's filter to the bar clicked and open the list."""
-    state = st.session_state
+    params: dict[str, str] = {}
     if field == "mechanism":
         if picked.get("mechanism"):
-            state["f_type"] = [picked["mechanism"]]
-            state["f_pattern"] = [picked["pattern"]] if picked.get("pattern") else None
+            params["type"] = str(picked["mechanism"])
+            if picked.get("pattern"):
+                params["pattern"] = str(picked["pattern"])
     elif picked.get(field) is not None:
-        state[CLICK_KEYS[field]] = str(picked[field])
-    st.switch_page(SESSIONS_PAGE)
+        params[CLICK_KEYS[field]] = str(picked[field])
+    st.switch_page(SESSIONS_PAGE, query_params=params)

@@ -1,75 +1,208 @@
-"""The session list as a table: rows and the sortable, selectable ``st.dataframe``."""
+"""The session list as a table: a row per session, a click on it opens the session, a header
+sorts the whole list on the source, tick boxes select several sessions.
+
+Drawn by an ``st.components.v2`` component (``session_table_assets``: no iframe, inline CSS and
+JavaScript, trace text set as text only). Columns: a tick box; the session's short id (the
+first characters of its UUID; the full IRI in the tooltip, a button copies it; sub-sessions
+marked ↳ and indented); the question with the answer's first words under it; type and pattern;
+time; duration (LLM + tool); tokens; steps; tool errors; status; and, when sub-sessions are
+listed, the parent session. Rows are ``model.summary.session_summary`` dicts: a new column is a
+new key there and an entry in ``COLUMNS``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import urllib.parse
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
+from trace_explorer.model.roots import session_id
+from trace_explorer.sources.filter import SessionOrder
 from trace_explorer.views.visible_text import visible_controls
 
-COLUMNS = ["Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status", "Health"]
-ROW_PX = 33
-QUESTION_LIMIT = 500  # characters of a question in the table (the search sees all of it)
+from .session_table_assets import CSS, JS
+from .text import format_ms
+
+QUESTION_LIMIT = 500  # characters of a question in a row (the search sees all of it)
+TITLE_LIMIT = 2000  # characters of a question in its tooltip
+SHORT_ID = 8  # characters of a UUID shown as the session's id (as git shows a commit)
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= QUESTION_LIMIT else text[: QUESTION_LIMIT - 1] + "…"
+@dataclass(frozen=True)
+class Column:
+    """A column of the table: ``key`` (what the front end draws), ``label``, ``sort`` (the
+    ``filter.SORT_KEYS`` key its header sorts on, or None), ``numeric`` (right-aligned) and
+    ``help`` (the header's tooltip)."""
+
+    key: str
+    label: str
+    sort: str | None = None
+    numeric: bool = False
+    help: str = ""
 
 
-def session_rows(summaries: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per session summary (``model.summary.session_summary`` dicts, as the session
-    list gives them), in the given order, with ``COLUMNS``; Time is a UTC timestamp."""
+COLUMNS = (
+    Column("tick", ""),
+    Column("session", "Session", "id", help="The session's id: the first characters of its UUID (the full IRI in the tooltip)"),
+    Column("question", "Question / answer", "question", help="The question, and the first words of the answer"),
+    Column("type", "Type", "type", help="The mechanism (Agent, GraphRAG, DocRAG) and an agent's pattern"),
+    Column("time", "Time (UTC)", "time", help="When the question was asked (prov:startedAtTime)"),
+    Column("duration", "Duration", "duration", True, "LLM time + tool time recorded by the steps"),
+    Column("tokens", "Tokens", "tokens", True, "Tokens in + out recorded by the steps"),
+    Column("steps", "Steps", "steps", True, "Steps of the session"),
+    Column("errors", "Errors", "tool_errors", True, "Failed tool calls"),
+    Column("status", "Status", "status", help="answered: the session reached its answer"),
+    Column("parent", "Parent", "parent", help="The session whose step started this sub-session"),
+    Column("health", "Health", help="Problems found in the session's trace: ⛔ errors, ⚠️ warnings, ℹ️ infos "
+                                    "(the session page's Health panel lists them)"),
+)
+
+
+@dataclass
+class TableEvent:
+    """What the user did in the table in this run: ``open`` (an IRI to open), ``sort`` (the
+    sort key of a header clicked), ``selected`` (the IRIs ticked, in this run and before)."""
+
+    open: str | None = None
+    sort: str | None = None
+    selected: list[str] = field(default_factory=list)
+
+
+def short_id(iri: str) -> str:
+    """How the table names a session: the first ``SHORT_ID`` characters of its UUID
+    (``urn:trustgraph:agent:62c33a4f-…`` -> ``62c33a4f``); for an IRI of another shape its last
+    segment, cut to 18 characters."""
+    tail = session_id(iri)
+    if tail == iri:
+        tail = iri.rstrip("/#:").rsplit("/", 1)[-1].rsplit("#", 1)[-1].rsplit(":", 1)[-1] or iri
+    head = tail.split("-", 1)[0]
+    if len(head) == SHORT_ID and "-" in tail:
+        return head
+    return tail if len(tail) <= 18 else tail[:17] + "…"
+
+
+def session_href(iri: str) -> str:
+    """The session page's link (relative to the app's root) for session ``iri``."""
+    return "session?session=" + urllib.parse.quote(iri, safe="")
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _count(value: int | None, one: str, many: str) -> str | None:
+    return None if value is None else f"{value:,} {one if value == 1 else many}"
+
+
+def table_rows(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows the table draws, one per session summary, in the given order: every value a
+    display string (trace text with its control characters shown: ``visible_controls``)."""
     rows = []
-    for summary in summaries:
+    for s in summaries:
+        question = visible_controls(s.get("question") or "")
+        answer = s.get("answer_preview")
+        time = s.get("time") or ""
+        duration, tokens = s.get("duration_ms"), s.get("tokens")
+        errors = s.get("tool_errors") or 0
+        children = len(s.get("children") or [])
+        parent = s.get("parent_session")
+        figures = [format_ms(duration) if duration is not None else None, _count(tokens, "token", "tokens"),
+                   _count(s.get("step_count"), "step", "steps"), _count(errors or None, "tool error", "tool errors")]
         rows.append({
-            "Session ID": summary["id"],
-            "Type": summary["type"],
-            "Pattern": summary["pattern"] or "",
-            "Question": _clip(visible_controls(summary["question"] or "")),
-            "Time": pd.Timestamp(summary["time"]) if summary["time"] else pd.NaT,
-            "Steps": summary["step_count"],
-            "Status": summary["status"],
-            "Health": summary.get("health", ""),  # components/health.py
+            "id": s["id"],
+            "short": short_id(s["id"]),
+            "href": session_href(s["id"]),
+            "sub": s.get("parent") is not None,
+            "children": _count(children or None, "sub-session", "sub-sessions"),
+            "question": _clip(question, QUESTION_LIMIT),
+            "question_title": _clip(question, TITLE_LIMIT),
+            "answer": visible_controls(answer) if answer else None,
+            "no_answer": "answer text not loaded" if s.get("has_answer") else "no answer",
+            "type": s.get("type") or "",
+            "pattern": s.get("pattern") or "",
+            "date": time[:10],
+            "clock": f"{time[11:19]} UTC" if len(time) >= 19 else "",
+            "duration": format_ms(duration) if duration is not None else "—",
+            "duration_title": f"LLM {format_ms(s.get('llm_ms'))} + tools {format_ms(s.get('tool_ms'))}",
+            "tokens": f"{tokens:,}" if tokens is not None else "—",
+            "tokens_title": (f"{s.get('tokens_in') or 0:,} in, {s.get('tokens_out') or 0:,} out"
+                             if tokens is not None else "no tokens recorded"),
+            "steps": f"{s.get('step_count', 0):,}",
+            "errors": errors,
+            "status": s.get("status") or "",
+            "parent_id": parent,
+            "parent_short": short_id(parent) if parent else None,
+            "parent_href": session_href(parent) if parent else None,
+            "figures": " · ".join(f for f in figures if f),
+            "health": s.get("health"),
         })
-    frame = pd.DataFrame(rows, columns=COLUMNS)
-    frame["Time"] = pd.to_datetime(frame["Time"], utc=True)
-    return frame
+    return rows
 
 
-def session_table(summaries: Sequence[dict[str, Any]], key: str) -> str | None:
-    """Draw the session summaries as a sortable table with single-row selection; return the IRI
-    of the row the user picked in this run, or None."""
-    frame = session_rows(summaries)
-    event = st.dataframe(
-        frame,
+def table_columns(rows: Sequence[dict[str, Any]], sortable: Iterable[str]) -> list[dict[str, Any]]:
+    """The columns drawn for ``rows``: the Parent column only when a row is a sub-session, the
+    Health column only when the rows say (``components.health.with_health``); a header sorts only on a key the source can sort on (``sortable``), else it says so."""
+    sortable = set(sortable)
+    out = []
+    for column in COLUMNS:
+        if column.key == "parent" and not any(r["parent_id"] for r in rows):
+            continue
+        if column.key == "health" and not any(r["health"] for r in rows):
+            continue  # a source that keeps no health rows
+        can = column.sort in sortable
+        help_text = column.help if can or column.sort is None else f"{column.help} (this source cannot sort on it)"
+        out.append({"key": column.key, "label": column.label, "sort": column.sort if can else None,
+                    "numeric": column.numeric, "help": help_text})
+    return out
+
+
+_TABLE: Callable[..., Any] | None = None
+
+
+def _component() -> Callable[..., Any]:
+    global _TABLE
+    if _TABLE is None:
+        _TABLE = st.components.v2.component("trace_explorer.session_table", css=CSS, js=JS)
+    return _TABLE
+
+
+def _ignore() -> None:
+    """An event read from the component's result in the run it starts."""
+
+
+def selected_sessions(key: str) -> list[str]:
+    """The IRIs ticked in the table ``key`` (this person's session), in the order ticked."""
+    state = st.session_state.get(key)
+    chosen = state.get("selected") if hasattr(state, "get") else None
+    return [i for i in chosen or [] if isinstance(i, str)]
+
+
+def session_table(summaries: Sequence[dict[str, Any]], order: SessionOrder, sortable: Iterable[str],
+                  key: str, on_sort: Callable[[str], None] | None = None) -> TableEvent:
+    """Draw the session summaries; return what the user did in this run (``TableEvent``).
+    ``order``: the list's order (the header it names shows an arrow); ``sortable``: the sort
+    keys the source can sort on; ``on_sort(key)``: called, before the run that follows a click
+    on a header, with the header's sort key."""
+    rows = table_rows(summaries)
+
+    def sorted_by() -> None:
+        state = st.session_state.get(key)
+        chosen = state.get("sort") if hasattr(state, "get") else None
+        if on_sort is not None and isinstance(chosen, str):
+            on_sort(chosen)
+
+    selected = selected_sessions(key)
+    result = _component()(
         key=key,
-        on_select="rerun",
-        selection_mode="single-row",
-        hide_index=True,
-        width="stretch",
-        row_height=ROW_PX,
-        height=min(ROW_PX * (len(frame) + 1) + 3, 760),
-        column_order=COLUMNS,
-        column_config={
-            "Session ID": st.column_config.TextColumn("Session ID", width=220,
-                                                      help="The session's root IRI"),
-            "Type": st.column_config.TextColumn("Type", width=80),
-            "Pattern": st.column_config.TextColumn("Pattern", width=112),
-            "Question": st.column_config.TextColumn("Question", width=300),
-            "Time": st.column_config.DatetimeColumn("Time (UTC)", format="YYYY-MM-DD HH:mm:ss",
-                                                    timezone="UTC", width=138),
-            "Steps": st.column_config.NumberColumn("Steps", width=55, format="%d"),
-            "Status": st.column_config.TextColumn("Status", width=88),
-            "Health": st.column_config.TextColumn("Health", width=90,
-                                                  help="Problems found in the trace (⛔ errors, ⚠️ warnings, ℹ️ infos)"),
-        },
+        data={"rows": rows, "columns": table_columns(rows, sortable), "label": "Sessions",
+              "sort": {"key": order.key, "descending": order.descending}, "selected": selected},
+        default={"selected": []},
+        on_open_change=_ignore, on_sort_change=sorted_by, on_selected_change=_ignore,
     )
-    rows = event.selection.rows if event is not None else []
-    if rows:
-        row = rows[0]
-        if 0 <= row < len(frame):
-            return str(frame.iloc[row]["Session ID"])
-    return None
+    opened = result.get("open") if result is not None else None
+    return TableEvent(open=opened if isinstance(opened, str) else None,
+                      sort=(result.get("sort") if result is not None else None) or None,
+                      selected=selected)

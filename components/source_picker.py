@@ -28,6 +28,7 @@ import logging
 import os
 from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 
 from trace_explorer.read.errors import TraceLoadError
@@ -39,19 +40,20 @@ from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefus
 from trace_explorer.analysis.health_index import refresh_health
 from trace_explorer.sources.local_store import ROCKSDB_MARK, ingest_file, local_source, open_local_store
 from trace_explorer.sources.source import SourceError
+from trace_explorer.views.visible_text import visible_controls
 
-from .collection import (Collection, FileRead, current_collection, demo_bytes, files_collection, read_file,
-                         set_collection)
+from .collection import (Collection, FileRead, current_collection, demo_bytes, files_collection, not_connected,
+                         read_file, set_collection)
 from .text import md_escape
 from .trustgraph_form import trustgraph_source_form
 
 KIND_KEY = "te_source_kind"
 DEMO_KEY = "te_demo"
+DEMO_OFF_KEY = "te_demo_switched_off"  # the demo was switched off by an upload: say so until it is touched
 UPLOAD_KEY = "te_upload"
 _UPLOADED_KEY = "te_uploaded_files"
 _ERRORS_KEY = "te_upload_errors"
 _UPLOADER_GEN_KEY = "te_uploader_generation"
-FILES_OPEN_KEY = "te_files_open"  # the "Files" box is open (its table is drawn)
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
 FILES, STORE, ENDPOINT, TRUSTGRAPH = "Files", "Local store", "SPARQL endpoint", "TrustGraph"
 STREAMLIT_LIMIT = "server.maxUploadSize in .streamlit/config.toml or STREAMLIT_SERVER_MAX_UPLOAD_SIZE"
@@ -96,7 +98,12 @@ def _files_source() -> Collection:
     uploads = _uploader("Add trace files")
     if uploads:
         _take(uploads)  # reruns with an empty uploader
-    st.toggle("Include the demo traces", key=DEMO_KEY, persist_state="session")
+    st.toggle("Include the demo traces", key=DEMO_KEY, persist_state="session", on_change=_demo_touched)
+    if state.get(DEMO_OFF_KEY) and not state[DEMO_KEY]:
+        st.info("The demo traces were switched off so that your files are shown on their own. "
+                "Switch “Include the demo traces” back on to see both.", icon=":material/visibility_off:")
+        if state.pop("te_demo_toast", False):
+            st.toast("Showing your files only: the demo traces were switched off.", icon=":material/visibility_off:")
     for error in state.get(_ERRORS_KEY, []):
         st.error(md_escape(error), icon=":material/error:")
     uploaded: list[FileRead] = state[_UPLOADED_KEY]
@@ -106,17 +113,13 @@ def _files_source() -> Collection:
     if collection.key != key:
         collection = files_collection(files, bool(state[DEMO_KEY]))
         set_collection(collection)
-    # the table is drawn only while the box is open: a data grid costs the browser about 1.5 MB
-    # of script, on every page the sidebar is on
-    files_box = st.expander(f"Files ({len(collection.files)})", icon=":material/description:",
-                            key=FILES_OPEN_KEY, on_change="rerun")
-    with files_box:
-        if collection.files and files_box.open:
-            st.dataframe(
-                [{"File": f.name, "Format": f.loaded.format, "Triples": len(f.loaded.quads),
-                  "Texts": len(f.loaded.documents)} for f in collection.files],
-                hide_index=True, width="stretch")
-        elif not collection.files:
+    with st.expander(f"Files ({len(collection.files)})", icon=":material/description:"):
+        if collection.files:
+            # a plain table: the data grid's front end is not loaded for a panel that is mostly closed
+            st.table(pd.DataFrame([{"File": visible_controls(f.name), "Format": f.loaded.format,
+                                    "Triples": len(f.loaded.quads), "Texts": len(f.loaded.documents)}
+                                   for f in collection.files]), hide_index=True, border="horizontal")
+        else:
             st.caption("No files loaded.")
         if uploaded:
             st.button("Remove my files", icon=":material/delete:", on_click=_remove_uploads)
@@ -174,12 +177,17 @@ def _take(uploads: list) -> None:
         errors.append(refusal or (read.error if read is not None else None))
     kept: list[FileRead] = state[_UPLOADED_KEY]
     good = [r for r in reads if r.key not in {k.key for k in kept}]
-    if good and not kept:
-        state[DEMO_KEY] = False  # a person's own traces, instead of the demo
+    if good and not kept and state[DEMO_KEY]:
+        state[DEMO_KEY] = False  # a person's own traces, instead of the demo: said in the sidebar
+        state[DEMO_OFF_KEY] = state["te_demo_toast"] = True
     state[_UPLOADED_KEY] = kept + good
     state[_ERRORS_KEY] = [e for e in errors if e]
     state[_UPLOADER_GEN_KEY] += 1
     st.rerun()
+
+
+def _demo_touched() -> None:
+    st.session_state.pop(DEMO_OFF_KEY, None)
 
 
 def _remove_uploads() -> None:
@@ -220,19 +228,20 @@ def _store_source() -> Collection:
     if not path.strip():
         st.query_params.pop(STORE_PARAM, None)
         st.info("Name a directory to open or create a local store.", icon=":material/info:")
-        return current_collection()
+        return not_connected("store", "No local store is open. Name its directory in the sidebar "
+                                       "(Store directory) to open it, or to create one.")
     resolved = str(Path(path).expanduser().resolve())
     refusal = store_refusal(resolved)
     if refusal:
         st.error(md_escape(refusal), icon=":material/block:")
-        return current_collection()
+        return not_connected("store", f"The local store could not be opened: {refusal}")
     collection = current_collection()
     if collection.key[:2] != ("store", resolved) or not collection.source.is_current():
         try:
             source = _read_store(resolved)
         except SourceError as error:
             st.error(md_escape(str(error)), icon=":material/error:")
-            return current_collection()
+            return not_connected("store", f"The local store could not be opened: {error}")
         collection = Collection(source, ("store", resolved, source.generation), f"store {resolved}")
         set_collection(collection)
     if st.query_params.get(STORE_PARAM) != resolved:
@@ -327,11 +336,13 @@ def _endpoint_source() -> Collection:
             candidate.count("top")  # one query: does it answer?
         except (EndpointRefused, SourceError) as error:
             st.error(md_escape(str(error)), icon=":material/error:")
-            return collection
+            return not_connected("endpoint", f"Not connected: {error}")
         set_collection(candidate)
         return candidate
     if collection.key[0] != "endpoint":
         st.info("Connect to a SPARQL endpoint to browse its traces.", icon=":material/info:")
+        return not_connected("endpoint", "No SPARQL endpoint is connected. Enter its URL in the sidebar "
+                                          "and press Connect.")
     return collection
 
 
@@ -349,6 +360,9 @@ def _compact(count: int) -> str:
 
 
 def _stats(collection: Collection) -> None:
+    if collection.empty_state:
+        st.caption("No source connected.")
+        return
     sessions, steps, triples = st.columns(3, gap="small")
     try:
         for column, label, what in ((sessions, "Sessions", "sessions"), (steps, "Steps", "steps"),

@@ -98,7 +98,8 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
         _prose("Plan step", fields["plan_step"])
     if fields.get("goal"):
         _prose("Goal", fields["goal"])
-    for name, title, draw in (("edges", "Selected edges", _edges), ("chunks", "Chunks", _chunks)):
+    parts = (("edges", "Selected edges", _edges), ("chunks", "Chunks", lambda chunks: _chunks(chunks, collection)))
+    for name, title, draw in parts:
         if not fields.get(name):
             continue
         if wide is None:
@@ -205,17 +206,18 @@ def edge_rows(edges: list[dict[str, Any]]) -> pd.DataFrame:
                                        "Reasoning", "Triple"])
 
 
-def chunk_rows(chunks: list[Any]) -> pd.DataFrame:
-    """DocRAG chunk selections as a table: Chunk (IRI), Score, Text (when loaded)."""
+def chunk_rows(chunks: list[Any], texts: dict[str, str] | None = None) -> pd.DataFrame:
+    """DocRAG chunks as a table: Text (the chunk's words: from the selection, else from
+    ``texts``, chunk IRI -> text, as the source's documents or the librarian hold them; None when
+    not loaded), Score (a reranker's Focus; None for an Exploration's chunks) and Chunk (IRI)."""
+    texts = texts or {}
     rows = []
     for chunk in chunks:
-        if isinstance(chunk, dict):
-            text = chunk.get("text")
-            rows.append({"Chunk": chunk.get("chunk"), "Score": chunk.get("score"),
-                         "Text": None if text is None else _cell(text)})
-        else:
-            rows.append({"Chunk": str(chunk), "Score": None, "Text": None})
-    return pd.DataFrame(rows, columns=["Chunk", "Score", "Text"])
+        iri, score, text = (chunk.get("chunk"), chunk.get("score"), chunk.get("text")) if isinstance(chunk, dict) \
+            else (str(chunk), None, None)
+        text = text if text is not None else texts.get(iri or "")
+        rows.append({"Text": None if text is None else _cell(visible_controls(text)), "Score": score, "Chunk": iri})
+    return pd.DataFrame(rows, columns=["Text", "Score", "Chunk"])
 
 
 def _edges(edges: list[dict[str, Any]]) -> None:
@@ -231,14 +233,21 @@ def _edges(edges: list[dict[str, Any]]) -> None:
     })
 
 
-def _chunks(chunks: list[Any]) -> None:
-    frame = chunk_rows(chunks)
+def _chunks(chunks: list[Any], collection: Collection) -> None:
+    iris = [c.get("chunk") if isinstance(c, dict) else str(c) for c in chunks]
+    frame = chunk_rows(chunks, collection.texts([i for i in iris if i]))
     st.caption(f"Chunks ({len(frame)})")
-    config = {"Score": st.column_config.ProgressColumn("Score", min_value=0.0, max_value=1.0, format="%.2f")}
-    columns = [c for c in frame.columns if c != "Text" or frame["Text"].notna().any()]
-    if frame["Score"].isna().all():
-        columns.remove("Score")
-    st.dataframe(frame[columns], hide_index=True, width="stretch", column_config=config)
+    config = {"Text": st.column_config.TextColumn("Text", width="large"),
+              "Score": st.column_config.ProgressColumn("Score", min_value=0.0, max_value=1.0, format="%.2f",
+                                                       width="small"),
+              "Chunk": st.column_config.TextColumn("Chunk", width="small", help="The chunk's IRI")}
+    columns = [c for c in frame.columns if c != "Score" or frame["Score"].notna().any()]
+    st.dataframe(frame[columns], hide_index=True, width="stretch", column_config=config,
+                 placeholder="not loaded")
+    missing = int(frame["Text"].isna().sum())
+    if missing:
+        st.caption(f"{'The texts of these chunks are' if missing == len(frame) else f'{missing:,} chunk texts are'} "
+                   "not in this source: add the *.documents.json file (or connect the librarian) that holds them.")
 
 
 def _details(step: Step) -> None:

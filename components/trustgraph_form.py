@@ -18,7 +18,7 @@ from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.trustgraph import TrustGraphSource
 from trace_explorer.sources.trustgraph_gateway import Gateway
 
-from .collection import Collection, current_collection, set_collection
+from .collection import Collection, current_collection, not_connected, set_collection
 from .text import md_escape
 
 URL_VARIABLE = "TRUSTGRAPH_URL"
@@ -26,8 +26,9 @@ KIND = "trustgraph"
 
 
 def trustgraph_source_form() -> Collection:
-    """Draw the TrustGraph form; connect when asked. Returns this person's collection (the
-    deployment once connected; what it was before when the connection fails, with the error)."""
+    """Draw the TrustGraph form; connect when asked. Returns this person's collection: the
+    deployment once connected; until then (and when the connection fails, with the error) an
+    empty one that says so, never the sessions of the source chosen before."""
     state = st.session_state
     url = st.text_input("Gateway URL", value=os.environ.get(URL_VARIABLE, ""), key="te_tg_url",
                         placeholder="http://localhost:8888/",
@@ -50,11 +51,12 @@ def trustgraph_source_form() -> Collection:
             candidate.count("top")  # one round: does it answer, and does it hold sessions?
         except (EndpointRefused, SourceError) as error:
             st.error(md_escape(str(error)), icon=":material/error:")
-            return collection
+            return not_connected(KIND, f"Not connected: {error}")
         set_collection(candidate)
         return candidate
     if collection.key[0] != KIND:
-        st.info("Connect to a TrustGraph gateway to browse its sessions.", icon=":material/info:")
+        return not_connected(KIND, "No TrustGraph gateway is connected. Enter its URL (and token) in the "
+                                   "sidebar and press Connect.")
     return collection
 
 

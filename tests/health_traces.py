@@ -72,7 +72,6 @@ def documents(session: str) -> dict[str, str]:
 
 
 def _doc_missing(session: str) -> dict[str, str]:
-    key = session.rsplit(":", 1)[1]
     return {k: v for k, v in documents(session).items() if not k.endswith(":observation")}
 
 

@@ -15,7 +15,6 @@ import pytest
 from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
-from components.source_picker import FILES_OPEN_KEY
 from tests.conftest import CORPUS, MANIFEST
 from tests.test_app import REPO, TOP, open_session, table_ids, unescape
 from tests.test_loading import BAD_FILES
@@ -70,8 +69,7 @@ def test_a_batch_of_every_bad_file_gives_one_message_each_in_order():
     at = upload(start(), *[(name, data) for name, data, _ in BAD_FILES if not name.endswith(".txt")])
     assert sidebar_errors(at) == [message for name, _, message in BAD_FILES if not name.endswith(".txt")]
     assert_still_fine(at)
-    at.session_state[FILES_OPEN_KEY] = True  # the table is drawn while its box is open
-    files = at.run().sidebar.dataframe[0].value  # the Files table lists only what loaded: the demo
+    files = at.sidebar.table[0].value  # the Files table lists only what loaded: the demo
     assert sorted(files["File"]) == sorted(path.name for path in demo_paths())
 
 

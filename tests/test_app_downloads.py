@@ -26,6 +26,7 @@ from components import downloads
 from components.downloads import (BUTTON_KEYS, CHILDREN_KEY, DATA_FORMAT_KEY, DATA_FORMATS, IMAGE_FORMAT_KEY,
                                   POPOVER_KEY, PROV_FORMAT_KEY, PROV_FORMATS, data_file, file_stem, image_file,
                                   list_file, prov_file, trace_store, unmapped_warning)
+from tests.list_support import list_ids
 from tests.test_app import BY_ID, CORPUS, MANIFEST, MECHANISMS, PLAN, REACT_12, REPO, SESSIONS, SUPERVISOR, TOP  # noqa: F401
 from trace_explorer.export.data import export_session_data
 from trace_explorer.export.prov import export_session_prov, nquad_line
@@ -412,16 +413,14 @@ def test_no_local_copy_means_no_data_or_prov(corpus_collection):
 def list_app(**filters) -> AppTest:
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=90).run()
     for key, value in filters.items():
-        widget = {"f_type": at.pills, "f_pattern": at.pills, "f_status": at.segmented_control,
-                  "f_sub": at.toggle, "f_search": at.text_input}[key](key=key)
-        (widget.input(value) if key == "f_search" else widget.set_value(value)).run()
+        widget = {"type": at.pills, "pattern": at.pills, "status": at.segmented_control,
+                  "sub": at.toggle, "q": at.text_input}[key](key=key)
+        (widget.input(value) if key == "q" else widget.set_value(value)).run()
     assert not at.exception
     return at
 
 
-def table_ids(at: AppTest) -> list[str]:
-    found = [d for d in at.main.dataframe if d.key == "session_table"]
-    return found[0].value["Session ID"].tolist() if found else []
+table_ids = list_ids
 
 
 def csv_rows(data: bytes) -> list[dict[str, str]]:
@@ -430,10 +429,10 @@ def csv_rows(data: bytes) -> list[dict[str, str]]:
 
 @pytest.mark.parametrize("filters,expect", [
     ({}, lambda s: s["parent"] is None),
-    ({"f_type": ["GraphRAG"]}, lambda s: s["parent"] is None and s["mechanism"] == "graphrag"),
-    ({"f_pattern": ["react"], "f_status": "answered"},
+    ({"type": ["GraphRAG"]}, lambda s: s["parent"] is None and s["mechanism"] == "graphrag"),
+    ({"pattern": ["react"], "status": "answered"},
      lambda s: s["parent"] is None and s.get("pattern") == "react" and s["has_answer"]),
-    ({"f_sub": True, "f_search": "trappist"}, lambda s: "trappist" in s["question"].lower()),
+    ({"sub": True, "q": "trappist"}, lambda s: "trappist" in s["question"].lower()),
 ], ids=["all", "graphrag", "react-answered", "sub-search"])
 def test_list_csv_and_json_hold_the_filtered_rows(recorded, filters, expect):
     at = list_app(**filters)
@@ -460,7 +459,7 @@ def test_list_csv_and_json_hold_the_filtered_rows(recorded, filters, expect):
 
 
 def test_list_buttons_are_disabled_when_nothing_matches(recorded):
-    list_app(f_search="no such words anywhere")
+    list_app(q="no such words anywhere")
     assert recorded[BUTTON_KEYS["list_csv"]].disabled and recorded[BUTTON_KEYS["list_json"]].disabled
 
 

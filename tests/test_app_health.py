@@ -11,7 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import manifest_sessions
 from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy
-from tests.test_app import REPO, TOP, open_session, table, unescape
+from tests.list_support import list_ids, list_rows
+from tests.test_app import REPO, TOP, open_session, unescape
 
 INFOS = {s["session"] for s in TOP if not s["has_answer"]} | {
     "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e", "urn:trustgraph:docrag:e2015522-40cb-4cd0-a49a-45845dbe3023"}
@@ -25,16 +26,15 @@ def start() -> AppTest:
 
 def test_the_list_shows_each_sessions_health_and_filters_by_it():
     at = start()
-    frame = table(at)
-    health = dict(zip(frame["Session ID"], frame["Health"]))
+    health = {row["id"]: row["health"] for row in list_rows(at)}
     assert {s for s, h in health.items() if h != "clean"} == INFOS
     assert health["urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"] == "ℹ️ 3"
-    at.selectbox(key="f_health").select("infos").run()
-    assert sorted(table(at)["Session ID"]) == sorted(INFOS)
-    at.selectbox(key="f_health").select("clean").run()
-    assert len(table(at)) == len(TOP) - len(INFOS)
-    at.selectbox(key="f_health").select("unfinished").run()
-    assert sorted(table(at)["Session ID"]) == sorted(s["session"] for s in TOP if not s["has_answer"])
+    at.selectbox(key="health").select("infos").run()
+    assert sorted(list_ids(at)) == sorted(INFOS)
+    at.selectbox(key="health").select("clean").run()
+    assert len(list_ids(at)) == len(TOP) - len(INFOS)
+    at.selectbox(key="health").select("unfinished").run()
+    assert sorted(list_ids(at)) == sorted(s["session"] for s in TOP if not s["has_answer"])
 
 
 def test_the_session_panel_lists_each_problem_with_a_link_to_its_step():
@@ -69,8 +69,8 @@ def test_the_insights_page_counts_what_the_manifest_says():
 
 def test_insights_follow_the_lists_filters():
     at = start()
-    at.session_state["f_type"] = ["Agent"]
-    at.session_state["f_sub"] = True
+    at.pills(key="type").set_value(["Agent"]).run()
+    at.toggle(key="sub").set_value(True).run()
     at.switch_page("pages/insights.py").run()
     metrics = {m.label: m.value for m in at.main.metric}
     agents = [s for s in manifest_sessions() if s["mechanism"] == "agent"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from components.source_picker import FILES_OPEN_KEY
+from tests.list_support import list_rows
 from tests.conftest import CORPUS, manifest_sessions
 from tests.test_app import REPO, open_session, table_ids
 
@@ -31,11 +31,9 @@ def test_the_same_file_name_with_different_bytes_stays_each_persons_own():
     b = _person("Which river did person B ask about?")
     for at, mine, theirs in ((a, "person A", "person B"), (b, "person B", "person A")):
         assert sorted(table_ids(at)) == sorted(SEED)
-        frame = [d for d in at.main.dataframe if d.key == "session_table"][0].value
-        questions = dict(zip(frame["Session ID"], frame["Question"]))
+        questions = {row["id"]: row["question"] for row in list_rows(at)}
         assert mine in questions[FRANCE] and theirs not in " ".join(questions.values())
-        at.session_state[FILES_OPEN_KEY] = True  # the table is drawn while its box is open
-        files = at.run().sidebar.dataframe[0].value
+        files = at.sidebar.table[0].value
         assert files["File"].tolist() == ["trace.ttl"]
     # the same IRI, each person's own session page
     a_page = open_session(FRANCE, at=a)
@@ -44,5 +42,4 @@ def test_the_same_file_name_with_different_bytes_stays_each_persons_own():
     assert b_page.main.subheader[0].value.replace("\\", "") == "Which river did person B ask about?"
     # and a third person with the first person's exact bytes gets that parse, still their own
     c = _person("Which city did person A ask about?")
-    frame = [d for d in c.main.dataframe if d.key == "session_table"][0].value
-    assert "person A" in dict(zip(frame["Session ID"], frame["Question"]))[FRANCE]
+    assert "person A" in {row["id"]: row["question"] for row in list_rows(c)}[FRANCE]

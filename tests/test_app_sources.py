@@ -176,7 +176,23 @@ def test_loopback_endpoint_refused_without_an_allowlist(app_env, virtuoso_url):
     at.sidebar.text_input(key="te_endpoint_url").set_value(virtuoso_url)
     at.sidebar.button(key="te_endpoint_connect").click().run()
     assert any("non-public address" in unescape(e.value) for e in at.sidebar.error)
-    assert sorted(table_ids(at)) == sorted(TOP)  # the demo stays
+    # not connected: the list says so, and never shows the sessions of the source chosen before
+    assert table_ids(at) == []
+    assert any("Not connected" in unescape(i.value) and "non-public address" in unescape(i.value) for i in at.main.info)
+
+
+def test_a_source_not_connected_shows_an_empty_state_never_the_last_sources_sessions(app_env):
+    at = start()
+    assert sorted(table_ids(at)) == sorted(TOP)  # the demo, first
+    at.sidebar.segmented_control(key="te_source_kind").set_value("SPARQL endpoint").run()
+    assert table_ids(at) == [] and not at.exception
+    assert any("No SPARQL endpoint is connected" in unescape(i.value) for i in at.main.info)
+    assert not at.sidebar.metric  # no counts of a source that is not there
+    at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
+    assert table_ids(at) == []
+    assert any("No local store is open" in unescape(i.value) for i in at.main.info)
+    at.sidebar.segmented_control(key="te_source_kind").set_value("Files").run()
+    assert sorted(table_ids(at)) == sorted(TOP)  # and back
 
 
 def test_large_counts_fit_the_sidebar_metrics():

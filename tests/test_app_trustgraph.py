@@ -82,7 +82,8 @@ def test_a_loopback_gateway_is_refused_without_an_allowlist(app_env, corpus_gate
     at = connect(corpus_gateway)
     assert any("non-public address" in unescape(e.value) for e in at.sidebar.error)
     assert len(corpus_gateway.log) == before  # nothing was sent
-    assert sorted(table_ids(at)) == sorted(TOP)  # the demo stays
+    assert table_ids(at) == []  # the list shows no other source's sessions, and says why
+    assert any("Not connected" in unescape(i.value) for i in at.main.info)
 
 
 def test_a_gateway_the_allowlist_does_not_name_is_refused(app_env, monkeypatch, corpus_gateway):

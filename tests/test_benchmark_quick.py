@@ -100,3 +100,16 @@ def test_synthetic_copies_read_like_the_corpus(tmp_path):
         if session.parent is not None:
             assert session.parent_session in sessions
             assert session.id in sessions[session.parent_session].children
+
+
+def test_browser_benchmark_lists_its_measurements():
+    browser = _module("benchmark_browser", BENCHMARKS / "browser.py")
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "browser.py"), "--list"], capture_output=True,
+                          text=True, timeout=120, cwd=REPO)
+    assert done.returncode == 0, done.stderr[-2000:]
+    labels = [m.label for m in browser.MEASUREMENTS]
+    assert labels[0] == "bare one-line Streamlit page" and len(labels) == len(set(labels)) >= 7
+    for item in browser.MEASUREMENTS:
+        assert item.server in browser.SERVERS and f"{item.run.__name__:32s} {item.server:6s} {item.label}" in done.stdout
+    # every measurement but the bare page has a target: a ratio to the bare page or seconds
+    assert all((m.ratio is None) != (m.seconds is None) for m in browser.MEASUREMENTS[1:])

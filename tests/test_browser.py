@@ -8,10 +8,10 @@ import urllib.parse
 
 import pytest
 
-from components.session_table import ROW_PX  # the list's row height (the header is as tall)
 from tests.browser_session_support import (DAG, TIMELINE, dag, hover_node, session_url, shown_rows, wait_drawn,
                                            wait_step)
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
+from tests.list_support import LIST_ROW, open_row
 from trace_explorer.views.dag import dag_html
 from trace_explorer.views.step_walk import step_walk
 
@@ -37,8 +37,7 @@ def test_list_row_opens_the_session_with_dag_and_timeline(app_url, sessions):
     with chromium_page(viewport=(1440, 1300)) as page:
         page.goto(app_url + "/")
         wait_for_streamlit_idle(page)
-        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-        table.wait_for()
+        page.locator(LIST_ROW).first.wait_for()
         page.wait_for_timeout(500)
         screenshot(page, "list")
         # narrow the list to one row with the search box (it matches IRIs too), then click it
@@ -47,8 +46,7 @@ def test_list_row_opens_the_session_with_dag_and_timeline(app_url, sessions):
         search.press("Enter")
         wait_for_streamlit_idle(page)
         page.get_by_text(f"1–1 of 1 matching · {len(TOP)} top-level sessions").wait_for()
-        box = table.bounding_box()
-        page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+        open_row(page)
         page.wait_for_url("**/session?session=*", timeout=30000)
         wait_for_streamlit_idle(page)
         assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["session"] == [REACT_12]
@@ -163,9 +161,7 @@ def test_uploaded_hostile_trace_is_shown_as_text_everywhere(app_url, tmp_path):
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(evil))
         wait_for_streamlit_idle(page)
         page.get_by_text("of 1 matching · 1 top-level sessions").wait_for()
-        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-        box = table.bounding_box()
-        page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+        open_row(page)
         page.wait_for_url("**/session?session=*", timeout=30000)
         wait_for_streamlit_idle(page)
         # the question heading shows the payload as text (Markdown escaped, no element created)
@@ -225,8 +221,7 @@ def test_hostile_corpus_runs_nothing_and_loads_nothing(app_url, tmp_path):
             search.press("Enter")
             wait_for_streamlit_idle(page)
             page.get_by_text("of 1 matching · 3 top-level sessions").wait_for()
-            box = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first.bounding_box()
-            page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+            open_row(page)
             page.wait_for_url("**/session?session=*", timeout=30000)
             wait_for_streamlit_idle(page)
             wait_drawn(page)

@@ -19,6 +19,7 @@ import pytest
 
 from components.downloads import BUTTON_KEYS, file_stem
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
+from tests.list_support import LIST_ROW
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
 from trace_explorer.views.report import session_detail
@@ -178,8 +179,8 @@ def test_list_csv_holds_the_filtered_rows(app_url, tmp_path):
     with chromium_page(viewport=(1440, 1100)) as page:
         page.goto(app_url + "/")
         wait_for_streamlit_idle(page)
-        page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first.wait_for()
-        pick(page, "f_type", "GraphRAG")
+        page.locator(LIST_ROW).first.wait_for()
+        pick(page, "type", "GraphRAG")
         expected = sorted((s for s in SESSIONS if s["parent"] is None and s["mechanism"] == "graphrag"),
                           key=lambda s: s["started"], reverse=True)
         page.get_by_text(f"of {len(expected)} matching", exact=False).wait_for()

@@ -10,8 +10,8 @@ import urllib.parse
 
 import pytest
 
-from components.session_table import ROW_PX
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
+from tests.list_support import open_row, row_ids
 from tests.evidence_traces import (AGENT, EVIDENCE, GRAPHRAG_TRAPPIST, HOSTILE_LABEL, HOSTILE_TEXT, SUB_GRAPHRAG,
                                    TRAPPIST, hostile_labels, hostile_texts)
 
@@ -99,9 +99,7 @@ def test_hostile_chunk_text_and_label_are_shown_as_text(app_url, tmp_path):
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(EVIDENCE), str(texts), str(labels)])
         wait_for_streamlit_idle(page)
         page.get_by_text("of 3 matching · 3 top-level sessions").wait_for()
-        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-        box = table.bounding_box()
-        page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 3.5)  # the oldest: GRAPHRAG_TRAPPIST
+        open_row(page, row_ids(page).index(GRAPHRAG_TRAPPIST))
         page.wait_for_url("**/session?session=*", timeout=30000)
         wait_for_streamlit_idle(page)
         assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["session"] == [GRAPHRAG_TRAPPIST]

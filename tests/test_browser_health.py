@@ -10,8 +10,8 @@ import urllib.parse
 
 import pytest
 
-from components.session_table import ROW_PX
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
+from tests.list_support import open_row
 from tests.conftest import manifest_sessions
 from tests.health_traces import BROKEN_ID, HEALTHY, documents, healthy
 
@@ -52,9 +52,7 @@ def test_health_filter_and_panel_links_select_the_step(app_url, tmp_path):
         page.get_by_text("1–1 of 1 matching").wait_for()
         choose_health(page, "warnings")
         page.get_by_text("1–1 of 1 matching").wait_for()
-        table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-        box = table.bounding_box()
-        page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+        open_row(page, 0)
         page.wait_for_url("**/session?session=*", timeout=30000)
         wait_for_streamlit_idle(page)
         assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["session"] == [BROKEN_ID]

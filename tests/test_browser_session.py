@@ -299,16 +299,15 @@ def test_hostile_corpus_shows_as_text_in_the_graph_and_the_timeline(hostile_stor
         assert not [u for u in requests if "127.0.0.1:9/" in u or u.startswith("javascript:")]
 
 
-def test_the_sidebars_files_table_is_drawn_when_its_box_opens(app_url):
+def test_the_sidebars_files_table_is_a_plain_table(app_url):
     with chromium_page(viewport=(1400, 1200)) as page:
         page.goto(session_url(app_url, REACT_12))
         wait_drawn(page)
         wait_for_streamlit_idle(page)
         sidebar = page.locator('[data-testid="stSidebar"]')
-        assert sidebar.locator('[data-testid="stDataFrame"]').count() == 0  # no data grid to load
         sidebar.get_by_text("Files (11)").click()
-        sidebar.locator('[data-testid="stDataFrame"]').wait_for(timeout=20000)
-        wait_for_streamlit_idle(page)
+        sidebar.locator('[data-testid="stTable"]').wait_for(timeout=20000)
+        assert sidebar.locator('[data-testid="stDataFrame"]').count() == 0  # no data grid to load
         assert page.locator(DAG).count() == 1  # the page is still whole
 
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 import pytest
 
 from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
+from tests.list_support import open_row
 from tests.conftest import manifest_sessions
 from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, corpus_gateway  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.browser
 TOP = [s for s in manifest_sessions() if s["parent"] is None]
 REACT = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
-ROW_PX = 35  # the session table's row height
 
 
 def choose_trustgraph(page) -> None:
@@ -39,9 +39,7 @@ def open_from_the_list(page, words: str) -> None:
     search.fill(words)
     search.press("Enter")
     wait_for_streamlit_idle(page)
-    table = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-    box = table.bounding_box()
-    page.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+    open_row(page, 0)
     page.wait_for_url("**/session?session=*", timeout=30000)
 
 

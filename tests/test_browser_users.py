@@ -16,9 +16,10 @@ import urllib.parse
 
 import pytest
 
-from components.session_table import ROW_PX
 from tests.browser_support import CHROMIUM_ARGS, CHROMIUM_PATH, REPO_ROOT, screenshot, wait_for_streamlit_idle
+from tests.list_support import open_row
 from tests.conftest import CORPUS, MANIFEST
+from tests.list_support import open_row
 
 browser = pytest.mark.browser  # fails (never skips) without Chromium: see tests/conftest.py
 
@@ -130,9 +131,7 @@ def test_two_people_at_once_never_see_each_others_uploads_filters_or_session(app
         assert caption(a).startswith("1–1 of 1 matching")
 
         # A opens their one row; the same IRI is a different session for B (the demo's)
-        table = a.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-        box = table.bounding_box()
-        a.mouse.click(box["x"] + 16, box["y"] + ROW_PX * 1.5)
+        open_row(a)
         a.wait_for_url("**/session?session=*", timeout=30000)
         wait_for_streamlit_idle(a)
         assert urllib.parse.parse_qs(urllib.parse.urlparse(a.url).query)["session"] == [FRANCE]
@@ -236,9 +235,7 @@ def test_a_persons_store_is_remembered_in_their_address_never_for_another(app_ur
         wait_for_streamlit_idle(a)
         assert _sidebar_says(a, from_store) and {r["id"] for r in listed(a)} == set(SEED)
         # A opens a session: the address still names the store, so a reload there keeps it too
-        table = a.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-        found = table.bounding_box()
-        a.mouse.click(found["x"] + 16, found["y"] + ROW_PX * 1.5)
+        open_row(a, 0)
         a.wait_for_url("**/session?*", timeout=30000)
         wait_for_streamlit_idle(a)
         assert "store" in _address(a), a.url

@@ -150,10 +150,10 @@ def _from_index(index, filters: SessionFilter) -> Groups:
     if not complete:
         raise SourceError("this store's session index was made before it kept tool calls and LLM calls; "
                           "rebuild it with `trace-explorer reindex --store DIR`")
-    where, params = index_where(filters)
-    chosen = f" WHERE root IN (SELECT root FROM sessions {where})" if where else ""
+    where, params = index_where(filters)  # FROM ... WHERE ...
+    chosen = f" WHERE root IN (SELECT root {where})" if where != "FROM sessions" else ""
     rows = index._query(f"SELECT substr(time, 1, 10), mechanism, pattern, steps, (SELECT termination FROM "
-                        f"insight_sessions i WHERE i.root = sessions.root), COUNT(*) FROM sessions {where} "
+                        f"insight_sessions i WHERE i.root = sessions.root), COUNT(*) {where} "
                         f"GROUP BY 1, 2, 3, 4, 5", params)
     groups = _calls(index._query(f"SELECT tool, ms, error FROM insight_tools{chosen}", params),
                     index._query(f"SELECT model, ms, tokens_in, tokens_out FROM insight_llm{chosen}", params))

@@ -9,10 +9,9 @@ from collections.abc import Sequence
 
 from ..export.table import sessions_csv
 from ..model.session import AGENT, DOCRAG, GRAPHRAG, Session
-from ..sources.catalog import SessionFilter, list_sessions
+from ..sources.catalog import SessionFilter, find_session_ids, list_sessions
 from ..sources.family import fetch_family
 from ..sources.source import TraceSource
-from ..sources.sparql_text import PREFIXES, literal
 from ..views.report import session_detail, session_text
 from ..views.visible_text import visible_controls
 from .sources import add_source_arguments
@@ -37,23 +36,6 @@ def add_parser(commands) -> None:
     show.add_argument("--session", required=True, metavar="IRI", help="the session's IRI (or a unique part of it, such as its UUID)")
     show.add_argument("--format", choices=("text", "json"), default="text")
     show.set_defaults(run=_show)
-
-
-
-def find_session_ids(source: TraceSource, key: str) -> list[str]:
-    """The IRIs of the sessions ``key`` may name: itself when it is a session root, else the
-    roots whose IRI contains ``key`` (its UUID, or the UUID's first characters); at most six.
-    ``<IRI>`` is taken as the IRI."""
-    key = key.strip()
-    if key.startswith("<") and key.endswith(">"):
-        key = key[1:-1]
-    if source.lookup is not None:
-        return source.lookup.find(key)
-    rows = source.select(PREFIXES + f"""SELECT DISTINCT ?root WHERE {{
-  {{ ?root a tg:Question }} UNION {{ ?root tg:query ?q }}
-  FILTER(STR(?root) = {literal(key)} || CONTAINS(STR(?root), {literal(key)})) }} ORDER BY ?root LIMIT 6""")
-    roots = [r["root"].value for r in rows if "root" in r]
-    return [key] if key in roots else roots
 
 
 def session_family(source: TraceSource, key: str) -> tuple[Session | None, dict[str, Session]]:

@@ -45,9 +45,13 @@ class Membership:
 
     def attached(self, node: str) -> list[str]:
         """Sub-entities a step points at: its Thought, its edge and chunk selections."""
-        out = []
+        props = self.index.properties.get(node)
+        out: list[str] = []
+        if not props:
+            return out
         for predicate in (THOUGHT, SELECTED_EDGE, SELECTED_CHUNK):
-            out.extend(i for i in self.index.iris(node, predicate) if i in self.index and i != node)
+            if predicate in props:
+                out.extend(i for i in self.index.iris(node, predicate) if i in self.index and i != node)
         return out
 
     def _owners_by_prefix(self) -> dict[str, str]:

@@ -5,7 +5,9 @@ time. A cycle in the derivations is ordered by its strongly connected parts."""
 
 from __future__ import annotations
 
+import heapq
 import re
+from functools import lru_cache
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -24,7 +26,11 @@ _NUMBER = re.compile(r"\d+")
 
 def natural_key(value: Any) -> tuple:
     """Sort key that compares the numbers inside a string as numbers (``/step/2`` < ``/step/10``)."""
-    text = "" if value is None else str(value)
+    return _natural_key("" if value is None else str(value))
+
+
+@lru_cache(maxsize=1 << 16)  # the same tails ("/i1", "/final") in session after session
+def _natural_key(text: str) -> tuple:
     parts = _NUMBER.split(text)
     numbers = _NUMBER.findall(text)
     out: list = []
@@ -35,11 +41,33 @@ def natural_key(value: Any) -> tuple:
     return tuple(out)
 
 
-def reading_order(graph: nx.DiGraph, root: str, nodes: dict[str, Step],
+def _parents_first(graph: Any, key: Callable[[str], Any]) -> list[str] | None:
+    """The nodes of ``graph`` (edges child -> parent) with every parent before its children,
+    the smallest ``key`` first among those ready (what ``networkx.lexicographical_topological_sort``
+    gives on the reversed graph, without its views: a session is read many times over when a
+    store is indexed); None when the derivations form a cycle."""
+    waiting = {node: count for node, count in graph.out_degree() if count}
+    ready = [(key(node), node) for node, count in graph.out_degree() if not count]
+    heapq.heapify(ready)
+    out = []
+    children = graph.pred
+    while ready:
+        node = heapq.heappop(ready)[1]
+        out.append(node)
+        for child in children[node]:
+            waiting[child] -= 1
+            if not waiting[child]:
+                del waiting[child]
+                heapq.heappush(ready, (key(child), child))
+    return None if waiting else out
+
+
+def reading_order(graph: Any, root: str, nodes: dict[str, Step],
                   time_of: Callable[[str], datetime | None]) -> tuple[list[str], list[str]]:
-    """Every node of ``graph`` (edges child -> parent) in reading order, and the nodes on
-    cycles of the derivations ([] when there is none). ``nodes``: the session's steps by IRI
-    (a node without one is a sub-session); ``time_of(iri)``: a node's start time, if any."""
+    """Every node of ``graph`` (a networkx DiGraph, or ``reader.Links``; edges child -> parent)
+    in reading order, and the nodes on cycles of the derivations ([] when there is none).
+    ``nodes``: the session's steps by IRI (a node without one is a sub-session);
+    ``time_of(iri)``: a node's start time, if any."""
     tail_of = session_id(root)
 
     def key(node: str):
@@ -49,18 +77,20 @@ def reading_order(graph: nx.DiGraph, root: str, nodes: dict[str, Step],
         tail = node.split(tail_of, 1)[1] if tail_of and tail_of in node else node
         return (natural_key(tail), KIND_RANK.get(kind, 50), started.timestamp() if started else 0.0, node)
 
+    ordered = _parents_first(graph, key)
+    if ordered is not None:
+        return ordered, []
+    # a cycle in the derivations: order the strongly connected parts topologically and the
+    # steps inside each part by their keys
+    if not isinstance(graph, nx.DiGraph):
+        graph = graph.to_networkx()
     reading = graph.reverse(copy=False)  # parent -> child (a view)
-    try:
-        return list(nx.lexicographical_topological_sort(reading, key=key)), []
-    except nx.NetworkXUnfeasible:
-        # a cycle in the derivations: order the strongly connected parts topologically and
-        # the steps inside each part by their keys
-        parts = nx.condensation(reading)
-        members = parts.graph["mapping"]
-        groups: dict[int, list[str]] = {}
-        for node, part in members.items():
-            groups.setdefault(part, []).append(node)
-        first = {part: min(key(n) for n in group) for part, group in groups.items()}
-        ordered = nx.lexicographical_topological_sort(parts, key=lambda part: first[part])
-        looped = sorted((n for group in groups.values() if len(group) > 1 for n in group), key=key)
-        return [n for part in ordered for n in sorted(groups[part], key=key)], looped
+    parts = nx.condensation(reading)
+    members = parts.graph["mapping"]
+    groups: dict[int, list[str]] = {}
+    for node, part in members.items():
+        groups.setdefault(part, []).append(node)
+    first = {part: min(key(n) for n in group) for part, group in groups.items()}
+    part_order = nx.lexicographical_topological_sort(parts, key=lambda part: first[part])
+    looped = sorted((n for group in groups.values() if len(group) > 1 for n in group), key=key)
+    return [n for part in part_order for n in sorted(groups[part], key=key)], looped

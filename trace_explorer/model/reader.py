@@ -45,13 +45,48 @@ def read_sessions(collection: Collection) -> list[Session]:
     return SessionReader(TripleIndex(collection.store), collection.documents).read_all()
 
 
+class Links:
+    """A session's links without networkx: what ordering needs (``out_degree``, ``pred``) and
+    what building them needs (``add_node``, ``add_edge``, ``has_edge``), for a reader that
+    summarises sessions (a store's session index reads every one of them)."""
+
+    def __init__(self) -> None:
+        self.succ: dict[str, dict[str, dict]] = {}
+        self.pred: dict[str, dict[str, dict]] = {}
+
+    def add_node(self, node: str, **_: object) -> None:
+        if node not in self.succ:
+            self.succ[node], self.pred[node] = {}, {}
+
+    def add_edge(self, u: str, v: str, **attributes: object) -> None:
+        self.add_node(u)
+        self.add_node(v)
+        self.succ[u][v] = self.pred[v][u] = attributes
+
+    def has_edge(self, u: str, v: str) -> bool:
+        return v in self.succ.get(u, ())
+
+    def out_degree(self) -> list[tuple[str, int]]:
+        return [(node, len(up)) for node, up in self.succ.items()]
+
+    def edges(self, data: bool = False) -> list[tuple]:
+        """Every edge as ``(u, v)``, or ``(u, v, attributes)`` with ``data`` (as networkx)."""
+        return [(u, v, d) if data else (u, v) for u, targets in self.succ.items() for v, d in targets.items()]
+
+    def to_networkx(self) -> nx.DiGraph:
+        return nx.DiGraph(self.succ)
+
+
 class SessionReader:
     """Reads sessions from a TripleIndex; ``documents`` maps tg:document IRIs to their text.
-    ``roots``: every session root found, in IRI order."""
+    ``roots``: every session root found, in IRI order. With ``graphs`` False the sessions come
+    without their ``graph`` (an empty one), read by the same rules otherwise: what a summary
+    needs (``model.summary``), at a fraction of the cost."""
 
-    def __init__(self, index: TripleIndex, documents: Mapping[str, str] | None = None):
+    def __init__(self, index: TripleIndex, documents: Mapping[str, str] | None = None, *, graphs: bool = True):
         self.index = index
         self.documents = documents or {}
+        self.graphs = graphs
         self.roots = sorted(s for s in index.properties
                             if is_root(s, index.types(s), bool(index.objects(s, QUERY))))
         self._root_set = set(self.roots)
@@ -80,7 +115,7 @@ class SessionReader:
         graph, children = self._graph(root, members, member_set, nodes)
         order, cyclic = reading_order(graph, root, nodes, self._time)
         session = Session(id=root, mechanism=UNKNOWN, question=self.index.literal(root, QUERY),
-                          root=nodes[root], nodes=nodes, graph=graph, order=order,
+                          root=nodes[root], nodes=nodes, graph=graph if self.graphs else nx.DiGraph(), order=order,
                           children=sorted(set(children), key=self._child_key))
         session.time = nodes[root].fields.get("started")
         parents = [p for p, _ in self.index.parents(root)]
@@ -112,10 +147,10 @@ class SessionReader:
         return session
 
     def _graph(self, root: str, members: list[str], member_set: set[str],
-               nodes: dict[str, Step]) -> tuple[nx.DiGraph, list[str]]:
+               nodes: dict[str, Step]) -> tuple[nx.DiGraph | Links, list[str]]:
         """The session's graph (edge u -> v: "u <relation> v"; another session's node stands
-        for that session) and the roots of its sub-sessions."""
-        graph = nx.DiGraph()
+        for that session; ``Links`` without ``graphs``) and the roots of its sub-sessions."""
+        graph = nx.DiGraph() if self.graphs else Links()
         for m in members:
             graph.add_node(m, kind=nodes[m].kind)
         children: list[str] = []

@@ -36,6 +36,7 @@ class TripleIndex:
         self.properties: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
         self.children: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self._types: dict[str, set[str]] = {}
+        self._parents: dict[str, list[tuple[str, str]]] = {}
         properties, children = self.properties, self.children
         named = ox.NamedNode
         for quad in quads:
@@ -75,8 +76,12 @@ class TripleIndex:
 
     def iris(self, subject: str, predicate: str) -> list[str]:
         """The IRIs (and blank node keys) among the objects of ``subject predicate``."""
+        props = self.properties.get(subject)
+        found = props.get(predicate) if props else None
+        if not found:  # most asks find nothing: no list to build
+            return []
         return [o.value if type(o) is ox.NamedNode else term_key(o)
-                for o in self._objects(subject, predicate) if isinstance(o, (ox.NamedNode, ox.BlankNode))]
+                for o in found if isinstance(o, (ox.NamedNode, ox.BlankNode))]
 
     def types(self, subject: str) -> set[str]:
         """The rdf:type IRIs of ``subject`` (a set shared between calls: do not change it)."""
@@ -90,8 +95,11 @@ class TripleIndex:
         return self.literal(iri, RDFS_LABEL)
 
     def parents(self, subject: str) -> list[tuple[str, str]]:
-        """``[(parent, relation)]``: what ``subject`` derives from (wasDerivedFrom / wasGeneratedBy)."""
-        out = []
-        for predicate, relation in DERIVATION_RELATIONS.items():
-            out.extend((p, relation) for p in self.iris(subject, predicate))
-        return out
+        """``[(parent, relation)]``: what ``subject`` derives from (wasDerivedFrom / wasGeneratedBy).
+        The list is shared between calls (a session's reading asks each step several times):
+        do not change it."""
+        found = self._parents.get(subject)
+        if found is None:
+            found = self._parents[subject] = [(p, relation) for predicate, relation in DERIVATION_RELATIONS.items()
+                                              for p in self.iris(subject, predicate)]
+        return found

@@ -2,9 +2,11 @@
 with ORDER BY / LIMIT / OFFSET, filters and counts.
 
 A store with a session index (``session_index``: a row per session, written when traces are
-added) is asked for its rows: a page costs one small query and reads no session. Any other
-source (a SPARQL endpoint) is asked the same questions of the traces themselves, and the page's
-sessions are then read by ``fetch.fetch_sessions``.
+added) is asked for its rows: a page costs one small query and reads no session, sorted on any
+of ``filter.SORT_KEYS`` and searched with its full-text index. Any other source (a SPARQL
+endpoint) is asked the same questions of the traces themselves (sorted on ``SPARQL_SORT_KEYS``,
+searched as the source's ``text_search`` says: ``search``), and the page's sessions are then
+read by ``fetch.fetch_sessions``.
 """
 
 from __future__ import annotations
@@ -13,18 +15,24 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
+from ..model.roots import ROOT_PREFIXES
 from ..model.session import AGENT, Session
-from ..model.summary import session_summary
+from ..model.summary import answer_preview, session_summary
 from .fetch import ROOTS as _ROOTS
 from .fetch import fetch_session, fetch_sessions
-from .filter import SessionFilter
+from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
+from .search import INDEX_SEARCH, TextSearch
 from .session_insights import sparql_clauses
-from .source import TraceSource
+from .source import SourceError, TraceSource
 from .sparql_text import PREFIXES, literal
 from .store import StoreSource
 
-__all__ = ["SessionFilter", "SessionPage", "count_sessions", "count_steps", "fetch_session",
-           "fetch_sessions", "indexed_summary", "list_sessions"]
+__all__ = ["SessionFilter", "SessionOrder", "SessionPage", "count_sessions", "count_steps", "fetch_session",
+           "fetch_sessions", "find_session_ids", "indexed_summary", "list_sessions", "sort_keys", "text_search"]
+
+# The sort keys a source without a session index is asked to sort on (ORDER BY on the traces);
+# the others need every step of every session.
+SPARQL_SORT_KEYS = frozenset({"time", "id", "question", "type", "status"})
 
 
 # The mechanism, as model.reader.SessionReader decides it: the subtype, then the IRI, then the
@@ -81,19 +89,24 @@ class SessionPage:
     sessions: dict[str, Session] = field(default_factory=dict)
 
 
-def _where(filters: SessionFilter) -> str:
+def _where(filters: SessionFilter, search: TextSearch, order: SessionOrder = DEFAULT_ORDER) -> str:
     parts = [_ROOTS]
     if not filters.include_sub:
         parts.append("  FILTER NOT EXISTS { ?root prov:wasDerivedFrom ?parentStep }")
     if filters.needle:
-        needle = literal(filters.needle)
-        # a required pattern joined on ?root (an OPTIONAL here is evaluated before the roots
-        # are bound by some engines: a cross product of every question with every root)
-        parts.append(f"  ?root tg:query ?searched\n"
-                     f"  FILTER(CONTAINS(LCASE(STR(?searched)), LCASE({needle})) || CONTAINS(LCASE(STR(?root)), LCASE({needle})))")
+        if not filters.words:  # punctuation only: no word to find
+            parts.append("  FILTER(false)")
+        else:
+            # a required pattern joined on ?root (an OPTIONAL here is evaluated before the roots
+            # are bound by some engines: a cross product of every question with every root)
+            try:
+                parts.append("  ?root tg:query ?searched\n  " + search.sparql_filter(filters.needle))
+            except ValueError as error:
+                raise SourceError(str(error)) from None
     mechanisms, patterns = filters.mechanisms, filters.patterns
-    if mechanisms or patterns:
+    if mechanisms or patterns or order.key == "type":
         parts.append(_MECHANISM)
+    if mechanisms or patterns:
         allowed = mechanisms if mechanisms else (AGENT,)
         if patterns and mechanisms and AGENT not in mechanisms:
             allowed = ("-",)  # patterns are an agent's: no other mechanism has one
@@ -103,52 +116,130 @@ def _where(filters: SessionFilter) -> str:
     parts += sparql_clauses(filters)
     if filters.status == "answered":
         parts.append("  " + _ANSWERED)
-    elif filters.status:
-        parts.append("  OPTIONAL " + _ANSWERED.replace("SELECT DISTINCT ?root WHERE", "SELECT DISTINCT ?root (1 AS ?answered) WHERE")
-                     + "\n  FILTER(!BOUND(?answered))")
+    elif filters.status or order.key == "status":
+        parts.append("  OPTIONAL " + _ANSWERED.replace("SELECT DISTINCT ?root WHERE", "SELECT DISTINCT ?root (1 AS ?answered) WHERE"))
+        if filters.status:
+            parts.append("  FILTER(!BOUND(?answered))")
     return "\n".join(parts)
 
 
+def _sparql_order(order: SessionOrder) -> tuple[str, str]:
+    """The projection the inner query adds for ``order`` and the ORDER BY clause (values
+    missing last, ties newest first, then by IRI)."""
+    direction = "DESC" if order.descending else "ASC"
+    newest = "DESC(BOUND(?time)) DESC(STR(?time)) ?root"
+    if order.key == "id":
+        return "", f"ORDER BY {direction}(?root)"
+    if order.key == "question":
+        return ("(SAMPLE(?asked) AS ?question)",
+                f"ORDER BY DESC(BOUND(?question)) {direction}(LCASE(STR(?question))) {newest}")
+    if order.key == "type":
+        return "(SAMPLE(?mechanism) AS ?kind)", f"ORDER BY {direction}(?kind) {newest}"
+    if order.key == "status":  # "answered" before "unfinished" in ascending order
+        return "(MAX(IF(BOUND(?answered), 1, 0)) AS ?done)", f"ORDER BY {'ASC' if order.descending else 'DESC'}(?done) {newest}"
+    return "", f"ORDER BY DESC(BOUND(?time)) {direction}(STR(?time)) ?root"
+
+
 def count_sessions(source: TraceSource, filters: SessionFilter | None = None) -> int:
-    """How many sessions match ``filters`` (one query). Raises SourceError when the source fails."""
+    """How many sessions match ``filters`` (one query). Raises SourceError when the source fails
+    (or cannot search, for a search)."""
     filters = filters or SessionFilter()
     if source.lookup is not None:
         return source.lookup.count(filters)
     if _indexed(source):
         return source.index.count(filters)
-    rows = source.select(PREFIXES + f"SELECT (COUNT(DISTINCT ?root) AS ?n) WHERE {{ {_where(filters)} }}")
+    rows = source.select(PREFIXES + f"SELECT (COUNT(DISTINCT ?root) AS ?n) WHERE {{ {_where(filters, source.text_search)} }}")
     return int(rows[0]["n"].value) if rows and "n" in rows[0] else 0
 
 
 def list_sessions(source: TraceSource, filters: SessionFilter | None = None, limit: int = 50,
-                  offset: int = 0, *, read: bool = False) -> SessionPage:
-    """A page of the session list, newest first (undated last, then by IRI).
+                  offset: int = 0, *, read: bool = False, order: SessionOrder = DEFAULT_ORDER) -> SessionPage:
+    """A page of the session list in ``order`` (by default newest first; sessions without a
+    value for the sort key last, ties newest first, then by IRI), sorted on the source over
+    every matching session.
 
-    ``limit`` 0 means all. ``rows`` are ``session_summary`` dicts. On an indexed store a page is
+    ``limit`` 0 means all. ``rows`` are ``session_summary`` dicts, with ``answer_preview`` filled
+    from the source's texts where the answer is a ``tg:document``. On an indexed store a page is
     one query on the index (plus one count) and reads no session; elsewhere the page's sessions
     are read to summarise them. ``read``: fill ``sessions`` with the rows' sessions in any case.
-    Raises SourceError when the source fails.
+    Raises SourceError when the source fails, cannot search, or cannot sort on ``order``'s key
+    (``sort_keys``).
     """
     filters = filters or SessionFilter()
+    if order.key not in sort_keys(source):
+        raise SourceError(f"{source.label} cannot sort the list by {order.key}; it sorts by "
+                          f"{', '.join(k for k in SORT_KEYS if k in sort_keys(source))}")
     sessions: dict[str, Session] = {}
     if source.lookup is not None:  # a source that lists its sessions itself
         rows, total, _ = source.lookup.page(filters, limit, offset)
         sessions = fetch_sessions(source, [r["id"] for r in rows]) if read else {}
         return SessionPage(rows, total, offset, limit, sessions)
     if _indexed(source):
-        rows = source.index.page(filters, limit, offset)
+        rows = source.index.page(filters, limit, offset, order)
         if read:
             sessions = fetch_sessions(source, [r["id"] for r in rows])
+        _fill_previews(source, rows)
     else:
         page = (f"LIMIT {int(limit)} " if limit else "") + (f"OFFSET {int(offset)}" if offset else "")
-        query = (PREFIXES + f"SELECT ?root ?time WHERE {{ {{ SELECT ?root (SAMPLE(?t) AS ?time) WHERE {{ "
-                 f"{_where(filters)}\n  OPTIONAL {{ ?root prov:startedAtTime ?t }} }} GROUP BY ?root }} }} "
-                 f"ORDER BY DESC(BOUND(?time)) DESC(STR(?time)) ?root {page}")
+        projected, order_by = _sparql_order(order)
+        asked = "\n  OPTIONAL { ?root tg:query ?asked }" if order.key == "question" else ""
+        query = (PREFIXES + f"SELECT ?root WHERE {{ {{ SELECT ?root (SAMPLE(?t) AS ?time) {projected} WHERE {{ "
+                 f"{_where(filters, source.text_search, order)}\n  OPTIONAL {{ ?root prov:startedAtTime ?t }}{asked} }} "
+                 f"GROUP BY ?root }} }} {order_by} {page}")
         roots = [r["root"].value for r in source.select(query) if isinstance(r.get("root"), ox.NamedNode)]
         sessions = fetch_sessions(source, roots)
         rows = [session_summary(sessions[r]) for r in roots if r in sessions]
     total = count_sessions(source, filters) if (limit and (len(rows) == limit or offset)) else offset + len(rows)
     return SessionPage(rows, total, offset, limit, sessions)
+
+
+def sort_keys(source: TraceSource) -> frozenset[str]:
+    """The ``filter.SORT_KEYS`` the list can be sorted on at ``source``: every one on a store
+    with a session index, "time" (newest first) on a source that lists its sessions itself (a
+    TrustGraph gateway), ``SPARQL_SORT_KEYS`` elsewhere."""
+    if source.lookup is not None:
+        return frozenset({"time"})
+    return frozenset(SORT_KEYS) if _indexed(source) else SPARQL_SORT_KEYS
+
+
+def text_search(source: TraceSource) -> TextSearch:
+    """How the list's search box is answered at ``source`` (``search``): the full-text index of
+    a store with a session index, else what the source says of itself (``text_search``)."""
+    return INDEX_SEARCH if _indexed(source) else source.text_search
+
+
+def _fill_previews(source: TraceSource, rows: list[dict]) -> None:
+    """Give the rows whose answer's text the summary was not read with its preview, from the
+    source's texts (``entity_texts``: an inline answer, a content file, the documents graph)."""
+    wanted = {r["answer_id"]: r for r in rows if r.get("answer_preview") is None and r.get("answer_id")}
+    if wanted:
+        for answer, text in source.entity_texts(wanted).items():
+            wanted[answer]["answer_preview"] = answer_preview(text)
+
+
+def find_session_ids(source: TraceSource, key: str, limit: int = 6) -> list[str]:
+    """The IRIs of the sessions ``key`` may name, at most ``limit``: ``[key]`` when it is a
+    session's IRI; else the sessions whose id (the part after ``urn:trustgraph:agent:`` and the
+    like) starts with it, a UUID or its first characters; else those whose IRI contains it.
+    ``<IRI>`` is taken as the IRI. One query (on the session index where there is one).
+    Raises SourceError when the source fails."""
+    key = key.strip()
+    if key.startswith("<") and key.endswith(">"):
+        key = key[1:-1]
+    if not key:
+        return []
+    if source.lookup is not None:
+        return source.lookup.find(key)[:limit]
+    if _indexed(source):
+        return source.index.find(key, limit)
+    rows = source.select(PREFIXES + f"""SELECT DISTINCT ?root WHERE {{
+  {{ ?root a tg:Question }} UNION {{ ?root tg:query ?q }}
+  FILTER(CONTAINS(STR(?root), {literal(key)})) }} ORDER BY ?root LIMIT 200""")
+    roots = [r["root"].value for r in rows if "root" in r]
+    if key in roots:
+        return [key]
+    prefixed = [r for r in roots if any(r.startswith(p + key) for p, _ in ROOT_PREFIXES)]
+    return (prefixed or roots)[:limit]
 
 
 def indexed_summary(source: TraceSource, session_id: str) -> dict | None:

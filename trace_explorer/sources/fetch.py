@@ -65,8 +65,8 @@ def session_triples(source: TraceSource, roots: list[str]) -> list[ox.Triple]:
 
 def _fetch(source: TraceSource, roots: list[str], context: bool) -> dict[str, Session]:
     triples = session_triples(source, roots)
-    if not context:
-        reader = SessionReader(TripleIndex(triples))
+    if not context:  # a summary: no graph to draw
+        reader = SessionReader(TripleIndex(triples), graphs=False)
         return {r: reader.read(r) for r in roots if r in reader.roots}
     triples += _edge_context(source, triples)
     index = TripleIndex(triples)

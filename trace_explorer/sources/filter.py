@@ -1,20 +1,31 @@
-"""What the session list shows: the filters of the list page and of ``trace-explorer list``."""
+"""What the session list shows and in what order: the filters and the sort of the list page and
+of ``trace-explorer list``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .search import search_words
+
+# The keys the list sorts on, with their default direction (True: descending, as a header's
+# first click sorts). "time": the Question's prov:startedAtTime; "duration": LLM + tool time in
+# ms; "tokens": tokens in + out; "parent": the parent session's IRI.
+SORT_KEYS = {"time": True, "id": False, "type": False, "pattern": False, "question": False,
+             "steps": True, "status": False, "duration": True, "tokens": True, "tool_errors": True,
+             "parent": False}
 
 
 @dataclass
 class SessionFilter:
     """What the session list shows. ``mechanism``: one of "Agent", "GraphRAG", "DocRAG", or a
     tuple of them (any of); ``pattern``: "react", "plan-then-execute", "supervisor", or a tuple;
-    ``status``: "answered" | "unfinished"; ``text``: case-insensitive, in the question or the
-    session IRI; ``include_sub``: sub-sessions too; ``tool``: sessions that called this tool;
-    ``model``: that called this LLM; ``termination``: that stopped for this reason ("none": that
-    record none); ``health``: "errors", "warnings", "infos" (the worst severity found), "clean",
-    "unchecked", or a rule id (``analysis.rules``; on a source with a session index only).
-    Empty values filter nothing."""
+    ``status``: "answered" | "unfinished"; ``text``: words, each found in the question or the
+    session IRI, in any order, ignoring case and accents (``search.search_words``);
+    ``include_sub``: sub-sessions too; ``tool``: sessions that called this tool; ``model``: that
+    called this LLM; ``termination``: that stopped for this reason ("none": that record none);
+    ``health``: "errors", "warnings", "infos" (the worst severity found), "clean", "unchecked",
+    or a rule id (``analysis.rules``; on a source with a session index only). Empty values
+    filter nothing."""
 
     mechanism: str | tuple[str, ...] | None = None
     pattern: str | tuple[str, ...] | None = None
@@ -40,6 +51,44 @@ class SessionFilter:
     def needle(self) -> str | None:
         """The search text, stripped, or None when there is none."""
         return self.text.strip() if self.text and self.text.strip() else None
+
+    @property
+    def words(self) -> list[str]:
+        """The search's words, folded (``search.search_words``); [] when there is no search."""
+        return search_words(self.text)
+
+
+@dataclass(frozen=True)
+class SessionOrder:
+    """The order of the list: ``key`` (one of ``SORT_KEYS``) and ``descending``. Sessions
+    without a value for the key come last either way; ties go newest first, then by session
+    IRI. The default is newest first."""
+
+    key: str = "time"
+    descending: bool = True
+
+    @classmethod
+    def parse(cls, text: str | None) -> SessionOrder:
+        """``"time"`` (ascending) or ``"-time"`` (descending), as in a URL; anything else
+        (an unknown key, empty) gives the default order."""
+        text = (text or "").strip()
+        key = text.lstrip("-")
+        if key not in SORT_KEYS:
+            return cls()
+        return cls(key, text.startswith("-"))
+
+    def __str__(self) -> str:
+        return ("-" if self.descending else "") + self.key
+
+    def toggled(self, key: str) -> SessionOrder:
+        """The order after a click on the header of ``key``: the other direction when the list is
+        sorted on it already, else that key in its default direction."""
+        if key == self.key:
+            return SessionOrder(key, not self.descending)
+        return SessionOrder(key, SORT_KEYS.get(key, False))
+
+
+DEFAULT_ORDER = SessionOrder()
 
 
 def _choices(value: str | tuple[str, ...] | None) -> tuple[str, ...]:

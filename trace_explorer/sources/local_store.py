@@ -25,8 +25,10 @@ atomic against a crash or a full disk, which re-ingesting the file mends). The s
 it, with those of the sessions the file changed and the file's digest: the same file twice adds
 nothing (quads are a set, blank nodes get names derived from the bytes, and a recorded digest
 is skipped). Then the new snapshot is published: readers see the new sessions listed and
-readable together. (Writing with ``Store.bulk_load`` of the bytes on a second thread while the
-index is read was measured slower on two cores: both halves take twice as long.)
+readable together. (Measured slower on two cores: writing with ``Store.bulk_load`` of the bytes
+on a second thread while the index is read, both halves taking twice as long; and reading the
+index in a worker process that parses the file again while the quads are written, which costs
+``bulk_extend``, already on more than one core, its second core.)
 """
 
 from __future__ import annotations
@@ -133,8 +135,9 @@ class SnapshotSource(StoreSource):
 def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
     """Open (creating it when missing) the store in directory ``path`` for writing, with its
     session index; within a process the same ``LocalStore`` is shared (``users`` + 1). A store
-    that has traces but no index file yet (filled by an older version, or by other tools) is
-    indexed on opening, which reads every session once; one without a snapshot gets its first.
+    that has traces but no index file yet, or one of an older version (filled by an older
+    version of this app, or by other tools), is indexed on opening, which reads every session
+    once; one without a snapshot gets its first.
 
     Raises StoreBusy when another process writes it still after ``wait_s`` seconds, and
     SourceError when the directory cannot be opened (not a store, no permission)."""
@@ -147,10 +150,9 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
             return local
         store = _open_for_writing(path, wait_s)
         index_path = path / INDEX_FILE
-        created = not index_path.exists()
         try:
             index = SessionIndex(index_path)
-            if created and len(store):  # a store filled before it had an index: index it now
+            if index.created and len(store):  # filled before it had an index (of this version): index it now
                 build_index(store, index)
         except sqlite3.Error as error:
             raise SourceError(f"cannot open the session index {index_path}: {error}") from None
@@ -249,10 +251,10 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
 
     ``progress(n)`` is called as each further ``n`` bytes are parsed; ``max_bytes`` caps the
     text read (``read.files.read_trace_file``); ``timings``, when given, gets the seconds spent
-    reading ("read"), writing the quads ("write", the snapshot included) and indexing ("index").
-    Returns what was added (``skipped`` when the same bytes were ingested before). Raises
-    TraceLoadError on bad input (the store is untouched then); OSError when the store cannot be
-    written; SourceError for a closed store."""
+    reading ("read"), writing the quads ("write", the snapshot included) and indexing ("index"),
+    and their CPU seconds ("read cpu", ...). Returns what was added (``skipped`` when the same
+    bytes were ingested before). Raises TraceLoadError on bad input (the store is untouched
+    then); OSError when the store cannot be written; SourceError for a closed store."""
     clock = _Clock(timings)
     loaded = read_trace_file(name, data, max_bytes=max_bytes, progress=progress)
     clock.lap("read")
@@ -318,14 +320,16 @@ def publish_snapshot(local: LocalStore) -> None:
 
 
 class _Clock:
-    """Adds the seconds since the last lap to ``timings[name]`` (nothing when timings is None)."""
+    """Adds the seconds since the last lap to ``timings[name]``, and the CPU seconds of the
+    process (every thread) to ``timings[name + " cpu"]`` (nothing when timings is None)."""
 
     def __init__(self, timings: dict[str, float] | None):
         self.timings = timings
-        self.last = time.perf_counter()
+        self.last, self.last_cpu = time.perf_counter(), time.process_time()
 
     def lap(self, name: str) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.process_time()
         if self.timings is not None:
             self.timings[name] = self.timings.get(name, 0.0) + now - self.last
-        self.last = now
+            self.timings[name + " cpu"] = self.timings.get(name + " cpu", 0.0) + cpu - self.last_cpu
+        self.last, self.last_cpu = now, cpu

@@ -27,7 +27,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from ..model.reader import SessionReader
-from ..model.roots import root_iris, step_owner
+from ..model.roots import ROOT_PREFIXES, root_iris, step_owner
 from ..model.session import Session
 from ..model.summary import session_summary
 from ..model.triple_index import TripleIndex
@@ -35,45 +35,59 @@ from ..model.vocabulary import (PROV, QUERY, RDF_TYPE, SELECTED_CHUNK, SELECTED_
                                 WAS_DERIVED_FROM)
 from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions
-from .filter import SessionFilter
+from .filter import DEFAULT_ORDER, SessionFilter, SessionOrder
+from .search import fold, fts_query
 from .session_insights import INSIGHT_PREDICATES, filter_clauses, insight_row, mark_complete, prepare, write_rows
 from .sparql_text import PREFIXES, iri_batches, values_clause
 from .store import StoreSource
 
 INDEX_FILE = "trace-explorer-sessions.sqlite"
-VERSION = "1"
+VERSION = "2"
 
 # What a session's summary (``model.summary.session_summary``) is read from: membership
 # (types, derivations, links to thoughts and selections), the question, time, pattern, tool
-# names and errors, and the fields that tell a GraphRAG Exploration from a DocRAG one.
+# names and errors, durations and tokens, and the fields that tell a GraphRAG Exploration from a
+# DocRAG one.
 SUMMARY_PREDICATES = frozenset({
     RDF_TYPE, WAS_DERIVED_FROM, PROV + "wasGeneratedBy", THOUGHT, SELECTED_EDGE, SELECTED_CHUNK,
     QUERY, STARTED_AT_TIME, TG + "pattern", TG + "action", TG + "toolError", TG + "edgeCount",
-    TG + "entity", TG + "chunkCount",
+    TG + "entity", TG + "chunkCount", TG + "llmDurationMs", TG + "toolDurationMs", TG + "inToken",
+    TG + "outToken",
 }) | INSIGHT_PREDICATES
 _BATCH = 200  # sessions read from a store per query batch
 
-# The list's columns in a narrow table (one covering index serves the order and the filters),
-# the searched words and the summaries in tables of their own: a filter over 100,000 rows then
-# reads a few megabytes, not every summary.
+# The list's columns in a narrow table (a covering index serves the default order and the
+# filters; the other sort keys are columns too, so a sort is one query on the whole result), the
+# searched words in an FTS5 table (rowid = sessions.id; unicode61 folds case and accents) and the
+# summaries in a table of their own: a filter over 100,000 rows then reads a few megabytes, not
+# every summary.
+_TABLES = ("meta", "sessions", "search", "summaries", "files")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
-    root TEXT PRIMARY KEY, top INTEGER NOT NULL, time TEXT, mechanism TEXT NOT NULL,
-    pattern TEXT, status TEXT NOT NULL, steps INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS sessions_listed ON sessions (top, time DESC, root, mechanism, pattern, status);
-CREATE TABLE IF NOT EXISTS search (root TEXT PRIMARY KEY, words TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS summaries (root TEXT PRIMARY KEY, summary TEXT NOT NULL);
+    id INTEGER PRIMARY KEY, root TEXT NOT NULL UNIQUE, top INTEGER NOT NULL, time TEXT,
+    mechanism TEXT NOT NULL, pattern TEXT, status TEXT NOT NULL, steps INTEGER NOT NULL,
+    question_key TEXT, duration INTEGER, tokens INTEGER, tool_errors INTEGER NOT NULL, parent TEXT);
+CREATE INDEX IF NOT EXISTS sessions_listed ON sessions (top, time IS NULL, time DESC, root, mechanism, pattern, status);
+CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(words, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS summaries (id INTEGER PRIMARY KEY, summary TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (digest TEXT PRIMARY KEY, name TEXT NOT NULL);
 """
-_ORDER = "ORDER BY time IS NULL, time DESC, root"  # newest first, undated last, then by IRI
+# SessionOrder keys -> the column sorted on
+_SORT_COLUMNS = {"time": "time", "id": "root", "type": "mechanism", "pattern": "pattern",
+                 "question": "question_key", "steps": "steps", "status": "status", "duration": "duration",
+                 "tokens": "tokens", "tool_errors": "tool_errors", "parent": "parent"}
+_ROW_COLUMNS = ("root", "top", "time", "mechanism", "pattern", "status", "steps", "question_key", "duration",
+                "tokens", "tool_errors", "parent")
 
 
 def index_row(session: Session) -> dict[str, Any]:
     """The row of one session: ``root``, ``top`` (1 when it has no parent step), ``time`` (UTC,
     ``YYYY-MM-DDTHH:MM:SS.ffffffZ``, sortable as text; None when undated), ``mechanism``,
-    ``pattern``, ``status``, ``steps``, ``search`` (the question and the IRI, lower-cased) and
-    ``summary`` (``session_summary`` as JSON)."""
+    ``pattern``, ``status``, ``steps``, the sort keys ``question_key`` (the question folded:
+    ``search.fold``), ``duration`` (ms), ``tokens``, ``tool_errors``, ``parent`` (the parent
+    session), ``search`` (the words searched: the question and the IRI) and ``summary``
+    (``session_summary`` as JSON)."""
     summary = session_summary(session)
     return {
         "root": session.id,
@@ -83,7 +97,12 @@ def index_row(session: Session) -> dict[str, Any]:
         "pattern": summary["pattern"],
         "status": summary["status"],
         "steps": summary["step_count"],
-        "search": f"{(summary['question'] or '').lower()}\n{session.id.lower()}",
+        "question_key": fold(summary["question"]) if summary["question"] is not None else None,
+        "duration": summary["duration_ms"],
+        "tokens": summary["tokens"],
+        "tool_errors": summary["tool_errors"],
+        "parent": summary["parent_session"],
+        "search": f"{summary['question'] or ''}\n{session.id}",
         "summary": json.dumps(summary, ensure_ascii=False, sort_keys=True),
         "insights": json.dumps(insight_row(session), ensure_ascii=False),
     }
@@ -92,11 +111,14 @@ def index_row(session: Session) -> dict[str, Any]:
 class SessionIndex:
     """The rows of one store's sessions, in SQLite: ``path`` a file (created when missing,
     unless ``read_only``), or None for memory. Safe to share between threads (one connection,
-    used under a lock). Raises sqlite3.Error when the file cannot be opened."""
+    used under a lock). A writable file of another version is emptied and made anew
+    (``created`` is then True, as for a new file: its store needs ``build_index``). Raises
+    sqlite3.Error when the file cannot be opened."""
 
     def __init__(self, path: str | Path | None = None, read_only: bool = False):
         self.path = Path(path) if path is not None else None
         self.read_only = read_only
+        self.created = False
         if self.path is None:
             self._db = sqlite3.connect(":memory:", check_same_thread=False)
         elif read_only:
@@ -107,6 +129,13 @@ class SessionIndex:
         self._lock = threading.Lock()
         if not read_only:
             with self._lock, self._db:
+                tables = {t for (t,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                version = (self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+                           if "meta" in tables else None)
+                if version is None or version[0] != VERSION:
+                    for table in _TABLES:
+                        self._db.execute(f"DROP TABLE IF EXISTS {table}")
+                    self.created = True
                 self._db.executescript(_SCHEMA)
                 self._db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (VERSION,))
                 prepare(self._db, fresh=not self._db.execute("SELECT 1 FROM sessions LIMIT 1").fetchone())
@@ -125,38 +154,65 @@ class SessionIndex:
             return self._db.execute(sql, params).fetchall()
 
     # -- reading ------------------------------------------------------------------------------
-    def page(self, filters: SessionFilter, limit: int = 50, offset: int = 0) -> list[dict]:
-        """The ``session_summary`` dicts of one page of matching sessions, newest first
-        (undated last, then by IRI); ``limit`` 0 means all."""
+    def page(self, filters: SessionFilter, limit: int = 50, offset: int = 0,
+             order: SessionOrder = DEFAULT_ORDER) -> list[dict]:
+        """The ``session_summary`` dicts of one page of matching sessions in ``order`` (sessions
+        without a value for its key last, ties newest first, then by IRI); ``limit`` 0 means all."""
         where, params = _where(filters)
         tail = " LIMIT ? OFFSET ?" if limit else (" LIMIT -1 OFFSET ?" if offset else "")
         params += [int(limit), int(offset)] if limit else ([int(offset)] if offset else [])
-        roots = [r for (r,) in self._query(f"SELECT root FROM sessions {where} {_ORDER}{tail}", params)]
-        summaries: dict[str, str] = {}
-        for start in range(0, len(roots), 500):
-            chunk = roots[start:start + 500]
-            summaries.update(self._query(f"SELECT root, summary FROM summaries WHERE root IN ({','.join('?' * len(chunk))})", chunk))
-        return [json.loads(summaries[r]) for r in roots if r in summaries]
+        found = self._query(f"SELECT sessions.id, root {where} {_order_by(order)}{tail}", params)
+        summaries: dict[int, str] = {}
+        ids = [i for i, _ in found]
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            summaries.update(self._query(f"SELECT id, summary FROM summaries WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+        return [json.loads(summaries[i]) for i in ids if i in summaries]
 
     def summary(self, root: str) -> dict | None:
         """The ``session_summary`` of one session, or None when it has no row."""
-        found = self._query("SELECT summary FROM summaries WHERE root = ?", (root,))
+        found = self._query("SELECT summary FROM summaries m JOIN sessions s ON s.id = m.id WHERE s.root = ?", (root,))
         return json.loads(found[0][0]) if found else None
 
     def count(self, filters: SessionFilter) -> int:
         """How many sessions match ``filters``."""
         where, params = _where(filters)
-        return self._query(f"SELECT COUNT(*) FROM sessions {where}", params)[0][0]
+        return self._query(f"SELECT COUNT(*) {where}", params)[0][0]
+
+    def stamp(self) -> tuple[int, int]:
+        """What changes whenever rows are written (the highest row id, the files recorded): two
+        equal stamps of one index mean the same rows, so counts may be kept between them."""
+        found = self._query("SELECT (SELECT COALESCE(MAX(id), 0) FROM sessions), (SELECT COUNT(*) FROM files)")
+        return tuple(found[0])
 
     def steps(self) -> int:
         """The steps of every session, as the session page counts them."""
         return self._query("SELECT COALESCE(SUM(steps), 0) FROM sessions")[0][0]
 
+    def find(self, key: str, limit: int = 6) -> list[str]:
+        """The session IRIs ``key`` may name, at most ``limit``: ``[key]`` when it is a session's
+        IRI; else the sessions whose id (the IRI after ``urn:trustgraph:agent:`` and the like)
+        starts with it (a UUID, or its first characters); else those whose IRI contains it."""
+        if not key:
+            return []
+        if self._query("SELECT 1 FROM sessions WHERE root = ?", (key,)):
+            return [key]
+        found: list[str] = []
+        for prefix, _ in ROOT_PREFIXES:
+            start = prefix + key
+            found += [r for (r,) in self._query("SELECT root FROM sessions WHERE root >= ? AND root < ? ORDER BY root LIMIT ?",
+                                                (start, start + "\U0010ffff", limit))]
+        if not found:
+            found = [r for (r,) in self._query("SELECT root FROM sessions WHERE instr(root, ?) > 0 ORDER BY root LIMIT ?",
+                                               (key, limit))]
+        return sorted(found)[:limit]
+
     def rows(self) -> list[dict[str, Any]]:
         """Every row, as the ``index_row`` dicts it was written from."""
-        found = self._query("SELECT s.root, top, time, mechanism, pattern, status, steps, words, summary FROM sessions s "
-                            "JOIN search w ON w.root = s.root JOIN summaries m ON m.root = s.root")
-        keys = ("root", "top", "time", "mechanism", "pattern", "status", "steps", "search", "summary")
+        columns = ", ".join(f"s.{c}" for c in _ROW_COLUMNS)
+        found = self._query(f"SELECT {columns}, w.words, m.summary FROM sessions s "
+                            "JOIN search w ON w.rowid = s.id JOIN summaries m ON m.id = s.id")
+        keys = _ROW_COLUMNS + ("search", "summary")
         return [dict(zip(keys, row)) for row in found]
 
     def roots(self) -> set[str]:
@@ -165,12 +221,8 @@ class SessionIndex:
 
     def has(self, roots: Iterable[str]) -> set[str]:
         """Those of ``roots`` that have a row."""
-        wanted, found = list(roots), set()
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            found.update(r for (r,) in self._query(f"SELECT root FROM sessions WHERE root IN ({marks})", chunk))
-        return found
+        with self._lock:
+            return set(_ids(self._db, roots))
 
     def is_ingested(self, digest: str) -> bool:
         """True when a file with SHA-256 ``digest`` was added to the store before."""
@@ -178,16 +230,23 @@ class SessionIndex:
 
     # -- writing ------------------------------------------------------------------------------
     def replace(self, drop: Iterable[str], rows: Iterable[dict], files: Iterable[tuple[str, str]] = ()) -> None:
-        """In one transaction: remove the rows of ``drop``, write ``rows`` (``index_row``
-        dicts), and record ``files`` as (name, SHA-256) pairs."""
+        """In one transaction: remove the rows of ``drop`` (and any older row of a session in
+        ``rows``), write ``rows`` (``index_row`` dicts), and record ``files`` as (name, SHA-256)
+        pairs."""
         rows = list(rows)
         with self._lock, self._db:
-            for table in ("sessions", "search", "summaries"):
-                self._db.executemany(f"DELETE FROM {table} WHERE root = ?", ((r,) for r in drop))
-            self._db.executemany(
-                "INSERT OR REPLACE INTO sessions VALUES (:root, :top, :time, :mechanism, :pattern, :status, :steps)", rows)
-            self._db.executemany("INSERT OR REPLACE INTO search VALUES (:root, :search)", rows)
-            self._db.executemany("INSERT OR REPLACE INTO summaries VALUES (:root, :summary)", rows)
+            old = _ids(self._db, set(drop) | {r["root"] for r in rows})
+            gone = [(i,) for i in old.values()]
+            for table in ("sessions", "summaries"):
+                self._db.executemany(f"DELETE FROM {table} WHERE id = ?", gone)
+            self._db.executemany("DELETE FROM search WHERE rowid = ?", gone)
+            first = self._db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM sessions").fetchone()[0]
+            numbered = [dict(row, id=first + n) for n, row in enumerate(rows)]
+            columns = ("id",) + _ROW_COLUMNS
+            self._db.executemany(f"INSERT INTO sessions ({', '.join(columns)}) "
+                                 f"VALUES ({', '.join(':' + c for c in columns)})", numbered)
+            self._db.executemany("INSERT INTO search (rowid, words) VALUES (:id, :search)", numbered)
+            self._db.executemany("INSERT INTO summaries VALUES (:id, :summary)", numbered)
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
             write_rows(self._db, drop, rows)
 
@@ -197,8 +256,37 @@ class SessionIndex:
             self._db.close()
 
 
+def _ids(db: sqlite3.Connection, roots: Iterable[str]) -> dict[str, int]:
+    """The row ids of those of ``roots`` that have a row, by IRI (the caller holds the lock)."""
+    wanted, found = list(roots), {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        found.update(db.execute(f"SELECT root, id FROM sessions WHERE root IN ({','.join('?' * len(chunk))})", chunk).fetchall())
+    return found
+
+
+def _order_by(order: SessionOrder) -> str:
+    column = _SORT_COLUMNS.get(order.key, "time")
+    if column == "root":
+        return f"ORDER BY root {'DESC' if order.descending else 'ASC'}"
+    if column == "time":
+        return f"ORDER BY time IS NULL, time {'DESC' if order.descending else 'ASC'}, root"
+    return f"ORDER BY {column} IS NULL, {column} {'DESC' if order.descending else 'ASC'}, time IS NULL, time DESC, root"
+
+
 def _where(filters: SessionFilter) -> tuple[str, list[Any]]:
-    clauses, params = [], []
+    """``FROM ... WHERE ...`` of the sessions matching ``filters``, and its parameters. A search
+    starts from the full-text table (its matches, then each one's row by id): far fewer rows
+    than the whole list when the words are rare, and no worse when they are common."""
+    clauses, params, tables = [], [], "sessions"
+    if filters.needle:
+        words = filters.words
+        if words:
+            tables = "search CROSS JOIN sessions ON sessions.id = search.rowid"
+            clauses.append("search MATCH ?")
+            params.append(fts_query(words))
+        else:  # punctuation only: no word to find, so nothing matches
+            clauses.append("0")
     if not filters.include_sub:
         clauses.append("top = 1")
     if filters.mechanisms:
@@ -210,12 +298,9 @@ def _where(filters: SessionFilter) -> tuple[str, list[Any]]:
     if filters.status:
         clauses.append("status = ?")
         params.append(filters.status)
-    if filters.needle:
-        clauses.append("root IN (SELECT root FROM search WHERE instr(words, ?) > 0)")
-        params.append(filters.needle.lower())
     more = filter_clauses(filters)
     clauses, params = clauses + more[0], params + more[1]
-    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+    return f"FROM {tables}" + ((" WHERE " + " AND ".join(clauses)) if clauses else ""), params
 
 
 # -- keeping the rows true to the traces -------------------------------------------------------
@@ -240,7 +325,7 @@ def build_index(store: ox.Store, index: SessionIndex | None = None) -> SessionIn
     when None); returns the index. Reads every session once, from the summary triples."""
     index = index or SessionIndex()
     with collector_paused():
-        reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))))
+        reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))), graphs=False)
         rows = [index_row(reader.read(root)) for root in reader.roots]
     index.replace(index.roots(), rows)
     with index._lock, index._db:
@@ -264,8 +349,9 @@ class IndexUpdate:
 
     def __init__(self, store: ox.Store, index: SessionIndex, quads: Sequence[ox.Quad]):
         self.store, self.index = store, index
-        self.quads = summary_quads(quads)
-        in_file = root_iris(self.quads)
+        with collector_paused():  # a file's quads are millions of live objects: nothing to collect
+            self.quads = summary_quads(quads)
+            in_file = root_iris(self.quads)
         self.known = index.has(in_file) | _derived_from(store, in_file)
         self.rows: list[dict] = []
         self.outside: set[str] = set(self.known)
@@ -280,7 +366,7 @@ class IndexUpdate:
     def _read(self) -> None:
         triples = TripleIndex(self.quads)
         self.quads = []
-        reader = SessionReader(triples)
+        reader = SessionReader(triples, graphs=False)
         self.from_file = [r for r in reader.roots if r not in self.known]
         self.rows = [index_row(reader.read(r)) for r in self.from_file]
         members = {m for r in reader.roots for m in reader.members(r)}

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 
+from .search import REGEX_SEARCH, TextSearch
 from .sparql_text import PREFIXES, iri_batches, values_clause
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
@@ -41,12 +42,17 @@ class TraceSource:
 
     ``select(query)`` -> list of ``{variable: term}`` rows; ``construct(query)`` -> triples;
     ``document_texts(iris)`` -> ``{document IRI: text}`` for those it has; ``label`` names the
-    source for people; ``triple_terms`` is False when the source cannot hold quoted triples.
+    source for people; ``triple_terms`` is False when the source cannot hold quoted triples;
+    ``text_search`` says how the session list's search box is answered on it (``search``: SPARQL
+    ``REGEX`` by default; a source whose SPARQL is limited sets ``CONTAINS_SEARCH``,
+    ``NO_SEARCH`` or a ``TextSearch`` of its own). A store with a session index is searched with
+    the index's full-text table instead.
     ``lookup``: None, or an object that lists and reads the source's sessions itself, for a
     source that cannot answer the catalog's SPARQL (a TrustGraph gateway:
     ``trustgraph.TrustGraphSource``): ``page(filters, limit, offset) -> (rows, total,
     sessions)``, ``count(filters)``, ``steps()`` (-1: unknown), ``summary(root)``,
-    ``read(roots, context) -> {root: Session}`` and ``find(key) -> [root]``.
+    ``read(roots, context) -> {root: Session}`` and ``find(key) -> [root]``; it answers the
+    search and sorts newest first.
     ``lineage()``: the lookups of extraction provenance (``lineage.LineageLookups``): SPARQL
     queries here; a source that cannot answer them gives its own.
     """
@@ -54,6 +60,7 @@ class TraceSource:
     label = "source"
     triple_terms = True
     lookup = None
+    text_search: TextSearch = REGEX_SEARCH
 
     def select(self, query: str) -> list[dict[str, Term]]:
         raise NotImplementedError
@@ -66,6 +73,27 @@ class TraceSource:
         from .lineage_sparql import SparqlLineage  # it builds on this module
 
         return SparqlLineage(self)
+
+    def entity_texts(self, iris: Iterable[str]) -> dict[str, str]:
+        """The words of entities (answers, findings, chunks' selections), by IRI: an inline
+        ``tg:answer`` or ``tg:content`` (the seed shape), else the text behind the entity's
+        ``tg:document`` (``document_texts``); those with neither are left out. Two queries."""
+        out: dict[str, str] = {}
+        documents: dict[str, str] = {}
+        for chunk in iri_batches(sorted({i for i in iris if i})):
+            rows = self.select(PREFIXES + f"""SELECT ?e ?p ?o WHERE {{ {values_clause('e', chunk)}
+  VALUES ?p {{ tg:answer tg:content tg:document }} ?e ?p ?o }}""")
+            for row in rows:
+                entity, value = row["e"].value, row["o"]
+                if isinstance(value, ox.Literal):
+                    out.setdefault(entity, value.value)
+                elif isinstance(value, ox.NamedNode):
+                    documents.setdefault(value.value, entity)
+        texts = self.document_texts(documents) if documents else {}
+        for document, entity in documents.items():
+            if document in texts:
+                out.setdefault(entity, texts[document])
+        return out
 
     def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
         """Texts behind ``tg:document`` IRIs, from the source's documents graph."""

@@ -9,7 +9,10 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from .source import DOCUMENTS_GRAPH, SourceError, Term, TraceSource, check_read_only
+from .source import CONTENT, DOCUMENTS_GRAPH, SourceError, Term, TraceSource, check_read_only
+
+# Where an entity's words are: inline (the seed shape), or behind a tg:document.
+_ENTITY_TEXT = tuple(ox.NamedNode("https://trustgraph.ai/ns/" + name) for name in ("answer", "content", "document"))
 
 
 @dataclass
@@ -40,12 +43,44 @@ class StoreSource(TraceSource):
         except (SyntaxError, OSError) as error:
             raise SourceError(f"{self.label}: {error}") from None
 
+    def entity_texts(self, iris: Iterable[str]) -> dict[str, str]:
+        """As ``TraceSource.entity_texts``, by direct lookups in the store (a page of the list
+        asks for fifty: a few milliseconds, where two SPARQL queries on a large store on disk
+        take tens)."""
+        out: dict[str, str] = {}
+        documents: dict[str, str] = {}
+        for entity in {i for i in iris if i}:
+            try:
+                subject = ox.NamedNode(entity)
+            except ValueError:
+                continue
+            for predicate in _ENTITY_TEXT:
+                for quad in self.store.quads_for_pattern(subject, predicate, None, None):
+                    if isinstance(quad.object, ox.Literal):
+                        out.setdefault(entity, quad.object.value)
+                    elif isinstance(quad.object, ox.NamedNode):
+                        documents.setdefault(quad.object.value, entity)
+        texts = self.document_texts(documents) if documents else {}
+        for document, entity in documents.items():
+            if document in texts:
+                out.setdefault(entity, texts[document])
+        return out
+
     def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
         iris = list(iris)
         out = {i: self.documents[i] for i in iris if i in self.documents}
         missing = [i for i in iris if i not in out]
         if missing and self._has_documents_graph():
-            out.update(super().document_texts(missing))
+            graph, content = ox.NamedNode(DOCUMENTS_GRAPH), ox.NamedNode(CONTENT)
+            for document in missing:
+                try:
+                    subject = ox.NamedNode(document)
+                except ValueError:
+                    continue
+                for quad in self.store.quads_for_pattern(subject, content, None, graph):
+                    if isinstance(quad.object, ox.Literal):
+                        out[document] = quad.object.value
+                        break
         return out
 
     def _has_documents_graph(self) -> bool:

@@ -1,0 +1,321 @@
+"""What a person waits for, timed in headless Chromium: Trace Explorer against a bare one-line
+Streamlit page served and measured in the same run.
+
+    python benchmarks/browser.py [--repeat 5] [--store DIR | --sessions 10000 | --no-store]
+                                 [--only NAME ...] [--list]
+
+Starts three Streamlit servers on loopback (``tests/browser_support.streamlit_server``): a bare
+page (``st.write`` of one line), the app on its demo, and the app on a local store of
+``--sessions`` synthetic sessions (``benchmarks/synthetic.py``, ingested once into a temporary
+store; ``--store DIR`` reuses a store made before, ``--no-store`` skips it). Each measurement is
+one function, registered with ``@measurement``; it gets a ``Probe`` (a fresh Chromium page and
+the server's URL) and returns the seconds it timed. It runs once to warm up (the browser's cache
+then holds Streamlit's front end, as for a person coming back), then ``--repeat`` times; the
+median is printed, with its ratio to the bare page's median and its verdict against the target.
+
+A page counts as on screen when what it is for is drawn (the session table's rows, their count
+checked) and Streamlit is idle (its script not running); a click counts as settled when the
+rows it asks for are drawn and Streamlit is idle again. To add a measurement, write a function
+of a ``Probe`` that returns seconds and decorate it: ``@measurement("label", "demo",
+ratio=2.0)`` (target: at most 2x the bare page) or ``seconds=0.5`` (target: at most 0.5 s).
+Numbers are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+for path in (str(REPO), str(HERE)):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+from tests.browser_support import _IDLE_JS, chromium_page, streamlit_server  # noqa: E402
+
+BARE_APP = 'import streamlit as st\n\nst.write("Trace Explorer bare page")\n'
+BARE_TEXT = "Trace Explorer bare page"
+SERVERS = ("bare", "demo", "store")
+TIMEOUT_MS = 120_000
+
+# JavaScript: the elements matching a selector anywhere in the page, shadow roots included (the
+# session table is an st.components.v2 component, drawn inside a shadow root).
+DEEP_QUERY = """
+window.__teDeep = window.__teDeep || function (selector) {
+  const found = [];
+  const visit = (root) => {
+    found.push(...root.querySelectorAll(selector));
+    for (const el of root.querySelectorAll('*')) { if (el.shadowRoot) visit(el.shadowRoot); }
+  };
+  visit(document);
+  return found;
+};
+"""
+
+
+@dataclass
+class Probe:
+    """What a measurement works with: ``page`` (a fresh Playwright page in headless Chromium),
+    ``url`` (the server's base URL) and ``server`` ("bare", "demo" or "store")."""
+
+    page: object
+    url: str
+    server: str
+
+    def open(self, path: str = "/") -> float:
+        """Navigate to ``path`` and start the clock: returns the start time (perf_counter)."""
+        start = time.perf_counter()
+        self.page.goto(self.url + path, wait_until="commit", timeout=TIMEOUT_MS)
+        return start
+
+    def until(self, predicate_js: str, arg: object = None) -> None:
+        """Wait (polling every frame) until ``predicate_js`` (a JS function of ``arg``) is true
+        and Streamlit is idle."""
+        self.page.wait_for_function(f"""(arg) => {{ {DEEP_QUERY}
+            const ready = ({predicate_js})(arg);
+            return ready && ({_IDLE_JS})();
+        }}""", arg=arg, polling="raf", timeout=TIMEOUT_MS)
+
+
+@dataclass
+class Measurement:
+    """A registered measurement: ``label``, ``server`` it runs on, ``run(probe) -> seconds``
+    and its target: ``ratio`` (at most this many times the bare page) or ``seconds``."""
+
+    label: str
+    server: str
+    run: Callable[[Probe], float]
+    ratio: float | None = None
+    seconds: float | None = None
+    times: list[float] = field(default_factory=list)
+
+
+MEASUREMENTS: list[Measurement] = []
+
+
+def measurement(label: str, server: str, *, ratio: float | None = None,
+                seconds: float | None = None) -> Callable[[Callable[[Probe], float]], Callable[[Probe], float]]:
+    """Register ``function(probe) -> seconds`` as the measurement ``label`` on ``server``."""
+    def register(function: Callable[[Probe], float]) -> Callable[[Probe], float]:
+        MEASUREMENTS.append(Measurement(label, server, function, ratio, seconds))
+        return function
+    return register
+
+
+# -- the measurements -----------------------------------------------------------------------------
+
+ROWS_DRAWN = "(n) => window.__teDeep('tr.te-row').length === n"
+CAPTION = """(text) => Array.from(document.querySelectorAll('[data-testid="stCaptionContainer"]'))
+                             .some(c => c.innerText.includes(text))"""
+
+
+@measurement("bare one-line Streamlit page", "bare")
+def bare_page(probe: Probe) -> float:
+    start = probe.open("/")
+    probe.until("(text) => document.body.innerText.includes(text)", BARE_TEXT)
+    return time.perf_counter() - start
+
+
+def _first_rows(probe: Probe) -> int:
+    """How many rows the list's first page has on this server (50, or all when fewer)."""
+    return 50 if probe.server == "store" else 22  # the demo's 22 top-level sessions
+
+
+def _list_on_screen(probe: Probe, path: str = "/") -> float:
+    start = probe.open(path)
+    probe.until(f"(n) => ({ROWS_DRAWN})(n) && ({CAPTION})('matching')", _first_rows(probe))
+    return time.perf_counter() - start
+
+
+@measurement("the list's first page (demo)", "demo", ratio=1.5)
+def list_first_page_demo(probe: Probe) -> float:
+    return _list_on_screen(probe)
+
+
+@measurement("the list's first page (10,000-session store)", "store", ratio=1.5)
+def list_first_page_store(probe: Probe) -> float:
+    return _list_on_screen(probe)
+
+
+def _filter_click(probe: Probe, pill: str, rows_js: str) -> float:
+    """Open the list, then time a click on the Type pill ``pill`` until only its rows show."""
+    _list_on_screen(probe)
+    button = probe.page.get_by_role("button", name=pill, exact=True)
+    start = time.perf_counter()
+    button.click()
+    probe.until(rows_js)
+    return time.perf_counter() - start
+
+
+ONLY_GRAPHRAG = """() => { const rows = window.__teDeep('tr.te-row');
+  return rows.length > 0 && rows.every(r => r.dataset.session.startsWith('urn:trustgraph:question:')); }"""
+
+
+@measurement("a filter click, settled (demo)", "demo", seconds=0.5)
+def filter_click_demo(probe: Probe) -> float:
+    return _filter_click(probe, "GraphRAG", ONLY_GRAPHRAG)
+
+
+@measurement("a filter click, settled (10,000-session store)", "store", seconds=0.5)
+def filter_click_store(probe: Probe) -> float:
+    return _filter_click(probe, "GraphRAG", ONLY_GRAPHRAG)
+
+
+SORTED_BY_STEPS = """() => { const rows = window.__teDeep('tr.te-row');
+  const steps = rows.map(r => parseInt(r.querySelector('td.c-steps').textContent.replace(/,/g, ''), 10));
+  return rows.length > 1 && steps.every((s, i) => i === 0 || steps[i - 1] >= s)
+         && location.search.includes('sort=-steps'); }"""
+
+
+@measurement("a header click sorts every page, settled (10,000-session store)", "store", seconds=0.5)
+def sort_click_store(probe: Probe) -> float:
+    _list_on_screen(probe)
+    header = probe.page.locator('th button.te-sort[data-sort="steps"]')
+    start = time.perf_counter()
+    header.click()
+    probe.until(SORTED_BY_STEPS)
+    return time.perf_counter() - start
+
+
+SEARCHED = """() => { const rows = window.__teDeep('tr.te-row');
+  return rows.length > 0 && rows.every(r => /bronze/i.test(r.querySelector('td.c-question').textContent))
+         && location.search.includes('q=bronze'); }"""
+
+
+@measurement("a search, settled (10,000-session store)", "store", seconds=0.5)
+def search_store(probe: Probe) -> float:
+    _list_on_screen(probe)
+    box = probe.page.get_by_placeholder("words in the question or IRI")
+    box.fill("bronze age")
+    start = time.perf_counter()
+    box.press("Enter")
+    probe.until(SEARCHED)
+    return time.perf_counter() - start
+
+
+# -- running them ---------------------------------------------------------------------------------
+
+def prepare_store(sessions: int, work: Path) -> Path:
+    """A local store of ``sessions`` synthetic sessions with their texts, made in ``work``."""
+    import synthetic
+    from trace_explorer.sources.local_store import ingest_file, open_local_store
+
+    print(f"generating and ingesting {sessions:,} sessions ...", file=sys.stderr, flush=True)
+    made = synthetic.generate(work / "data", sessions)
+    store = open_local_store(work / "store")
+    ingest_file(store, str(made.nquads))
+    ingest_file(store, str(made.documents))
+    del store
+    shutil.rmtree(work / "data", ignore_errors=True)
+    return work / "store"
+
+
+@contextlib.contextmanager
+def servers(work: Path, store: Path | None, names: set[str]) -> Iterator[dict[str, str]]:
+    """The servers ``names`` asks for, by name -> base URL."""
+    bare = work / "bare_app.py"
+    bare.write_text(BARE_APP, encoding="utf-8")
+    config = work / "config"  # no remembered store: the demo server starts on the demo
+    base_env = {"XDG_CONFIG_HOME": str(config), "TRACE_EXPLORER_STORE": ""}
+    with contextlib.ExitStack() as stack:
+        urls = {}
+        if "bare" in names:
+            urls["bare"] = stack.enter_context(streamlit_server(bare, env=base_env))
+        if "demo" in names:
+            urls["demo"] = stack.enter_context(streamlit_server(env=base_env))
+        if "store" in names and store is not None:
+            urls["store"] = stack.enter_context(streamlit_server(env=dict(base_env, TRACE_EXPLORER_STORE=str(store))))
+        yield urls
+
+
+def run(chosen: list[Measurement], urls: dict[str, str], repeat: int) -> None:
+    """Time each measurement: one warm-up, then ``repeat`` runs, each on a fresh page."""
+    with chromium_page(viewport=(1400, 1000), default_timeout_ms=TIMEOUT_MS) as first:
+        browser_context = first.context
+        for item in chosen:
+            if item.server not in urls:
+                continue
+            print(f"{item.label} ...", file=sys.stderr, flush=True)
+            for attempt in range(repeat + 1):
+                page = browser_context.new_page()
+                try:
+                    seconds = item.run(Probe(page, urls[item.server], item.server))
+                finally:
+                    page.close()
+                if attempt:  # the first run warms the browser's cache and the server up
+                    item.times.append(seconds)
+
+
+def report(chosen: list[Measurement], repeat: int) -> None:
+    bare = next((m for m in chosen if m.server == "bare" and m.times), None)
+    base = statistics.median(bare.times) if bare else None
+    rows = []
+    for item in chosen:
+        if not item.times:
+            rows.append((item.label, "not run", "", "", "", ""))
+            continue
+        median = statistics.median(item.times)
+        ratio = f"{median / base:.2f}x" if base else ""
+        if item.ratio is not None and base:
+            target, ok = f"<= {item.ratio:g}x bare", median / base <= item.ratio
+        elif item.seconds is not None:
+            target, ok = f"<= {item.seconds:g} s", median <= item.seconds
+        else:
+            target, ok = "", None
+        verdict = "" if ok is None else ("PASS" if ok else "MISS")
+        spread = f"{min(item.times):.2f}-{max(item.times):.2f} s"
+        rows.append((item.label, f"{median:.2f} s", ratio, target, verdict, spread))
+    header = ("measurement", "median", "vs bare", "target", "verdict", f"range of {repeat}")
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    for row in rows:
+        print("  ".join(str(v).ljust(w) for v, w in zip(row, widths)))
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\n{os.cpu_count()} cores, load average at the end {load}; Chromium and the servers share them")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs after a warm-up (median reported)")
+    parser.add_argument("--store", metavar="DIR", help="a local store made before (else one is made)")
+    parser.add_argument("--sessions", type=int, default=10_000, help="synthetic sessions of the store made")
+    parser.add_argument("--no-store", action="store_true", help="skip the measurements on a store")
+    parser.add_argument("--only", nargs="*", metavar="NAME", help="only the measurements whose function name "
+                        "or label contains one of these (the bare page is always measured)")
+    parser.add_argument("--list", action="store_true", help="list the measurements and stop")
+    args = parser.parse_args(argv)
+    if args.list:
+        for item in MEASUREMENTS:
+            print(f"{item.run.__name__:32s} {item.server:6s} {item.label}")
+        return 0
+    chosen = [m for m in MEASUREMENTS if m.server == "bare" or not args.only
+              or any(o in m.run.__name__ or o in m.label for o in args.only)]
+    if args.no_store:
+        chosen = [m for m in chosen if m.server != "store"]
+    work = Path(tempfile.mkdtemp(prefix="trace-explorer-browser-"))
+    try:
+        store = None
+        if any(m.server == "store" for m in chosen):
+            store = Path(args.store).resolve() if args.store else prepare_store(args.sessions, work)
+        with servers(work, store, {m.server for m in chosen}) as urls:
+            run(chosen, urls, max(1, args.repeat))
+        print("Trace Explorer in the browser (headless Chromium, 1400 x 1000)")
+        report(chosen, max(1, args.repeat))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The session list's state, kept in the URL so that a link reproduces the view: the filters
+(``type``, ``pattern``, ``status``, ``q`` for the search, ``sub`` for sub-sessions, ``health``:
+widgets bound to query parameters; ``tool``, ``model`` and ``termination``, set by a click on an
+Insights chart), the sort (``sort``: a ``filter.SessionOrder`` key, ``-`` first for
+descending) and the page (``page``, from 1). Each also stays in this person's Streamlit session,
+so coming back from a session finds the list as it was left. A parameter at its default is left
+out of the URL.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from trace_explorer.model.session import MECHANISMS, PATTERNS
+from trace_explorer.sources.catalog import text_search
+from trace_explorer.sources.filter import DEFAULT_ORDER, SessionFilter, SessionOrder
+
+from .collection import Collection
+from .health import health_filter
+from .insights import insight_filters
+
+SORT_PARAM, PAGE_PARAM = "sort", "page"
+_SORT_KEY, _PAGE_KEY, _VIEW_KEY = "te_list_sort", "te_list_page", "te_list_view"
+STATUSES = ("answered", "unfinished")
+
+
+def list_filters(collection: Collection) -> SessionFilter:
+    """Draw the filters (bound to the URL) and return what they choose."""
+    row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+    with row:
+        mechanisms = st.pills("Type", list(MECHANISMS), selection_mode="multi", key="type",
+                              bind="query-params", persist_state="session")
+        patterns = st.pills("Pattern", list(PATTERNS), selection_mode="multi", key="pattern",
+                            bind="query-params", persist_state="session")
+        status = st.segmented_control("Status", list(STATUSES), key="status", bind="query-params",
+                                      persist_state="session")
+        search = st.text_input("Search", key="q", placeholder="words in the question or IRI",
+                               icon=":material/search:", width=280, bind="query-params", persist_state="session",
+                               help=text_search(collection.source).note)
+        health = health_filter(collection)
+        sub_sessions = st.toggle("Show sub-sessions", key="sub", bind="query-params", persist_state="session",
+                                 help="Sessions that a step of another session started (a tool "
+                                      "call's GraphRAG, a supervisor's sub-agents).")
+    return SessionFilter(mechanism=tuple(m for m in mechanisms or () if m in MECHANISMS),
+                         pattern=tuple(p for p in patterns or () if p in PATTERNS),
+                         status=status if status in STATUSES else None,
+                         text=(search or "").strip() or None, include_sub=bool(sub_sessions), health=health,
+                         **insight_filters())
+
+
+def _page_number(value: object) -> int:
+    try:
+        return max(1, int(str(value)))
+    except (TypeError, ValueError):
+        return 1
+
+
+def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOrder, int]:
+    """The list's order and page (from 1): from the URL, else from this session; a change of
+    filters or of source starts again at the first page."""
+    state, params = st.session_state, st.query_params
+    order = SessionOrder.parse(params.get(SORT_PARAM) or state.get(_SORT_KEY))
+    page = _page_number(params.get(PAGE_PARAM) or state.get(_PAGE_KEY))
+    view = (repr(filters), collection.key)
+    if state.get(_VIEW_KEY) not in (None, view):
+        page = 1
+    state[_VIEW_KEY] = view
+    set_list_view(order, page)
+    return order, page
+
+
+def set_list_view(order: SessionOrder, page: int) -> None:
+    """Remember the list's order and page in this session and in the URL."""
+    st.session_state[_SORT_KEY], st.session_state[_PAGE_KEY] = str(order), page
+    _set_param(SORT_PARAM, None if order == DEFAULT_ORDER else str(order))
+    _set_param(PAGE_PARAM, None if page == 1 else str(page))
+
+
+def _set_param(name: str, value: str | None) -> None:
+    if value is None:
+        if name in st.query_params:
+            del st.query_params[name]
+    elif st.query_params.get(name) != value:
+        st.query_params[name] = value

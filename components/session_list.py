@@ -1,0 +1,78 @@
+"""The session list under its filters: what matches, the table of one page, the pages, and what
+to do when there is nothing to show (a source not connected, an empty source, no match)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from trace_explorer.sources.catalog import SessionFilter, SessionOrder, sort_keys
+from trace_explorer.sources.source import SourceError
+
+from .collection import Collection
+from .compare_picker import compare_ticked
+from .downloads import matching_sessions, session_list_downloads
+from .health import with_health
+from .list_state import set_list_view
+from .session_table import session_table
+from .text import SESSION_PAGE, md_escape
+
+PAGE_SIZE = 50
+TABLE_KEY = "session_table"
+
+
+def _order_words(order: SessionOrder) -> str:
+    if order.key == "time":
+        return "newest first" if order.descending else "oldest first"
+    return f"by {order.key.replace('_', ' ')}, {'highest' if order.descending else 'lowest'} first" \
+        if order.key in ("duration", "tokens", "steps", "tool_errors") else \
+        f"by {order.key}, {'Z to A' if order.descending else 'A to Z'}"
+
+
+def session_list(collection: Collection, filters: SessionFilter, order: SessionOrder, page: int) -> None:
+    """Draw the list of ``collection`` under ``filters``, in ``order``, page ``page`` (from 1)."""
+    if collection.empty_state:
+        st.info(md_escape(collection.empty_state), icon=":material/link_off:")
+        return
+    try:
+        everything = collection.count("sessions" if filters.include_sub else "top")
+        if not everything:
+            st.info("No sessions in this source. Add trace files in the sidebar, switch the demo traces "
+                    "back on, or choose another source.", icon=":material/info:")
+            return
+        shown = collection.page(filters, PAGE_SIZE, (page - 1) * PAGE_SIZE, order)
+        pages = max(1, (shown.total + PAGE_SIZE - 1) // PAGE_SIZE)
+        if page > pages:  # a link to a page past the end: its last page
+            page = pages
+            set_list_view(order, page)
+            shown = collection.page(filters, PAGE_SIZE, (page - 1) * PAGE_SIZE, order)
+    except SourceError as error:
+        st.error(md_escape(str(error)), icon=":material/error:")
+        return
+
+    scope = "sessions" if filters.include_sub else "top-level sessions"
+    first, last = shown.offset + 1, shown.offset + len(shown.rows)
+    matched = f"{first:,}–{last:,} of {shown.total:,}" if shown.rows else f"0 of {shown.total:,}"
+    st.caption(f"{matched} matching · {everything:,} {scope} in all · {_order_words(order)} · "
+               "click a row to open it, a header to sort every page")
+    session_list_downloads(matching_sessions(collection, filters, order), shown.total)
+    if not shown.rows:
+        st.info("No session matches these filters.", icon=":material/filter_alt_off:")
+        return
+
+    event = session_table(with_health(collection, shown.rows), order, sort_keys(collection.source), key=TABLE_KEY,
+                          on_sort=lambda key: set_list_view(order.toggled(key), 1))
+    if event.open:
+        st.switch_page(SESSION_PAGE, query_params={"session": event.open})
+    compare_ticked(event.selected)
+    if pages > 1:
+        _pager(order, page, pages)
+
+
+def _pager(order: SessionOrder, page: int, pages: int) -> None:
+    nav = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    with nav:
+        st.button("Previous", icon=":material/chevron_left:", disabled=page == 1, key="te_list_previous",
+                  on_click=set_list_view, args=(order, page - 1))
+        st.caption(f"page {page:,} of {pages:,}")
+        st.button("Next", icon=":material/chevron_right:", disabled=page >= pages, key="te_list_next",
+                  on_click=set_list_view, args=(order, page + 1))

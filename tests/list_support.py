@@ -1,0 +1,52 @@
+"""Reading the session list's table in ``streamlit.testing.v1.AppTest``: the table is an
+``st.components.v2`` component, which AppTest keeps as its proto; the rows are the JSON it was
+given (``components.session_table.table_rows``)."""
+
+from __future__ import annotations
+
+import json
+
+from components.session_list import TABLE_KEY
+
+
+def _walk(node):
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from _walk(child)
+
+
+def list_table(at) -> dict | None:
+    """The data the session table was drawn with (``rows``, ``columns``, ``sort``), or None
+    when no table is on the page."""
+    for element in _walk(at.main):
+        proto = getattr(element, "proto", None)
+        if getattr(element, "type", None) == "bidi_component" and proto.id.endswith(TABLE_KEY):
+            return json.loads(proto.json)
+    return None
+
+
+def list_rows(at) -> list[dict]:
+    """The table's rows, in order ([] when there is no table)."""
+    table = list_table(at)
+    return table["rows"] if table else []
+
+
+def list_ids(at) -> list[str]:
+    """The IRIs of the table's rows, in order."""
+    return [row["id"] for row in list_rows(at)]
+
+
+# -- in the browser -------------------------------------------------------------------------------
+# Playwright's CSS selectors look inside open shadow roots, where the table is drawn.
+LIST_ROW = '[data-testid="stMain"] tr.te-row'
+
+
+def open_row(page, index: int = 0) -> None:
+    """Click the question of the list's row ``index`` (a click anywhere on a row opens it)."""
+    page.locator(LIST_ROW).nth(index).locator("td.c-question").click()
+
+
+def row_ids(page) -> list[str]:
+    """The IRIs of the list's rows as drawn, in order."""
+    page.locator(LIST_ROW).first.wait_for()
+    return page.locator(LIST_ROW).evaluate_all("rows => rows.map(r => r.dataset.session)")

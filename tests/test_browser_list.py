@@ -1,0 +1,273 @@
+"""The session list in a real browser (headless Debian Chromium): a click on a row opens the
+session, the id's link and the parent's link, tick boxes that select without opening, copy,
+headers that sort every page of a store, word search, the list's state in the URL, short session
+links, the empty state of a source not connected, the notice of an upload that switches the demo
+off, hostile text, and the table at 1400 and 1000 px wide. Screenshots go to tests/artifacts/."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import urllib.parse
+
+import pytest
+
+from tests.browser_support import REPO_ROOT, chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
+from tests.conftest import MANIFEST
+from tests.list_support import LIST_ROW, open_row, row_ids
+from trace_explorer.sources.catalog import SessionFilter, SessionOrder, list_sessions
+from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+
+pytestmark = pytest.mark.browser
+
+SESSIONS = [s for f in MANIFEST.values() for s in f["sessions"]]
+TOP = [s for s in SESSIONS if s["parent"] is None]
+BY_ID = {s["session"]: s for s in SESSIONS}
+REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
+TOOL_PARENT = "urn:trustgraph:agent:fa7f0eab-4c4f-4b06-8732-2e25c215a82a"
+SUB_GRAPHRAG = "urn:trustgraph:question:332dd331-3a0b-4965-8da6-c6fdbd685167"
+SEARCH = "words in the question or IRI"
+
+
+def query(page) -> dict[str, list[str]]:
+    return urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+
+
+def newest_first(sessions) -> list[str]:
+    return [s["session"] for s in sorted(sessions, key=lambda s: s["started"], reverse=True)]
+
+
+def search(page, text: str) -> None:
+    box = page.get_by_placeholder(SEARCH)
+    box.fill(text)
+    box.press("Enter")
+    wait_for_streamlit_idle(page)
+
+
+def list_page(page, url: str) -> None:
+    page.goto(url)
+    wait_for_streamlit_idle(page)
+    page.locator(LIST_ROW).first.wait_for()
+
+
+@pytest.fixture(scope="module")
+def store_url(tmp_path_factory):
+    """The app on a local store of 130 synthetic sessions (three pages of the list)."""
+    spec = importlib.util.spec_from_file_location("browser_list_synthetic", REPO_ROOT / "benchmarks" / "synthetic.py")
+    synthetic = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = synthetic
+    spec.loader.exec_module(synthetic)
+    work = tmp_path_factory.mktemp("list-store")
+    made = synthetic.generate(work / "data", 130, long_steps=(60, 20))
+    store = open_local_store(work / "store")
+    ingest_file(store, str(made.nquads))
+    ingest_file(store, str(made.documents))
+    del store
+    with streamlit_server(env={"TRACE_EXPLORER_STORE": str(work / "store")}) as url:
+        yield url, work / "store"
+
+
+def test_a_click_on_a_row_opens_it_and_ticks_select_without_opening(app_url):
+    with chromium_page(viewport=(1400, 1100)) as page:
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        list_page(page, app_url + "/")
+        assert row_ids(page) == newest_first(TOP)
+        # the id: its first characters, the full IRI in the tooltip, a button that copies it
+        row = page.locator(f'{LIST_ROW}[data-session="{REACT_12}"]')
+        link = row.locator("td.c-session a")
+        assert link.inner_text() == "62c33a4f" and link.get_attribute("title") == REACT_12
+        assert link.get_attribute("href") == "session?session=" + urllib.parse.quote(REACT_12, safe="")
+        row.locator("button.te-copy").click()
+        row.get_by_text("copied").wait_for()
+        assert page.evaluate("() => navigator.clipboard.readText()") == REACT_12
+        # tick boxes select (several sessions, e.g. to compare) and open nothing
+        page.locator(LIST_ROW).nth(0).locator("input[type=checkbox]").click()
+        wait_for_streamlit_idle(page)
+        page.locator(LIST_ROW).nth(1).locator("input[type=checkbox]").click()
+        wait_for_streamlit_idle(page)
+        page.get_by_text("2 sessions ticked").wait_for()
+        assert urllib.parse.urlparse(page.url).path == "/"
+        assert page.locator(f"{LIST_ROW}.te-ticked").count() == 2
+        screenshot(page, "list-ticked")
+        # a click anywhere else on the row opens the session
+        row.locator("td.c-type").click()
+        page.wait_for_url("**/session?session=*", timeout=30000)
+        wait_for_streamlit_idle(page)
+        assert query(page)["session"] == [REACT_12]
+        assert page.locator('[data-testid="stMain"]').get_by_text(BY_ID[REACT_12]["question"]).first.is_visible()
+
+
+def test_sub_sessions_are_marked_and_their_parent_opens(app_url):
+    with chromium_page(viewport=(1400, 1100)) as page:
+        list_page(page, app_url + "/?sub=true")
+        assert sorted(row_ids(page)) == sorted(s["session"] for s in SESSIONS)
+        sub = page.locator(f'{LIST_ROW}[data-session="{SUB_GRAPHRAG}"]')
+        assert "te-subrow" in sub.get_attribute("class") and sub.locator(".te-sub").inner_text() == "↳"
+        assert sub.locator("td.c-parent a").inner_text() == "fa7f0eab"
+        parent = page.locator(f'{LIST_ROW}[data-session="{TOOL_PARENT}"]')
+        assert "1 sub-session" in parent.locator("td.c-session").inner_text()
+        screenshot(page, "list-sub-sessions")
+        sub.locator("td.c-parent a").click()
+        page.wait_for_url("**/session?session=*", timeout=30000)
+        assert query(page)["session"] == [TOOL_PARENT]
+
+
+def test_search_finds_words_in_any_order_ignoring_case_and_accents(app_url):
+    with chromium_page(viewport=(1400, 1100)) as page:
+        list_page(page, app_url + "/")
+        search(page, "france capital")
+        assert row_ids(page) == newest_first([s for s in TOP if "capital of france" in s["question"].lower()])
+        assert query(page)["q"] == ["france capital"]
+        search(page, "MONTANA")
+        assert row_ids(page) == newest_first([s for s in TOP if "montaña" in s["question"]])
+        screenshot(page, "list-search-montana")
+        search(page, "no such words anywhere")
+        page.get_by_text("No session matches these filters.").wait_for()
+        assert page.locator(LIST_ROW).count() == 0
+
+
+def test_the_url_holds_the_view_and_a_link_reproduces_it(app_url):
+    with chromium_page(viewport=(1400, 1100)) as page:
+        list_page(page, app_url + "/")
+        page.get_by_role("button", name="GraphRAG", exact=True).click()
+        wait_for_streamlit_idle(page)
+        page.locator('th button.te-sort[data-sort="question"]').click()
+        wait_for_streamlit_idle(page)
+        search(page, "trappist")
+        link = page.url
+        assert query(page) == {"type": ["GraphRAG"], "sort": ["question"], "q": ["trappist"]}
+        shown = row_ids(page)
+        expected = [s for s in TOP if s["mechanism"] == "graphrag" and "trappist" in s["question"].lower()]
+        assert sorted(shown) == sorted(s["session"] for s in expected) and len(shown) >= 2
+        # a new person opening the link sees the same view
+    with chromium_page(viewport=(1400, 1100)) as other:
+        list_page(other, link)
+        assert row_ids(other) == shown
+        assert other.get_by_placeholder(SEARCH).input_value() == "trappist"
+        header = other.locator('th[aria-sort="ascending"] button.te-sort')
+        assert header.get_attribute("data-sort") == "question"
+        # and coming back from a session keeps it
+        open_row(other)
+        other.wait_for_url("**/session?session=*", timeout=30000)
+        wait_for_streamlit_idle(other)
+        other.get_by_role("link", name="Sessions").first.click()
+        wait_for_streamlit_idle(other)
+        assert row_ids(other) == shown and query(other)["q"] == ["trappist"]
+
+
+def test_a_short_session_link_opens_the_session(app_url):
+    with chromium_page(viewport=(1400, 1100)) as page:
+        page.goto(app_url + "/session?session=62c33a4f")
+        wait_for_streamlit_idle(page)
+        page.wait_for_function("() => decodeURIComponent(location.search).includes('session=urn:trustgraph:agent:62c33a4f-')")
+        assert query(page)["session"] == [REACT_12]
+        assert page.locator('[data-testid="stMain"]').get_by_text(BY_ID[REACT_12]["question"]).first.is_visible()
+        assert page.get_by_text("Unknown session").count() == 0
+        page.goto(app_url + "/session?session=62c33a4f-b774-4b52-88db-40af72158370")
+        wait_for_streamlit_idle(page)
+        assert query(page)["session"] == [REACT_12]
+
+
+def test_headers_sort_every_page_of_a_store(store_url):
+    url, store_dir = store_url
+    source = local_source(store_dir)
+
+
+    def by(descending: bool, count: int) -> list[str]:
+        order = SessionOrder("steps", descending)
+        return [r["id"] for r in list_sessions(source, SessionFilter(), limit=count, order=order).rows]
+
+    by_steps, fewest = by(True, 100), by(False, 50)
+    with chromium_page(viewport=(1400, 1100)) as page:
+        list_page(page, url + "/")
+        page.locator('th button.te-sort[data-sort="steps"]').click()
+        wait_for_streamlit_idle(page)
+        assert query(page)["sort"] == ["-steps"]
+        first = row_ids(page)
+        assert first == by_steps[:50]  # the store's longest sessions, not this page's 50 re-sorted
+        page.get_by_role("button", name="Next").click()
+        wait_for_streamlit_idle(page)
+        assert query(page)["page"] == ["2"]
+        assert row_ids(page) == by_steps[50:100]
+        steps = page.locator(f"{LIST_ROW} td.c-steps").all_inner_texts()
+        assert [int(s.replace(",", "")) for s in steps] == sorted((int(s.replace(",", "")) for s in steps), reverse=True)
+        screenshot(page, "list-store-sorted-page-2")
+        page.locator('th button.te-sort[data-sort="steps"]').click()  # again: the other way, from page 1
+        wait_for_streamlit_idle(page)
+        assert query(page)["sort"] == ["steps"] and "page" not in query(page)
+        assert row_ids(page) == fewest
+    with chromium_page(viewport=(1400, 1100)) as other:  # the link of page 2 is page 2
+        list_page(other, url + "/?sort=-steps&page=2")
+        assert row_ids(other) == by_steps[50:100]
+
+
+def test_a_source_not_connected_shows_an_empty_state(app_url):
+    with chromium_page(viewport=(1400, 1000)) as page:
+        list_page(page, app_url + "/")
+        page.locator(".st-key-te_source_kind").get_by_text("SPARQL endpoint", exact=True).click()
+        wait_for_streamlit_idle(page)
+        page.get_by_text("No SPARQL endpoint is connected").wait_for()
+        assert page.locator(LIST_ROW).count() == 0
+        screenshot(page, "list-not-connected")
+        page.locator(".st-key-te_source_kind").get_by_text("Files", exact=True).click()
+        wait_for_streamlit_idle(page)
+        assert row_ids(page) == newest_first(TOP)
+
+
+def test_an_upload_that_switches_the_demo_off_says_so(app_url, tmp_path):
+    seed = REPO_ROOT / "trace_explorer" / "demo_data" / "seed-sessions.ttl"
+    with chromium_page(viewport=(1400, 1000)) as page:
+        list_page(page, app_url + "/")
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(seed))
+        wait_for_streamlit_idle(page)
+        page.get_by_text(f"of {len(MANIFEST['seed-sessions.ttl']['sessions'])} matching").wait_for()
+        page.get_by_test_id("stAlertContentInfo").get_by_text("The demo traces were switched off").wait_for()
+        assert page.get_by_test_id("stToast").get_by_text("Showing your files only").is_visible()
+        assert sorted(row_ids(page)) == sorted(s["session"] for s in MANIFEST["seed-sessions.ttl"]["sessions"])
+        screenshot(page, "list-demo-switched-off")
+
+
+HOSTILE = "<img src=x onerror=alert(1)><script>alert(2)</script> **bold**"
+HOSTILE_TTL = f"""@prefix tg: <https://trustgraph.ai/ns/> . @prefix prov: <http://www.w3.org/ns/prov#> .
+<urn:trustgraph:agent:0bad0bad-1111-4000-8000-000000000001> a tg:Question, tg:AgentQuestion, prov:Entity ;
+  tg:query "{HOSTILE}" ; prov:startedAtTime "2026-01-01T00:00:00Z" .
+<urn:trustgraph:agent:0bad0bad-1111-4000-8000-000000000001/final> a tg:Conclusion, tg:Answer, prov:Entity ;
+  prov:wasDerivedFrom <urn:trustgraph:agent:0bad0bad-1111-4000-8000-000000000001> ; tg:answer "<svg onload=alert(3)>" .
+"""
+
+
+def test_hostile_text_in_a_row_is_text(app_url, tmp_path):
+    evil = tmp_path / "evil.ttl"
+    evil.write_text(HOSTILE_TTL, encoding="utf-8")
+    with chromium_page(viewport=(1400, 1000)) as page:
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        list_page(page, app_url + "/")
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(evil))
+        wait_for_streamlit_idle(page)
+        page.get_by_text("1–1 of 1 matching").wait_for()
+        row = page.locator(LIST_ROW).first
+        assert row.locator(".te-question").inner_text() == HOSTILE
+        assert row.locator("td.c-question .te-muted").first.inner_text() == "<svg onload=alert(3)>"
+        assert row.locator("img, script, svg[onload], b").count() == 0
+        assert dialogs == []
+
+
+@pytest.mark.parametrize("width", [1400, 1000])
+def test_the_table_fits_its_width(app_url, width):
+    with chromium_page(viewport=(width, 1000)) as page:
+        list_page(page, app_url + "/?sub=true")
+        page.wait_for_timeout(300)
+        fits = page.locator(LIST_ROW).first.evaluate(
+            "row => { const wrap = row.closest('.te-wrap'); return [wrap.scrollWidth, wrap.clientWidth]; }")
+        assert fits[0] <= fits[1], f"the table overflows: {fits}"
+        # every figure is on screen: in its column when wide, under the question when narrow
+        row = page.locator(f'{LIST_ROW}[data-session="{REACT_12}"]')
+        shown = row.inner_text()
+        for text in ("62c33a4f", "Agent", "react", "2026-03-09", "26", "answered"):
+            assert text in shown, (width, text, shown)
+        if width == 1000:  # the figures under the question
+            assert "77.4 s · 27,228 tokens · 26 steps · 1 tool error" in shown
+        else:
+            assert row.locator("td.c-errors").inner_text() == "1" and row.locator("td.c-tokens").inner_text() == "27,228"
+        screenshot(page, f"list-{width}")
