@@ -1,4 +1,4 @@
-"""How long comparing two long sessions takes (``trace_explorer.analysis.compare``), against the
+"""How long comparing two long sessions takes (``trace_explorer.analysis.compare.compare``), against the
 target: a 2,000-step pair compares in under 2 s.
 
 The sessions are ReAct runs made by ``benchmarks/synthetic.py``'s ``make_react_session`` (2,000
@@ -33,7 +33,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from benchmarks.synthetic import make_react_session  # noqa: E402
-from trace_explorer.analysis.compare import compare_sessions, comparison_record  # noqa: E402
+from trace_explorer.analysis.compare.compare import compare_sessions, comparison_record  # noqa: E402
 from trace_explorer.export.comparison_markdown import comparison_markdown  # noqa: E402
 from trace_explorer.export.comparison_page import comparison_page  # noqa: E402
 from trace_explorer.export.comparison_text import comparison_text  # noqa: E402

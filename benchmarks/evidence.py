@@ -21,8 +21,8 @@ import pyoxigraph as ox
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from trace_explorer.analysis.evidence import session_evidence  # noqa: E402
-from trace_explorer.analysis.used_by import used_by, used_by_documents  # noqa: E402
+from trace_explorer.analysis.evidence.evidence import session_evidence  # noqa: E402
+from trace_explorer.analysis.evidence.used_by import used_by, used_by_documents  # noqa: E402
 from trace_explorer.sources.catalog import fetch_session  # noqa: E402
 from trace_explorer.sources.store import StoreSource  # noqa: E402
 

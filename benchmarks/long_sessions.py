@@ -5,7 +5,7 @@ in the unit tests, which check what these calls produce).
 
 ReAct runs made by ``benchmarks/synthetic.py`` and read by the project's reader, like any upload:
 
-- the DAG page (``views.dag.dag_html``) of a 200-step session: target 0.5 s;
+- the DAG page (``views.dag.network.dag_html``) of a 200-step session: target 0.5 s;
 - its exported images (``export.images``: DAG as SVG and PNG, then the timeline as SVG): 5 s;
 - the timeline (``views.timeline``: rows and the chart) of a 2,000-step session: 5 s;
 - a 100,000-step session (``--huge-iterations`` 50,000 by default): reading it (no target; the
@@ -94,7 +94,7 @@ def silent_endpoint_seconds(timeout_s: float) -> tuple[float, str]:
 
 def measure(huge_iterations: int, repeat: int) -> list[Row]:
     from trace_explorer.export.images import dag_image, timeline_image
-    from trace_explorer.views.dag import dag_html, fold_base, folded_layout
+    from trace_explorer.views.dag.network import dag_html, fold_base, folded_layout
     from trace_explorer.views.timeline import timeline_chart, timeline_rows, window_bounds, window_of
 
     rows = []

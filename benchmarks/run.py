@@ -15,7 +15,7 @@ this machine, one table row per measurement with its target and verdict:
   ``text="bronze"``;
 - opening the 12-step and the 2,000-step session: ``catalog.fetch_session`` (model and graph)
   plus ``timeline.timeline_rows`` (timeline data);
-- ``views.dag.dag_html`` of the 200-step session;
+- ``views.dag.network.dag_html`` of the 200-step session;
 - peak RSS: the highest of the ingesting process and of each measurement's process.
 
 Each list/open/DAG measurement runs in its own process on the store reopened from disk, as the
@@ -275,7 +275,7 @@ def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budg
     it). Prints timings and this process's peak RSS."""
     from trace_explorer.sources.catalog import SessionFilter, fetch_session, list_sessions
     from trace_explorer.sources.local_store import local_source
-    from trace_explorer.views.dag import dag_html
+    from trace_explorer.views.dag.network import dag_html
     from trace_explorer.views.timeline import timeline_rows
 
     out: dict = {}

@@ -53,7 +53,7 @@ def build(store_dir: Path, data_dir: Path, sessions: int) -> dict:
 
 def measure(store_dir: Path, repeat: int, sample: int) -> dict:
     """Time the measurements on the store reopened read-only (run in a process of its own)."""
-    from trace_explorer.analysis.health import check_sessions, entities_under
+    from trace_explorer.analysis.health.checks import check_sessions, entities_under
     from trace_explorer.analysis.stats import collection_stats
     from trace_explorer.sources.filter import SessionFilter
     from trace_explorer.sources.local_store import local_source

@@ -55,15 +55,15 @@ if str(REPO) not in sys.path:
 from benchmarks.evidence import build as build_extraction  # noqa: E402
 from benchmarks.synthetic import generate, make_react_session  # noqa: E402
 from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, corpus_deployment  # noqa: E402
-from trace_explorer.analysis.evidence import session_evidence  # noqa: E402
-from trace_explorer.analysis.used_by import used_by, used_by_documents  # noqa: E402
+from trace_explorer.analysis.evidence.evidence import session_evidence  # noqa: E402
+from trace_explorer.analysis.evidence.used_by import used_by, used_by_documents  # noqa: E402
 from trace_explorer.model.vocabulary import RDF_TYPE, TG, WAS_DERIVED_FROM  # noqa: E402
 from trace_explorer.sources.catalog import SessionFilter, list_sessions  # noqa: E402
 from trace_explorer.sources.family import fetch_family  # noqa: E402
 from trace_explorer.sources.local_store import open_local_store  # noqa: E402
-from trace_explorer.sources.trustgraph import TrustGraphSource  # noqa: E402
-from trace_explorer.sources.trustgraph_gateway import Gateway  # noqa: E402
-from trace_explorer.sources.trustgraph_sync import sync  # noqa: E402
+from trace_explorer.sources.trustgraph.source import TrustGraphSource  # noqa: E402
+from trace_explorer.sources.trustgraph.gateway import Gateway  # noqa: E402
+from trace_explorer.sources.trustgraph.sync import sync  # noqa: E402
 
 RETRIEVAL = ox.NamedNode("urn:graph:retrieval")
 MODES = {"SPARQL service": True, "triple patterns": False}

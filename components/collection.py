@@ -25,7 +25,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import streamlit as st
 
-from trace_explorer.analysis.health_index import refresh_health
+from trace_explorer.analysis.health.index import refresh_health
 from trace_explorer.model.session import Session
 from trace_explorer.read.collection import TraceStore
 from trace_explorer.read.errors import TraceLoadError

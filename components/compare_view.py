@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from trace_explorer.analysis.compare import SAME, Comparison
-from trace_explorer.analysis.compare_summary import row_counts, score_text, selection_text, session_kind
-from trace_explorer.analysis.diffs import delta_text
-from trace_explorer.analysis.selections import Split
+from trace_explorer.analysis.compare.compare import SAME, Comparison
+from trace_explorer.analysis.compare.summary import row_counts, score_text, selection_text, session_kind
+from trace_explorer.analysis.compare.diffs import delta_text
+from trace_explorer.analysis.compare.selections import Split
 from trace_explorer.export.comparison_markdown import comparison_markdown
 from trace_explorer.export.comparison_page import (COMPARISON_CSS, answer_html, comparison_body, comparison_page,
                                                    rows_table)

@@ -1,20 +1,20 @@
-"""The provenance DAG of a session: the vis-network graph pyvis builds (``views.dag.dag_data``),
+"""The provenance DAG of a session: the vis-network graph pyvis builds (``views.dag.network.dag_data``),
 drawn by a custom component (``st.components.v2``: no iframe, and a click comes back to Python).
 
 The component's script is vis-network as the pyvis package ships it, then the shared drawing
-code (``views/dag_view.js``), then a few lines that hand clicks back as the trigger ``click``
+code (``views/dag/view.js``), then a few lines that hand clicks back as the trigger ``click``
 (the node id). A click on a step's node selects that step (a Thought or a selection selects its
 step, the Question the first step, a sub-session node its Question in the walk); a click on a
 folded run opens it; a click on the parent session's node opens that session. The drawing is
 rebuilt only when what is drawn changes (its ``key``); a new selection only moves the highlight.
 
 A session whose answer chose edges or chunks (or ran sub-sessions that may have) gets an
-"Evidence" toggle: on, the graph gains the evidence branch (``analysis.evidence_graph``): each
+"Evidence" toggle: on, the graph gains the evidence branch (``analysis.evidence.graph``): each
 chosen edge's and chunk's chunk, page and document, hung below the selection; a click on a
 Document opens the documents page at it.
 
-A long session (``views.dag.is_long``) is drawn grouped and folded: a caption says so, and a
-select box lists the folded runs (for the keyboard). Up to ``views.dag.MAX_OPEN`` folds stay
+A long session (``views.dag.network.is_long``) is drawn grouped and folded: a caption says so, and a
+select box lists the folded runs (for the keyboard). Up to ``views.dag.network.MAX_OPEN`` folds stay
 open at once, kept per session in ``st.session_state``; the fold holding the selected step
 always opens around it.
 """
@@ -26,13 +26,14 @@ from typing import Any
 
 import streamlit as st
 
-from trace_explorer.analysis.evidence_graph import EvidenceBranch, evidence_branch, with_evidence
+from trace_explorer.analysis.evidence.graph import EvidenceBranch, evidence_branch, with_evidence
 from trace_explorer.model.session import Session
 from trace_explorer.sources.source import SourceError
-from trace_explorer.views.dag import (MAX_OPEN, OPEN_WINDOW, FoldBase, dag_data, dag_view_asset, drawn_layout,
-                                      fold_base, fold_title, folds, holder, is_long, script_safe, vis_network_js)
-from trace_explorer.views.dag_folding import ITERATION, DagLayout
-from trace_explorer.views.dag_layout import part_owners
+from trace_explorer.views.dag.network import (MAX_OPEN, OPEN_WINDOW, FoldBase, dag_data, dag_view_asset, drawn_layout,
+                                              fold_base, fold_title, folds, holder, is_long, script_safe,
+                                              vis_network_js)
+from trace_explorer.views.dag.folding import ITERATION, DagLayout
+from trace_explorer.views.dag.layout import part_owners
 from trace_explorer.views.step_walk import WalkEntry
 
 from .collection import Collection

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from trace_explorer.analysis.used_by import Use, describe_document, used_by_documents
+from trace_explorer.analysis.evidence.used_by import Use, describe_document, used_by_documents
 from trace_explorer.views.visible_text import visible_controls
 
 from .collection import Collection

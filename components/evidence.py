@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from trace_explorer.analysis.evidence import (ChunkEvidence, EdgeEvidence, Lineage, SessionEvidence, chosen_chunks,
-                                              session_evidence)
+from trace_explorer.analysis.evidence.evidence import (ChunkEvidence, EdgeEvidence, Lineage, SessionEvidence,
+                                                       chosen_chunks, session_evidence)
 from trace_explorer.model.session import Session
 from trace_explorer.model.vocabulary import local_name
 from trace_explorer.sources.source import SourceError

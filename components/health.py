@@ -1,7 +1,7 @@
 """Trace health in the app: the session list's Health column and filter, and the session page's
 panel of every problem found in the session (each linked to its step).
 
-The column and the filter read the session index's health rows (``analysis.health_index``); the
+The column and the filter read the session index's health rows (``analysis.health.index``); the
 panel checks the open session itself (``analysis.health.check_sessions``), once per session and
 collection. Messages quote trace text: they are shown with ``md_escape`` or in a dataframe.
 """
@@ -13,13 +13,13 @@ from typing import Any
 
 import streamlit as st
 
-from trace_explorer.analysis.health import Finding, check_sessions, counts
-from trace_explorer.analysis.rules import RULES, SEVERITIES
+from trace_explorer.analysis.health.checks import Finding, check_sessions, counts
+from trace_explorer.analysis.health.rules import RULES, SEVERITIES
 from trace_explorer.model.session import Session
 from trace_explorer.sources.session_insights import HEALTH_CHOICES, health_of
 from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.store import StoreSource
-from trace_explorer.sources.trustgraph import TrustGraphSource
+from trace_explorer.sources.trustgraph.source import TrustGraphSource
 
 from .collection import Collection
 from .text import SESSION_PAGE, clip, md_escape

@@ -37,7 +37,7 @@ from trace_explorer.read.limits import (MAX_FILE_VARIABLE, MIB, file_too_big, fo
                                         max_file_bytes)
 from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused
-from trace_explorer.analysis.health_index import refresh_health
+from trace_explorer.analysis.health.index import refresh_health
 from trace_explorer.sources.local_store import ROCKSDB_MARK, ingest_file, local_source, open_local_store
 from trace_explorer.sources.source import SourceError
 from trace_explorer.views.visible_text import visible_controls

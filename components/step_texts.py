@@ -11,7 +11,7 @@ import streamlit as st
 from trace_explorer.model.session import Session
 from trace_explorer.model.texts import apply_texts, note_missing_texts, step_documents
 from trace_explorer.sources.source import SourceError
-from trace_explorer.sources.trustgraph import TrustGraphSource
+from trace_explorer.sources.trustgraph.source import TrustGraphSource
 
 from .collection import Collection
 from .text import md_escape

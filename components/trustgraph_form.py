@@ -15,8 +15,8 @@ import streamlit as st
 
 from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused
 from trace_explorer.sources.source import SourceError
-from trace_explorer.sources.trustgraph import TrustGraphSource
-from trace_explorer.sources.trustgraph_gateway import Gateway
+from trace_explorer.sources.trustgraph.source import TrustGraphSource
+from trace_explorer.sources.trustgraph.gateway import Gateway
 
 from .collection import Collection, current_collection, not_connected, set_collection
 from .text import md_escape

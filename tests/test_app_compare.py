@@ -8,7 +8,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.test_compare import FORTS, TRAPPIST_AGENT
-from trace_explorer.analysis.compare import compare_sessions
+from trace_explorer.analysis.compare.compare import compare_sessions
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -115,7 +115,7 @@ def test_the_url_defaults_to_trustgraph_url(app_env, monkeypatch):
 def test_a_sessions_health_on_a_gateway_is_checked_when_asked_with_every_text(app_env, monkeypatch, corpus_gateway):
     # texts come lazily on a gateway: the check (which needs them all) waits for the button, then
     # finds what a check of the same session read from files finds
-    from trace_explorer.analysis.health import check_sessions
+    from trace_explorer.analysis.health.checks import check_sessions
     from trace_explorer.read.collection import load_collection
     from trace_explorer.sources.store import StoreSource
     from tests.conftest import CORPUS

@@ -12,7 +12,7 @@ from tests.browser_session_support import (DAG, TIMELINE, dag, hover_node, sessi
                                            wait_step)
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
 from tests.list_support import LIST_ROW, open_row
-from trace_explorer.views.dag import dag_html
+from trace_explorer.views.dag.network import dag_html
 from trace_explorer.views.step_walk import step_walk
 
 pytestmark = pytest.mark.browser  # fails (never skips) without Chromium: see tests/conftest.py

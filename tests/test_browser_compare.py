@@ -12,8 +12,10 @@ import pytest
 
 from tests import hostile_traces as hostile
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
+from components.session_table import short_id
+from tests.list_support import LIST_ROW
 from tests.test_compare import FORTS, TRAPPIST_AGENT
-from trace_explorer.analysis.compare import compare_sessions
+from trace_explorer.analysis.compare.compare import compare_sessions
 
 pytestmark = pytest.mark.browser  # fails, never skips, without Chromium (chromium_page raises)
 
@@ -35,20 +37,17 @@ def row_classes(page) -> list[str]:
 
 
 def choose_on_the_list(page, parts: tuple[str, str], shot: str | None = None) -> None:
-    """On the session list: open "Compare two sessions", pick the sessions whose labels hold
-    ``parts``, press Compare and wait for the compare page's URL."""
-    page.locator(".st-key-te_compare_action button").first.click()
+    """On the session list: tick the sessions whose rows hold ``parts``, press Compare and wait
+    for the compare page's URL."""
     wait_for_streamlit_idle(page)
-    picker = page.locator(".st-key-te_compare_pick input")
+    go = page.locator(".st-key-te_compare_go button:visible")
+    assert go.is_disabled()  # two sessions are needed
     for part in parts:
-        picker.click()
-        picker.fill(part)
-        page.get_by_role("option").filter(has_text=part).first.click()
+        page.locator(LIST_ROW).filter(has_text=part).first.locator("td.c-tick input").check()
         wait_for_streamlit_idle(page)
-    page.keyboard.press("Escape")  # close the options list
     if shot:
         screenshot(page, shot)
-    page.locator(".st-key-te_compare_go button").click()
+    go.click()
     page.wait_for_url("**/compare?compare=*", timeout=30000)
 
 
@@ -79,7 +78,7 @@ def test_list_compare_action_opens_the_compare_page(app_url, sessions):
     with chromium_page(viewport=(1400, 1600)) as page:
         page.goto(app_url + "/")
         wait_for_streamlit_idle(page)
-        choose_on_the_list(page, ("Which trade routes linked the Hanseatic", "Cuál es la montaña"),
+        choose_on_the_list(page, (short_id(REACT_OLD), short_id(REACT_12)),
                            "compare-list-action")
         wait_for_rows(page)
         query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["compare"][0]

@@ -10,7 +10,7 @@ import pytest
 from tests.browser_session_support import (DAG, TIMELINE, click_node, dag, hover_node, session_url, shown_rows,
                                            step_in_url, timeline, wait_drawn, wait_step)
 from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
-from trace_explorer.views.dag import dag_data, drawn_layout
+from trace_explorer.views.dag.network import dag_data, drawn_layout
 from trace_explorer.views.step_walk import step_walk
 
 pytestmark = pytest.mark.browser
@@ -103,6 +103,7 @@ def test_keys_move_through_the_steps_and_a_link_opens_a_step(app_url, sessions):
         page.keyboard.press("j")
         selected_everywhere(page, walk[3], node=walk[2])  # a sub-agent's step: its node in the graph
         page.keyboard.press("k")
+        selected_everywhere(page, walk[2], node=walk[2])
         page.keyboard.press("k")
         selected_everywhere(page, walk[1])
         # the arrows work while the timeline (or the graph) has the focus

@@ -1,4 +1,4 @@
-"""Comparing two sessions (``trace_explorer.analysis.compare``): the rules every comparison
+"""Comparing two sessions (``trace_explorer.analysis.compare.compare``): the rules every comparison
 keeps, the exact rows of pairs built to differ in one known way each (``tests/compare_pairs.py``)
 and of pairs from the reference corpus, the chosen edges and chunks, the totals, and the field
 diffs the outputs draw from."""
@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.compare_pairs import PAIRS, build_pair
-from trace_explorer.analysis import alignment
-from trace_explorer.analysis.alignment import align
-from trace_explorer.analysis.compare import (CHANGED, ONLY_A, ONLY_B, SAME, Comparison, compare_sessions,
-                                             comparison_record, one_sided, session_totals)
-from trace_explorer.analysis.diffs import ABSENT, ADDED, EQUAL, REMOVED, describe, json_changes, text_segments
+from trace_explorer.analysis.compare import alignment
+from trace_explorer.analysis.compare.alignment import align
+from trace_explorer.analysis.compare.compare import (CHANGED, ONLY_A, ONLY_B, SAME, Comparison, compare_sessions,
+                                                     comparison_record, one_sided, session_totals)
+from trace_explorer.analysis.compare.diffs import ABSENT, ADDED, EQUAL, REMOVED, describe, json_changes, text_segments
 
 SEED_FRANCE = "urn:trustgraph:agent:6513270e-269e-4d37-b2a7-4de452e6b438"
 DUMP_FRANCE = "urn:trustgraph:agent:ec3b9605-4274-43eb-ad84-e91ef132bf2d"

@@ -15,7 +15,7 @@ from tests import hostile_traces as hostile
 from tests.compare_pairs import build_pair
 from tests.conftest import CORPUS, CONTENT_FILES, corpus_paths, file_graph
 from tests.test_compare import DUMP_FRANCE, SEED_FRANCE
-from trace_explorer.analysis.compare import compare_sessions, comparison_record
+from trace_explorer.analysis.compare.compare import compare_sessions, comparison_record
 from trace_explorer.cli.main import main
 from trace_explorer.export.comparison_markdown import comparison_markdown
 from trace_explorer.export.comparison_page import comparison_page

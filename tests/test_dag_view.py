@@ -10,11 +10,11 @@ import pytest
 
 from tests.conftest import MANIFEST
 from trace_explorer.model.session import SESSION_NODE, Session
-from trace_explorer.views.dag import (FOLD_ABOVE_NODES, MAX_PIECES, OPEN_WINDOW, dag_data, dag_html, drawn_layout,
-                                      fold_base, fold_title, folded_layout, folds, holder, is_long, suggested_height,
-                                      whole_layout)
-from trace_explorer.views.dag_layout import layout_levels, layout_slots
-from trace_explorer.views.dag_folding import FOLDED, ITERATION
+from trace_explorer.views.dag.network import (FOLD_ABOVE_NODES, MAX_PIECES, OPEN_WINDOW, dag_data, dag_html,
+                                              drawn_layout, fold_base, fold_title, folded_layout, folds, holder,
+                                              is_long, suggested_height, whole_layout)
+from trace_explorer.views.dag.layout import layout_levels, layout_slots
+from trace_explorer.views.dag.folding import FOLDED, ITERATION
 from trace_explorer.views.palette import ERROR_COLOUR, PROV_FILLS, kind_colour
 
 from .test_timeline import long_react, synthetic_react
@@ -214,7 +214,7 @@ def test_an_agent_is_drawn_as_prov_orange_house():
     import networkx as nx
 
     from trace_explorer.model.session import Session, Step
-    from trace_explorer.views.dag import dag_html
+    from trace_explorer.views.dag.network import dag_html
     from trace_explorer.views.palette import prov_fill
 
     root = Step(id="urn:trustgraph:agent:x", kind="Question")
@@ -351,7 +351,7 @@ def test_a_long_graph_of_any_shape_is_folded_to_a_bounded_size():
     import networkx as nx
 
     from trace_explorer.model.session import Step
-    from trace_explorer.views.dag import DRAWN_LIMIT
+    from trace_explorer.views.dag.network import DRAWN_LIMIT
 
     root = Step("urn:trustgraph:agent:lattice", "Question")
     session = Session(id=root.id, mechanism="Agent", question="q", root=root, nodes={root.id: root})
@@ -424,8 +424,8 @@ def test_a_branch_of_other_nodes_hangs_from_its_node(sessions):
     """Another group of nodes (here: the chunk, page and document an edge was extracted from)
     joins a drawing as a branch: laid out from the node it hangs on, drawn as its nodes say,
     named in the legend, its text escaped like any other."""
-    from trace_explorer.views.dag_folding import DagNode
-    from trace_explorer.views.dag_layout import with_branch
+    from trace_explorer.views.dag.folding import DagNode
+    from trace_explorer.views.dag.layout import with_branch
 
     session = sessions[GRAPHRAG]
     edge = next(n for n in session.graph if session.graph.nodes[n]["kind"] == "EdgeSelection")

@@ -13,9 +13,9 @@ from tests.conftest import CORPUS, MANIFEST
 from tests.evidence_traces import (AGENT, BRONZE, CHUNK_B1, CHUNK_T1, CHUNK_T2, CHUNK_T3, DOCRAG_PLAIN,
                                    DOCRAG_RERANKED, EVIDENCE, EVIDENCE_TEXTS, GRAPHRAG_BRONZE, GRAPHRAG_TRAPPIST,
                                    SUB_GRAPHRAG, TIN, TRAPPIST, damaged_dump, docrag_trig, reified_trig)
-from trace_explorer.analysis.evidence import session_evidence
-from trace_explorer.analysis.evidence_report import CHUNK_KEYS, EDGE_KEYS, evidence_record, evidence_text
-from trace_explorer.analysis.used_by import describe_document, used_by, used_by_documents
+from trace_explorer.analysis.evidence.evidence import session_evidence
+from trace_explorer.analysis.evidence.report import CHUNK_KEYS, EDGE_KEYS, evidence_record, evidence_text
+from trace_explorer.analysis.evidence.used_by import describe_document, used_by, used_by_documents
 from trace_explorer.read.collection import load_collection
 from trace_explorer.sources.catalog import fetch_session
 from trace_explorer.sources.session_index import build_index

@@ -17,17 +17,17 @@ from tests.evidence_traces import (AGENT, BRONZE, DOCRAG_PLAIN, DOCRAG_RERANKED,
 from tests.test_evidence import EXPECTED, WITH_EVIDENCE, expected_edges, files_source
 from tests.test_evidence_cli import USED_TRAPPIST
 from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, FakeGateway, corpus_deployment, gateway_args
-from trace_explorer.analysis.evidence import session_evidence
-from trace_explorer.analysis.evidence_report import evidence_record
-from trace_explorer.analysis.used_by import used_by
+from trace_explorer.analysis.evidence.evidence import session_evidence
+from trace_explorer.analysis.evidence.report import evidence_record
+from trace_explorer.analysis.evidence.used_by import used_by
 from trace_explorer.cli.main import main
 from trace_explorer.model.vocabulary import SOURCE_GRAPH, WAS_DERIVED_FROM
-from trace_explorer.sources import trustgraph_patterns
+from trace_explorer.sources.trustgraph import patterns as trustgraph_patterns
 from trace_explorer.sources.catalog import fetch_session
 from trace_explorer.sources.source import SourceError
-from trace_explorer.sources.trustgraph import TrustGraphSource
-from trace_explorer.sources.trustgraph_gateway import Gateway
-from trace_explorer.sources.trustgraph_patterns import PatternRounds, about
+from trace_explorer.sources.trustgraph.source import TrustGraphSource
+from trace_explorer.sources.trustgraph.gateway import Gateway
+from trace_explorer.sources.trustgraph.patterns import PatternRounds, about
 
 FILES = [str(EVIDENCE), str(EVIDENCE_TEXTS)]
 MODES = {"sparql": True, "patterns": False}

@@ -12,8 +12,8 @@ from tests.evidence_traces import (AGENT, CHUNK_B1, CHUNK_T1, CHUNK_T2, CHUNK_T3
                                    EVIDENCE_TEXTS, GRAPHRAG_BRONZE, GRAPHRAG_TRAPPIST, HOSTILE_LABEL, HOSTILE_TEXT,
                                    SUB_GRAPHRAG, TRAPPIST, docrag_trig, hostile_labels, hostile_texts)
 from tests.test_evidence import TEXTS, files_source
-from trace_explorer.analysis.evidence import session_evidence
-from trace_explorer.analysis.evidence_graph import evidence_branch
+from trace_explorer.analysis.evidence.evidence import session_evidence
+from trace_explorer.analysis.evidence.graph import evidence_branch
 from trace_explorer.export.evidence_section import evidence_section
 from trace_explorer.export.images import dag_dot
 from trace_explorer.sources.catalog import fetch_session
@@ -154,7 +154,7 @@ def test_the_dag_image_draws_the_branch_below_the_selections(source):
 def test_a_hostile_document_title_in_the_dag_image_stays_text(source):
     from xml.etree import ElementTree
 
-    from trace_explorer.analysis.evidence_graph import BranchNode, EvidenceBranch
+    from trace_explorer.analysis.evidence.graph import BranchNode, EvidenceBranch
     from trace_explorer.export.images import render_dot
 
     session = fetch_session(source, GRAPHRAG_TRAPPIST)

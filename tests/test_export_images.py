@@ -19,7 +19,7 @@ from trace_explorer.export.images import (IMAGE_FORMATS, LABEL_CHARS, dag_dot, d
                                           timeline_image)
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import TraceStore
-from trace_explorer.views.dag_folding import FOLDED, ITERATION, MAX_DRAWN_NODES
+from trace_explorer.views.dag.folding import FOLDED, ITERATION, MAX_DRAWN_NODES
 
 SVG = "{http://www.w3.org/2000/svg}"
 AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"

@@ -10,9 +10,9 @@ from rdflib.namespace import SH
 
 from tests.conftest import CORPUS, TRACE_FILES, corpus_paths
 from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy, sub
-from trace_explorer.analysis import shacl
-from trace_explorer.analysis.health import check_source
-from trace_explorer.analysis.rules import RULES
+from trace_explorer.analysis.health import shacl
+from trace_explorer.analysis.health.checks import check_source
+from trace_explorer.analysis.health.rules import RULES
 from trace_explorer.read.collection import TraceStore, load_collection
 from trace_explorer.sources.session_index import build_index
 from trace_explorer.sources.store import StoreSource

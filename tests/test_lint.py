@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import CORPUS, manifest_sessions
 from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy
-from trace_explorer.analysis.health_index import refresh_health
+from trace_explorer.analysis.health.index import refresh_health
 from trace_explorer.cli.main import main
 from trace_explorer.sources.catalog import list_sessions
 from trace_explorer.sources.filter import SessionFilter

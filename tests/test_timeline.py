@@ -322,7 +322,7 @@ def test_a_long_session_page_draws_every_row_and_folds_the_graph():
     assert component_data(at, "trace_explorer_timeline")["selected"] == session.steps[3998].id
     assert at.query_params["step"] in ([session.steps[3998].id], session.steps[3998].id)
     # opening a fold draws more nodes; "Fold again" closes it
-    from trace_explorer.views.dag import folded_layout, folds
+    from trace_explorer.views.dag.network import folded_layout, folds
 
     before = drawn_nodes(at)
     first_fold = folds(folded_layout(session, session.steps[3998].id))[0]

@@ -8,7 +8,7 @@ import sys
 
 from tests.browser_support import REPO_ROOT
 from trace_explorer.model.session import Step
-from trace_explorer.views.dag_nodes import hover_text
+from trace_explorer.views.dag.nodes import hover_text
 from trace_explorer.views.step_labels import clip
 from trace_explorer.views.visible_text import visible_controls
 

@@ -1,5 +1,5 @@
 """``trace-explorer diff``: two sessions compared, what changed between two answers to a
-question (``analysis.compare``), as text, JSON (the contract: ``comparison_record``) or
+question (``analysis.compare.compare``), as text, JSON (the contract: ``comparison_record``) or
 Markdown, and as a self-contained HTML page or a Markdown file."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from ..analysis.compare import compare_sessions, comparison_record
+from ..analysis.compare.compare import compare_sessions, comparison_record
 from ..export.comparison_markdown import comparison_markdown
 from ..export.comparison_page import comparison_page
 from ..export.comparison_text import comparison_text

@@ -1,15 +1,15 @@
 """``trace-explorer evidence`` and ``used-by``: from an answer to the documents behind it, and
-from a document to every session whose answer used it (``analysis.evidence``,
-``analysis.used_by``; JSON keys in ``analysis.evidence_report``)."""
+from a document to every session whose answer used it (``analysis.evidence.evidence``,
+``analysis.evidence.used_by``; JSON keys in ``analysis.evidence.report``)."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from ..analysis.evidence import session_evidence
-from ..analysis.evidence_report import evidence_record, evidence_text, used_by_records, used_by_text
-from ..analysis.used_by import describe_document, used_by
+from ..analysis.evidence.evidence import session_evidence
+from ..analysis.evidence.report import evidence_record, evidence_text, used_by_records, used_by_text
+from ..analysis.evidence.used_by import describe_document, used_by
 from ..sources.source import TraceSource
 from ..sources.sparql_text import iri
 from .sessions import session_family

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..analysis.evidence import session_evidence
-from ..analysis.evidence_graph import evidence_branch
+from ..analysis.evidence.evidence import session_evidence
+from ..analysis.evidence.graph import evidence_branch
 from ..export.data import DATA_SUFFIXES, write_session_data
 from ..export.images import IMAGE_FORMATS, ImageExportError, dag_image, image_format, timeline_image
 from ..export.markdown import session_markdown

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from ..analysis.health import Finding, check_source, counts
-from ..analysis.rules import SEVERITIES, WARNING, at_or_above
+from ..analysis.health.checks import Finding, check_source, counts
+from ..analysis.health.rules import SEVERITIES, WARNING, at_or_above
 from ..sources.source import TraceSource
 from ..views.visible_text import visible_controls
 from .sources import add_source_arguments

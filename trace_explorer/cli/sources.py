@@ -19,8 +19,8 @@ from ..sources.local_store import local_source
 from ..sources.session_index import build_index
 from ..sources.source import SourceError, TraceSource
 from ..sources.store import StoreSource
-from ..sources.trustgraph import TrustGraphSource
-from ..sources.trustgraph_gateway import Gateway
+from ..sources.trustgraph.source import TrustGraphSource
+from ..sources.trustgraph.gateway import Gateway
 
 TOKEN_VARIABLE = "TRUSTGRAPH_TOKEN"
 from ..views.visible_text import visible_controls

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from ..analysis.health_index import refresh_health
+from ..analysis.health.index import refresh_health
 from ..analysis.stats import collection_stats
 from ..model.session import PATTERNS
 from ..sources.filter import SessionFilter

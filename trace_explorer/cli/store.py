@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..analysis.health_index import refresh_health
+from ..analysis.health.index import refresh_health
 from ..read.collection import expand_paths
 from ..read.errors import TraceLoadError
 from ..sources.local_store import ingest_file, open_local_store, reindex

@@ -1,5 +1,5 @@
 """``trace-explorer sync``: mirror a TrustGraph deployment's sessions and texts into a local
-store, incrementally (``sources.trustgraph_sync``), with a progress bar by sessions."""
+store, incrementally (``sources.trustgraph.sync``), with a progress bar by sessions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 from ..sources.local_store import open_local_store
 from ..sources.source import SourceError
-from ..sources.trustgraph_sync import SyncReport, sync
+from ..sources.trustgraph.sync import SyncReport, sync
 from ..views.visible_text import visible_controls
 from .sources import TOKEN_VARIABLE, add_trustgraph_arguments, report, trustgraph_source
 

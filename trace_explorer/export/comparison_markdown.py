@@ -10,11 +10,11 @@ so it renders as exactly its characters; a table cell holds it on one line.
 
 from __future__ import annotations
 
-from ..analysis.compare import CHANGED, Comparison, Row
-from ..analysis.compare_summary import (STATUS_LABELS, STATUS_MARKS, item_text, parent_title, row_counts,
-                                        score_text, selection_text, session_kind, step_title, totals_table)
-from ..analysis.diffs import ADDED, EQUAL, REMOVED, FieldDiff, delta_text, describe, value_text
-from ..analysis.selections import Split
+from ..analysis.compare.compare import CHANGED, Comparison, Row
+from ..analysis.compare.summary import (STATUS_LABELS, STATUS_MARKS, item_text, parent_title, row_counts, score_text,
+                                        selection_text, session_kind, step_title, totals_table)
+from ..analysis.compare.diffs import ADDED, EQUAL, REMOVED, FieldDiff, delta_text, describe, value_text
+from ..analysis.compare.selections import Split
 from ..model.session import Session
 from .markdown import code_span, escape_markdown
 

@@ -16,12 +16,12 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from ..analysis.compare import CHANGED, ONLY_A, ONLY_B, Comparison, Row
-from ..analysis.compare_summary import (STATUS_LABELS, item_text, parent_title, row_counts, score_text,
-                                        selection_text, session_kind, step_title, totals_table)
-from ..analysis.diffs import ADDED, EQUAL, REMOVED, FieldDiff, delta_text, describe, value_text
-from ..analysis.selections import Split
-from ..analysis.step_values import compared_values
+from ..analysis.compare.compare import CHANGED, ONLY_A, ONLY_B, Comparison, Row
+from ..analysis.compare.summary import (STATUS_LABELS, item_text, parent_title, row_counts, score_text, selection_text,
+                                        session_kind, step_title, totals_table)
+from ..analysis.compare.diffs import ADDED, EQUAL, REMOVED, FieldDiff, delta_text, describe, value_text
+from ..analysis.compare.selections import Split
+from ..analysis.compare.step_values import compared_values
 from ..model.session import Session
 from ..views.visible_text import visible_controls
 from .page import PAGE_TEXT_CHARS

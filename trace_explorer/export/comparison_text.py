@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import textwrap
 
-from ..analysis.compare import Comparison, Row
-from ..analysis.compare_summary import (STATUS_MARKS, item_text, row_counts, score_text, selection_text,
-                                        parent_title, session_line, step_title, totals_table)
-from ..analysis.diffs import ADDED, REMOVED, FieldDiff, delta_text, describe, value_text
-from ..analysis.selections import Split
+from ..analysis.compare.compare import Comparison, Row
+from ..analysis.compare.summary import (STATUS_MARKS, item_text, row_counts, score_text, selection_text, parent_title,
+                                        session_line, step_title, totals_table)
+from ..analysis.compare.diffs import ADDED, REMOVED, FieldDiff, delta_text, describe, value_text
+from ..analysis.compare.selections import Split
 
 SIDE_WIDTH = 46
 LIST_ITEMS_SHOWN = 20

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from ..analysis.evidence import EdgeEvidence, Lineage, SessionEvidence
+from ..analysis.evidence.evidence import EdgeEvidence, Lineage, SessionEvidence
 from ..views.marked_text import find_marks, marked_html
 from ..views.visible_text import visible_controls
 

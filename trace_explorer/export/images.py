@@ -8,7 +8,7 @@ top. A node's border takes its kind's colour from ``palette``; a failed tool cal
 border and a "✗". A legend names the PROV classes and the kinds in the picture. Labels are at
 most ``LABEL_CHARS`` characters a line, cut with an ellipsis.
 
-Long sessions stay readable (the grouping and folding are ``dag_folding``'s, shared with the
+Long sessions stay readable (the grouping and folding are ``views.dag.folding``'s, shared with the
 app's DAG): a session graph of more than ``GROUP_ABOVE_NODES`` nodes is drawn grouped (an
 Analysis with its Thought and Observation is one "iteration" node; a Focus with its edge or
 chunk selections is one node), and a run of more than ``FOLD_RUN`` similar nodes (a chain
@@ -40,10 +40,10 @@ from typing import Any
 import graphviz
 from graphviz.quoting import quote
 
-from ..analysis.evidence_graph import EvidenceBranch, with_evidence
+from ..analysis.evidence.graph import EvidenceBranch, with_evidence
 from ..model.session import SESSION_NODE, Session, Step
 from ..model.vocabulary import local_name
-from ..views.dag_folding import ITERATION, DagLayout, DagNode, build_layout, fold_layout
+from ..views.dag.folding import ITERATION, DagLayout, DagNode, build_layout, fold_layout
 from ..views.palette import ERROR_COLOUR, PROV_FILLS, kind_colour, prov_fill
 from ..views.step_labels import clip, has_error, short_kind, step_detail, step_tag
 from ..views.visible_text import visible_controls
@@ -99,7 +99,7 @@ def dag_layout(session: Session, sessions: Mapping[str, Session] | None = None) 
 def dag_dot(session: Session, sessions: Mapping[str, Session] | None = None,
             branch: EvidenceBranch | None = None) -> str:
     """The DOT source of the DAG image (module docstring); deterministic for a given session.
-    ``branch`` (``analysis.evidence_graph.evidence_branch``) adds the evidence behind the chosen
+    ``branch`` (``analysis.evidence.graph.evidence_branch``) adds the evidence behind the chosen
     edges and chunks, hung below the node that holds each selection."""
     layout = dag_layout(session, sessions)
     branch_edges: set[tuple[str, str, str]] = set()

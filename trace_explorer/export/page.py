@@ -1,7 +1,7 @@
 """A session as one self-contained HTML page: the interactive DAG, the timeline and every step's
 details, opening from disk in a browser with no network at all.
 
-- The DAG is the session view's own pyvis page (``views.dag.dag_html``, vis-network inlined) in an
+- The DAG is the session view's own pyvis page (``views.dag.network.dag_html``, vis-network inlined) in an
   ``<iframe srcdoc>`` with ``sandbox="allow-scripts"``; the page's HTML is attribute-escaped, so
   nothing in it can leave the attribute. A click on a node opens that step's details below
   (``postMessage`` from the frame, checked to come from it).
@@ -27,7 +27,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..analysis.evidence import SessionEvidence
+from ..analysis.evidence.evidence import SessionEvidence
 from ..model.literals import format_time
 from ..model.session import Session
 from ..model.summary import status
@@ -67,7 +67,7 @@ def session_page(session: Session, sessions: Mapping[str, Session] | None = None
     ``evidence`` (``analysis.evidence.session_evidence``) adds an "Evidence" section.
 
     Raises ImportError when pyvis or vl-convert-python is missing."""
-    from ..views.dag import dag_html
+    from ..views.dag.network import dag_html
     from ..views.timeline import timeline_chart, timeline_rows
 
     sessions = sessions or {}

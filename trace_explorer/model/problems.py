@@ -1,6 +1,6 @@
 """Problems the reader finds while it reads a session: each with a stable rule id, the entity it is
 on and the triple behind it (TRACE-MODEL.md, "Common step metadata": a value that does not parse
-is missing, and said so). ``analysis.health`` adds the rules that need more than one step.
+is missing, and said so). ``analysis.health.checks`` adds the rules that need more than one step.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ class SessionFilter:
     ``include_sub``: sub-sessions too; ``tool``: sessions that called this tool; ``model``: that
     called this LLM; ``termination``: that stopped for this reason ("none": that record none);
     ``health``: "errors", "warnings", "infos" (the worst severity found), "clean", "unchecked",
-    or a rule id (``analysis.rules``; on a source with a session index only). Empty values
+    or a rule id (``analysis.health.rules``; on a source with a session index only). Empty values
     filter nothing."""
 
     mechanism: str | tuple[str, ...] | None = None

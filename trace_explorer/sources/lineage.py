@@ -9,7 +9,7 @@ extractors and its CLI, ``tg-show-explain-trace --show-provenance``) or a statem
 ``LineageLookups`` is what the evidence analysis asks of a source. Each source gives its own
 (``TraceSource.lineage()``): SPARQL queries for files, stores and endpoints
 (``lineage_sparql.SparqlLineage``), triple patterns and the flow's SPARQL service for a
-TrustGraph gateway (``trustgraph_lineage.GatewayLineage``). An implementation answers a few
+TrustGraph gateway (``trustgraph.lineage.GatewayLineage``). An implementation answers a few
 one-level lookups, each for a whole batch of terms at once; the walks (up a derivation chain,
 down from a document, up from a selection to its session and the sessions above it) are
 written here once, a level per lookup, so every source answers alike.

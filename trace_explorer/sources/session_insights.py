@@ -5,8 +5,8 @@ its own in the same SQLite file (``session_index``):
   duration (the Observation's ``tg:toolDurationMs``) and whether it failed;
 - ``insight_llm``: one row per step that called an LLM (``tg:llmDurationMs``, tokens or model);
 - ``insight_sessions``: the session's termination reason;
-- ``health``: the counts of each severity and the rule ids ``analysis.health`` found in the
-  session (written by ``analysis.health_index``; a session whose row is rewritten loses it until
+- ``health``: the counts of each severity and the rule ids ``analysis.health.checks`` found in the
+  session (written by ``analysis.health.index``; a session whose row is rewritten loses it until
   it is checked again).
 
 The first three are written with the session's row (``session_index.SessionIndex.replace``),

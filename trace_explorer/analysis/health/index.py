@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..sources.session_insights import forget_health, unchecked_roots, write_health
-from ..sources.store import StoreSource
-from .health import BATCH, check_sessions, entities_under, summaries
+from ...sources.session_insights import forget_health, unchecked_roots, write_health
+from ...sources.store import StoreSource
+from .checks import BATCH, check_sessions, entities_under, summaries
 from .rules import DANGLING_DERIVATION, MISSING_CHUNK_TEXT, MISSING_TEXT, TIME_BEFORE_PARENT
 
 # Findings that depend on what else is loaded: checked again after every ingest.

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..views.dag_folding import DagLayout, DagNode
-from ..views.dag_layout import with_branch
-from ..views.step_labels import clip
+from ...views.dag.folding import DagLayout, DagNode
+from ...views.dag.layout import with_branch
+from ...views.step_labels import clip
 from .evidence import Lineage, SessionEvidence
 
 TOOLTIP_TEXT_CHARS = 300
@@ -115,7 +115,7 @@ def _document(lineage: Lineage) -> BranchNode:
 
 
 def with_evidence(layout: DagLayout, branch: EvidenceBranch) -> DagLayout:
-    """A new layout: ``layout`` with ``branch`` hung on it (``views.dag_layout.with_branch``),
+    """A new layout: ``layout`` with ``branch`` hung on it (``views.dag.layout.with_branch``),
     each branch node a DagNode of role "evidence"; an edge from a grouped or folded selection
     starts at the drawn node that holds it, and one from a node not drawn is left out."""
     drawn = {m: node.id for node in layout.nodes for m in node.members}

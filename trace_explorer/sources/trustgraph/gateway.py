@@ -34,8 +34,8 @@ from typing import Any, TypeVar
 
 import pyoxigraph as ox
 
-from ..read.wire import WireFormatError, decode_term, encode_term
-from .source import SourceError
+from ...read.wire import WireFormatError, decode_term, encode_term
+from ..source import SourceError
 
 MAX_LIMIT = 100_000  # the largest ``limit`` a triples query takes (TriplesQueryRequest.yaml)
 STREAM_CHUNK = 4 * 1024 * 1024  # bytes asked for per stream-document answer

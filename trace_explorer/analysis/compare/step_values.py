@@ -17,8 +17,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..model.session import Step
-from ..views.report import FIELD_ORDER
+from ...model.session import Step
+from ...views.report import FIELD_ORDER
 
 # Fields that name a step or its parts instead of describing its work.
 NOT_COMPARED = frozenset({"thought_id", "observation_id", "document", "step_number", "started", "extra"})

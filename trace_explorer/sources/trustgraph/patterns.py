@@ -1,4 +1,4 @@
-"""Rounds of triple patterns asked of a TrustGraph gateway at once (its API: ``trustgraph_gateway``).
+"""Rounds of triple patterns asked of a TrustGraph gateway at once (its API: ``trustgraph.gateway``).
 
 A round is any number of patterns, each with one term bound (a subject, or an object) or none,
 a predicate or none, and a graph. They are answered together, concurrently, in as few
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from .trustgraph_gateway import MAX_LIMIT, Gateway
+from .gateway import MAX_LIMIT, Gateway
 
 SCAN_ABOVE = 100  # patterns of one predicate and graph above which the predicate is read whole
 SCAN_FACTOR = 20  # triples asked for a pattern when its predicate is read whole

@@ -23,15 +23,15 @@ from datetime import datetime, timezone
 
 import pyoxigraph as ox
 
-from ..model.literals import parse_time
-from ..model.roots import ROOT_PREFIXES, SUBTYPES, is_root
-from ..model.session import AGENT
-from ..model.vocabulary import (AGENT_QUESTION, DOC_RAG_QUESTION, GRAPH_RAG_QUESTION, QUERY, QUESTION, RDF_TYPE,
-                                RETRIEVAL_GRAPH, STARTED_AT_TIME, WAS_DERIVED_FROM, WAS_GENERATED_BY)
-from .filter import SessionFilter
-from .source import SourceError
-from .sparql_text import PREFIXES
-from .trustgraph_gateway import MAX_LIMIT, Gateway
+from ...model.literals import parse_time
+from ...model.roots import ROOT_PREFIXES, SUBTYPES, is_root
+from ...model.session import AGENT
+from ...model.vocabulary import (AGENT_QUESTION, DOC_RAG_QUESTION, GRAPH_RAG_QUESTION, QUERY, QUESTION, RDF_TYPE,
+                                 RETRIEVAL_GRAPH, STARTED_AT_TIME, WAS_DERIVED_FROM, WAS_GENERATED_BY)
+from ..filter import SessionFilter
+from ..source import SourceError
+from ..sparql_text import PREFIXES
+from .gateway import MAX_LIMIT, Gateway
 
 QUESTION_TYPES = (QUESTION, GRAPH_RAG_QUESTION, DOC_RAG_QUESTION, AGENT_QUESTION)
 SPARQL = "sparql"  # a job for the SPARQL service

@@ -3,10 +3,10 @@ means (TRACE-MODEL.md is the model they check against). Where each is found:
 
 - by the reader as it reads a session (``model.problems``): ``arguments-not-json``,
   ``bad-literal``, ``cycle``, ``untyped-root``, ``shared-step``;
-- by SHACL shapes (``shapes/trustgraph-trace.shacl.ttl``, run by ``analysis.shacl``):
+- by SHACL shapes (``shapes/trustgraph-trace.shacl.ttl``, run by ``analysis.health.shacl``):
   ``unknown-type``, ``damaged-quoted-triple``, ``dangling-derivation``, ``missing-text``,
   ``missing-chunk-text``;
-- by code that looks at a session as a whole (``analysis.health``): ``unreachable-step``,
+- by code that looks at a session as a whole (``analysis.health.checks``): ``unreachable-step``,
   ``time-before-parent``, ``unfinished``.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model.problems import ARGUMENTS_NOT_JSON, BAD_LITERAL, CYCLE, MISSING_TEXT, SHARED_STEP, UNTYPED_ROOT
+from ...model.problems import ARGUMENTS_NOT_JSON, BAD_LITERAL, CYCLE, MISSING_TEXT, SHARED_STEP, UNTYPED_ROOT
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITIES = (ERROR, WARNING, INFO)  # most severe first

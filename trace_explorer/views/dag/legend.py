@@ -2,7 +2,7 @@
 
 Entries, in this order, each only when some drawn node (or edge) is of that sort: the PROV
 classes by shape and fill (Entity, Activity, Agent), the kinds of steps (and of a branch's
-nodes, ``dag_layout.with_branch``) by border colour (an Iteration is an Analysis with its
+nodes, ``layout.with_branch``) by border colour (an Iteration is an Analysis with its
 Thought and Observation), a sub-session or the parent
 session (dashed), a folded run (dashed box), a failed tool call (red border), and the arrow's
 meaning when there is an edge. Each entry is ``{"label", "swatch", "fill", "border", "dashed"}``
@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model.session import SESSION_NODE
-from .dag_folding import FOLDED, ITERATION, DagLayout
-from .dag_nodes import EDGE_COLOUR, FOLD_BORDER, FOLD_FILL, SESSION_FILL
-from .palette import ERROR_COLOUR, PROV_FILLS, kind_colour
+from ...model.session import SESSION_NODE
+from .folding import FOLDED, ITERATION, DagLayout
+from .nodes import EDGE_COLOUR, FOLD_BORDER, FOLD_FILL, SESSION_FILL
+from ..palette import ERROR_COLOUR, PROV_FILLS, kind_colour
 
 _SWATCHES = {"Entity": "ellipse", "Activity": "box", "Agent": "house"}
 _NEUTRAL = "#475569"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..views.marked_text import find_marks, marked_plain
-from ..views.visible_text import visible_controls
+from ...views.marked_text import find_marks, marked_plain
+from ...views.visible_text import visible_controls
 from .evidence import ChunkEvidence, EdgeEvidence, Lineage, SessionEvidence
 from .used_by import Use
 

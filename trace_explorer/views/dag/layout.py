@@ -10,7 +10,7 @@ A *branch* is a group of nodes of another role than the session's own (any role 
 ``OWN_ROLES``: say, the chunk, page and document a chosen edge was extracted from). It is laid out from the node it hangs on, one level further for each hop, in
 the slot of that node or below, whichever way its edges point (``with_branch`` adds one).
 
-The browser turns levels into places (``dag_view.js``): levels run left to right and wrap into
+The browser turns levels into places (``view.js``): levels run left to right and wrap into
 rows as words do on a line, so a 26-step ReAct chain reads as a paragraph of a few rows instead of
 one line of 38 columns; a row is as tall as its tallest level. Nothing here is random: the same
 layout always gets the same levels and slots. Linear in nodes and edges (a cycle in
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..model.session import SUB_ENTITY_KINDS
-from .dag_folding import DagLayout, DagNode
+from ...model.session import SUB_ENTITY_KINDS
+from .folding import DagLayout, DagNode
 
 # Relations whose *target* is a part of the source (a step points at its parts).
 PART_RELATIONS = frozenset({"selectedEdge", "selectedChunk", "thought"})

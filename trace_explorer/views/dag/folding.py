@@ -1,5 +1,5 @@
 """Grouping and folding a long session's graph so it can be drawn: one job, shared by the DAG
-image (``export.images``) and the app's interactive DAG (``views.dag``).
+image (``export.images``) and the app's interactive DAG (``views.dag.network``).
 
 *Grouping* (``group_of``): an Analysis with its Thought and Observation becomes one node (kind
 ``ITERATION``, labelled "Iteration i3" with its tool), a Focus with its edge or chunk selections
@@ -27,8 +27,8 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..model.session import Session
-from .step_labels import clip, has_error, short_kind, step_tag
+from ...model.session import Session
+from ..step_labels import clip, has_error, short_kind, step_tag
 
 FOLD_RUN = 8  # a run of more than this many similar nodes is folded
 FOLD_KEEP = 2  # nodes kept at each end of a folded chain

@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
-from ..model.reader import SessionReader
-from ..model.triple_index import TripleIndex
-from ..model.vocabulary import CONTAINS, DOCUMENT, EDGE, RDFS_LABEL, WAS_DERIVED_FROM
-from ..read.collector import collector_paused
-from ..read.loaded import LoadedFile
-from .local_store import LocalStore, ingest_loaded, publish_snapshot
-from .trustgraph import TrustGraphSource
-from .trustgraph_walk import Walk, edge_context
+from ...model.reader import SessionReader
+from ...model.triple_index import TripleIndex
+from ...model.vocabulary import CONTAINS, DOCUMENT, EDGE, RDFS_LABEL, WAS_DERIVED_FROM
+from ...read.collector import collector_paused
+from ...read.loaded import LoadedFile
+from ..local_store import LocalStore, ingest_loaded, publish_snapshot
+from .source import TrustGraphSource
+from .walk import Walk, edge_context
 
 BATCH = 25  # sessions fetched together
 FORMAT = "TrustGraph gateway"

@@ -20,12 +20,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..model.literals import format_time
-from ..model.session import SESSION_NODE, Session, Step
-from .dag_folding import FOLDED, ITERATION, DagNode
-from .palette import ERROR_COLOUR, kind_colour, prov_fill
-from .step_labels import clip, has_error, node_label
-from .visible_text import visible_controls
+from ...model.literals import format_time
+from ...model.session import SESSION_NODE, Session, Step
+from .folding import FOLDED, ITERATION, DagNode
+from ..palette import ERROR_COLOUR, kind_colour, prov_fill
+from ..step_labels import clip, has_error, node_label
+from ..visible_text import visible_controls
 
 SHAPES = {"Entity": "ellipse", "Activity": "box", "Agent": "image"}
 HOVER_FIELDS = (
@@ -84,7 +84,7 @@ def node_options(session: Session, node: DagNode, sessions: Mapping[str, Session
     caller."""
     if node.role == "folded":
         return _fold_options(node)
-    if node.role not in ("step", "session"):  # a branch (dag_layout.with_branch): drawn as it says
+    if node.role not in ("step", "session"):  # a branch (layout.with_branch): drawn as it says
         return dict(_look(node.prov_class, ERROR_COLOUR if node.error else kind_colour(node.kind),
                           "\n".join(clip(line, 28) for line in node.lines) or node.kind,
                           visible_controls(node.tooltip or node.id), node.kind, node.error),

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from ..model.session import Session, Step
-from ..views.step_labels import timeline_label
+from ...model.session import Session, Step
+from ...views.step_labels import timeline_label
 from .compare import CHANGED, ONLY_A, ONLY_B, SAME, ChildComparison, Comparison
 from .diffs import delta_text, value_text
 from .selections import score_delta

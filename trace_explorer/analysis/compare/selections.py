@@ -17,7 +17,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.session import Step
+from ...model.session import Step
 
 
 @dataclass

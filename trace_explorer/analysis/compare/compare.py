@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.session import Session, Step
+from ...model.session import Session, Step
 from .alignment import align
 from .selections import Split, chunk_split, edge_split
 from .step_values import alignment_key, compared_values, fingerprint

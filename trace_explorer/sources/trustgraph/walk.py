@@ -30,10 +30,10 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 
-from ..model.vocabulary import (CONTAINS, EDGE, RDFS_LABEL, RETRIEVAL_GRAPH, SELECTED_CHUNK, SELECTED_EDGE,
-                                SOURCE_GRAPH, THOUGHT, WAS_DERIVED_FROM, WAS_GENERATED_BY)
-from .sparql_text import iri, iri_batches
-from .trustgraph_gateway import Gateway
+from ...model.vocabulary import (CONTAINS, EDGE, RDFS_LABEL, RETRIEVAL_GRAPH, SELECTED_CHUNK, SELECTED_EDGE,
+                                 SOURCE_GRAPH, THOUGHT, WAS_DERIVED_FROM, WAS_GENERATED_BY)
+from ..sparql_text import iri, iri_batches
+from .gateway import Gateway
 
 DERIVATIONS = frozenset({WAS_DERIVED_FROM, WAS_GENERATED_BY})
 LINKS = frozenset({THOUGHT, SELECTED_EDGE, SELECTED_CHUNK})

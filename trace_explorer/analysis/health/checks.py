@@ -7,7 +7,7 @@ point at, and a description of what they derive from outside themselves. Then:
 
 - the reader's problems (``model.problems``: values that do not parse, a cycle, a root without
   types, a shared step) are taken as the reader found them;
-- the SHACL shapes (``analysis.shacl``) check types, quoted triples, derivation targets and texts;
+- the SHACL shapes (``analysis.health.shacl``) check types, quoted triples, derivation targets and texts;
 - code checks what needs a session as a whole: steps no derivation reaches, a child session
   that starts before its parent, a session without an answer.
 """
@@ -21,18 +21,18 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from ..model.literals import parse_time
-from ..model.problems import CYCLE, SHARED_STEP, triple_text
-from ..model.reader import SessionReader
-from ..model.roots import step_owner
-from ..model.session import Session
-from ..model.triple_index import DERIVATION_RELATIONS, TripleIndex, term_key
-from ..model.vocabulary import (CONTENT, DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIME, WAS_DERIVED_FROM,
-                                WAS_GENERATED_BY)
-from ..sources.fetch import ROOTS, parent_session, session_triples
-from ..sources.source import TraceSource
-from ..sources.sparql_text import PREFIXES, iri, iri_batches, literal, values_clause
-from ..sources.store import StoreSource
+from ...model.literals import parse_time
+from ...model.problems import CYCLE, SHARED_STEP, triple_text
+from ...model.reader import SessionReader
+from ...model.roots import step_owner
+from ...model.session import Session
+from ...model.triple_index import DERIVATION_RELATIONS, TripleIndex, term_key
+from ...model.vocabulary import (CONTENT, DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIME, WAS_DERIVED_FROM,
+                                 WAS_GENERATED_BY)
+from ...sources.fetch import ROOTS, parent_session, session_triples
+from ...sources.source import TraceSource
+from ...sources.sparql_text import PREFIXES, iri, iri_batches, literal, values_clause
+from ...sources.store import StoreSource
 from . import shacl
 from .rules import (DANGLING_DERIVATION, RULES, SEVERITIES, TIME_BEFORE_PARENT, UNFINISHED, UNKNOWN_TYPE,
                     UNREACHABLE_STEP, severity_rank)

@@ -5,7 +5,7 @@
  *   draw(host, graph, hooks) -> view   the app: a legend, a canvas and a "Fit" button in host
  *   adopt(network, nodes, edges, host, graph, hooks) -> view   the exported page: pyvis's network
  * graph = {nodes, edges, options, legend, key} as views/dag.py builds it: every node has
- * level and slot (views/dag_layout.py), hover (plain text) and kind.
+ * level and slot (views/dag/layout.py), hover (plain text) and kind.
  * hooks = {click(nodeId)} is called when a node is clicked.
  * view.update(graph), view.select(nodeId, reveal), view.pointOf(nodeId), view.fit().
  *

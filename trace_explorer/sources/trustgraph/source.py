@@ -3,8 +3,8 @@ its librarian (TRACE-MODEL.md, "Where the words live").
 
 TrustGraph's SPARQL service is not a full engine (basic graph patterns only, no property
 paths), so this source lists and reads its sessions itself (``lookup``; the catalog and
-``fetch`` hand over to it): the roots in one round (``trustgraph_catalog``), a session's
-triples in a few rounds (``trustgraph_walk``), then the reader (``model.reader``) reads them
+``fetch`` hand over to it): the roots in one round (``trustgraph.catalog``), a session's
+triples in a few rounds (``trustgraph.walk``), then the reader (``model.reader``) reads them
 with the same rules as a whole file. The SPARQL service is used when the deployment runs it
 (and it sees the sessions); otherwise triple patterns.
 
@@ -22,21 +22,21 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 
-from ..model.reader import SessionReader
-from ..model.roots import step_owner
-from ..model.session import Session
-from ..model.summary import session_summary
-from ..model.texts import note_missing_texts
-from ..model.triple_index import TripleIndex
-from ..model.vocabulary import DOCUMENT, QUESTION, RDF_TYPE, RETRIEVAL_GRAPH, WAS_DERIVED_FROM
-from ..read.collector import collector_paused
-from .filter import SessionFilter
-from .store import StoreSource
-from .source import SourceError, Term, TraceSource
-from .trustgraph_catalog import RootInfo, candidates, fetch_roots, row_matches
-from .trustgraph_gateway import Gateway, GatewayError, MissingDocument, ServiceRefusal
-from .trustgraph_lineage import GatewayLineage
-from .trustgraph_walk import Walk, edge_context
+from ...model.reader import SessionReader
+from ...model.roots import step_owner
+from ...model.session import Session
+from ...model.summary import session_summary
+from ...model.texts import note_missing_texts
+from ...model.triple_index import TripleIndex
+from ...model.vocabulary import DOCUMENT, QUESTION, RDF_TYPE, RETRIEVAL_GRAPH, WAS_DERIVED_FROM
+from ...read.collector import collector_paused
+from ..filter import SessionFilter
+from ..store import StoreSource
+from ..source import SourceError, Term, TraceSource
+from .catalog import RootInfo, candidates, fetch_roots, row_matches
+from .gateway import Gateway, GatewayError, MissingDocument, ServiceRefusal
+from .lineage import GatewayLineage
+from .walk import Walk, edge_context
 
 READ_BATCH = 100  # sessions read together when a filter needs every candidate read
 NAMED_ROOTS = 4  # with triple patterns, sessions read at once up to which their steps are named
@@ -71,7 +71,7 @@ class TrustGraphSource(TraceSource):
 
     def lineage(self) -> GatewayLineage:
         """The lineage lookups, asked of the gateway as rounds of triple patterns (and of its
-        SPARQL service, when the flow runs it): ``trustgraph_lineage``."""
+        SPARQL service, when the flow runs it): ``trustgraph.lineage``."""
         return self._lineage
 
     # -- which service ----------------------------------------------------------------------

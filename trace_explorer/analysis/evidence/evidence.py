@@ -23,14 +23,14 @@ from dataclasses import dataclass, field, replace
 
 import pyoxigraph as ox
 
-from ..model.fields import kind_of, show
-from ..model.literals import parse_int
-from ..model.session import Session
-from ..model.triple_index import TripleIndex
-from ..model.vocabulary import (CHUNK_INDEX, COMPONENT_VERSION, DC_TITLE, LLM_MODEL, MIME_TYPE, PAGE_NUMBER,
-                                STARTED_AT_TIME, WAS_ASSOCIATED_WITH, WAS_DERIVED_FROM, WAS_GENERATED_BY, local_name)
-from ..sources.catalog import fetch_sessions
-from ..sources.source import TraceSource
+from ...model.fields import kind_of, show
+from ...model.literals import parse_int
+from ...model.session import Session
+from ...model.triple_index import TripleIndex
+from ...model.vocabulary import (CHUNK_INDEX, COMPONENT_VERSION, DC_TITLE, LLM_MODEL, MIME_TYPE, PAGE_NUMBER,
+                                 STARTED_AT_TIME, WAS_ASSOCIATED_WITH, WAS_DERIVED_FROM, WAS_GENERATED_BY, local_name)
+from ...sources.catalog import fetch_sessions
+from ...sources.source import TraceSource
 
 PAGE_KINDS = ("Page", "Section", "Image")
 # IRI shapes TrustGraph gives extraction entities, for data that lost their types.

@@ -1,7 +1,7 @@
 """A session's provenance DAG as the vis-network graph pyvis builds: data for the app's DAG
 component (``dag_data``) and a self-contained page for the export (``dag_html``).
 
-What is drawn is a ``dag_folding.DagLayout`` (``drawn_layout``): every node of the session graph
+What is drawn is a ``folding.DagLayout`` (``drawn_layout``): every node of the session graph
 for a short session, with the parent session when it has one; a long session (more than
 ``FOLD_ABOVE_NODES`` graph nodes) grouped and folded as the DAG image folds it (each Analysis
 with its Thought and Observation is one "Iteration" node whose hover holds all three, a Focus
@@ -10,9 +10,9 @@ holds its selections, long runs of similar nodes are folded into dashed "⋯ n i
 nodes. A fold opens around the selected step (``OPEN_WINDOW`` iterations drawn) and from the
 fold ids passed as ``expand``. Every step stays in some node's ``members``.
 
-How nodes look is ``dag_nodes``; where they go is ``dag_layout`` (a level in the flow's
-direction and a slot within it; the browser wraps levels into rows, ``dag_view.js``); the
-legend lists what is drawn (``dag_legend``). Other node groups (say, the documents an edge was
+How nodes look is ``nodes``; where they go is ``layout`` (a level in the flow's
+direction and a slot within it; the browser wraps levels into rows, ``view.js``); the
+legend lists what is drawn (``legend``). Other node groups (say, the documents an edge was
 extracted from) can join a drawing as more ``DagNode``s and edges of the layout: each node's
 look comes from its ``role`` and ``kind``.
 
@@ -37,13 +37,13 @@ from typing import Any
 
 from pyvis.network import Network
 
-from ..model.session import SESSION_NODE, Session
-from ..read.collector import collector_paused
-from .dag_folding import ITERATION, DagLayout, DagNode, build_layout, fold_layout, fold_runs
-from .dag_layout import layout_slots, tallest_level
-from .dag_legend import legend_entries
-from .dag_nodes import FONT, edge_options, node_options
-from .step_labels import clip, has_error, node_label, step_detail, step_tag
+from ...model.session import SESSION_NODE, Session
+from ...read.collector import collector_paused
+from .folding import ITERATION, DagLayout, DagNode, build_layout, fold_layout, fold_runs
+from .layout import layout_slots, tallest_level
+from .legend import legend_entries
+from .nodes import FONT, edge_options, node_options
+from ..step_labels import clip, has_error, node_label, step_detail, step_tag
 
 FOLD_ABOVE_NODES = 240  # a session graph with more nodes is drawn grouped and folded
 OPEN_WINDOW = 12  # iterations drawn when a fold opens around a step
@@ -74,7 +74,7 @@ def whole_layout(session: Session, sessions: Mapping[str, Session] | None = None
 
 def grouped_layout(session: Session, sessions: Mapping[str, Session] | None = None) -> DagLayout:
     """Every node of ``session.graph`` with each Analysis grouped with its Thought and
-    Observation and each Focus with its selections (``dag_folding.build_layout``), the parent
+    Observation and each Focus with its selections (``folding.build_layout``), the parent
     session added. Nodes carry short labels only (the hover is made for drawn nodes), so this is
     cheap enough for 150,000 nodes. Linear in the graph's size."""
     return build_layout(session, _plain_node, grouped=True, sessions=sessions,
@@ -86,7 +86,7 @@ class FoldBase:
     """What every folded drawing of one long session shares, whatever is selected (worth
     keeping between drawings: it is the linear part of the work). ``grouped``: the
     ``grouped_layout``; ``owner``: graph node IRI -> id of the grouped node holding it;
-    ``runs``: ``dag_folding.fold_runs`` of ``grouped`` (chains of any steps too, and at most
+    ``runs``: ``folding.fold_runs`` of ``grouped`` (chains of any steps too, and at most
     about ``DRAWN_LIMIT`` nodes left whatever the graph's shape); ``pieces``: about how many
     folds the runs are cut into (one per ``PIECE_NODES`` graph nodes, at most ``MAX_PIECES``)."""
 
@@ -165,7 +165,7 @@ def dag_data(session: Session, layout: DagLayout, sessions: Mapping[str, Session
     """The drawing of ``layout`` (a layout of ``session``) as plain data for the DAG component:
     ``nodes`` and ``edges`` as pyvis builds them for vis-network (each node with ``level`` and
     ``slot``, ``hover`` text, ``kind``, ``memberCount``; each edge with its ``relation`` as
-    ``title``), ``options`` (vis-network's), ``legend`` (``dag_legend.legend_entries``) and
+    ``title``), ``options`` (vis-network's), ``legend`` (``legend.legend_entries``) and
     ``key`` (a digest of the nodes and edges: the same drawing has the same key)."""
     net = _network(600, sessions or {}, session, layout)
     nodes = [dict(node) for node in net.nodes]
@@ -230,9 +230,9 @@ def vis_network_js() -> str:
 
 @functools.lru_cache(maxsize=2)
 def dag_view_asset(suffix: str) -> str:
-    """The shared drawing code (``"js"``) or its styles (``"css"``): ``dag_view.js`` /
-    ``dag_view.css`` beside this module."""
-    return resources.files(__package__).joinpath(f"dag_view.{suffix}").read_text(encoding="utf-8")
+    """The shared drawing code (``"js"``) or its styles (``"css"``): ``view.js`` /
+    ``view.css`` beside this module."""
+    return resources.files(__package__).joinpath(f"view.{suffix}").read_text(encoding="utf-8")
 
 
 _ADOPT = """
