@@ -89,11 +89,16 @@ class TraceSource:
                     out.setdefault(entity, value.value)
                 elif isinstance(value, ox.NamedNode):
                     documents.setdefault(value.value, entity)
-        texts = self.document_texts(documents) if documents else {}
+        return self.with_document_texts(out, documents)
+
+    def with_document_texts(self, texts: dict[str, str], documents: dict[str, str]) -> dict[str, str]:
+        """``texts`` (entity IRI -> its words) with, for each entity not in it yet, the text
+        behind its document (``documents``: document IRI -> entity IRI), where there is one."""
+        found = self.document_texts(documents) if documents else {}
         for document, entity in documents.items():
-            if document in texts:
-                out.setdefault(entity, texts[document])
-        return out
+            if document in found:
+                texts.setdefault(entity, found[document])
+        return texts
 
     def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
         """Texts behind ``tg:document`` IRIs, from the source's documents graph."""

@@ -60,11 +60,7 @@ class StoreSource(TraceSource):
                         out.setdefault(entity, quad.object.value)
                     elif isinstance(quad.object, ox.NamedNode):
                         documents.setdefault(quad.object.value, entity)
-        texts = self.document_texts(documents) if documents else {}
-        for document, entity in documents.items():
-            if document in texts:
-                out.setdefault(entity, texts[document])
-        return out
+        return self.with_document_texts(out, documents)
 
     def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
         iris = list(iris)
