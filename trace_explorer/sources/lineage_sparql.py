@@ -13,14 +13,16 @@ source a fact not found as a triple term is looked for among the literal objects
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 
 from ..model.vocabulary import DOCUMENT, SELECTED_CHUNK
 from .lineage import HOLDING, LineageLookups, Value, as_triple
-from .source import TraceSource
 from .sparql_text import PREFIXES, iri_batches, literal, term, values_clause
-from .store import StoreSource
+
+if TYPE_CHECKING:  # a source hands itself in; this module builds on it, not the other way
+    from .source import TraceSource
 
 BATCH = 500  # terms in one VALUES list
 
@@ -34,9 +36,9 @@ def _either(subject: str, predicates: tuple[str, ...], obj: str) -> str:
 
 def may_hold_damaged(source: TraceSource) -> bool:
     """Whether quoted triples may sit in ``source`` as damaged literals: files and local stores
-    recovered them when they were read; any other source keeps what it was given, unless it
-    says it recovers them itself (an attribute ``recovers_damaged_literals`` set to True)."""
-    return not isinstance(source, StoreSource) and not getattr(source, "recovers_damaged_literals", False)
+    recovered them when they were read (``TraceSource.recovers_damaged_literals``); any other
+    source keeps what it was given."""
+    return not source.recovers_damaged_literals
 
 
 def _batches(values: Iterable[str], size: int = BATCH) -> Iterator[list[str]]:

@@ -55,10 +55,14 @@ class TraceSource:
     search and sorts newest first.
     ``lineage()``: the lookups of extraction provenance (``lineage.LineageLookups``): SPARQL
     queries here; a source that cannot answer them gives its own.
+    ``recovers_damaged_literals``: True when quoted triples that arrived damaged into literals
+    were recovered as they were read (files and local stores); the lineage lookups then need not
+    look for them.
     """
 
     label = "source"
     triple_terms = True
+    recovers_damaged_literals = False
     lookup = None
     text_search: TextSearch = REGEX_SEARCH
 
@@ -70,7 +74,7 @@ class TraceSource:
 
     def lineage(self):
         """The lineage lookups of this source (``lineage.LineageLookups``): SPARQL queries."""
-        from .lineage_sparql import SparqlLineage  # it builds on this module
+        from .lineage_sparql import SparqlLineage  # it builds on this module: imported when asked
 
         return SparqlLineage(self)
 

@@ -28,6 +28,7 @@ class StoreSource(TraceSource):
     label: str = "in memory"
     documents: Mapping[str, str] = field(default_factory=dict)
     index: Any = None  # a session_index.SessionIndex of the store's sessions, or None
+    recovers_damaged_literals = True  # files are read, and stores written, with them recovered
 
     def select(self, query: str) -> list[dict[str, Term]]:
         try:
