@@ -13,7 +13,7 @@ source a fact not found as a triple term is looked for among the literal objects
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pyoxigraph as ox
 
@@ -21,8 +21,18 @@ from ..model.vocabulary import DOCUMENT, SELECTED_CHUNK
 from .lineage import HOLDING, LineageLookups, Value, as_triple
 from .sparql_text import PREFIXES, iri_batches, literal, term, values_clause
 
-if TYPE_CHECKING:  # a source hands itself in; this module builds on it, not the other way
-    from .source import TraceSource
+
+class SparqlAnswering(Protocol):
+    """What these lookups ask of a source (``source.TraceSource`` gives it, and hands itself in
+    from its ``lineage()``): SPARQL SELECT and CONSTRUCT, whether it holds triple terms, and
+    whether damaged quoted triples were recovered as it was read."""
+
+    triple_terms: bool
+    recovers_damaged_literals: bool
+
+    def select(self, query: str) -> list[dict]: ...
+
+    def construct(self, query: str) -> list[ox.Triple]: ...
 
 BATCH = 500  # terms in one VALUES list
 
@@ -34,7 +44,7 @@ def _either(subject: str, predicates: tuple[str, ...], obj: str) -> str:
     return " UNION ".join(f"{{ {subject} <{p}> {obj} BIND(<{p}> AS ?p) }}" for p in predicates)
 
 
-def may_hold_damaged(source: TraceSource) -> bool:
+def may_hold_damaged(source: SparqlAnswering) -> bool:
     """Whether quoted triples may sit in ``source`` as damaged literals: files and local stores
     recovered them when they were read (``TraceSource.recovers_damaged_literals``); any other
     source keeps what it was given."""
@@ -62,7 +72,7 @@ class SparqlLineage(LineageLookups):
     """The lineage lookups of ``source`` (files, a store, an endpoint), each a SPARQL query per
     ``BATCH`` terms."""
 
-    def __init__(self, source: TraceSource):
+    def __init__(self, source: SparqlAnswering):
         self.source = source
 
     def _select(self, query: str) -> list[dict[str, Value]]:
