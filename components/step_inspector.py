@@ -41,7 +41,7 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
     if step is None:
         st.caption("Pick a step on the timeline or in the list above.")
         return
-    if home is not session:
+    if home.id != session.id:  # by IRI: a step walk kept from an earlier read holds other Session objects
         where = "This sub-session's question" if step.id == home.id else "A step of the sub-session"
         session_link(home.id, collection, prefix=f"{where}: ", icon=":material/subdirectory_arrow_right:")
     fields = step.fields

@@ -470,3 +470,23 @@ def test_a_session_link_that_is_no_iri_is_an_unknown_session(bad):
     at = open_session(bad)
     assert [unescape(e.value) for e in at.main.error] == [
         f"Unknown session: {bad}. It is not in the loaded traces ({len(SESSIONS)} sessions)."]
+
+
+def test_a_step_of_the_session_itself_is_never_called_a_sub_sessions():
+    # opened again (a reload, a shared link), the page's session is read anew while the step walk
+    # is kept: its own steps must still be its own, never "a step of the sub-session" linking to itself
+    from components import session_cache
+
+    docrag = "urn:trustgraph:docrag:e2015522-40cb-4cd0-a49a-45845dbe3023"
+    for step in (docrag, docrag + "/focus", docrag + "/focus"):
+        session_cache._read.clear()  # the session read anew, as after a store's ingest
+        at = open_session(docrag, step=step)
+        labels = [unescape(link.proto.label) for link in page_links(at)]
+        assert not [label for label in labels if "sub-session" in label], labels
+    supervisor = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
+    sessions = {s.id: s for s in read_sessions(load_collection([CORPUS])[0])}
+    child = next(c for c in sessions[supervisor].children if c in sessions)
+    first = sessions[child].steps[0].id
+    at = open_session(supervisor, step=first)  # a sub-session's step: the link to it is right there
+    labels = [unescape(link.proto.label) for link in page_links(at)]
+    assert any(label.startswith("A step of the sub-session: ") for label in labels), labels
