@@ -1,7 +1,8 @@
 """Session list page: top-level sessions (sub-sessions on request), filtered, searched, sorted
 and paged by queries on the source; a click on a row opens the session page at
 ``?session=<IRI>``. The list's state lives in the URL (``components/list_state.py``), so a link
-reproduces the view."""
+reproduces the view. A session link that lands here (``/?session=<IRI or unique part>``, as
+the session page takes it) is passed on to the session page."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from components.collection import current_collection
 from components.list_state import list_filters, list_view
 from components.navigation import ensure_entry_run
 from components.session_list import session_list
-from components.text import SESSIONS_PAGE
+from components.text import SESSION_PAGE, SESSIONS_PAGE
 
 ensure_entry_run(SESSIONS_PAGE)
+if st.query_params.get("session"):  # a session link with the page's path left out
+    st.switch_page(SESSION_PAGE, query_params={k: st.query_params[k] for k in ("session", "step") if k in st.query_params})
 
 
 @st.fragment

@@ -166,6 +166,11 @@ def test_a_short_session_link_opens_the_session(app_url):
         page.goto(app_url + "/session?session=62c33a4f-b774-4b52-88db-40af72158370")
         wait_for_streamlit_idle(page)
         assert query(page)["session"] == [REACT_12]
+        page.goto(app_url + "/?session=62c33a4f")  # the page's path left out: the list passes it on
+        page.wait_for_url("**/session?*", timeout=30000)
+        page.wait_for_function("() => decodeURIComponent(location.search).includes('session=urn:trustgraph:agent:62c33a4f-')")
+        wait_for_streamlit_idle(page)
+        assert page.locator('[data-testid="stMain"]').get_by_text(BY_ID[REACT_12]["question"]).first.is_visible()
 
 
 def test_headers_sort_every_page_of_a_store(store_url):
