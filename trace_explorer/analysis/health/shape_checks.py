@@ -44,6 +44,8 @@ _MESSAGES = {
     MISSING_CHUNK_TEXT: "the chosen chunk's text is not loaded",
 }
 
+_LOOKED_AT = _DESCRIBING | {EDGE, CONTAINS, CONTENT, DOCUMENT, SUBCLASS_OF}
+
 Term = ox.NamedNode | ox.BlankNode | ox.Literal
 
 
@@ -76,7 +78,10 @@ def check(triples: Iterable[ox.Triple | ox.Quad]) -> list[ShapeResult]:
 def _gather(triples: Iterable[ox.Triple | ox.Quad]) -> _Facts:
     facts = _Facts()
     for triple in triples:
-        subject, predicate, obj = triple.subject, triple.predicate.value, triple.object
+        predicate = triple.predicate.value
+        if predicate not in _LOOKED_AT:  # most of a trace: its fields
+            continue
+        subject, obj = triple.subject, triple.object
         if isinstance(subject, ox.Triple):
             continue
         if predicate in _DESCRIBING:
