@@ -122,6 +122,48 @@ def test_the_shapes_are_plain_shacl_core_that_pyshacl_runs_on_a_file():
     assert "the chosen edge survives only as a literal that does not read as a quoted triple" in messages
 
 
+ODD_SHAPE_DATA = """@prefix tg: <https://trustgraph.ai/ns/> . @prefix prov: <http://www.w3.org/ns/prov#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+<urn:a> a "https://trustgraph.ai/ns/Bogus", tg:Weird, _:c, <http://other/X>, tg:Thought ;
+    tg:document <urn:d1>, "lit", _:d2, <urn:d3> . <urn:d3> tg:content "x" .
+_:b a tg:MyThought ; tg:document <urn:d4> . tg:MyThought rdfs:subClassOf tg:Sub . tg:Sub rdfs:subClassOf tg:Reflection .
+_:c rdfs:subClassOf tg:ChunkSelection . <urn:e> a _:c ; tg:document <urn:d5> .
+<urn:f> prov:wasDerivedFrom "lit", "01"^^xsd:integer, _:z, <urn:g>, <urn:h>, <urn:a> .
+<urn:g> tg:query "q" . <urn:h> prov:wasGeneratedBy <urn:x> .
+<urn:f> tg:edge "bad", "1.0"^^xsd:decimal, <urn:iri>, <<( <urn:s> <urn:p> <urn:o> )>> ; tg:contains "bad"@fr, _:y .
+"""
+
+
+def _shape_results(results):
+    return sorted((r.rule, r.severity, r.focus, r.path, None if r.value is None else str(r.value), r.message)
+                  for r in results)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # pyshacl's own use of rdflib's Dataset
+@pytest.mark.parametrize("case", ["corpus", "odd terms", *THE_TEN])
+def test_the_shapes_checked_in_code_report_what_pyshacl_reports(case):
+    import pyoxigraph as ox
+
+    from trace_explorer.analysis.health import shape_checks
+
+    if case == "corpus":
+        collection, _ = load_collection([CORPUS])
+        data = [q.triple for q in collection.store]
+    elif case == "odd terms":
+        data = list(ox.parse(ODD_SHAPE_DATA, format=ox.RdfFormat.TURTLE))
+    else:
+        trace, texts, _ = BROKEN[case]
+        collection = TraceStore()
+        collection.add_file("healthy.trig", healthy(HEALTHY).encode())
+        collection.add_file("broken.trig", trace.encode())
+        content = ox.NamedNode("https://trustgraph.ai/ns/content")
+        data = [q.triple for q in collection.store] + [ox.Triple(ox.NamedNode(d), content, ox.Literal(t))
+                                                       for d, t in {**documents(HEALTHY), **texts}.items()]
+    expected = _shape_results(shacl.validate(data))
+    assert _shape_results(shape_checks.check(data)) == expected
+    assert expected or case not in ("corpus", "odd terms", "unknown-type", "missing-text")
+
+
 def test_messages_keep_hostile_text_as_text():
     hostile = '<script>alert(1)</script>'
     trace = healthy(BROKEN_ID, arguments=hostile)

@@ -10,9 +10,10 @@ from ..model.reader import SessionReader
 from ..model.roots import step_owner
 from ..model.session import Session
 from ..model.triple_index import TripleIndex
+from ..model.vocabulary import TG
 from ..read.collector import collector_paused
 from .source import TraceSource
-from .sparql_text import PREFIXES, iri, term, values_clause
+from .sparql_text import PREFIXES, iri, iri_batches, term, values_clause
 
 DERIVED = "(prov:wasDerivedFrom|prov:wasGeneratedBy)"
 # A session root: typed tg:Question (or a subtype), or a tg:query on an IRI of TrustGraph's
@@ -48,18 +49,27 @@ def fetch_sessions(source: TraceSource, roots: list[str], *, context: bool = Tru
         return _fetch(source, roots, context)
 
 
+POINTERS = frozenset(TG + name for name in ("selectedEdge", "selectedChunk", "thought"))
+
+
 def session_triples(source: TraceSource, roots: list[str]) -> list[ox.Triple]:
     """Every triple of the entities of sessions ``roots`` (IRIs) and of what derives from them
     (their sub-sessions too), with the thoughts and selections their steps point at: what
-    ``model.reader.SessionReader`` needs to read them. Two queries. Raises SourceError when the
-    source fails; ValueError for a root that is not an IRI."""
+    ``model.reader.SessionReader`` needs to read them. Two queries (the second a few, of 500
+    IRIs each). Raises SourceError when the source fails; ValueError for a root that is not an IRI."""
     anchors = values_clause("root", [iri(r) for r in roots])
     # two queries, not one UNION: joined with ``?s ?p ?o`` a union is evaluated triple by triple
     # by some engines (pyoxigraph among them), which is quadratic in the store's size
     triples = source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {anchors}
   ?s {DERIVED}* ?root . ?s ?p ?o }}""")
-    triples += source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {anchors}
+    # what the steps point at: named by the steps' own triples, so fetched by IRI (a fifth of the
+    # cost of walking the derivations again); a blank node cannot be named in a query, so then walk
+    pointed = list(dict.fromkeys(t.object for t in triples if t.predicate.value in POINTERS))
+    if any(isinstance(o, ox.BlankNode) for o in pointed):
+        return triples + source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {anchors}
   ?x {DERIVED}* ?root . ?x tg:selectedEdge|tg:selectedChunk|tg:thought ?s . ?s ?p ?o }}""")
+    for chunk in iri_batches(o.value for o in pointed if isinstance(o, ox.NamedNode)):
+        triples += source.construct(PREFIXES + f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {values_clause('s', chunk)} ?s ?p ?o }}")
     return triples
 
 

@@ -7,7 +7,9 @@ point at, and a description of what they derive from outside themselves. Then:
 
 - the reader's problems (``model.problems``: values that do not parse, a cycle, a root without
   types, a shared step) are taken as the reader found them;
-- the SHACL shapes (``analysis.health.shacl``) check types, quoted triples, derivation targets and texts;
+- the SHACL shapes (``shapes/``, checked in code by ``analysis.health.shape_checks``, exactly as
+  pyshacl runs them through ``analysis.health.shacl``) check types, quoted triples, derivation
+  targets and texts;
 - code checks what needs a session as a whole: steps no derivation reaches, a child session
   that starts before its parent, a session without an answer.
 """
@@ -33,11 +35,11 @@ from ...sources.fetch import ROOTS, parent_session, session_triples
 from ...sources.source import TraceSource
 from ...sources.sparql_text import PREFIXES, iri, iri_batches, literal, values_clause
 from ...sources.store import StoreSource
-from . import shacl
+from . import shacl, shape_checks
 from .rules import (DANGLING_DERIVATION, RULES, SEVERITIES, TIME_BEFORE_PARENT, UNFINISHED, UNKNOWN_TYPE,
                     UNREACHABLE_STEP, severity_rank)
 
-BATCH = 200  # sessions checked together (one fetch, one SHACL run)
+BATCH = 200  # sessions checked together (one fetch, one run of the shapes)
 _DESCRIBING = frozenset({RDF_TYPE, QUERY, WAS_DERIVED_FROM, WAS_GENERATED_BY, STARTED_AT_TIME})
 
 
@@ -269,7 +271,7 @@ def _shape_findings(triples: list[ox.Triple], context: list[ox.Triple], document
     content = ox.NamedNode(CONTENT)
     texts = [ox.Triple(ox.NamedNode(d), content, ox.Literal(t)) for d, t in documents.items()]
     out = []
-    for result in shacl.validate(list(triples) + context + texts):
+    for result in shape_checks.check(list(triples) + context + texts):
         for entity, message, triple in _located(result, index):
             owner = reader.membership.owner_of(entity)
             if owner in checked:

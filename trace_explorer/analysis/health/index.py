@@ -6,8 +6,8 @@ A session's health row goes when its index row is rewritten (a file added steps 
 written again by ``refresh_health``: after ``trace-explorer ingest`` and ``reindex``, when the
 app saves uploads into a store, and when it reads files into memory. What a later file may mend
 (a text, a derivation target, a parent session) is checked again after each ingest
-(``CONTEXT_RULES``). Checking takes about 6.5 ms a session on a 2-core machine, after one scan of
-the store (1.4 s at 10,000 sessions): ``benchmarks/stats.py``.
+(``CONTEXT_RULES``). Checking takes about 3 ms of CPU a session on a 2-core machine, after one
+scan of the store (2 s of CPU at 10,000 sessions): ``benchmarks/stats.py``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ means (TRACE-MODEL.md is the model they check against). Where each is found:
 
 - by the reader as it reads a session (``model.problems``): ``arguments-not-json``,
   ``bad-literal``, ``cycle``, ``untyped-root``, ``shared-step``;
-- by SHACL shapes (``shapes/trustgraph-trace.shacl.ttl``, run by ``analysis.health.shacl``):
+- by SHACL shapes (``shapes/trustgraph-trace.shacl.ttl``, checked by ``analysis.health.shape_checks``
+  as pyshacl runs them in ``analysis.health.shacl``):
   ``unknown-type``, ``damaged-quoted-triple``, ``dangling-derivation``, ``missing-text``,
   ``missing-chunk-text``;
 - by code that looks at a session as a whole (``analysis.health.checks``): ``unreachable-step``,
