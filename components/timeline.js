@@ -229,7 +229,10 @@ class Waterfall {
     let step = niceStep(span, Math.max(2, Math.floor(width / 90)));
     if (this.rows.axis === "order") { step = Math.max(1, Math.round(step)); }
     const frag = document.createDocumentFragment();
-    for (let v = Math.ceil(this.view[0] / step) * step; v <= this.view[1]; v += step) {
+    // on the order axis a tick names a step: none before the first or after the last
+    const last = this.rows.axis === "order" ? Math.min(this.view[1], this.count - 1) : this.view[1];
+    const first = this.rows.axis === "order" ? Math.max(this.view[0], 0) : this.view[0];
+    for (let v = Math.ceil(first / step) * step; v <= last; v += step) {
       const at = this.x(v);
       const tick = el("span", "te-wf-tick", formatTime(v, step, this.rows.axis));
       tick.style.left = at + "%";

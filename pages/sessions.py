@@ -14,9 +14,14 @@ from components.navigation import ensure_entry_run
 from components.session_list import session_list
 from components.text import SESSION_PAGE, SESSIONS_PAGE
 
+LIST_SHOWN = "te_list_shown"
+
 ensure_entry_run(SESSIONS_PAGE)
-if st.query_params.get("session"):  # a session link with the page's path left out
+# a session link with the page's path left out, opened in a new tab (later runs of this page keep
+# whatever parameters the app left behind, and show the list)
+if st.query_params.get("session") and not st.session_state.get(LIST_SHOWN):
     st.switch_page(SESSION_PAGE, query_params={k: st.query_params[k] for k in ("session", "step") if k in st.query_params})
+st.session_state[LIST_SHOWN] = True
 
 
 @st.fragment

@@ -166,6 +166,21 @@ def test_sub_session_bands_nest_and_fold(app_url, sessions):
         assert link.count() == 1
 
 
+def test_a_session_without_durations_is_markers_in_order(app_url, sessions):
+    # a GraphRAG run records no duration: no bar pretends to one, each step is a marker at its
+    # place, and the axis names the steps there are (no "step 5" after the fourth)
+    session = sessions[GRAPHRAG]
+    with chromium_page(viewport=(1400, 1600)) as page:
+        page.goto(session_url(app_url, GRAPHRAG))
+        wait_drawn(page)
+        assert shown_rows(page) == [s.id for s in session.steps]
+        assert page.locator(f"{TIMELINE} .te-wf-marker").count() == len(session.steps)
+        assert page.locator(f"{TIMELINE} .te-wf-span").count() == 0
+        ticks = page.locator(f"{TIMELINE} .te-wf-tick").all_inner_texts()
+        assert ticks and set(ticks) <= {f"step {i}" for i in range(1, len(session.steps) + 1)}, ticks
+        assert "step 1" in ticks  # the first step named; none beyond the last (above)
+
+
 @pytest.mark.parametrize("width", [1400, 1000])
 @pytest.mark.parametrize("name", sorted(KINDS))
 def test_session_pages_at_two_widths(app_url, sessions, name, width):

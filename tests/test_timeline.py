@@ -93,7 +93,7 @@ def test_a_session_without_durations_uses_the_order_axis(sessions):
     assert rows["kind"].tolist() == ["Grounding", "Exploration", "Focus", "Synthesis"]
     assert set(rows["axis"]) == {"order"}
     assert rows["start_ms"].tolist() == [0.0, 1.0, 2.0, 3.0]
-    assert rows["end_ms"].tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert rows["end_ms"].tolist() == [0.0, 1.0, 2.0, 3.0]
     assert rows["duration_ms"].isna().all()
 
 
@@ -137,9 +137,10 @@ def test_chart_colours_by_kind_and_selects_the_step_field(sessions):
     assert spec["height"] == {"step": 22}
 
 
-def test_a_session_without_durations_draws_bars_in_order(sessions):
+def test_a_session_without_durations_draws_markers_in_order(sessions):
     data = next(iter(timeline_chart(timeline_rows(sessions[GRAPHRAG])).to_dict()["datasets"].values()))
-    assert [r["marker"] for r in data] == [False] * 4  # the order axis: every step a bar
+    assert [r["marker"] for r in data] == [True] * 4  # no duration recorded: no bar, a marker in order
+    assert [r["tip_start"] for r in data] == ["step 1", "step 2", "step 3", "step 4"]
 
 
 def test_palette_gives_every_kind_one_colour_and_unknown_kinds_grey():

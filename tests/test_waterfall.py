@@ -119,10 +119,10 @@ def test_steps_without_a_duration_are_markers_never_bars(sessions):
         if rows.markers[i]:
             assert rows.starts[i] == rows.ends[i] and rows.durations[i] is None
     assert rows.starts[0] == 0.0 and rows.ends[-1] == sum(durations(REACT_12).values())
-    # a plan records no duration at all: every step spans one place on the order axis, no marker
+    # a plan records no duration at all: every step is a marker at its place on the order axis
     plan = waterfall(sessions[PLAN], sessions)
-    assert plan.axis == "order" and not any(plan.markers)
-    assert plan.starts == [float(i) for i in range(len(plan))] and plan.ends == [i + 1.0 for i in range(len(plan))]
+    assert plan.axis == "order" and plan.markers == [not h for h in plan.headers] and all(plan.markers)
+    assert plan.starts == [float(i) for i in range(len(plan))] and plan.ends == plan.starts
 
 
 def decoded_ids(data: dict) -> list[str]:

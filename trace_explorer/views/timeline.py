@@ -5,7 +5,7 @@ TrustGraph records durations, not start times: ``tg:llmDurationMs`` on an Analys
 LLM steps) and ``tg:toolDurationMs`` on an Observation. The timeline lays the steps end to end
 from the session start in reading order. A step without a duration is an instant (a marker at
 its start, drawn as a diamond, never a bar). A session that records no duration at all is drawn
-on an "order" axis: step ``i`` spans ``[i, i + 1)``. The app draws a session as a waterfall
+on an "order" axis: step ``i`` is a marker at ``i``. The app draws a session as a waterfall
 (``views.waterfall``); this chart is the timeline of the exports (image and page).
 
 Windows (``window_of``, ``window_bounds``, ``window_caption``) are consecutive pages of
@@ -52,7 +52,7 @@ def timeline_rows(session: Session) -> pd.DataFrame:
 
     Columns: ``step`` (IRI), ``kind``, ``label`` (short and unique, e.g. "i3 Analysis: calculator"),
     ``index`` (0-based), ``start_ms`` / ``end_ms`` (floats; equal for a step without a duration),
-    ``axis`` ("ms" when any step has a duration, else "order" with start/end = index/index + 1),
+    ``axis`` ("ms" when any step has a duration, else "order" with start = end = index),
     ``duration_ms`` (None when not recorded), ``error`` (bool), ``detail`` (tool, pattern, plan step or goal), ``model``,
     ``in_tokens``, ``out_tokens``. An empty session gives an empty frame with these columns.
     """
@@ -66,8 +66,8 @@ def timeline_rows(session: Session) -> pd.DataFrame:
         if timed:
             start, end = clock, clock + (duration or 0.0)
             clock = end
-        else:
-            start, end = float(index), float(index + 1)
+        else:  # an instant at its place in order: no duration is drawn as none
+            start = end = float(index)
         label = timeline_label(step)
         seen[label] = seen.get(label, 0) + 1
         if seen[label] > 1:  # the y axis needs unique labels
@@ -97,7 +97,7 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.LayerCh
     count = len(data)
     by_ms = count > 0 and data["axis"].iloc[0] == "ms"
     data["selected"] = data["step"] == selected if selected is not None else False
-    data["marker"] = [by_ms and pd.isna(d) for d in data["duration_ms"]]
+    data["marker"] = [pd.isna(d) for d in data["duration_ms"]]
     data["tip_duration"] = [f"{d:,.0f} ms" if pd.notna(d) else "not recorded" for d in data["duration_ms"]]
     data["tip_start"] = [f"{v:,.0f} ms" if by_ms else f"step {int(v) + 1}" for v in data["start_ms"]]
     data["tip_detail"] = [clip(d, TOOLTIP_CHARS) if d else "—" for d in data["detail"]]
@@ -124,7 +124,7 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.LayerCh
     x_title = "time from the session start (steps laid end to end; ◆ no duration recorded)" if by_ms \
         else "step order"
     x_axis = alt.Axis(grid=True, labelFlush=True, labelExpr="format(datum.value / 1000, '~r') + ' s'") if by_ms \
-        else alt.Axis(grid=True, format="d", tickMinStep=1, labelFlush=True)
+        else alt.Axis(grid=True, tickMinStep=1, labelFlush=True, labelExpr="'step ' + (datum.value + 1)")
     # a window of a long session (its first row is not the session's first step) spans its own
     # time, not the time from zero
     late = count > 0 and int(data["index"].iloc[0]) > 0

@@ -12,7 +12,7 @@ session's own steps are laid end to end from its start in reading order, and
   Conclusion) starts no earlier than that step ends;
 - a step with no duration is a *marker*: an instant at its start, never a bar.
 
-When no row records a duration the axis is "order": stop ``i`` spans ``[i, i + 1)`` and a
+When no row records a duration the axis is "order": stop ``i`` is a marker at ``i`` and a
 header spans its band's rows. Times are in ms from the session's start.
 """
 
@@ -83,8 +83,8 @@ def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
     for index, (entry, duration) in enumerate(zip(walk, durations)):
         owner = entry.session
         band = header_of.get(owner.id, -1) if entry.depth else -1
-        if out.axis == "order":
-            start, end = float(index), float(index + 1)
+        if out.axis == "order":  # no durations at all: each step an instant at its place in order
+            start = end = float(index)
         elif entry.header:
             start = end_of.get(owner.parent or "", clock.get(_owner_of(walk, owner), 0.0))
             start, end = start, start
@@ -128,7 +128,7 @@ def _append(out: Waterfall, entry: WalkEntry, start: float, end: float, duration
     out.starts.append(start)
     out.ends.append(end)
     out.durations.append(duration)
-    out.markers.append(not entry.header and duration is None and out.axis == "ms")
+    out.markers.append(not entry.header and duration is None)
     out.errors.append(has_error(step) if not entry.header else False)
     out.headers.append(entry.header)
     out.bands.append(band)
