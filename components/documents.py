@@ -63,7 +63,7 @@ def documents_table(documents: list[dict], uses: dict[str, list[Use]], key: str)
                              "Sessions": st.column_config.NumberColumn(
                                  "Sessions", width=80, format="%d",
                                  help="Sessions whose answer used the document, directly or through a sub-session"),
-                             "Document IRI": st.column_config.TextColumn("Document IRI", width=320),
+                             "Document IRI": st.column_config.TextColumn("Document IRI"),  # the room left: whole
                          })
     rows = event.selection.rows if event is not None else []
     if rows and 0 <= rows[0] < len(documents):

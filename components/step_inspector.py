@@ -240,7 +240,7 @@ def _chunks(chunks: list[Any], collection: Collection) -> None:
     config = {"Text": st.column_config.TextColumn("Text", width="large"),
               "Score": st.column_config.ProgressColumn("Score", min_value=0.0, max_value=1.0, format="%.2f",
                                                        width="small"),
-              "Chunk": st.column_config.TextColumn("Chunk", width="small", help="The chunk's IRI")}
+              "Chunk": st.column_config.TextColumn("Chunk", help="The chunk's IRI")}  # the room left: whole
     columns = [c for c in frame.columns if c != "Score" or frame["Score"].notna().any()]
     st.dataframe(frame[columns], hide_index=True, width="stretch", column_config=config,
                  placeholder="not loaded")

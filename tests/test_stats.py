@@ -113,3 +113,21 @@ def test_the_health_filter_on_files_checks_them_first(capsys):
     assert numbers["sessions"] == len(unfinished) + 2  # and the two DocRAG runs whose chunk texts are missing
     assert main(["stats", str(CORPUS), "--all", "--health", "unchecked", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["sessions"] == 0
+
+
+def test_the_insight_charts_hold_the_numbers_and_keep_their_labels_inside(sources):
+    from trace_explorer.views.insight_charts import insight_charts
+
+    numbers = collection_stats(sources[0], SessionFilter())
+    charts = {c.key: c for c in insight_charts(numbers)}
+    calls, errors, _, count = expected(False)
+    assert charts["steps-per-session"].data["sessions"].sum() == count
+    tools = charts["tool-calls"].data.set_index("tool")
+    assert tools["calls"].to_dict() == dict(calls) and tools["errors"].sum() == errors
+    # the histogram's last label (the longest session's steps) is drawn inside the plot, not cut
+    x = charts["steps-per-session"].chart.to_dict()["encoding"]["x"]
+    assert x["axis"]["labelFlush"] is True
+    from trace_explorer.model.reader import read_sessions
+
+    top = [s for s in read_sessions(load_collection([CORPUS])[0]) if not s.parent_session]
+    assert charts["steps-per-session"].data["steps"].max() == max(len(s.steps) for s in top) == 26

@@ -81,7 +81,8 @@ def tool_calls(numbers: dict) -> InsightChart:
 def steps_per_session(numbers: dict) -> InsightChart:
     rows = pd.DataFrame(numbers["steps_per_session"], columns=["steps", "sessions"])
     chart = alt.Chart(rows).mark_bar(color="#0d9488").encode(
-        x=alt.X("steps:Q", bin=alt.Bin(maxbins=30, minstep=1), title="Steps in the session", axis=alt.Axis(format="d")),
+        x=alt.X("steps:Q", bin=alt.Bin(maxbins=30, minstep=1), title="Steps in the session",
+                axis=alt.Axis(format="d", labelFlush=True)),  # the last label inside the plot
         y=alt.Y("sum(sessions):Q", title="Sessions"),
         tooltip=[alt.Tooltip("sum(sessions):Q", title="sessions")],
     )
