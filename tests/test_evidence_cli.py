@@ -105,11 +105,15 @@ def test_text_formats(capsys):
     assert status == 0
     assert out.startswith(f"Sessions that used Trappist breweries of Belgium  <{TRAPPIST}>: 3\n")
     assert f"2 edges, 0 chunks, through {SUB_GRAPHRAG}" in out
+    # a unique part of the IRI (its UUID's first block), as --session takes
+    assert run(capsys, "used-by", *FILES, "--document", TRAPPIST.rsplit("/", 1)[1][:8])[1] == out
 
 
 def test_bad_input(capsys):
     status, _, err = run(capsys, "used-by", *FILES, "--document", "not an iri")
-    assert status == 2 and "--document: not an IRI" in err
+    assert status == 2 and "--document 'not an iri': not an IRI, nor a part of exactly one document's IRI" in err
+    status, _, err = run(capsys, "used-by", *FILES, "--document", "trustgraph.ai/doc/")  # part of both documents
+    assert status == 2 and "it is part of 2:" in err and TRAPPIST in err
     status, out, err = run(capsys, "used-by", *FILES, "--document", "https://trustgraph.ai/doc/none", "--format", "json")
     assert status == 0 and json.loads(out) == [] and "holds nothing about https://trustgraph.ai/doc/none" in err
     status, _, err = run(capsys, "evidence", *FILES, "--session", "no-such-session")

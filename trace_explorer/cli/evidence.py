@@ -34,7 +34,8 @@ def add_parser(commands) -> None:
         description="The sessions that chose an edge the document's extraction holds, or one of its chunks, "
                     "and the sessions above them (an agent whose tool call ran one of them).")
     add_source_arguments(used)
-    used.add_argument("--document", required=True, metavar="IRI", help="the document's IRI")
+    used.add_argument("--document", required=True, metavar="IRI",
+                      help="the document's IRI (or a unique part of it, such as its UUID)")
     used.add_argument("--format", choices=("text", "json"), default="text")
     used.set_defaults(run=_used_by)
 
@@ -57,9 +58,15 @@ def _used_by(args, source: TraceSource) -> int:
         document = document[1:-1]
     try:
         iri(document)
-    except ValueError as error:
-        print(f"trace-explorer: --document: {error}", file=sys.stderr)
-        return 2
+    except ValueError:  # not an IRI: a unique part of one, as --session takes
+        found = [d["id"] for d in source.lineage().list_documents() if document and document in d["id"]]
+        if len(found) != 1:
+            why = f"not an IRI, nor a part of exactly one document's IRI in {source.label}"
+            listed = "".join(f"\n  {d}" for d in found[:20])
+            print(f"trace-explorer: --document {document!r}: {why}" +
+                  (f"; it is part of {len(found):,}:{listed}" if found else ""), file=sys.stderr)
+            return 2
+        document = found[0]
     uses = used_by(source, document)
     described = describe_document(source, document)
     if described is None and not uses:

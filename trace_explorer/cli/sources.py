@@ -122,7 +122,8 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
     collection, errors = load_collection(paths)
     if not collection.sources:
         return None, [str(e) for e in errors] or ["no trace files found"]
-    return StoreSource(collection.store, label="files", documents=collection.documents,
+    label = "the files" if not args.demo else "the demo traces and the files" if args.paths else "the demo traces"
+    return StoreSource(collection.store, label=label, documents=collection.documents,
                        index=build_index(collection.store)), [str(e) for e in errors]
 
 
