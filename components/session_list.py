@@ -14,7 +14,7 @@ from .downloads import matching_sessions, session_list_downloads
 from .health import with_health
 from .list_state import set_list_view
 from .session_table import session_table
-from .text import SESSION_PAGE, md_escape
+from .text import SESSION_PAGE, counted, md_escape
 
 PAGE_SIZE = 50
 TABLE_KEY = "session_table"
@@ -49,10 +49,10 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         st.error(md_escape(str(error)), icon=":material/error:")
         return
 
-    scope = "sessions" if filters.include_sub else "top-level sessions"
+    scope = "session" if filters.include_sub else "top-level session"
     first, last = shown.offset + 1, shown.offset + len(shown.rows)
     matched = f"{first:,}–{last:,} of {shown.total:,}" if shown.rows else f"0 of {shown.total:,}"
-    st.caption(f"{matched} matching · {everything:,} {scope} in all · {_order_words(order)} · "
+    st.caption(f"{matched} matching · {counted(everything, scope)} in all · {_order_words(order)} · "
                "click a row to open it, a header to sort every page")
     session_list_downloads(matching_sessions(collection, filters, order), shown.total)
     if not shown.rows:

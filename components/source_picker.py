@@ -44,7 +44,7 @@ from trace_explorer.views.visible_text import visible_controls
 
 from .collection import (Collection, FileRead, current_collection, demo_bytes, files_collection, not_connected,
                          read_file, set_collection)
-from .text import md_escape
+from .text import counted, md_escape
 from .trustgraph_form import trustgraph_source_form
 
 KIND_KEY = "te_source_kind"
@@ -371,6 +371,6 @@ def _stats(collection: Collection) -> None:
             shown = _compact(count) if count >= 0 else "—"
             # (a help icon takes room from the label: only when the figure is rounded)
             column.metric(label, shown, help=f"{count:,} {what}" if shown != f"{count:,}" and count >= 0 else None)
-        st.caption(md_escape(f"{collection.count('top'):,} top-level sessions · from {collection.label}"))
+        st.caption(md_escape(f"{counted(collection.count('top'), 'top-level session')} · from {collection.label}"))
     except SourceError as error:
         st.error(md_escape(str(error)), icon=":material/error:")

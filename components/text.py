@@ -51,6 +51,12 @@ def md_escape(text: object, *, one_line: bool = False) -> str:
     return "".join(out)
 
 
+def counted(number: int, one: str, many: str | None = None) -> str:
+    """``number`` with its noun: "1 top-level session", "2,345 top-level sessions" (``many``
+    defaults to ``one`` + "s")."""
+    return f"{number:,} {one if number == 1 else many or one + 's'}"
+
+
 def clip(text: object, width: int) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
     flat = " ".join(("" if text is None else str(text)).split())

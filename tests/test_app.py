@@ -327,6 +327,19 @@ def test_uploaded_files_replace_the_demo_and_a_bad_one_changes_nothing():
     assert not any("switched off" in i.value for i in at.sidebar.info)
 
 
+def test_one_session_is_counted_in_the_singular():
+    ttl = ("@prefix tg: <https://trustgraph.ai/ns/> . @prefix prov: <http://www.w3.org/ns/prov#> .\n"
+           "<urn:trustgraph:question:one> a tg:Question, tg:GraphRagQuestion, prov:Entity ;\n"
+           '  tg:query "What is one?" ; prov:startedAtTime "2026-01-01T00:00:00Z" .\n').encode()
+    at = run_app()
+    at.sidebar.file_uploader[0].set_value(("one.ttl", ttl, "text/turtle")).run()
+    assert table_ids(at) == ["urn:trustgraph:question:one"]
+    sidebar = [unescape(c.value) for c in at.sidebar.caption]
+    assert "1 top-level session · from 1 file of yours" in sidebar, sidebar
+    main = [c.value for c in at.main.caption]
+    assert any(c.startswith("1–1 of 1 matching · 1 top-level session in all · ") for c in main), main
+
+
 def test_hostile_question_is_shown_as_text():
     hostile = "<img src=x onerror=alert(1)> **bold** [link](javascript:alert(2)) $x$"
     ttl = ("@prefix tg: <https://trustgraph.ai/ns/> . @prefix prov: <http://www.w3.org/ns/prov#> .\n"
