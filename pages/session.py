@@ -14,7 +14,7 @@ from components.session_cache import shared_session
 from components.session_header import session_header
 from components.session_views import session_views
 from components.step_texts import show_texts
-from components.text import SESSION_PAGE, SESSIONS_PAGE, md_escape
+from components.text import SESSION_PAGE, SESSIONS_PAGE, counted, md_escape
 from trace_explorer.sources.source import SourceError
 
 LAST_KEY = "te_last_session"
@@ -47,8 +47,12 @@ except SourceError as error:
     st.error(md_escape(str(error)), icon=":material/error:")
     st.stop()
 if session is None:
+    kept = (" Files uploaded in another tab, or before the page was reloaded, are not kept: upload them "
+            "again, or ingest them into a local store (`trace-explorer ingest`) to keep them."
+            if collection.key and collection.key[0] == "files" else "")
     st.error(md_escape(f"Unknown session: {session_id}. It is not in the loaded traces "
-                       f"({collection.count('sessions'):,} sessions)."), icon=":material/search_off:")
+                       f"({counted(collection.count('sessions'), 'session')} from {collection.label}).") + kept,
+             icon=":material/search_off:")
     st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:")
     st.stop()
 
