@@ -445,3 +445,13 @@ def test_a_branch_of_other_nodes_hangs_from_its_node(sessions):
     assert [e["label"] for e in data["legend"]][-4:-1] == ["Chunk", "Page", "Document"]
     assert ("urn:evidence:Chunk", edge, "extractedFrom") in {(e["from"], e["to"], e["title"]) for e in data["edges"]}
     assert "<img" not in dag_html(session, layout=layout)
+
+
+def test_a_nodes_tooltip_names_its_step_once(sessions):
+    from trace_explorer.views.dag.nodes import hover_text
+
+    steps = sessions[REACT_12].steps
+    firsts = [hover_text(step).splitlines()[0] for step in steps[:3]]
+    # the kind is said once: the label already starts with it, else it comes before the label
+    assert firsts == ["PatternDecision — Pattern: react", "Analysis: calculator", "Observation"]
+    assert [hover_text(step).splitlines()[1] for step in steps[:3]] == [step.id for step in steps[:3]]

@@ -62,8 +62,9 @@ def house_image(fill: str, stroke: str) -> str:
 def hover_text(step: Step, extra: list[tuple[str, str]] | None = None) -> str:
     """The tooltip of a step as plain text, one "name: value" line per key field (values cut to
     ``HOVER_VALUE_CHARS``). It is shown with ``innerText``: never HTML."""
-    lines = [f"{step.kind}" + (f" — {step.label}" if step.label and step.label != step.kind else ""),
-             step.id]
+    label = step.label or ""
+    title = label if label.startswith(step.kind) else step.kind + (f" — {label}" if label else "")
+    lines = [title, step.id]  # "Analysis: calculator", not "Analysis — Analysis: calculator"
     for name, title in HOVER_FIELDS:
         value = step.fields.get(name)
         if value is None or value == [] or value == "":
