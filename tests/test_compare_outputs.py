@@ -165,3 +165,16 @@ def test_outputs_of_a_built_pair_name_the_change():
     page = comparison_page(comparison)
     assert "<del>web-search</del>" in page and "<ins>calculator</ins>" in page
     assert page.count('<tr class="same">') == 25 and page.count('<tr class="changed">') == 1
+
+
+def test_a_one_sided_steps_arguments_read_as_a_changed_rows_do():
+    # an iteration only in B: its tool arguments are "key: value" lines, as on a changed row, not raw JSON
+    pair = build_pair("extra_iteration")
+    comparison = compare_sessions(pair.sessions[pair.a], pair.sessions[pair.b], pair.sessions)
+    page = comparison_page(comparison)
+    only_b = [row for row in page.split("<tr ")[1:] if row.startswith('class="only_b"')]
+    with_arguments = [row for row in only_b if '<span class="name">arguments</span>' in row]
+    assert with_arguments, only_b
+    for row in with_arguments:
+        assert '<span class="name">arguments</span><ul class="json"><li><code>' in row
+        assert "{&quot;" not in row

@@ -166,6 +166,9 @@ def _fields(step) -> str:
     for name, value in compared_values(step).items():
         if isinstance(value, list):
             shown = "<ul class=\"list\">" + "".join(f"<li>{_esc(item_text(v))}</li>" for v in value[:LIST_ITEMS_SHOWN]) + "</ul>"
+        elif isinstance(value, dict):  # JSON arguments: "path: value", as a changed row shows them
+            shown = '<ul class="json">' + "".join(f"<li><code>{_esc(key)}</code>: {_esc(value_text(v))}</li>"
+                                                  for key, v in value.items()) + "</ul>"
         else:
             shown = f'<div class="text">{_esc(value_text(value), ONE_SIDED_CHARS)}</div>'
         out.append(f'<div class="field"><span class="name">{_esc(name.replace("_", " "))}</span>{shown}</div>')
