@@ -70,3 +70,23 @@ def test_demo_with_another_source_or_nothing_at_all_is_bad_usage(tmp_path, capsy
     assert "give the files to add, or --demo" in capsys.readouterr().err
     assert main(["list"]) == 2
     assert "give trace files, --demo, --store DIR, --endpoint URL or --trustgraph URL" in capsys.readouterr().err
+
+
+def test_a_reader_that_goes_away_gets_no_traceback():
+    # ``trace-explorer list --all | head -1``: the pipe closes before the table is written
+    proc = subprocess.Popen([sys.executable, "-m", "trace_explorer.cli", "list", "--demo", "--all"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # long before the command has read the demo and writes
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and err == b""
+
+
+def test_list_all_names_each_sub_sessions_parent(capsys):
+    assert main(["list", "--demo", "--all", "--limit", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-1] == "Parent"
+    subs = [s for s in manifest_sessions() if s["parent"]]
+    for s in subs:
+        row = next(line for line in lines if line.startswith(s["session"] + " "))
+        assert row.rstrip().endswith(s["parent"]), (row, s["parent"])
+    assert main(["list", "--demo"]) == 0 and "Parent" not in capsys.readouterr().out.splitlines()[0]

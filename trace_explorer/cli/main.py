@@ -17,6 +17,8 @@ itself: ``act(args)``).
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Sequence
 
 from ..sources.source import SourceError
@@ -40,6 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SourceError as error:
         report([str(error)])
         return 2
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as Python's docs advise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 1
     return status or (1 if errors else 0)
 
 

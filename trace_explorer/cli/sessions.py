@@ -65,8 +65,9 @@ def _list(args, source: TraceSource) -> int:
         print(json.dumps([{k: r[k] for k in keys} for r in rows], ensure_ascii=False, indent=2))
         return 0
     table = [(r["id"], r["type"], r["pattern"] or "", _clip(r["question"] or "", 60), r["time"] or "",
-              str(r["step_count"]), r["status"]) for r in rows]
-    print(visible_controls(format_table(TABLE_COLUMNS, table)))
+              str(r["step_count"]), r["status"]) + ((r["parent"] or "",) if args.all else ()) for r in rows]
+    # with --all, sub-sessions are listed too: the parent session tells them from top-level ones
+    print(visible_controls(format_table(TABLE_COLUMNS + (("Parent",) if args.all else ()), table)))
     shown = f"{page.offset + 1}-{page.offset + len(rows)} of {page.total}" if rows else f"none of {page.total}"
     more = " (--offset or --limit 0 for more)" if page.offset + len(rows) < page.total else ""
     print(f"\nsessions {shown}{more}")
