@@ -169,3 +169,26 @@ def test_a_hostile_document_title_in_the_dag_image_stays_text(source):
     texts = ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
     assert '"]; evil [label="x"]; </text>…' in texts  # the label, cut to its 30 characters, as text
     assert not any(t == "x" for t in texts)  # no node "evil" was made
+
+
+def test_the_branch_hangs_where_it_reads_as_its_nodes(source):
+    from trace_explorer.analysis.evidence.graph import with_evidence
+    from trace_explorer.views.dag.layout import layout_slots
+    from trace_explorer.views.dag.network import drawn_layout
+
+    # an agent: its GraphRAG sub-session sits mid-chain, and the next level holds the agent's next
+    # step; the document hangs right under the sub-session, never beside a later step
+    agent = fetch_session(source, AGENT)
+    layout = with_evidence(drawn_layout(agent), evidence_branch(evidence_of(source, AGENT)))
+    places = layout_slots(layout)
+    sub = places[SUB_GRAPHRAG]
+    assert places[TRAPPIST] == (sub[0], sub[1] + 1)
+    assert list(places.values()).count(places[TRAPPIST]) == 1
+    # a GraphRAG session: each chosen edge's chunk, page and document run on to the right of it
+    session = fetch_session(source, GRAPHRAG_TRAPPIST)
+    evidence = evidence_of(source, GRAPHRAG_TRAPPIST)
+    places = layout_slots(with_evidence(drawn_layout(session), evidence_branch(evidence)))
+    first = evidence.edges[0].selection
+    assert [places[n] for n in (first, CHUNK_T1[0], PAGE_1, TRAPPIST)] == [
+        (places[first][0] + hop, places[first][1]) for hop in range(4)]
+    assert len(set(places.values())) == len(places)  # no two nodes in one place

@@ -7,8 +7,10 @@ their step's level and sit below it, as the DAG image draws a Thought beside its
 Within a level, slot 0 is the top: the level's steps in reading order, then the parts.
 
 A *branch* is a group of nodes of another role than the session's own (any role but
-``OWN_ROLES``: say, the chunk, page and document a chosen edge was extracted from). It is laid out from the node it hangs on, one level further for each hop, in
-the slot of that node or below, whichever way its edges point (``with_branch`` adds one).
+``OWN_ROLES``: say, the chunk, page and document a chosen edge was extracted from). It is laid
+out from the node it hangs on, one level further for each hop, in the slot of that node or
+below, whichever way its edges point (``with_branch`` adds one); where a step of the session
+stands in that place, the branch hangs right under its node instead.
 
 The browser turns levels into places (``view.js``): levels run left to right and wrap into
 rows as words do on a line, so a 26-step ReAct chain reads as a paragraph of a few rows instead of
@@ -118,14 +120,13 @@ def layout_slots(layout: DagLayout, levels: dict[str, int] | None = None) -> dic
     for source, target, relation in layout.edges:
         if relation not in PART_RELATIONS and source not in owners and target not in owners:
             sources.setdefault(source, []).append(target)  # ``source`` derives from ``target``
-    for node, (_, anchor) in branch_levels(layout, levels).items():
-        sources[node] = [anchor]  # a branch node goes in the slot of the node it hangs from
+    branches = branch_levels(layout, levels)
     parts_of: dict[str, list[str]] = {}
     columns: dict[int, list[str]] = {}
     for node in layout.nodes:  # reading order
         if node.id in owners:
             parts_of.setdefault(owners[node.id], []).append(node.id)
-        else:
+        elif node.id not in branches:
             columns.setdefault(levels.get(node.id, 0), []).append(node.id)
     places: dict[str, tuple[int, int]] = {}
     for level in sorted(columns):
@@ -141,7 +142,31 @@ def layout_slots(layout: DagLayout, levels: dict[str, int] | None = None) -> dic
     for stray in (part for parts in parts_of.values() for part in parts):  # a part of a node not drawn
         level = levels.get(stray, 0)
         places[stray] = (level, 1 + max((slot for lv, slot in places.values() if lv == level), default=-1))
+    _place_branches(places, branches, [node.id for node in layout.nodes])
     return places
+
+
+def _place_branches(places: dict[str, tuple[int, int]], branches: dict[str, tuple[int, str]],
+                    order: list[str]) -> None:
+    """Put each branch node one level past the node it hangs from, in that node's slot. Where a
+    node of the session's own already stands there (an agent's sub-session mid-chain: the next
+    level holds the chain's next step), the branch hangs right under its node instead, at its
+    node's level, so it never reads as part of another step; where another branch node stands
+    there, it goes to the next free slot below."""
+    own = {place: node for node, place in places.items()}
+    taken = set(own)
+    position = {node: i for i, node in enumerate(order)}
+    for node in sorted(branches, key=lambda n: (branches[n][0], position.get(n, 0))):
+        anchor = places.get(branches[node][1])
+        if anchor is None:
+            continue
+        level, slot = anchor[0] + 1, anchor[1]
+        if (level, slot) in own:
+            level, slot = anchor[0], anchor[1] + 1
+        while (level, slot) in taken:
+            slot += 1
+        places[node] = (level, slot)
+        taken.add((level, slot))
 
 
 def tallest_level(layout: DagLayout) -> int:
