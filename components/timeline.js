@@ -194,6 +194,7 @@ class Waterfall {
       sw.style.background = rows.colours[rows.kinds[i]];
       label.appendChild(sw);
       label.appendChild(el("span", "te-wf-text" + (rows.errors[i] ? " te-wf-error-text" : ""), rows.labels[i]));
+      label.title = rows.labels[i];  // the whole label on hover, where the column cuts it (a text property: no markup)
       row.appendChild(label);
       const track = el("div", "te-wf-track");
       const lane = el("div", "te-wf-lane");  // inset, so a diamond at either end is drawn whole

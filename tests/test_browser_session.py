@@ -140,6 +140,9 @@ def test_sub_session_bands_nest_and_fold(app_url, sessions):
         indent = [page.locator(f'{TIMELINE} .te-wf-row[data-step="{e.id}"] .te-wf-label').evaluate(
             "e => parseFloat(e.style.paddingLeft)") for e in (walk[1], walk[2], walk[3])]
         assert indent[0] < indent[1] == indent[2]  # nested one level
+        for entry in walk[:4]:  # a label the column cuts is whole on hover
+            label = page.locator(f'{TIMELINE} .te-wf-row[data-step="{entry.id}"] .te-wf-label')
+            assert label.get_attribute("title") == label.locator(".te-wf-text").inner_text() != ""
         band.locator(".te-wf-toggle").click()
         inside = len(headers[0].session.steps)
         assert page.locator(TIMELINE).get_attribute("data-rows-shown") == str(len(walk) - inside)
