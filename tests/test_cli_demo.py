@@ -90,3 +90,16 @@ def test_list_all_names_each_sub_sessions_parent(capsys):
         row = next(line for line in lines if line.startswith(s["session"] + " "))
         assert row.rstrip().endswith(s["parent"]), (row, s["parent"])
     assert main(["list", "--demo"]) == 0 and "Parent" not in capsys.readouterr().out.splitlines()[0]
+
+
+def test_list_columns_stay_in_line_with_wide_characters(capsys):
+    from wcwidth import wcswidth
+
+    assert main(["list", "--demo", "--limit", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line for line in lines if line.startswith("urn:")]
+    wide = [line for line in rows if "最高峰は？" in line]  # the DocRAG question in Spanish and Japanese
+    assert len(wide) == 2
+    # the Time column starts at the same terminal column on every row (a CJK character takes two)
+    starts = {wcswidth(line[:line.index(" 2026-")]) for line in rows}
+    assert len(starts) == 1 and wcswidth(lines[0][:lines[0].index(" Time")]) in starts

@@ -7,6 +7,8 @@ import json
 import sys
 from collections.abc import Sequence
 
+from wcwidth import wcswidth
+
 from ..export.table import sessions_csv
 from ..model.session import AGENT, DOCRAG, GRAPHRAG, Session
 from ..sources.catalog import SessionFilter, find_session_ids, list_sessions
@@ -86,12 +88,23 @@ def _show(args, source: TraceSource) -> int:
 
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain text table: columns padded to their widest cell, a rule under the header."""
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
+    """A plain text table: columns padded to their widest cell, a rule under the header. Widths
+    are terminal columns (``wcwidth``): a CJK character takes two, a combining mark none, so the
+    columns stay in line whatever the script."""
+    widths = [max([_width(h)] + [_width(r[i]) for r in rows]) for i, h in enumerate(header)]
+    lines = ["  ".join(_pad(h, w) for h, w in zip(header, widths)).rstrip(),
              "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines += ["  ".join(_pad(c, w) for c, w in zip(r, widths)).rstrip() for r in rows]
     return "\n".join(lines)
+
+
+def _width(text: str) -> int:
+    width = wcswidth(text)
+    return width if width >= 0 else len(text)  # a control character: shown escaped later, counted as one
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _width(text))
 
 
 def _clip(text: str, width: int) -> str:
