@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.heap import freeze_new_imports
 from components.navigation import app_pages, mark_entry_run
 from components.source_picker import collection_sidebar
 
@@ -18,3 +19,4 @@ st.set_page_config(page_title="Trace Explorer", page_icon="🧭", layout="wide")
 collection_sidebar()
 mark_entry_run()
 page.run()
+freeze_new_imports()  # the first runs' imports: out of the full collection after each run

@@ -51,6 +51,7 @@ KIND_KEY = "te_source_kind"
 DEMO_KEY = "te_demo"
 DEMO_OFF_KEY = "te_demo_switched_off"  # the demo was switched off by an upload: say so until it is touched
 UPLOAD_KEY = "te_upload"
+FILES_PANEL_KEY = "te_files_panel"  # the sidebar's Files panel: open or closed
 _UPLOADED_KEY = "te_uploaded_files"
 _ERRORS_KEY = "te_upload_errors"
 _UPLOADER_GEN_KEY = "te_uploader_generation"
@@ -113,13 +114,17 @@ def _files_source() -> Collection:
     if collection.key != key:
         collection = files_collection(files, bool(state[DEMO_KEY]))
         set_collection(collection)
-    with st.expander(f"Files ({len(collection.files)})", icon=":material/description:"):
-        if collection.files:
-            # a plain table: the data grid's front end is not loaded for a panel that is mostly closed
+    # drawn only while open: the table's front end (Arrow, about 1 MB of JavaScript) is not loaded
+    # with every page for a panel that is mostly closed; opening it reruns the sidebar
+    panel = st.expander(f"Files ({len(collection.files)})", icon=":material/description:", key=FILES_PANEL_KEY,
+                        on_change="rerun")
+    with panel:
+        if collection.files and panel.open:
+            # a plain table, not the data grid
             st.table(pd.DataFrame([{"File": visible_controls(f.name), "Format": f.loaded.format,
                                     "Triples": len(f.loaded.quads), "Texts": len(f.loaded.documents)}
                                    for f in collection.files]), hide_index=True, border="horizontal")
-        else:
+        elif not collection.files:
             st.caption("No files loaded.")
         if uploaded:
             st.button("Remove my files", icon=":material/delete:", on_click=_remove_uploads)

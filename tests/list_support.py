@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from components.session_list import TABLE_KEY
+from components.source_picker import FILES_PANEL_KEY
 
 
 def _walk(node):
@@ -34,6 +35,15 @@ def list_rows(at) -> list[dict]:
 def list_ids(at) -> list[str]:
     """The IRIs of the table's rows, in order."""
     return [row["id"] for row in list_rows(at)]
+
+
+def files_table(at):
+    """The sidebar's Files table (a DataFrame), after opening its panel (it is drawn only while
+    open)."""
+    if not at.sidebar.table:
+        at.session_state[FILES_PANEL_KEY] = True
+        at.run()
+    return at.sidebar.table[0].value
 
 
 # -- in the browser -------------------------------------------------------------------------------

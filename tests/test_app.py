@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.session_table import short_id
-from tests.list_support import list_ids, list_rows, list_table
+from tests.list_support import files_table, list_ids, list_rows, list_table
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
@@ -116,7 +116,7 @@ def test_sidebar_counts_sessions_steps_and_triples():
     at = run_app()
     metrics = {m.label: m.value for m in at.sidebar.metric}
     assert metrics["Sessions"] == str(len(SESSIONS))
-    files = at.sidebar.table[0].value
+    files = files_table(at)
     per_file = dict(zip(files["File"], files["Triples"]))
     assert {name: per_file[name] for name in MANIFEST} == {name: f["quads"] for name, f in MANIFEST.items()}
     # distinct quads: files share vocabulary triples, so the store holds fewer than their sum

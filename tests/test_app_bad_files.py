@@ -16,6 +16,7 @@ from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import CORPUS, MANIFEST
+from tests.list_support import files_table
 from tests.test_app import REPO, TOP, open_session, table_ids, unescape
 from tests.test_loading import BAD_FILES
 from trace_explorer.sources.demo import demo_paths
@@ -69,7 +70,7 @@ def test_a_batch_of_every_bad_file_gives_one_message_each_in_order():
     at = upload(start(), *[(name, data) for name, data, _ in BAD_FILES if not name.endswith(".txt")])
     assert sidebar_errors(at) == [message for name, _, message in BAD_FILES if not name.endswith(".txt")]
     assert_still_fine(at)
-    files = at.sidebar.table[0].value  # the Files table lists only what loaded: the demo
+    files = files_table(at)  # the Files table lists only what loaded: the demo
     assert sorted(files["File"]) == sorted(path.name for path in demo_paths())
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.list_support import list_rows
+from tests.list_support import files_table, list_rows
 from tests.conftest import CORPUS, manifest_sessions
 from tests.test_app import REPO, open_session, table_ids
 
@@ -33,7 +33,7 @@ def test_the_same_file_name_with_different_bytes_stays_each_persons_own():
         assert sorted(table_ids(at)) == sorted(SEED)
         questions = {row["id"]: row["question"] for row in list_rows(at)}
         assert mine in questions[FRANCE] and theirs not in " ".join(questions.values())
-        files = at.sidebar.table[0].value
+        files = files_table(at)
         assert files["File"].tolist() == ["trace.ttl"]
     # the same IRI, each person's own session page
     a_page = open_session(FRANCE, at=a)
