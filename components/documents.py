@@ -57,13 +57,13 @@ def documents_table(documents: list[dict], uses: dict[str, list[Use]], key: str)
     event = st.dataframe(frame, key=key, on_select="rerun", selection_mode="single-row", hide_index=True,
                          width="stretch", row_height=ROW_PX, height=min(ROW_PX * (len(frame) + 1) + 3, 600),
                          column_config={
-                             "Title": st.column_config.TextColumn("Title", width=280),
+                             "Title": st.column_config.TextColumn("Title"),
                              "MIME type": st.column_config.TextColumn("MIME type", width=120),
                              "Pages": st.column_config.TextColumn("Pages", width=60),
                              "Sessions": st.column_config.NumberColumn(
                                  "Sessions", width=80, format="%d",
                                  help="Sessions whose answer used the document, directly or through a sub-session"),
-                             "Document IRI": st.column_config.TextColumn("Document IRI"),  # the room left: whole
+                             "Document IRI": st.column_config.TextColumn("Document IRI"),  # titles and IRIs sized to fit: a narrow page scrolls the table, never cuts a column
                          })
     rows = event.selection.rows if event is not None else []
     if rows and 0 <= rows[0] < len(documents):

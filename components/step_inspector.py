@@ -237,7 +237,7 @@ def _chunks(chunks: list[Any], collection: Collection) -> None:
     iris = [c.get("chunk") if isinstance(c, dict) else str(c) for c in chunks]
     frame = chunk_rows(chunks, collection.texts([i for i in iris if i]))
     st.caption(f"Chunks ({len(frame)})")
-    config = {"Text": st.column_config.TextColumn("Text", width="large"),
+    config = {"Text": st.column_config.TextColumn("Text", width="medium"),
               "Score": st.column_config.ProgressColumn("Score", min_value=0.0, max_value=1.0, format="%.2f",
                                                        width="small"),
               "Chunk": st.column_config.TextColumn("Chunk", help="The chunk's IRI")}  # the room left: whole
