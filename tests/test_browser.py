@@ -160,7 +160,7 @@ def test_uploaded_hostile_trace_is_shown_as_text_everywhere(app_url, tmp_path):
         wait_for_streamlit_idle(page)
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(evil))
         wait_for_streamlit_idle(page)
-        page.get_by_text("of 1 matching · 1 top-level sessions").wait_for()
+        page.get_by_text("of 1 matching · 1 top-level session in all").wait_for()
         open_row(page)
         page.wait_for_url("**/session?session=*", timeout=30000)
         wait_for_streamlit_idle(page)
