@@ -49,6 +49,8 @@ REACT_26 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 BARE_TEXT = "Trace Explorer bare page"
 TIMEOUT_MS = 120_000
 POLL_MS = 20
+# the session list drawn: its caption ("1–22 of 22 matching · ..."), written once the rows are read
+LIST_READY = "() => document.querySelector('[data-testid=\"stMain\"]')?.innerText.includes(' matching · ') ? 1 : false"
 
 # JS: the first element matching a selector, in the page or in a component's shadow root.
 _DEEP = """
@@ -215,10 +217,8 @@ def main(argv: list[str] | None = None) -> int:
 
         # warm-up: each server's first run imports the app and reads its source
         open_timed(browser, bare, BARE_READY, viewport)
-        open_timed(browser, demo + "/", "() => document.querySelector('[data-testid=\"stDataFrame\"]') ? 1 : false",
-                   viewport)
-        open_timed(browser, long + "/", "() => document.querySelector('[data-testid=\"stDataFrame\"]') ? 1 : false",
-                   viewport)
+        open_timed(browser, demo + "/", LIST_READY, viewport)
+        open_timed(browser, long + "/", LIST_READY, viewport)
         first_long = open_timed(browser, session_url(long, long_iri), SESSION_READY, viewport)
 
         rows: dict[str, list[float]] = {}
