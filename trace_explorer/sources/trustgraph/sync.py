@@ -26,11 +26,11 @@ import pyoxigraph as ox
 
 from ...model.reader import SessionReader
 from ...model.triple_index import TripleIndex
-from ...model.vocabulary import CONTAINS, DOCUMENT, EDGE, RDFS_LABEL, WAS_DERIVED_FROM
+from ...model.vocabulary import CONTAINS, EDGE, RDFS_LABEL, WAS_DERIVED_FROM
 from ...read.collector import collector_paused
 from ...read.loaded import LoadedFile
 from ..local_store import LocalStore, ingest_loaded, publish_snapshot
-from .source import TrustGraphSource
+from .source import TrustGraphSource, documents_in
 from .walk import Walk, edge_context
 
 BATCH = 25  # sessions fetched together
@@ -102,8 +102,7 @@ def _fetch(source: TrustGraphSource, roots: list[str]) -> list[LoadedFile]:
             if root in reader.roots:
                 subjects = _session_subjects(reader, index, root)
                 sessions[root] = list(dict.fromkeys(q for s in subjects for q in by_subject.get(s, ())))
-        documents = {root: [q.object.value for q in own if q.predicate.value == DOCUMENT
-                            and isinstance(q.object, ox.NamedNode)] for root, own in sessions.items()}
+        documents = {root: documents_in(own) for root, own in sessions.items()}
         texts = source.fetch_texts(d for docs in documents.values() for d in docs)  # all at once
         return [_loaded(root, own, {d: texts[d] for d in documents[root] if d in texts})
                 for root, own in sessions.items()]
