@@ -10,7 +10,7 @@ from ..model.reader import SessionReader
 from ..model.roots import step_owner
 from ..model.session import Session
 from ..model.triple_index import TripleIndex
-from ..model.vocabulary import TG
+from ..model.vocabulary import SELECTED_CHUNK, SELECTED_EDGE, THOUGHT
 from ..read.collector import collector_paused
 from .source import TraceSource
 from .sparql_text import PREFIXES, iri, iri_batches, term, values_clause
@@ -49,7 +49,7 @@ def fetch_sessions(source: TraceSource, roots: list[str], *, context: bool = Tru
         return _fetch(source, roots, context)
 
 
-POINTERS = frozenset(TG + name for name in ("selectedEdge", "selectedChunk", "thought"))
+POINTERS = frozenset({SELECTED_EDGE, SELECTED_CHUNK, THOUGHT})  # what a step points at
 
 
 def session_triples(source: TraceSource, roots: list[str]) -> list[ox.Triple]:

@@ -9,10 +9,11 @@ from typing import Any
 
 import pyoxigraph as ox
 
+from ..model.vocabulary import ANSWER, DOCUMENT
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError, Term, TraceSource, check_read_only
 
 # Where an entity's words are: inline (the seed shape), or behind a tg:document.
-_ENTITY_TEXT = tuple(ox.NamedNode("https://trustgraph.ai/ns/" + name) for name in ("answer", "content", "document"))
+_ENTITY_TEXT = tuple(ox.NamedNode(p) for p in (ANSWER, CONTENT, DOCUMENT))
 
 
 @dataclass

@@ -30,13 +30,13 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 
-from ...model.vocabulary import (CONTAINS, EDGE, RDFS_LABEL, RETRIEVAL_GRAPH, SELECTED_CHUNK, SELECTED_EDGE,
-                                 SOURCE_GRAPH, THOUGHT, WAS_DERIVED_FROM, WAS_GENERATED_BY)
+from ...model.vocabulary import (CONTAINS, EDGE, RDFS_LABEL, RETRIEVAL_GRAPH, SOURCE_GRAPH, WAS_DERIVED_FROM,
+                                 WAS_GENERATED_BY)
+from ..fetch import POINTERS
 from ..sparql_text import iri, iri_batches
 from .gateway import Gateway
 
 DERIVATIONS = frozenset({WAS_DERIVED_FROM, WAS_GENERATED_BY})
-LINKS = frozenset({THOUGHT, SELECTED_EDGE, SELECTED_CHUNK})
 FIRST_BLOCK = 8  # iterations named in the first round; each later block is twice the size
 _AGENT_ROOT = re.compile(r"^urn:trustgraph:(?:agent|docrag):[^/]+$")
 _GRAPHRAG_ROOT = re.compile(r"^urn:trustgraph:question:([^/]+)$")
@@ -101,7 +101,7 @@ class Walk:
             wanted = set(derived)
             for subject in list(self.properties):
                 for quad in self.properties[subject]:
-                    if quad.predicate.value in LINKS and isinstance(quad.object, ox.NamedNode):
+                    if quad.predicate.value in POINTERS and isinstance(quad.object, ox.NamedNode):
                         wanted.add(quad.object.value)
             blocks = self._next_blocks(blocks)
         return self.quads
