@@ -42,7 +42,6 @@ _AGENT_ROOT = re.compile(r"^urn:trustgraph:(?:agent|docrag):[^/]+$")
 _GRAPHRAG_ROOT = re.compile(r"^urn:trustgraph:question:([^/]+)$")
 _FIXED_STEPS = ("pattern-decision", "grounding", "exploration", "focus", "synthesis", "final", "plan", "decompose")
 NUMBERED = ("i", "step/", "finding/")
-RETRIEVAL = RETRIEVAL_GRAPH
 
 
 def named_steps(root: str, family: str, first: int, last: int) -> list[str]:
@@ -132,13 +131,14 @@ class Walk:
     def _pattern(self, job: tuple[str, str]) -> list[ox.Quad]:
         kind, entity = job
         node = ox.NamedNode(entity)
-        quads, _ = self.gateway.triples(s=node, g=RETRIEVAL) if kind == "s" else self.gateway.triples(o=node, g=RETRIEVAL)
-        return quads
+        if kind == "s":
+            return self.gateway.triples(s=node, g=RETRIEVAL_GRAPH)[0]
+        return self.gateway.triples(o=node, g=RETRIEVAL_GRAPH)[0]
 
     def _sparql_round(self, properties: list[str], children: list[str]) -> list[str]:
         """One SPARQL query per batch of entities: each branch a basic graph pattern joined to
         ``VALUES`` (the shape TrustGraph's service evaluates by lookups, binding as it goes)."""
-        graph = ox.NamedNode(RETRIEVAL)
+        graph = ox.NamedNode(RETRIEVAL_GRAPH)
         derived: list[str] = []
         branches = [f"{{ ?s ?p ?o VALUES ?s {{ {' '.join(b)} }} }}" for b in iri_batches(properties)]
         branches += [f"{{ ?s ?rel ?x . ?s ?p ?o VALUES ?x {{ {' '.join(b)} }} }}" for b in iri_batches(children)]
