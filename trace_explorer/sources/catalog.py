@@ -171,7 +171,7 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
                           f"{', '.join(k for k in SORT_KEYS if k in sort_keys(source))}")
     sessions: dict[str, Session] = {}
     if source.lookup is not None:  # a source that lists its sessions itself
-        rows, total, _ = source.lookup.page(filters, limit, offset)
+        rows, total = source.lookup.page(filters, limit, offset)
         sessions = fetch_sessions(source, [r["id"] for r in rows]) if read else {}
         return SessionPage(rows, total, offset, limit, sessions)
     if _indexed(source):

@@ -49,8 +49,8 @@ class TraceSource:
     the index's full-text table instead.
     ``lookup``: None, or an object that lists and reads the source's sessions itself, for a
     source that cannot answer the catalog's SPARQL (a TrustGraph gateway:
-    ``trustgraph.source.TrustGraphSource``): ``page(filters, limit, offset) -> (rows, total,
-    sessions)``, ``count(filters)``, ``steps()`` (-1: unknown), ``summary(root)``,
+    ``trustgraph.source.TrustGraphSource``): ``page(filters, limit, offset) -> (rows,
+    total)``, ``count(filters)``, ``steps()`` (-1: unknown), ``summary(root)``,
     ``read(roots, context) -> {root: Session}`` and ``find(key) -> [root]``; it answers the
     search and sorts newest first.
     ``lineage()``: the lookups of extraction provenance (``lineage.LineageLookups``): SPARQL

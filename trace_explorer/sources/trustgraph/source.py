@@ -114,25 +114,23 @@ class TrustGraphSource(TraceSource):
         """Forget the roots and rows read so far (a deployment keeps answering questions)."""
         self._roots, self._rows = None, {}
 
-    def page(self, filters: SessionFilter, limit: int, offset: int) -> tuple[list[dict], int, dict[str, Session]]:
-        """One page of the list: ``(rows, total, sessions read for them)``; ``limit`` 0: all."""
+    def page(self, filters: SessionFilter, limit: int, offset: int) -> tuple[list[dict], int]:
+        """One page of the list: ``(rows, total)``; ``limit`` 0: all."""
         found, must_read = candidates(self.roots(), filters)
-        sessions: dict[str, Session] = {}
         if must_read:
             missing = [i.root for i in found if i.root not in self._rows]
             for start in range(0, len(missing), READ_BATCH):
-                sessions.update(self._summarise(missing[start:start + READ_BATCH]))
+                self._summarise(missing[start:start + READ_BATCH])
             rows = [self._rows[i.root] for i in found if i.root in self._rows and row_matches(self._rows[i.root], filters)]
             window = rows[offset:offset + limit] if limit else rows[offset:]
-            return window, len(rows), {r["id"]: sessions[r["id"]] for r in window if r["id"] in sessions}
+            return window, len(rows)
         window = found[offset:offset + limit] if limit else found[offset:]
-        sessions = self._summarise([i.root for i in window if i.root not in self._rows])
-        return [self._rows[i.root] for i in window if i.root in self._rows], len(found), sessions
+        self._summarise([i.root for i in window if i.root not in self._rows])
+        return [self._rows[i.root] for i in window if i.root in self._rows], len(found)
 
-    def _summarise(self, roots: list[str]) -> dict[str, Session]:
+    def _summarise(self, roots: list[str]) -> None:
         found = self.read(roots, context=False) if roots else {}
         self._rows.update((r, session_summary(s)) for r, s in found.items())
-        return found
 
     def count(self, filters: SessionFilter) -> int:
         """How many sessions match ``filters``."""
