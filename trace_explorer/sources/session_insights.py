@@ -70,7 +70,7 @@ def prepare(db: sqlite3.Connection, fresh: bool) -> None:
     row it gets will have its insight rows."""
     db.executescript(SCHEMA)
     if fresh:
-        db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (COMPLETE_KEY,))
+        mark_complete(db)
 
 
 def mark_complete(db: sqlite3.Connection) -> None:
