@@ -136,7 +136,7 @@ def dag_dot(session: Session, sessions: Mapping[str, Session] | None = None,
         # is written with the package's own quoting instead.
         label = quote(graphviz.nohtml(_escape(relation)))
         # a step's part, and the evidence branch, are drawn below it, the arrow still at the source
-        if relation in PART_RELATIONS or (source, target, relation) in branch_edges:  # a step's part is drawn below it, the arrow still at the part
+        if relation in PART_RELATIONS or (source, target, relation) in branch_edges:
             dot.body.append(f"\t{quote(target)} -> {quote(source)} [label={label} dir=back]\n")
         else:
             dot.body.append(f"\t{quote(source)} -> {quote(target)} [label={label}]\n")

@@ -156,9 +156,16 @@ class SessionEvidence:
 
     def documents(self) -> list[str]:
         """The documents the answer used (roll-up), in order of first use."""
-        found = [s.document for e in self.all_edges() for s in e.sources]
-        found += [c.lineage.document for c in self.all_chunks()]
-        return list(dict.fromkeys(d for d in found if d))
+        return list(self.document_lineages())
+
+    def document_lineages(self) -> dict[str, Lineage]:
+        """``documents()`` in the same order, each with a Lineage that reaches it (the last met,
+        the edges' sources read before the chunks'): what its title and MIME type are read from."""
+        found: dict[str, Lineage] = {}
+        for lineage in [s for e in self.all_edges() for s in e.sources] + [c.lineage for c in self.all_chunks()]:
+            if lineage.document:
+                found[lineage.document] = lineage
+        return found
 
 
 def session_family(source: TraceSource, session: Session,

@@ -78,10 +78,8 @@ def evidence_branch(evidence: SessionEvidence) -> EvidenceBranch:
         hang(chunk.selection or chunk.step or evidence.session.id, "document" if chunk.selection else "selectedChunk",
              chunk.lineage)
     for _, child in evidence.children:
-        titles = {s.document: s for e in child.all_edges() for s in e.sources}
-        titles.update({c.lineage.document: c.lineage for c in child.all_chunks()})
-        for document in child.documents():
-            add(_document(titles[document]), child.session.id, "evidenceFrom", child.session.id)
+        for lineage in child.document_lineages().values():
+            add(_document(lineage), child.session.id, "evidenceFrom", child.session.id)
     return branch
 
 

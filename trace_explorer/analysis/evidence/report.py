@@ -54,16 +54,15 @@ def evidence_text(evidence: SessionEvidence) -> str:
     chunk with its chain and its chunk's words (the edge's words between « and »), grouped by
     the sub-session and the step it ran under."""
     session = evidence.session
-    edges, chunks, documents = evidence.all_edges(), evidence.all_chunks(), evidence.documents()
+    edges, chunks, lineages = evidence.all_edges(), evidence.all_chunks(), evidence.document_lineages()
+    documents = list(lineages)
     held = sum(1 for e in edges if e.sources)
     lines = [f"Evidence for {session.id} ({session.mechanism})",
              f"Question: {session.question or '(none)'}",
              f"{len(edges)} edge{_s(edges)} chosen ({held} held by a loaded extraction), "
              f"{len(chunks)} chunk{_s(chunks)}, {len(documents)} document{_s(documents)}"]
-    titles = {s.document: (s.title, s.mime_type) for e in edges for s in e.sources}
-    titles.update({c.lineage.document: (c.lineage.title, c.lineage.mime_type) for c in chunks})
-    for document in documents:
-        title, mime = titles.get(document, (None, None))
+    for document, lineage in lineages.items():
+        title, mime = lineage.title, lineage.mime_type
         lines.append(f"  document  {title or '(untitled)'}{f' ({mime})' if mime else ''}  <{document}>")
     _session_lines(evidence, lines, "")
     return visible_controls("\n".join(lines)) + "\n"

@@ -23,7 +23,7 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from ...model.literals import parse_time
+from ...model.literals import format_time, parse_time
 from ...model.problems import CYCLE, SHARED_STEP, triple_text
 from ...model.reader import SessionReader
 from ...model.roots import step_owner
@@ -235,7 +235,8 @@ def _time_before_parent(source: TraceSource, sessions: dict[str, Session], reade
         if started is not None and session.time < started:
             shown = session.root.fields.get("started")
             out.append(_finding(TIME_BEFORE_PARENT, child, None,
-                                f"starts at {_iso(shown)}, before its parent session {parent} (started {_iso(started)})",
+                                f"starts at {format_time(shown) or '?'}, before its parent session {parent} "
+                                f"(started {format_time(started) or '?'})",
                                 triple_text(child, STARTED_AT_TIME, ox.Literal(reader.index.literal(child, STARTED_AT_TIME) or ""))))
     return out
 
@@ -302,10 +303,6 @@ def _order(sessions: dict[str, Session]):
         place = places.get(finding.session, {}).get(finding.step, -1 if finding.step is None else 10**9)
         return (finding.session, severity_rank(finding.severity), place, finding.step or "", finding.rule, finding.message)
     return key
-
-
-def _iso(value: datetime | None) -> str:
-    return value.isoformat().replace("+00:00", "Z") if value else "?"
 
 
 def _clip(text: str, width: int = 120) -> str:

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 
 from ...model.vocabulary import CONTENT, DOCUMENT, QUERY, RDF_TYPE, TG, WAS_DERIVED_FROM, WAS_GENERATED_BY
-from .rules import DAMAGED_QUOTED_TRIPLE, DANGLING_DERIVATION, ERROR, INFO, MISSING_CHUNK_TEXT, UNKNOWN_TYPE, WARNING
+from .rules import (DAMAGED_QUOTED_TRIPLE, DANGLING_DERIVATION, ERROR, INFO, MISSING_CHUNK_TEXT, MISSING_TEXT,
+                    UNKNOWN_TYPE, WARNING)
 from .shacl import ShapeResult, focus_key, same_as_rdflib
 
 SUBCLASS_OF = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
@@ -40,7 +41,7 @@ _MESSAGES = {
     EDGE: "the chosen edge survives only as a literal that does not read as a quoted triple",
     CONTAINS: "the extracted fact survives only as a literal that does not read as a quoted triple",
     DANGLING_DERIVATION: "an entity derives from this, but nothing loaded describes it",
-    "step-text": "its text is in neither the loaded documents nor the librarian",
+    MISSING_TEXT: "its text is in neither the loaded documents nor the librarian",
     MISSING_CHUNK_TEXT: "the chosen chunk's text is not loaded",
 }
 
@@ -71,7 +72,7 @@ def check(triples: Iterable[ox.Triple | ox.Quad]) -> list[ShapeResult]:
     a triple term is left out), as ``shacl.validate`` reports it (in no particular order)."""
     facts = _gather(triples)
     return (_known_types(facts) + _quoted_triples(facts) + _derivation_targets(facts)
-            + _texts(facts, STEP_TEXT_CLASSES, "missing-text", WARNING, _MESSAGES["step-text"])
+            + _texts(facts, STEP_TEXT_CLASSES, MISSING_TEXT, WARNING, _MESSAGES[MISSING_TEXT])
             + _texts(facts, CHUNK_TEXT_CLASSES, MISSING_CHUNK_TEXT, INFO, _MESSAGES[MISSING_CHUNK_TEXT]))
 
 
