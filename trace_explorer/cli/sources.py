@@ -21,9 +21,9 @@ from ..sources.source import SourceError, TraceSource
 from ..sources.store import StoreSource
 from ..sources.trustgraph.source import TrustGraphSource
 from ..sources.trustgraph.gateway import Gateway
+from ..views.visible_text import visible_controls
 
 TOKEN_VARIABLE = "TRUSTGRAPH_TOKEN"
-from ..views.visible_text import visible_controls
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-# Rule ids the reader finds (analysis/health.py gives each its severity and its words for people).
+# Rule ids the reader finds (analysis/health/rules.py gives each its severity and its words for people).
 ARGUMENTS_NOT_JSON = "arguments-not-json"  # tg:arguments that does not parse as JSON
 BAD_LITERAL = "bad-literal"  # a number or time that does not parse
 CYCLE = "cycle"  # a cycle in prov:wasDerivedFrom

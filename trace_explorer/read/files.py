@@ -9,7 +9,6 @@ files, binary data, text that is not UTF-8 and cut-short files each get words of
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 
@@ -84,6 +83,6 @@ def _read_json(name: str, fmt: str, read, max_bytes: int, progress: Progress | N
         loaded = read_json(name, data)
     if progress is not None:
         progress(len(data))
-    loaded.digest = hashlib.sha256(data).hexdigest()
+    loaded.digest = stream.digest()  # SHA-256 of the text, hashed as the stream read it
     loaded.quads = stable_blank_nodes(loaded.quads, loaded.digest[:16])
     return loaded

@@ -15,7 +15,6 @@ import pandas as pd
 from .palette import ERROR_COLOUR
 
 PICK = "pick"  # the name of each chart's point selection
-MECHANISM_COLOURS = {"Agent": "#2563eb", "GraphRAG": "#c026d3", "DocRAG": "#d97706"}
 WIDTH = 520
 HEIGHT = 260
 

@@ -87,7 +87,7 @@ def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
             start = end = float(index)
         elif entry.header:
             start = end_of.get(owner.parent or "", clock.get(_owner_of(walk, owner), 0.0))
-            start, end = start, start
+            end = start
             clock[owner.id] = start
         else:
             start = clock.get(owner.id, 0.0)
