@@ -23,7 +23,6 @@ from .text import COMPARE_PAGE, clip
 
 QUERY_KEY = "compare"
 CHOICES_SHOWN = 200  # newest sessions offered in the compare page's boxes (any other may be typed)
-LIST_PICK_KEY = "te_compare_pick"
 _SYNCED_KEY = "te_compare_synced"
 
 
