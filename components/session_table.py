@@ -63,11 +63,10 @@ COLUMNS = (
 
 @dataclass
 class TableEvent:
-    """What the user did in the table in this run: ``open`` (an IRI to open), ``sort`` (the
-    sort key of a header clicked), ``selected`` (the IRIs ticked, in this run and before)."""
+    """What the user did in the table in this run: ``open`` (an IRI to open), ``selected`` (the
+    IRIs ticked, in this run and before). A header clicked goes to ``session_table``'s ``on_sort``."""
 
     open: str | None = None
-    sort: str | None = None
     selected: list[str] = field(default_factory=list)
 
 
@@ -203,6 +202,4 @@ def session_table(summaries: Sequence[dict[str, Any]], order: SessionOrder, sort
         on_open_change=_ignore, on_sort_change=sorted_by, on_selected_change=_ignore,
     )
     opened = result.get("open") if result is not None else None
-    return TableEvent(open=opened if isinstance(opened, str) else None,
-                      sort=(result.get("sort") if result is not None else None) or None,
-                      selected=selected)
+    return TableEvent(open=opened if isinstance(opened, str) else None, selected=selected)
