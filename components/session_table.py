@@ -24,7 +24,7 @@ from trace_explorer.sources.filter import SessionOrder
 from trace_explorer.views.visible_text import visible_controls
 
 from .session_table_assets import CSS, JS
-from .text import format_ms
+from .text import counted, format_ms
 
 QUESTION_LIMIT = 500  # characters of a question in a row (the search sees all of it)
 TITLE_LIMIT = 2000  # characters of a question in its tooltip
@@ -93,7 +93,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _count(value: int | None, one: str, many: str) -> str | None:
-    return None if value is None else f"{value:,} {one if value == 1 else many}"
+    return None if value is None else counted(value, one, many)
 
 
 def table_rows(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
