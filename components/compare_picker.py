@@ -19,11 +19,10 @@ from trace_explorer.sources.catalog import SessionFilter
 from trace_explorer.sources.source import SourceError
 
 from .collection import Collection
-from .text import COMPARE_PAGE, clip
+from .text import COMPARE_PAGE, clip, counted
 
 QUERY_KEY = "compare"
 CHOICES_SHOWN = 200  # newest sessions offered in the compare page's boxes (any other may be typed)
-LIST_PICK_KEY = "te_compare_pick"
 _SYNCED_KEY = "te_compare_synced"
 
 
@@ -38,7 +37,7 @@ def compare_ticked(ticked: Sequence[str]) -> None:
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     with row:
         count = len(ticked)
-        st.caption(f"{count:,} session{'s' if count != 1 else ''} ticked" if count else
+        st.caption(f"{counted(count, 'session')} ticked" if count else
                    "Tick two sessions to compare them")
         if st.button("Compare", icon=":material/compare_arrows:", type="primary", disabled=count != 2,
                      key="te_compare_go", help="Open the two ticked sessions side by side"):

@@ -24,7 +24,7 @@ from trace_explorer.sources.source import SourceError
 from trace_explorer.views.marked_text import find_marks, marked_html
 
 from .collection import Collection
-from .text import DOCUMENTS_PAGE, SESSION_PAGE, clip, md_escape
+from .text import DOCUMENTS_PAGE, SESSION_PAGE, clip, counted, md_escape
 
 CACHE_KEY = "te_evidence"
 CACHE_LIMIT = 16  # sessions' evidence kept per person
@@ -56,8 +56,8 @@ def evidence_panel(session: Session, collection: Collection) -> None:
         st.caption("No edge or chunk was chosen in this session or its sub-sessions.")
         return
     held = sum(1 for e in edges if e.sources)
-    st.caption(md_escape(f"{len(edges):,} edge{_s(len(edges))} chosen ({held:,} held by a loaded extraction) · "
-                         f"{len(chunks):,} chunk{_s(len(chunks))} · {len(documents):,} document{_s(len(documents))}"))
+    st.caption(md_escape(f"{counted(len(edges), 'edge')} chosen ({held:,} held by a loaded extraction) · "
+                         f"{counted(len(chunks), 'chunk')} · {counted(len(documents), 'document')}"))
     st.html(_MARK_STYLE)
     if evidence.children:
         _roll_up(evidence)

@@ -24,7 +24,7 @@ from trace_explorer.sources.filter import SessionOrder
 from trace_explorer.views.visible_text import visible_controls
 
 from .session_table_assets import CSS, JS
-from .text import format_ms
+from .text import counted, format_ms
 
 QUESTION_LIMIT = 500  # characters of a question in a row (the search sees all of it)
 TITLE_LIMIT = 2000  # characters of a question in its tooltip
@@ -63,11 +63,10 @@ COLUMNS = (
 
 @dataclass
 class TableEvent:
-    """What the user did in the table in this run: ``open`` (an IRI to open), ``sort`` (the
-    sort key of a header clicked), ``selected`` (the IRIs ticked, in this run and before)."""
+    """What the user did in the table in this run: ``open`` (an IRI to open), ``selected`` (the
+    IRIs ticked, in this run and before). A header clicked goes to ``session_table``'s ``on_sort``."""
 
     open: str | None = None
-    sort: str | None = None
     selected: list[str] = field(default_factory=list)
 
 
@@ -94,7 +93,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _count(value: int | None, one: str, many: str) -> str | None:
-    return None if value is None else f"{value:,} {one if value == 1 else many}"
+    return None if value is None else counted(value, one, many)
 
 
 def table_rows(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -203,6 +202,4 @@ def session_table(summaries: Sequence[dict[str, Any]], order: SessionOrder, sort
         on_open_change=_ignore, on_sort_change=sorted_by, on_selected_change=_ignore,
     )
     opened = result.get("open") if result is not None else None
-    return TableEvent(open=opened if isinstance(opened, str) else None,
-                      sort=(result.get("sort") if result is not None else None) or None,
-                      selected=selected)
+    return TableEvent(open=opened if isinstance(opened, str) else None, selected=selected)

@@ -19,7 +19,7 @@ import streamlit as st
 
 from trace_explorer.model.session import Session
 from trace_explorer.views.step_labels import timeline_label
-from trace_explorer.views.step_walk import WalkEntry, moved, walk_positions
+from trace_explorer.views.step_walk import WalkEntry, walk_positions
 from trace_explorer.views.timeline import window_bounds, window_of
 
 from .text import clip
@@ -57,13 +57,6 @@ def select_step(walk: list[WalkEntry], iri: object) -> bool:
         st.session_state[STEP_KEY] = iri
         return True
     return False
-
-
-def move_step(walk: list[WalkEntry], by: int) -> None:
-    """Select the stop ``by`` places after the selected one (before it when negative)."""
-    target = moved(walk, st.session_state.get(STEP_KEY), by)
-    if target is not None:
-        st.session_state[STEP_KEY] = target
 
 
 def entry_label(number: int, entry: WalkEntry, width: int = 60) -> str:
