@@ -8,10 +8,6 @@ import argparse
 import json
 import sys
 
-from ..analysis.compare.compare import compare_sessions, comparison_record
-from ..export.comparison_markdown import comparison_markdown
-from ..export.comparison_page import comparison_page
-from ..export.comparison_text import comparison_text
 from ..sources.source import TraceSource
 from ..views.visible_text import visible_controls
 from .export import _suffix_checker, _write
@@ -59,6 +55,12 @@ def add_parser(commands) -> None:
 
 
 def _diff(args, source: TraceSource) -> int:
+    # the comparison and its outputs (DeepDiff, pandas) load when a diff runs, not with every command
+    from ..analysis.compare.compare import compare_sessions, comparison_record
+    from ..export.comparison_markdown import comparison_markdown
+    from ..export.comparison_page import comparison_page
+    from ..export.comparison_text import comparison_text
+
     session_a, family_a = session_family(source, args.a)
     if session_a is None:
         return 2

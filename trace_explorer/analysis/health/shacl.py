@@ -16,7 +16,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import pyoxigraph as ox
-import pyshacl
 import rdflib
 from rdflib.namespace import SH
 
@@ -64,6 +63,8 @@ def _rules_of_shapes() -> dict[rdflib.term.Node, str]:
 def validate(triples: Iterable[ox.Triple | ox.Quad]) -> list[ShapeResult]:
     """Validate ``triples`` (graph names are ignored) against the shapes; every violation, of
     every severity. Raises nothing on odd data: terms rdflib cannot hold are skipped."""
+    import pyshacl  # only here: the health check itself runs the shapes in code (shape_checks)
+
     data = _to_rdflib(triples)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # pyshacl's own use of rdflib's Dataset
