@@ -16,6 +16,7 @@ import streamlit as st
 from trace_explorer.analysis.health.checks import Finding, check_sessions, counts
 from trace_explorer.analysis.health.rules import RULES, SEVERITIES
 from trace_explorer.model.session import Session
+from trace_explorer.sources.catalog import indexed as catalog_indexed
 from trace_explorer.sources.session_insights import HEALTH_CHOICES, health_of
 from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.store import StoreSource
@@ -32,8 +33,7 @@ _LABELS = {"errors": "errors", "warnings": "warnings", "infos": "only infos", "c
 
 def indexed(collection: Collection) -> bool:
     """Whether the collection's source keeps health rows (a session index)."""
-    source = collection.source
-    return isinstance(source, StoreSource) and source.index is not None and source.index.usable
+    return catalog_indexed(collection.source)
 
 
 def health_filter(collection: Collection) -> str | None:

@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 from datetime import timezone
 from typing import Any
 
-from ..sources.catalog import list_sessions
+from ..sources.catalog import indexed, list_sessions
 from ..sources.filter import SessionFilter
 from ..sources.session_index import _where as index_where
 from ..sources.session_insights import COMPLETE_KEY, NO_TERMINATION, insight_row
 from ..sources.source import SourceError, TraceSource
-from ..sources.store import StoreSource
 
 _PAGE = 200  # sessions read per page from a source without an index
 
@@ -39,7 +38,7 @@ def collection_stats(source: TraceSource, filters: SessionFilter | None = None) 
     sessions}; "none" for those that record none). Durations in ms; a figure with no value is
     None. Raises SourceError when the source fails, or when its index predates these tables."""
     filters = filters or SessionFilter()
-    groups = _from_index(source.index, filters) if _indexed(source) else _from_sessions(source, filters)
+    groups = _from_index(source.index, filters) if indexed(source) else _from_sessions(source, filters)
     return summarize(groups)
 
 
@@ -136,10 +135,6 @@ def _by_model(rows: list[tuple]) -> list[tuple]:
         row[1] += tokens_in or 0
         row[2] += tokens_out or 0
     return [(m, *v) for m, v in sorted(merged.items())]
-
-
-def _indexed(source: TraceSource) -> bool:
-    return isinstance(source, StoreSource) and source.index is not None and source.index.usable
 
 
 def _from_index(index, filters: SessionFilter) -> Groups:

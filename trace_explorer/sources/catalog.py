@@ -146,7 +146,7 @@ def count_sessions(source: TraceSource, filters: SessionFilter | None = None) ->
     filters = filters or SessionFilter()
     if source.lookup is not None:
         return source.lookup.count(filters)
-    if _indexed(source):
+    if indexed(source):
         return source.index.count(filters)
     rows = source.select(PREFIXES + f"SELECT (COUNT(DISTINCT ?root) AS ?n) WHERE {{ {_where(filters, source.text_search)} }}")
     return int(rows[0]["n"].value) if rows and "n" in rows[0] else 0
@@ -174,7 +174,7 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
         rows, total = source.lookup.page(filters, limit, offset)
         sessions = fetch_sessions(source, [r["id"] for r in rows]) if read else {}
         return SessionPage(rows, total, offset, limit, sessions)
-    if _indexed(source):
+    if indexed(source):
         rows = source.index.page(filters, limit, offset, order)
         if read:
             sessions = fetch_sessions(source, [r["id"] for r in rows])
@@ -199,13 +199,13 @@ def sort_keys(source: TraceSource) -> frozenset[str]:
     TrustGraph gateway), ``SPARQL_SORT_KEYS`` elsewhere."""
     if source.lookup is not None:
         return frozenset({"time"})
-    return frozenset(SORT_KEYS) if _indexed(source) else SPARQL_SORT_KEYS
+    return frozenset(SORT_KEYS) if indexed(source) else SPARQL_SORT_KEYS
 
 
 def text_search(source: TraceSource) -> TextSearch:
     """How the list's search box is answered at ``source`` (``search``): the full-text index of
     a store with a session index, else what the source says of itself (``text_search``)."""
-    return INDEX_SEARCH if _indexed(source) else source.text_search
+    return INDEX_SEARCH if indexed(source) else source.text_search
 
 
 def _fill_previews(source: TraceSource, rows: list[dict]) -> None:
@@ -230,7 +230,7 @@ def find_session_ids(source: TraceSource, key: str, limit: int = 6) -> list[str]
         return []
     if source.lookup is not None:
         return source.lookup.find(key)[:limit]
-    if _indexed(source):
+    if indexed(source):
         return source.index.find(key, limit)
     rows = source.select(PREFIXES + f"""SELECT DISTINCT ?root WHERE {{
   {{ ?root a tg:Question }} UNION {{ ?root tg:query ?q }}
@@ -247,10 +247,12 @@ def indexed_summary(source: TraceSource, session_id: str) -> dict | None:
     the session (its size before it is opened); None when the source has no index or no row."""
     if source.lookup is not None:
         return source.lookup.summary(session_id)
-    return source.index.summary(session_id) if _indexed(source) else None
+    return source.index.summary(session_id) if indexed(source) else None
 
 
-def _indexed(source: TraceSource) -> bool:
+def indexed(source: TraceSource) -> bool:
+    """Whether ``source`` answers from a session index it can use (a store with its index):
+    the list, the counts, the stats and the health column then read the index, not the traces."""
     return isinstance(source, StoreSource) and source.index is not None and source.index.usable
 
 
@@ -261,7 +263,7 @@ def count_steps(source: TraceSource) -> int:
     (documents, pages, sections, images, chunks, subgraphs). One query."""
     if source.lookup is not None:
         return source.lookup.steps()
-    if _indexed(source):
+    if indexed(source):
         return source.index.steps()
     rows = source.select(PREFIXES + """SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE {
   { ?s prov:wasDerivedFrom ?from } UNION { ?s prov:wasGeneratedBy ?from . ?from a tg:Question }

@@ -27,6 +27,15 @@ def iri(value: str) -> str:
         raise ValueError(f"not an IRI: {value!r:.200} ({error})") from None
 
 
+def is_iri(value: str) -> bool:
+    """Whether ``value`` is an IRI that ``iri`` takes (True) or refuses (False)."""
+    try:
+        iri(value)
+    except ValueError:
+        return False
+    return True
+
+
 def literal(value: str) -> str:
     """A plain string literal with every quote, backslash and control character escaped."""
     return str(ox.Literal(str(value)))

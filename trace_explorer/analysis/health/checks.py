@@ -31,9 +31,10 @@ from ...model.session import Session
 from ...model.triple_index import DERIVATION_RELATIONS, TripleIndex, term_key
 from ...model.vocabulary import (CONTENT, DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIME, WAS_DERIVED_FROM,
                                  WAS_GENERATED_BY)
+from ...sources.catalog import indexed
 from ...sources.fetch import ROOTS, parent_session, session_triples
 from ...sources.source import TraceSource
-from ...sources.sparql_text import PREFIXES, iri, iri_batches, literal, values_clause
+from ...sources.sparql_text import PREFIXES, iri_batches, is_iri, literal, values_clause
 from ...sources.store import StoreSource
 from . import shacl, shape_checks
 from .rules import (DANGLING_DERIVATION, RULES, SEVERITIES, TIME_BEFORE_PARENT, UNFINISHED, UNKNOWN_TYPE,
@@ -68,7 +69,7 @@ def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, l
     left out), sorted by session, then severity, then step. ``extending``: the typed entities
     whose IRI extends each root (``entities_under``; found here when not given). Raises
     SourceError when the source fails."""
-    roots = [r for r in roots if _is_iri(r)]
+    roots = [r for r in roots if is_iri(r)]
     if not roots:
         return []
     triples = session_triples(source, roots)
@@ -115,9 +116,8 @@ def check_source(source: TraceSource, roots: Iterable[str] | None = None, *, bat
 def all_roots(source: TraceSource) -> list[str]:
     """Every session root of ``source`` in IRI order: from its session index when it has one,
     else one query."""
-    index = getattr(source, "index", None)
-    if isinstance(source, StoreSource) and index is not None and index.usable:
-        return sorted(index.roots())
+    if indexed(source):
+        return sorted(source.index.roots())
     rows = source.select(PREFIXES + f"SELECT DISTINCT ?root WHERE {{ {ROOTS} }}")
     return sorted(r["root"].value for r in rows if isinstance(r.get("root"), ox.NamedNode))
 
@@ -308,11 +308,3 @@ def _order(sessions: dict[str, Session]):
 def _clip(text: str, width: int = 120) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-def _is_iri(value: str) -> bool:
-    try:
-        iri(value)
-    except ValueError:
-        return False
-    return True

@@ -33,7 +33,7 @@ import pyoxigraph as ox
 from ...model.vocabulary import (CONTAINS, EDGE, RDFS_LABEL, RETRIEVAL_GRAPH, SOURCE_GRAPH, WAS_DERIVED_FROM,
                                  WAS_GENERATED_BY)
 from ..fetch import POINTERS
-from ..sparql_text import iri, iri_batches
+from ..sparql_text import iri_batches, is_iri
 from .gateway import Gateway
 
 DERIVATIONS = frozenset({WAS_DERIVED_FROM, WAS_GENERATED_BY})
@@ -81,7 +81,7 @@ class Walk:
         """Fetch everything that derives from ``roots`` (and their steps' sub-entities); with
         ``named``, ask for the entities TrustGraph's IRI shapes name too. Returns the quads.
         Raises GatewayError (SourceError) when the gateway fails."""
-        roots = [r for r in dict.fromkeys(roots) if _valid(r)]
+        roots = [r for r in dict.fromkeys(roots) if is_iri(r)]
         blocks = {(r, f): (1, FIRST_BLOCK) for r in roots for f in NUMBERED} if named else {}
         fixed = {g for r in roots for g in named_steps(r, "", 0, 0)} if named else set()
         wanted = set(roots)  # entities whose properties are wanted
@@ -115,7 +115,7 @@ class Walk:
         returns the derived entities found."""
         if self.sparql:
             return self._sparql_round(properties, children)
-        jobs = [("s", e) for e in properties if _valid(e)] + [("o", e) for e in children if _valid(e)]
+        jobs = [("s", e) for e in properties if is_iri(e)] + [("o", e) for e in children if is_iri(e)]
         answers = self.gateway.map(self._pattern, jobs)
         derived: list[str] = []
         for (kind, entity), quads in zip(jobs, answers):
@@ -200,16 +200,8 @@ def edge_context(gateway: Gateway, quads: list[ox.Quad]) -> list[ox.Quad]:
             elif kind == "up":
                 above += [q.object.value for q in found
                           if q.predicate.value == WAS_DERIVED_FROM and isinstance(q.object, ox.NamedNode)]
-        jobs = [("up", e) for e in dict.fromkeys(above) if e not in seen and _valid(e)]
+        jobs = [("up", e) for e in dict.fromkeys(above) if e not in seen and is_iri(e)]
         seen.update(e for _, e in jobs)
         if len(seen) > 10_000:
             break
     return out
-
-
-def _valid(value: str) -> bool:
-    try:
-        iri(value)
-    except ValueError:
-        return False
-    return True
