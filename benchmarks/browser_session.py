@@ -34,7 +34,6 @@ import statistics
 import sys
 import tempfile
 import time
-import urllib.parse
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -43,6 +42,7 @@ for path in (str(REPO), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
+from tests.browser_session_support import session_url  # noqa: E402
 from tests.browser_support import CHROMIUM_ARGS, CHROMIUM_PATH, chromium_available, streamlit_server  # noqa: E402
 
 REACT_26 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
@@ -115,10 +115,6 @@ def long_store(folder: Path, iterations: int) -> tuple[Path, str, int]:
         ingest_file(store, str(path))
     del store
     return store_dir, root, 2 * iterations + 2
-
-
-def session_url(base: str, iri: str) -> str:
-    return f"{base}/session?session={urllib.parse.quote(iri, safe='')}"
 
 
 def settled_at(page, ready_js: str, timeout_ms: float = TIMEOUT_MS) -> float:
