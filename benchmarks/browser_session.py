@@ -197,16 +197,14 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(args.keep) if args.keep else Path(stack.enter_context(
             tempfile.TemporaryDirectory(prefix="trace-explorer-browser-bench-")))
         folder.mkdir(parents=True, exist_ok=True)
-        config = stack.enter_context(tempfile.TemporaryDirectory(prefix="trace-explorer-bench-config-"))
         built = time.perf_counter()
         store_dir, long_iri, long_steps = long_store(folder, args.iterations)
         print(f"{platform.machine()}, Python {platform.python_version()}; viewport {viewport[0]}x{viewport[1]}; "
               f"long session: {long_steps:,} steps (store built in {time.perf_counter() - built:.1f} s); "
               f"medians of {args.repeat}")
-        bare = stack.enter_context(streamlit_server(bare_app(folder), env={"XDG_CONFIG_HOME": config}))
-        demo = stack.enter_context(streamlit_server(env={"XDG_CONFIG_HOME": config, "TRACE_EXPLORER_STORE": ""}))
-        long = stack.enter_context(streamlit_server(env={"XDG_CONFIG_HOME": config,
-                                                         "TRACE_EXPLORER_STORE": str(store_dir)}))
+        bare = stack.enter_context(streamlit_server(bare_app(folder)))
+        demo = stack.enter_context(streamlit_server(env={"TRACE_EXPLORER_STORE": ""}))
+        long = stack.enter_context(streamlit_server(env={"TRACE_EXPLORER_STORE": str(store_dir)}))
         playwright = stack.enter_context(sync_playwright())
         browser = playwright.chromium.launch(executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS)
         stack.callback(browser.close)
