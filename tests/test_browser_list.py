@@ -13,7 +13,7 @@ import urllib.parse
 import pytest
 
 from tests.browser_support import REPO_ROOT, chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
-from tests.conftest import MANIFEST
+from tests.conftest import MANIFEST, newest_first
 from tests.list_support import LIST_ROW, open_row, row_ids
 from trace_explorer.sources.catalog import SessionFilter, SessionOrder, list_sessions
 from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
@@ -31,10 +31,6 @@ SEARCH = "words in the question or IRI"
 
 def query(page) -> dict[str, list[str]]:
     return urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
-
-
-def newest_first(sessions) -> list[str]:
-    return [s["session"] for s in sorted(sessions, key=lambda s: s["started"], reverse=True)]
 
 
 def search(page, text: str) -> None:
