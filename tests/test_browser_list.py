@@ -6,8 +6,6 @@ off, hostile text, and the table at 1400 and 1000 px wide. Screenshots go to tes
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import urllib.parse
 
 import pytest
@@ -49,10 +47,9 @@ def list_page(page, url: str) -> None:
 @pytest.fixture(scope="module")
 def store_url(tmp_path_factory):
     """The app on a local store of 130 synthetic sessions (three pages of the list)."""
-    spec = importlib.util.spec_from_file_location("browser_list_synthetic", REPO_ROOT / "benchmarks" / "synthetic.py")
-    synthetic = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = synthetic
-    spec.loader.exec_module(synthetic)
+    from tests.test_timeline import _synthetic
+
+    synthetic = _synthetic()
     work = tmp_path_factory.mktemp("list-store")
     made = synthetic.generate(work / "data", 130, long_steps=(60, 20))
     store = open_local_store(work / "store")
