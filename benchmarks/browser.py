@@ -225,8 +225,7 @@ def servers(work: Path, store: Path | None, names: set[str]) -> Iterator[dict[st
     """The servers ``names`` asks for, by name -> base URL."""
     bare = work / "bare_app.py"
     bare.write_text(BARE_APP, encoding="utf-8")
-    config = work / "config"  # no remembered store: the demo server starts on the demo
-    base_env = {"XDG_CONFIG_HOME": str(config), "TRACE_EXPLORER_STORE": ""}
+    base_env = {"TRACE_EXPLORER_STORE": ""}  # the demo server starts on the demo, not on a deployment's store
     with contextlib.ExitStack() as stack:
         urls = {}
         if "bare" in names:

@@ -34,7 +34,6 @@ import statistics
 import sys
 import tempfile
 import time
-import urllib.parse
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -43,6 +42,7 @@ for path in (str(REPO), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
+from tests.browser_session_support import session_url  # noqa: E402
 from tests.browser_support import CHROMIUM_ARGS, CHROMIUM_PATH, chromium_available, streamlit_server  # noqa: E402
 
 REACT_26 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
@@ -115,10 +115,6 @@ def long_store(folder: Path, iterations: int) -> tuple[Path, str, int]:
         ingest_file(store, str(path))
     del store
     return store_dir, root, 2 * iterations + 2
-
-
-def session_url(base: str, iri: str) -> str:
-    return f"{base}/session?session={urllib.parse.quote(iri, safe='')}"
 
 
 def settled_at(page, ready_js: str, timeout_ms: float = TIMEOUT_MS) -> float:
@@ -201,16 +197,14 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(args.keep) if args.keep else Path(stack.enter_context(
             tempfile.TemporaryDirectory(prefix="trace-explorer-browser-bench-")))
         folder.mkdir(parents=True, exist_ok=True)
-        config = stack.enter_context(tempfile.TemporaryDirectory(prefix="trace-explorer-bench-config-"))
         built = time.perf_counter()
         store_dir, long_iri, long_steps = long_store(folder, args.iterations)
         print(f"{platform.machine()}, Python {platform.python_version()}; viewport {viewport[0]}x{viewport[1]}; "
               f"long session: {long_steps:,} steps (store built in {time.perf_counter() - built:.1f} s); "
               f"medians of {args.repeat}")
-        bare = stack.enter_context(streamlit_server(bare_app(folder), env={"XDG_CONFIG_HOME": config}))
-        demo = stack.enter_context(streamlit_server(env={"XDG_CONFIG_HOME": config, "TRACE_EXPLORER_STORE": ""}))
-        long = stack.enter_context(streamlit_server(env={"XDG_CONFIG_HOME": config,
-                                                         "TRACE_EXPLORER_STORE": str(store_dir)}))
+        bare = stack.enter_context(streamlit_server(bare_app(folder)))
+        demo = stack.enter_context(streamlit_server(env={"TRACE_EXPLORER_STORE": ""}))
+        long = stack.enter_context(streamlit_server(env={"TRACE_EXPLORER_STORE": str(store_dir)}))
         playwright = stack.enter_context(sync_playwright())
         browser = playwright.chromium.launch(executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS)
         stack.callback(browser.close)

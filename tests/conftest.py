@@ -48,6 +48,11 @@ def manifest_sessions(name: str | None = None) -> list[dict]:
     return [dict(s, file=n) for n in names for s in MANIFEST[n]["sessions"]]
 
 
+def newest_first(sessions) -> list[str]:
+    """The IRIs of manifest ``sessions``, newest first."""
+    return [s["session"] for s in sorted(sessions, key=lambda s: s["started"], reverse=True)]
+
+
 @pytest.fixture(scope="session")
 def corpus_collection():
     """The whole corpus loaded together: ``(TraceStore, sessions by IRI)``. Shared: read only."""

@@ -19,7 +19,6 @@ REACT = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 
 @pytest.fixture
 def app_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.delenv("TRACE_EXPLORER_STORE", raising=False)
     monkeypatch.delenv("TRACE_EXPLORER_ENDPOINT_ALLOW", raising=False)
     monkeypatch.delenv("TRUSTGRAPH_URL", raising=False)

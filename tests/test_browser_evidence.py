@@ -10,6 +10,7 @@ import urllib.parse
 
 import pytest
 
+from tests.browser_session_support import session_url
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
 from tests.list_support import open_row, row_ids
 from tests.evidence_traces import (AGENT, EVIDENCE, GRAPHRAG_TRAPPIST, HOSTILE_LABEL, HOSTILE_TEXT, SUB_GRAPHRAG,
@@ -17,10 +18,6 @@ from tests.evidence_traces import (AGENT, EVIDENCE, GRAPHRAG_TRAPPIST, HOSTILE_L
 
 pytestmark = pytest.mark.browser
 pytest.importorskip("playwright")
-
-
-def session_url(base: str, iri: str) -> str:
-    return f"{base}/session?session={urllib.parse.quote(iri, safe='')}"
 
 
 def test_agent_evidence_marks_and_the_way_to_the_documents_page(app_url):

@@ -6,14 +6,12 @@ off, hostile text, and the table at 1400 and 1000 px wide. Screenshots go to tes
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import urllib.parse
 
 import pytest
 
 from tests.browser_support import REPO_ROOT, chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
-from tests.conftest import MANIFEST
+from tests.conftest import MANIFEST, newest_first
 from tests.list_support import LIST_ROW, open_row, row_ids
 from trace_explorer.sources.catalog import SessionFilter, SessionOrder, list_sessions
 from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
@@ -33,10 +31,6 @@ def query(page) -> dict[str, list[str]]:
     return urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
 
 
-def newest_first(sessions) -> list[str]:
-    return [s["session"] for s in sorted(sessions, key=lambda s: s["started"], reverse=True)]
-
-
 def search(page, text: str) -> None:
     box = page.get_by_placeholder(SEARCH)
     box.fill(text)
@@ -53,10 +47,9 @@ def list_page(page, url: str) -> None:
 @pytest.fixture(scope="module")
 def store_url(tmp_path_factory):
     """The app on a local store of 130 synthetic sessions (three pages of the list)."""
-    spec = importlib.util.spec_from_file_location("browser_list_synthetic", REPO_ROOT / "benchmarks" / "synthetic.py")
-    synthetic = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = synthetic
-    spec.loader.exec_module(synthetic)
+    from tests.test_timeline import _synthetic
+
+    synthetic = _synthetic()
     work = tmp_path_factory.mktemp("list-store")
     made = synthetic.generate(work / "data", 130, long_steps=(60, 20))
     store = open_local_store(work / "store")

@@ -218,8 +218,7 @@ def long_store_url(tmp_path_factory):
     ingest_file(store, "long.nq", nquads)
     ingest_file(store, "long.documents.json", documents)
     del store
-    config = tmp_path_factory.mktemp("config")
-    with streamlit_server(env={"TRACE_EXPLORER_STORE": str(folder / "store"), "XDG_CONFIG_HOME": str(config)}) as url:
+    with streamlit_server(env={"TRACE_EXPLORER_STORE": str(folder / "store")}) as url:
         yield url, root
 
 
@@ -283,8 +282,7 @@ def hostile_store_url(tmp_path_factory):
     for name, data in hostile.hostile_files().items():
         ingest_file(store, name, data)
     del store
-    config = tmp_path_factory.mktemp("config")
-    with streamlit_server(env={"TRACE_EXPLORER_STORE": str(folder / "store"), "XDG_CONFIG_HOME": str(config)}) as url:
+    with streamlit_server(env={"TRACE_EXPLORER_STORE": str(folder / "store")}) as url:
         yield url
 
 

@@ -17,7 +17,6 @@ import urllib.parse
 import pytest
 
 from tests.browser_support import CHROMIUM_ARGS, CHROMIUM_PATH, REPO_ROOT, screenshot, wait_for_streamlit_idle
-from tests.list_support import open_row
 from tests.conftest import CORPUS, MANIFEST
 from tests.list_support import open_row
 

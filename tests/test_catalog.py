@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyoxigraph as ox
 import pytest
 
-from tests.conftest import CORPUS, MECHANISM_NAMES, manifest_sessions
+from tests.conftest import CORPUS, MECHANISM_NAMES, manifest_sessions, newest_first
 from trace_explorer.read.collection import expand_paths, load_collection
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.sources.catalog import SessionFilter, count_sessions, fetch_session, list_sessions
@@ -47,10 +47,6 @@ def source(request, local_store_dir):
     if request.param == "virtuoso":
         return EndpointSource(request.getfixturevalue("virtuoso_url"), triple_terms=False, timeout=30)
     return local_source(local_store_dir)
-
-
-def newest_first(sessions):
-    return [s["session"] for s in sorted(sessions, key=lambda s: s["started"], reverse=True)]
 
 
 def test_list_pages_newest_first(source):

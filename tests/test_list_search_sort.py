@@ -11,7 +11,7 @@ import sqlite3
 import pyoxigraph as ox
 import pytest
 
-from tests.conftest import CORPUS, manifest_sessions
+from tests.conftest import CORPUS, manifest_sessions, newest_first
 from tests.test_catalog import _memory, local_store_dir, source  # noqa: F401 - the same corpus on every kind of source
 from trace_explorer.read.collection import load_collection
 from trace_explorer.sources.catalog import (SPARQL_SORT_KEYS, SessionFilter, SessionOrder, find_session_ids,
@@ -32,10 +32,6 @@ TG = "https://trustgraph.ai/ns/"
 
 def ids(source, filters=None, order=SessionOrder(), limit=0, offset=0) -> list[str]:
     return [r["id"] for r in list_sessions(source, filters, limit=limit, offset=offset, order=order).rows]
-
-
-def newest_first(sessions) -> list[str]:
-    return [s["session"] for s in sorted(sessions, key=lambda s: s["started"], reverse=True)]
 
 
 # -- search -------------------------------------------------------------------------------------

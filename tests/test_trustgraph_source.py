@@ -306,27 +306,23 @@ def test_sync_mirrors_everything_then_nothing_new(capsys, monkeypatch, server, t
         assert json.loads(out) == details[expected["session"]]
 
 
-def test_a_sync_that_dies_keeps_the_sessions_it_finished(server, tmp_path, from_files):
+def test_a_sync_that_dies_keeps_the_sessions_it_finished(faulty, tmp_path, from_files):
     details, _ = from_files
-    dying = FakeGateway(*corpus_deployment())
-    dying.start()
-    try:
-        tg = TrustGraphSource(Gateway(dying.url, TOKEN, flow=FLOW, collection=COLLECTION, timeout=10))
-        local = open_local_store(tmp_path / "store")
-        written = []
-        dying.fail_after = 150  # the deployment goes away part way through
-        with pytest.raises(SourceError) as failure:
-            sync(tg, local, progress=lambda done, total: written.append(done), batch_size=3)
-        assert "HTTP 500" in str(failure.value)
-        finished = local.index.roots()
-        assert 0 < len(finished) < len(ALL) and len(finished) == max(written)
-        reader = SessionReader(TripleIndex(local.store.quads_for_pattern(None, None, None, None)))
-        # the sessions written are whole; of the others, not one triple is in the store
-        for root in finished:
-            assert len(reader.read(root).steps) == len(details[root]["steps"])
-        assert set(reader.roots) == finished
-        dying.fail_after = None
-        report = sync(tg, local)
-        assert report.added == len(ALL) - len(finished) and local.index.roots() == {s["session"] for s in ALL}
-    finally:
-        dying.stop()
+    dying = faulty
+    tg = TrustGraphSource(Gateway(dying.url, TOKEN, flow=FLOW, collection=COLLECTION, timeout=10))
+    local = open_local_store(tmp_path / "store")
+    written = []
+    dying.fail_after = 150  # the deployment goes away part way through
+    with pytest.raises(SourceError) as failure:
+        sync(tg, local, progress=lambda done, total: written.append(done), batch_size=3)
+    assert "HTTP 500" in str(failure.value)
+    finished = local.index.roots()
+    assert 0 < len(finished) < len(ALL) and len(finished) == max(written)
+    reader = SessionReader(TripleIndex(local.store.quads_for_pattern(None, None, None, None)))
+    # the sessions written are whole; of the others, not one triple is in the store
+    for root in finished:
+        assert len(reader.read(root).steps) == len(details[root]["steps"])
+    assert set(reader.roots) == finished
+    dying.fail_after = None
+    report = sync(tg, local)
+    assert report.added == len(ALL) - len(finished) and local.index.roots() == {s["session"] for s in ALL}
