@@ -11,6 +11,7 @@ from wcwidth import wcswidth
 
 from ..export.table import sessions_csv
 from ..model.session import AGENT, DOCRAG, GRAPHRAG, Session
+from ..read.diagnosis import clip
 from ..sources.catalog import SessionFilter, find_session_ids, list_sessions
 from ..sources.family import fetch_family
 from ..sources.source import TraceSource
@@ -66,7 +67,7 @@ def _list(args, source: TraceSource) -> int:
         keys = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions", "tool_errors")
         print(json.dumps([{k: r[k] for k in keys} for r in rows], ensure_ascii=False, indent=2))
         return 0
-    table = [(r["id"], r["type"], r["pattern"] or "", _clip(r["question"] or "", 60), r["time"] or "",
+    table = [(r["id"], r["type"], r["pattern"] or "", clip(r["question"] or "", 60), r["time"] or "",
               str(r["step_count"]), r["status"]) + ((r["parent"] or "",) if args.all else ()) for r in rows]
     # with --all, sub-sessions are listed too: the parent session tells them from top-level ones
     print(visible_controls(format_table(TABLE_COLUMNS + (("Parent",) if args.all else ()), table)))
@@ -105,10 +106,3 @@ def _width(text: str) -> int:
 
 def _pad(text: str, width: int) -> str:
     return text + " " * max(0, width - _width(text))
-
-
-def _clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-

@@ -31,10 +31,11 @@ def format_label(fmt: str | ox.RdfFormat) -> str:
     return fmt.name if isinstance(fmt, ox.RdfFormat) else _LABELS.get(fmt, str(fmt))
 
 
-def clip(text: str) -> str:
-    """``text`` on one line, cut to the length a message may quote."""
+def clip(text: str, width: int = _MESSAGE_LIMIT) -> str:
+    """``text`` on one line (runs of white space made one space), cut to ``width`` characters
+    with "…" (by default the length a message may quote)."""
     text = " ".join(text.split())
-    return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _position(data: bytes, offset: int) -> tuple[int, int]:

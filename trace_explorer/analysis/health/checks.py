@@ -31,6 +31,7 @@ from ...model.session import Session
 from ...model.triple_index import DERIVATION_RELATIONS, TripleIndex, term_key
 from ...model.vocabulary import (CONTENT, DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIME, WAS_DERIVED_FROM,
                                  WAS_GENERATED_BY)
+from ...read.diagnosis import clip
 from ...sources.catalog import indexed
 from ...sources.fetch import ROOTS, parent_session, session_triples
 from ...sources.source import TraceSource
@@ -292,7 +293,7 @@ def _located(result: shacl.ShapeResult, index: TripleIndex) -> list[tuple[str, s
                 for child, relation in index.children.get(result.focus, ()) if relation == "wasDerivedFrom"]
     shown = "" if result.value is None else (result.value.value if isinstance(result.value, (ox.Literal, ox.NamedNode)) else str(result.value))
     triple = triple_text(result.focus, result.path, result.value) if result.path and result.value is not None else None
-    return [(result.focus, f"{result.message}: {_clip(shown)}" if shown else result.message, triple)]
+    return [(result.focus, f"{result.message}: {clip(shown, 120)}" if shown else result.message, triple)]
 
 
 # -- helpers ---------------------------------------------------------------------------------------
@@ -303,8 +304,3 @@ def _order(sessions: dict[str, Session]):
         place = places.get(finding.session, {}).get(finding.step, -1 if finding.step is None else 10**9)
         return (finding.session, severity_rank(finding.severity), place, finding.step or "", finding.rule, finding.message)
     return key
-
-
-def _clip(text: str, width: int = 120) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
