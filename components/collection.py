@@ -9,15 +9,19 @@ Sources (``components/source_picker.py`` draws the choice): files (the bundled d
 files a person uploads, read into memory), a local store (a directory) or a SPARQL endpoint.
 
 Per user: the collection lives in ``st.session_state`` (never in a module global). Shared
-caches are keyed by content: parsed files by name and SHA-256 of their bytes, the in-memory
-store and session index of a set of files by their names and digests, an opened local store by
-its path.
+caches are keyed by ``Collection.key``, which names everything that decides what is visible:
+parsed files by name and SHA-256 of their bytes, the in-memory store and session index of a
+set of files by their names and digests, an opened local store by its path, a SPARQL endpoint by
+its URL, graphs, user and a digest of its password or token (``credential_digest``), a
+TrustGraph connection by an id of its own (nothing read with one person's token is shared).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
+import secrets
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +45,15 @@ from trace_explorer.sources.store import StoreSource
 
 STATE_KEY = "te_collection"
 CACHE_LIMIT = 64  # sessions kept per collection once fetched
+_DIGEST_KEY = secrets.token_bytes(32)  # per process: a digest in a cache key cannot be tried offline
+
+
+def credential_digest(*credentials: str | None) -> str:
+    """A digest of ``credentials`` (user, password or token; None and "" alike), for a cache
+    key: two visitors share cached answers only when their credentials are the same. An HMAC
+    with a key of this process, so the key names the secret without revealing it."""
+    joined = "\x00".join(c or "" for c in credentials).encode("utf-8")
+    return hmac.new(_DIGEST_KEY, joined, hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -42,8 +42,8 @@ from trace_explorer.sources.local_store import ROCKSDB_MARK, ingest_file, local_
 from trace_explorer.sources.source import SourceError
 from trace_explorer.views.visible_text import visible_controls
 
-from .collection import (Collection, FileRead, current_collection, demo_bytes, files_collection, not_connected,
-                         read_file, set_collection)
+from .collection import (Collection, FileRead, credential_digest, current_collection, demo_bytes, files_collection,
+                         not_connected, read_file, set_collection)
 from .text import counted, md_escape
 from .trustgraph_form import trustgraph_source_form
 
@@ -333,11 +333,13 @@ def _endpoint_source() -> Collection:
     collection = current_collection()
     if submitted:
         try:
-            EndpointPolicy.from_environment().check(url)
+            pinned = EndpointPolicy.from_environment().pin(url)
             source = EndpointSource(url.strip(), tuple(graphs.split()), None if bearer or not user else user,
-                                    None if bearer else secret, secret if bearer else None, float(timeout), quoted)
-            candidate = Collection(source, ("endpoint", url.strip(), graphs, user, bool(bearer), quoted),
-                                   f"endpoint {url.strip()}")
+                                    None if bearer else secret, secret if bearer else None, float(timeout), quoted,
+                                    pins=pinned.pins)
+            # shared caches are keyed on everything that decides what is visible: the secret too
+            candidate = Collection(source, ("endpoint", url.strip(), graphs, user, bool(bearer), quoted,
+                                            credential_digest(user, secret)), f"endpoint {url.strip()}")
             candidate.count("top")  # one query: does it answer?
         except (EndpointRefused, SourceError) as error:
             st.error(md_escape(str(error)), icon=":material/error:")

@@ -41,9 +41,10 @@ def trustgraph_source_form() -> Collection:
     collection = current_collection()
     if state.pop("te_tg_requested", False):
         try:
-            EndpointPolicy.from_environment().check(url)
+            pinned = EndpointPolicy.from_environment().pin(url)
             gateway = Gateway(url.strip(), token or None, flow=flow.strip() or "default",
-                              collection=collection_id.strip() or "default", timeout=float(timeout))
+                              collection=collection_id.strip() or "default", timeout=float(timeout),
+                              pins=pinned.pins)
             source = TrustGraphSource(gateway, eager_texts=False)
             # a key of its own per connection: nothing read with one person's token is shared
             candidate = Collection(source, (KIND, gateway.url, gateway.flow, gateway.collection, uuid.uuid4().hex),

@@ -76,7 +76,7 @@ def test_a_server_that_does_not_answer_is_given_up_after_the_timeout(endpoint):
     url, _ = endpoint
     with pytest.raises(SourceError) as raised:
         EndpointSource(url, timeout=0.5).select("SELECT ?n { # SLOW\n}")
-    assert str(raised.value) == f"endpoint {url}: no answer within 0.5 s"
+    assert str(raised.value) == f"endpoint {url}: no complete answer within 0.5 s"
 
 
 def test_an_update_never_leaves(endpoint):

@@ -232,7 +232,7 @@ def test_a_hanging_gateway_times_out(capsys, monkeypatch, faulty):
     faulty.hang = 3.0
     status, _, err = cli(capsys, monkeypatch, "list", *gateway_args(faulty.url), "--timeout", "0.5")
     assert status == 2
-    assert "no answer within 0.5 s" in err and "Traceback" not in err
+    assert "no complete answer within 0.5 s" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("kind", ["json", "shape", "term"])

@@ -1,12 +1,22 @@
-"""A SPARQL 1.1 endpoint as a source, read through the SPARQL 1.1 Protocol (queries only)."""
+"""A SPARQL 1.1 endpoint as a source, read through the SPARQL 1.1 Protocol (queries only).
+
+Every answer is read with ``bounded_http``'s limits (a byte cap, one deadline for the whole
+exchange); with ``pins`` (from ``EndpointPolicy.pin``) connections go only to the addresses the
+policy checked. Text quoted from the server in a message is scrubbed of the password or token
+first, then cut (``secret_scrub``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyoxigraph as ox
 
+from .bounded_http import HttpFailure, bounded_post
+from .pinned_http import Pins, pinned_session
+from .secret_scrub import SecretScrub
 from .source import SourceError, Term, TraceSource, check_read_only
 
 
@@ -17,7 +27,10 @@ class EndpointSource(TraceSource):
     ``graphs``: graph IRIs sent as ``default-graph-uri`` (their merge is the default graph);
     empty means the server's default graph, which Virtuoso, GraphDB and Oxigraph server
     (``--union-default-graph``) make the union of all graphs. Authentication: ``user`` and
-    ``password`` (HTTP basic) or ``token`` (bearer). ``timeout`` in seconds per request.
+    ``password`` (HTTP basic) or ``token`` (bearer). ``timeout`` in seconds for each request in
+    all (connect, wait, read the whole answer); ``max_bytes`` the cap on one answer (None:
+    ``bounded_http.max_response_bytes()``); ``pins`` the addresses to connect to (``{(host,
+    port): (address, ...)}``, as ``EndpointPolicy.pin`` checked them; None: resolve the name).
     ``triple_terms`` False skips the queries that name quoted triples (for servers without
     RDF 1.2 / RDF-star support); edges then show as not stored. ``documents`` adds texts held
     outside the server (a loaded ``*.documents.json``).
@@ -31,14 +44,26 @@ class EndpointSource(TraceSource):
     timeout: float = 30.0
     triple_terms: bool = True
     documents: Mapping[str, str] = field(default_factory=dict)
+    pins: Pins | None = None
+    max_bytes: int | None = None
+    _local: Any = field(default_factory=threading.local, repr=False, compare=False)
+
+    def __repr__(self) -> str:  # the password and token stay out of every representation
+        return f"EndpointSource({self.url!r}, graphs={self.graphs!r})"
+
+    @property
+    def scrub(self) -> SecretScrub:
+        """The secrets of this connection, for scrubbing text quoted from the server."""
+        return SecretScrub(self.token, self.password,
+                           basic=(self.user, self.password) if self.user is not None and self.password else None)
 
     @property
     def label(self) -> str:  # type: ignore[override]
         return f"endpoint {self.url}"
 
     def _post(self, query: str, accept: str) -> tuple[bytes, str]:
-        import requests  # imported here: only endpoint users pay for it
-
+        """The body and content type of the answer to ``query``. Raises SourceError (HTTP
+        status with the server's words, scrubbed; no connection; the deadline; the byte cap)."""
         data = [("query", check_read_only(query))] + [("default-graph-uri", g) for g in self.graphs]
         headers = {"Accept": accept}
         auth = None
@@ -46,23 +71,25 @@ class EndpointSource(TraceSource):
             headers["Authorization"] = f"Bearer {self.token}"
         elif self.user is not None:
             auth = (self.user, self.password or "")
-        try:
-            response = requests.post(self.url, data=data, headers=headers, auth=auth, timeout=self.timeout,
-                                     allow_redirects=False)  # a redirect must not lead past the endpoint policy
-        except requests.Timeout:
-            raise SourceError(f"{self.label}: no answer within {self.timeout:g} s") from None
-        except requests.RequestException as error:
-            raise SourceError(f"{self.label}: {error}") from None
-        if response.status_code != 200:
-            raise SourceError(f"{self.label}: HTTP {response.status_code}: {response.text[:300]}")
-        return response.content, response.headers.get("Content-Type", "").split(";")[0].strip()
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = pinned_session(self.pins)
+        try:  # no redirects are followed: a redirect must not lead past the endpoint policy
+            answer = bounded_post(session, self.url, data=data, headers=headers, auth=auth, timeout=self.timeout,
+                                  max_bytes=self.max_bytes)
+        except HttpFailure as failure:
+            raise SourceError(f"{self.label}: {self.scrub.clean(failure)}") from None
+        if answer.status != 200:
+            words = self.scrub.clean(answer.body.decode("utf-8", errors="replace"), 300, cut_short=answer.cut_short)
+            raise SourceError(f"{self.label}: HTTP {answer.status}: {words}")
+        return answer.body, answer.content_type
 
     def select(self, query: str) -> list[dict[str, Term]]:
         body, _ = self._post(query, "application/sparql-results+json")
         try:
             solutions = ox.parse_query_results(body, format=ox.QueryResultsFormat.JSON)
         except (SyntaxError, ValueError) as error:
-            raise SourceError(f"{self.label}: unreadable results ({error})") from None
+            raise SourceError(f"{self.label}: unreadable results ({self.scrub.clean(error, 300)})") from None
         names = [v.value for v in solutions.variables]
         return [{n: s[n] for n in names if s[n] is not None} for s in solutions]
 
@@ -72,7 +99,7 @@ class EndpointSource(TraceSource):
         try:
             return [ox.Triple(q.subject, q.predicate, q.object) for q in ox.parse(body, format=fmt)]
         except SyntaxError as error:
-            raise SourceError(f"{self.label}: unreadable triples ({error})") from None
+            raise SourceError(f"{self.label}: unreadable triples ({self.scrub.clean(error, 300)})") from None
 
     def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
         iris = list(iris)

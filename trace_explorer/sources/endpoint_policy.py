@@ -6,7 +6,13 @@ inside the network it runs in. With an allowlist (``TRACE_EXPLORER_ENDPOINT_ALLO
 ``host:port`` pairs, IP addresses or CIDR ranges, comma-separated), only what it lists may be
 reached; listing a loopback or private host is how a deployment opens it. Only ``http`` and
 ``https`` URLs are accepted. Names are resolved when checked, and every address a name resolves
-to must pass.
+to must pass. An IPv6 address that carries an IPv4 one (IPv4-mapped ``::ffff:0:0/96``,
+IPv4-compatible ``::/96``, NAT64 ``64:ff9b::/96``, 6to4 ``2002::/16``) is public only when the
+IPv4 address it carries is; the local-use NAT64 prefix ``64:ff9b:1::/48`` never is.
+
+``pin`` returns the addresses it checked: the app connects to those and no others
+(``pinned_http``), so a name that resolves elsewhere the second time (DNS rebinding) cannot
+lead a request past the check.
 """
 
 from __future__ import annotations
@@ -18,10 +24,45 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 ALLOWLIST_VARIABLE = "TRACE_EXPLORER_ENDPOINT_ALLOW"
+NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052: the IPv4 address is the last 32 bits
+NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: local use, never public
+IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # RFC 4291 2.5.5.1 (deprecated): the last 32 bits
 
 
 class EndpointRefused(ValueError):
     """The endpoint URL is not one this deployment may reach; the message says why."""
+
+
+@dataclass(frozen=True)
+class PinnedEndpoint:
+    """A URL the policy let through: its ``host`` (lowercased, IPv6 without brackets), ``port``
+    and the ``addresses`` it checked (strings), which are the only ones to connect to."""
+
+    url: str
+    host: str
+    port: int
+    addresses: tuple[str, ...]
+
+    @property
+    def pins(self) -> dict[tuple[str, int], tuple[str, ...]]:
+        """``{(host, port): addresses}``, as ``pinned_http.pinned_session`` takes them."""
+        return {(self.host, self.port): self.addresses}
+
+
+def is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether ``address`` is a public one: globally routable, and for an IPv6 address that
+    carries an IPv4 one, that IPv4 address too (module docstring)."""
+    if not address.is_global:
+        return False
+    if isinstance(address, ipaddress.IPv6Address):
+        if address in NAT64_LOCAL:
+            return False
+        embedded = address.ipv4_mapped or address.sixtofour
+        if embedded is None and (address in NAT64 or address in IPV4_COMPATIBLE):
+            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        if embedded is not None and not embedded.is_global:
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -38,6 +79,11 @@ class EndpointPolicy:
 
     def check(self, url: str, resolve=socket.getaddrinfo) -> str:
         """Return ``url`` when it may be reached; raise EndpointRefused otherwise."""
+        return self.pin(url, resolve).url
+
+    def pin(self, url: str, resolve=socket.getaddrinfo) -> PinnedEndpoint:
+        """``url`` with the addresses checked for it, when it may be reached (``resolve``:
+        ``socket.getaddrinfo`` or a stand-in); raise EndpointRefused otherwise."""
         parts = urlsplit(url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise EndpointRefused(f"{url!r:.200}: only http:// and https:// URLs with a host are accepted")
@@ -46,16 +92,17 @@ class EndpointPolicy:
         host = parts.hostname.lower()
         port = parts.port or (443 if parts.scheme == "https" else 80)
         addresses = self._addresses(host, port, resolve)
+        pinned = PinnedEndpoint(url, host.strip("[]"), port, tuple(str(a) for a in addresses))
         if self.allow:
             if self._listed(host, port, addresses):
-                return url
+                return pinned
             raise EndpointRefused(f"{host}:{port} is not in this deployment's endpoint allowlist")
-        blocked = [a for a in addresses if not a.is_global]
+        blocked = [a for a in addresses if not is_public(a)]
         if blocked:
             raise EndpointRefused(
                 f"{host} resolves to a non-public address ({blocked[0]}); a deployment opens such "
                 f"hosts by listing them in {ALLOWLIST_VARIABLE}")
-        return url
+        return pinned
 
     def _listed(self, host: str, port: int, addresses: list) -> bool:
         for item in self.allow:

@@ -18,7 +18,11 @@ Terms are TrustGraph's wire form, decoded by ``read.wire`` (quoted triples as th
 them, ``{"t": "t", "tr": ...}``, and as the spec writes them, ``{"t": "r", "r": ...}``).
 
 The token is sent in the header and nowhere else: it is kept out of ``repr``, labels and every
-error message. Requests are concurrent (``map``: a pool of ``workers`` threads), never repeated
+error message (``secret_scrub``: scrubbed before any cut, in every text quoted from the gateway).
+Every answer is read with ``bounded_http``'s limits: a byte cap, one deadline for the whole
+exchange, and a JSON answer of at most ``MAX_JSON_ITEMS`` values. With ``pins`` (from
+``EndpointPolicy.pin``) connections go only to the addresses the policy checked. Requests are
+concurrent (``map``: a pool of ``workers`` threads), never repeated
 and never delayed: nothing here sleeps.
 """
 
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import threading
 import weakref
 from collections.abc import Callable, Iterable
@@ -35,10 +40,17 @@ from typing import Any, TypeVar
 import pyoxigraph as ox
 
 from ...read.wire import WireFormatError, decode_term, encode_term
+from ..bounded_http import HttpFailure, bounded_post, max_response_bytes
+from ..pinned_http import Pins, pinned_session
+from ..secret_scrub import SecretScrub
 from ..source import SourceError
 
 MAX_LIMIT = 100_000  # the largest ``limit`` a triples query takes (TriplesQueryRequest.yaml)
 STREAM_CHUNK = 4 * 1024 * 1024  # bytes asked for per stream-document answer
+# The most values (objects, arrays, strings, numbers) one JSON answer may hold, counted before it
+# is parsed: a full triples answer (100,000 triples) holds about 1.3 million.
+MAX_JSON_ITEMS = 4_000_000
+MAX_CHUNKS = 4096  # the most stream-document answers one document may take
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -67,13 +79,19 @@ class MissingDocument(GatewayError):
 class Gateway:
     """One TrustGraph deployment's API gateway: ``url`` (its base, such as
     ``http://localhost:8888/``), ``token`` (bearer, may be None), ``flow``, ``collection`` and
-    ``workspace`` ids, ``timeout`` in seconds per request, ``workers`` concurrent requests.
+    ``workspace`` ids, ``timeout`` in seconds for each request in all (connect, wait, read),
+    ``workers`` concurrent requests, ``pins`` the addresses to connect to (``{(host, port):
+    (address, ...)}``, as ``EndpointPolicy.pin`` checked them; None: resolve the name),
+    ``max_bytes`` the cap on one answer (None: ``bounded_http.max_response_bytes()``).
     ``requests`` counts the requests sent (for benchmarks and tests)."""
 
     def __init__(self, url: str, token: str | None = None, *, flow: str = "default", collection: str = "default",
-                 workspace: str = "default", timeout: float = 30.0, workers: int = 16):
+                 workspace: str = "default", timeout: float = 30.0, workers: int = 16, pins: Pins | None = None,
+                 max_bytes: int | None = None):
         self.url = url.strip() if url.strip().endswith("/") else url.strip() + "/"
         self._token = token or None
+        self._secrets = SecretScrub(self._token)  # every text quoted from the gateway passes through it
+        self._pins, self.max_bytes, self._sessions = pins, max_bytes, []
         self.flow, self.collection, self.workspace = flow, collection, workspace
         self.timeout, self.workers = timeout, workers
         self.requests = 0
@@ -94,13 +112,14 @@ class Gateway:
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         """POST ``body`` to ``{url}api/v1/{path}``; the answer's JSON object. Raises GatewayError
         naming the service for a refusal (401/403: the token), an unknown flow or path (404),
-        another HTTP status, no answer within ``timeout``, a body that is not a JSON object, or
-        an ``error`` object in the answer."""
-        import requests  # imported here: only gateway users pay for it
-
+        another HTTP status, no complete answer within ``timeout``, an answer over the byte cap,
+        a body that is not a JSON object (or holds more than ``MAX_JSON_ITEMS`` values), or an
+        ``error`` object in the answer."""
         session = getattr(self._local, "session", None)
         if session is None:
-            session = self._local.session = requests.Session()
+            session = self._local.session = pinned_session(self._pins)
+            with self._count_lock:
+                self._sessions.append(session)
         headers = {"Content-Type": "application/json"}
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
@@ -108,37 +127,29 @@ class Gateway:
         with self._count_lock:
             self.requests += 1
         try:
-            response = session.post(self.url + "api/v1/" + path, json=body, headers=headers,
-                                    timeout=self.timeout, allow_redirects=False)
-        except requests.Timeout:
-            raise GatewayError(f"{where}: no answer within {self.timeout:g} s") from None
-        except requests.RequestException as error:
-            raise GatewayError(f"{where}: cannot reach the gateway ({type(error).__name__})") from None
-        status = response.status_code
+            response = bounded_post(session, self.url + "api/v1/" + path, json=body, headers=headers,
+                                    timeout=self.timeout, max_bytes=self.max_bytes)
+        except HttpFailure as failure:
+            raise GatewayError(f"{where}: {self._secrets.clean(failure)}") from None
+        status = response.status
         if status in (401, 403):
             raise GatewayError(f"{where}: the gateway refused the token (HTTP {status}): give a token this "
                                f"deployment accepts (the command line reads it from TRUSTGRAPH_TOKEN)", status)
         if status == 404:
             raise GatewayError(f"{where}: not found (HTTP 404): is there a flow {self.flow!r} on this gateway?", status)
         if status != 200:
-            raise GatewayError(f"{where}: HTTP {status}: {self._scrub(response.text[:200])}", status)
-        try:
-            answer = response.json()
-        except ValueError:
-            raise GatewayError(f"{where}: expected a JSON answer, got {self._scrub(response.text[:80])!r}") from None
+            words = self._secrets.clean(response.body, 200, cut_short=response.cut_short)
+            raise GatewayError(f"{where}: HTTP {status}: {words}", status)
+        answer = json_answer(response.body, where, self._secrets.clean)
         if not isinstance(answer, dict):
             raise GatewayError(f"{where}: expected a JSON object, got {type(answer).__name__}")
         error = answer.get("error")
         if error:
             if isinstance(error, dict):
                 error = f"{error.get('type', 'error')}: {error.get('message', '')}"
-            detail = self._scrub(str(error)[:300])
+            detail = self._secrets.clean(error, 300)
             raise ServiceRefusal(f"{where}: the service answered with an error: {detail}", detail)
         return answer
-
-    def _scrub(self, text: str) -> str:
-        """``text`` with the token blanked out (a server that echoes headers must not leak it)."""
-        return text.replace(self._token, "***") if self._token else text
 
     def map(self, function: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``[function(item) for item in items]``, run concurrently on ``workers`` threads, in
@@ -180,8 +191,9 @@ class Gateway:
                 raise WireFormatError('a triple object with "s", "p" (an IRI) and "o"')
             return ox.Quad(s, p, o, ox.NamedNode(graph) if isinstance(graph, str) and graph else default_graph)
         except (WireFormatError, KeyError, ValueError, TypeError) as error:
-            raise GatewayError(f"{self.label}: {service}: malformed triple in the answer: expected {error}; "
-                               f"got {str(triple)[:160]}") from None
+            raise GatewayError(f"{self.label}: {service}: malformed triple in the answer: expected "
+                               f"{self._secrets.clean(str(error), 300)}; "
+                               f"got {self._secrets.clean(str(triple), 160)}") from None
 
     # -- the SPARQL service -------------------------------------------------------------------
     def sparql_select(self, query: str, limit: int = MAX_LIMIT) -> list[dict[str, Any]]:
@@ -196,11 +208,13 @@ class Gateway:
         for binding in bindings:
             values = binding.get("values") if isinstance(binding, dict) else None
             if not isinstance(values, list) or len(values) != len(names):
-                raise GatewayError(f"{self.label}: sparql-query: malformed binding: {str(binding)[:160]}")
+                raise GatewayError(f"{self.label}: sparql-query: malformed binding: "
+                                   f"{self._secrets.clean(str(binding), 160)}")
             try:
                 rows.append({n: decode_term(v) for n, v in zip(names, values) if v})
             except WireFormatError as error:
-                raise GatewayError(f"{self.label}: sparql-query: malformed term: expected {error}") from None
+                raise GatewayError(f"{self.label}: sparql-query: malformed term: expected "
+                                   f"{self._secrets.clean(str(error), 300)}") from None
         return rows
 
     # -- the librarian --------------------------------------------------------------------------
@@ -211,15 +225,15 @@ class Gateway:
         GatewayError for anything else."""
         if self._stream_documents:
             try:
-                return self._decode(self._stream(document))
+                return _utf8(self._stream(document))
             except MissingDocument as streamed:
                 try:  # an older librarian: no stream-document, the same document whole
                     content = self._content(document)
                 except MissingDocument:
                     raise streamed from None
                 self._stream_documents = False
-                return self._decode(content)
-        return self._decode(self._content(document))
+                return _utf8(content)
+        return _utf8(self._content(document))
 
     def _librarian(self, body: dict[str, Any], document: str) -> dict[str, Any]:
         try:
@@ -228,11 +242,16 @@ class Gateway:
             raise MissingDocument(f"the librarian has no text for {document} ({refusal.detail})") from None
 
     def _stream(self, document: str) -> bytes:
-        parts, index, total = [], 0, 1
+        parts, index, total, size = [], 0, 1, 0
+        cap = self.max_bytes if self.max_bytes is not None else max_response_bytes()
         while index < total:
+            if index >= MAX_CHUNKS or size > cap:
+                raise GatewayError(f"{self.label}: librarian: {document} is larger than the "
+                                   f"{cap / 1024 / 1024:g} MiB limit (or in more than {MAX_CHUNKS:,} chunks)")
             answer = self._librarian({"operation": "stream-document", "chunk-index": index,
                                       "chunk-size": STREAM_CHUNK}, document)
             parts.append(self._base64(answer, document))
+            size += len(parts[-1])
             total = answer.get("total-chunks", 1) if isinstance(answer.get("total-chunks", 1), int) else 1
             index += 1
             if not parts[-1]:
@@ -243,20 +262,44 @@ class Gateway:
         return self._base64(self._librarian({"operation": "get-document-content"}, document), document)
 
     def _base64(self, answer: dict[str, Any], document: str) -> bytes:
-        content = answer.get("content") or ""
-        try:
-            if not isinstance(content, str):
-                raise TypeError
-            return base64.b64decode(content, validate=True)
-        except (binascii.Error, TypeError, ValueError):
-            raise GatewayError(f"{self.label}: librarian: the content of {document} is not base64") from None
-
-    @staticmethod
-    def _decode(data: bytes) -> str:
-        return data.decode("utf-8", errors="replace")
+        return content_bytes(answer, f"{self.label}: librarian: the content of {document}")
 
     def close(self) -> None:
-        """Let the worker threads go."""
+        """Let the worker threads go, and close every connection."""
         if self._pool is not None:
             self._pool.shutdown(wait=False)
             self._pool = None
+        with self._count_lock:
+            sessions, self._sessions = self._sessions, []
+        for session in sessions:
+            session.close()
+
+
+def json_answer(body: bytes, where: str, quote: Callable[[bytes, int], str]) -> Any:
+    """The JSON value of an answer's ``body``, its values counted before it is parsed (at most
+    ``MAX_JSON_ITEMS``). Raises GatewayError starting with ``where``, quoting the start of the
+    body through ``quote`` (which scrubs the token)."""
+    items = body.count(b",") + body.count(b"[") + body.count(b"{") + 1  # at least the values
+    if items > MAX_JSON_ITEMS:
+        raise GatewayError(f"{where}: the answer holds more than {MAX_JSON_ITEMS:,} JSON values; "
+                           f"a query asks for at most {MAX_LIMIT:,} triples")
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        raise GatewayError(f"{where}: expected a JSON answer, got {quote(body, 80)!r}") from None
+
+
+def content_bytes(answer: dict[str, Any], what: str) -> bytes:
+    """The bytes of a librarian answer's base64 ``content`` ("" when absent). Raises
+    GatewayError "{what} is not base64"."""
+    content = answer.get("content") or ""
+    try:
+        if not isinstance(content, str):
+            raise TypeError
+        return base64.b64decode(content, validate=True)
+    except (binascii.Error, TypeError, ValueError):
+        raise GatewayError(f"{what} is not base64") from None
+
+
+def _utf8(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")

@@ -1,0 +1,131 @@
+"""A hostile gateway or SPARQL endpoint costs one error line, bounded memory and bounded time:
+a 2 GiB body, an endless chunked body and a body that drips a byte every 2 s each end in a
+clear error, the connection closed; a server that echoes the Authorization header never gets
+any start of the token into a message, wherever a cut falls. Each test runs against
+``tests.hostile_server`` on 127.0.0.1 (the app reaches loopback here because these sources are
+built directly, as the CLI builds them; the app's own policy check is tested in
+``test_endpoint_policy``)."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+
+import pytest
+
+from tests.hostile_server import HostileServer, finishes_within
+from trace_explorer.sources.bounded_http import ERROR_BODY_BYTES, MAX_BYTES_VARIABLE
+from trace_explorer.sources.endpoint import EndpointSource
+from trace_explorer.sources.source import SourceError
+from trace_explorer.sources.trustgraph.gateway import Gateway, GatewayError
+
+TOKEN = "SECRETtok-5f1e9a7c2b3d4e6f8a9b0c1d"
+BOUND_S = 30  # a hostile server may hold a test no longer than this
+CAP_MB = 16
+
+
+def gateway(server: HostileServer, timeout: float = 10.0) -> Gateway:
+    return Gateway(server.url, TOKEN, flow="f", collection="c", timeout=timeout)
+
+
+def endpoint(server: HostileServer, timeout: float = 10.0) -> EndpointSource:
+    return EndpointSource(server.url + "sparql", token=TOKEN, timeout=timeout)
+
+
+CLIENTS = {
+    "gateway": (gateway, lambda client: client.triples(limit=10), GatewayError),
+    "endpoint": (endpoint, lambda client: client.select("SELECT ?s WHERE { ?s ?p ?o }"), SourceError),
+}
+
+
+def leaked_prefix(message: str, secret: str = TOKEN) -> str | None:
+    """The longest start of ``secret`` (4 characters or more) found in ``message``."""
+    found = [secret[:k] for k in range(4, len(secret) + 1) if secret[:k] in message]
+    return found[-1] if found else None
+
+
+def run_bounded(call):
+    """``call()`` under tracemalloc: (the exception it raised, peak bytes allocated)."""
+    tracemalloc.start()
+    try:
+        finished, outcome = finishes_within(BOUND_S, call)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert finished, f"still reading after {BOUND_S} s"
+    return outcome, peak
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize("mode", ["huge", "chunked"])
+def test_an_endless_body_stops_at_the_byte_cap(monkeypatch, client, mode):
+    monkeypatch.setenv(MAX_BYTES_VARIABLE, str(CAP_MB))
+    make, call, error_type = CLIENTS[client]
+    with HostileServer(mode) as server:
+        raised, peak = run_bounded(lambda: call(make(server)))
+    assert isinstance(raised, error_type), raised
+    assert f"the answer is larger than the {CAP_MB} MiB limit" in str(raised)
+    assert str(raised).count("\n") == 0 and TOKEN not in str(raised)
+    assert peak < 4 * CAP_MB * 1024 * 1024, f"{peak / 1e6:.0f} MB held for a {CAP_MB} MiB cap"
+    assert server.bytes_sent < 2 * 1024 ** 3  # it hung up long before the 2 GiB were sent
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_declared_two_gib_body_is_refused_before_it_is_read(client):
+    make, call, error_type = CLIENTS[client]
+    with HostileServer("declared") as server:
+        raised, peak = run_bounded(lambda: call(make(server)))
+    assert isinstance(raised, error_type)
+    assert "the answer is larger than the 128 MiB limit" in str(raised)
+    assert peak < 32 * 1024 * 1024
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_dripping_body_ends_at_the_deadline_and_the_connection_is_closed(client):
+    make, call, error_type = CLIENTS[client]
+    with HostileServer("drip", drip_s=0.2) as server:
+        raised, _ = run_bounded(lambda: call(make(server, timeout=2.0)))
+        assert isinstance(raised, error_type), raised
+        assert str(raised).endswith("no complete answer within 2 s")
+        finished, _ = finishes_within(5, lambda: _wait_closed(server))
+        assert finished and server.open_connections == 0
+
+
+def _wait_closed(server: HostileServer) -> None:
+    import time
+
+    while server.open_connections:
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize("pad", [200 - 17 - 9, 300 - 17 - 5, ERROR_BODY_BYTES - 17 - 11])
+def test_an_echoed_token_never_leaks_wherever_the_cut_falls(client, pad):
+    make, call, error_type = CLIENTS[client]
+    with HostileServer("echo", pad=pad) as server:
+        raised, _ = run_bounded(lambda: call(make(server)))
+    assert server.requests[0][1]["Authorization"] == f"Bearer {TOKEN}"  # it was sent, and echoed
+    assert isinstance(raised, error_type) and "HTTP 500" in str(raised)
+    assert leaked_prefix(str(raised)) is None, str(raised)[-80:]
+
+
+def test_a_malformed_triple_or_binding_is_quoted_without_the_token():
+    triple = {"response": [{"s": {"t": "i", "i": "urn:x"}, "p": {"t": "l", "v": "x" * 150 + TOKEN}}]}
+    binding = {"variables": ["a", "b"], "bindings": [{"values": [{"t": "i", "i": "x" * 150 + TOKEN}]}]}
+    with HostileServer("json", body=json.dumps(triple).encode()) as server:
+        with pytest.raises(GatewayError, match="malformed triple") as bad_triple:
+            gateway(server).triples(limit=10)
+    with HostileServer("json", body=json.dumps(binding).encode()) as server:
+        with pytest.raises(GatewayError, match="malformed binding") as bad_binding:
+            gateway(server).sparql_select("SELECT ?a ?b {}")
+    for raised in (bad_triple, bad_binding):
+        assert leaked_prefix(str(raised.value)) is None, str(raised.value)
+
+
+def test_a_json_answer_of_millions_of_values_is_refused_before_it_is_parsed():
+    body = b"[" + b"[]," * 5_000_000 + b"[]]"
+    with HostileServer("json", body=body) as server:
+        raised, peak = run_bounded(lambda: gateway(server).triples(limit=10))
+    assert isinstance(raised, GatewayError)
+    assert "the answer holds more than 4,000,000 JSON values" in str(raised)
+    assert peak < 4 * len(body)

@@ -1,0 +1,118 @@
+"""One HTTP POST to a server the app does not control, read with limits: a byte cap on the
+answer, one deadline for the whole exchange (connect, wait, every read), a streamed read that
+stops at either, and the connection closed on the way out.
+
+What a hostile server gets: a huge or endless body stops at the cap (``TRACE_EXPLORER_
+RESPONSE_MAX_MB``, 128 MiB by default) with one error line and no more memory than the cap; a
+body that drips a byte at a time stops at the deadline (``http_deadline``); the connection of
+an answer not read to its end is closed, never reused. An error answer (not HTTP 200) is read
+to 16 KiB at most, for its message.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .http_deadline import Deadline
+from .source import SourceError
+
+MAX_BYTES_VARIABLE = "TRACE_EXPLORER_RESPONSE_MAX_MB"
+DEFAULT_MAX_MB = 128
+ERROR_BODY_BYTES = 16 * 1024  # what is read of an error answer, for its message
+READ_CHUNK = 16 * 1024  # bytes per streamed read (and the most a compressed read expands at once is bounded by it)
+
+
+class HttpFailure(SourceError):
+    """The exchange failed: no connection, the deadline passed, or the answer was larger than
+    the cap. The message says which, without naming the server (the caller does)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A server's answer: HTTP ``status``, ``content_type`` (without parameters), ``body``
+    (bytes; for an error answer at most ``ERROR_BODY_BYTES``), ``cut_short`` when the body is
+    only the start of what the server sent."""
+
+    status: int
+    content_type: str
+    body: bytes
+    cut_short: bool = False
+
+
+def max_response_bytes() -> int:
+    """The cap on one answer, in bytes: ``TRACE_EXPLORER_RESPONSE_MAX_MB`` MiB (default 128)."""
+    try:
+        value = float(os.environ.get(MAX_BYTES_VARIABLE, "").strip() or DEFAULT_MAX_MB)
+    except ValueError:
+        value = DEFAULT_MAX_MB
+    return int((value if value > 0 else DEFAULT_MAX_MB) * 1024 * 1024)
+
+
+def bounded_post(session: Any, url: str, *, timeout: float, max_bytes: int | None = None, **kwargs: Any) -> Answer:
+    """POST to ``url`` with ``session`` (a ``pinned_http.pinned_session``; ``kwargs`` as
+    ``requests`` takes them: data, json, headers, auth) and read the answer within ``timeout``
+    seconds in all and ``max_bytes`` (default ``max_response_bytes()``). Redirects are not
+    followed. Raises HttpFailure: "cannot reach the server (ConnectionError)", "no complete
+    answer within 30 s", "the answer is larger than the 128 MiB limit (...)"."""
+    import requests
+
+    cap = max_response_bytes() if max_bytes is None else max_bytes
+    with Deadline(time.monotonic() + timeout) as deadline:
+        try:
+            with session.post(url, stream=True, timeout=(timeout, timeout), allow_redirects=False,
+                              **kwargs) as response:
+                if response.status_code != 200:
+                    body, cut = _read(response, ERROR_BODY_BYTES, deadline, stop_at_cap=True)
+                else:
+                    _check_length(response, cap)
+                    body, cut = _read(response, cap, deadline, stop_at_cap=False)
+                if deadline.expired:
+                    raise HttpFailure(_late(timeout))
+                content_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+                return Answer(response.status_code, content_type, body, cut)
+        except requests.RequestException as error:
+            if deadline.expired or isinstance(error, requests.Timeout):
+                raise HttpFailure(_late(timeout)) from None
+            raise HttpFailure(f"cannot reach the server ({type(error).__name__})") from None
+        except OSError as error:  # a socket shut down by the deadline, below requests' wrapping
+            if deadline.expired:
+                raise HttpFailure(_late(timeout)) from None
+            raise HttpFailure(f"cannot reach the server ({type(error).__name__})") from None
+
+
+def _late(timeout: float) -> str:
+    return f"no complete answer within {timeout:g} s"
+
+
+def _too_large(cap: int) -> str:
+    return (f"the answer is larger than the {cap / 1024 / 1024:g} MiB limit "
+            f"(a deployment may raise it with {MAX_BYTES_VARIABLE})")
+
+
+def _check_length(response: Any, cap: int) -> None:
+    try:
+        declared = int(response.headers.get("Content-Length", ""))
+    except ValueError:
+        return
+    if declared > cap:
+        raise HttpFailure(_too_large(cap))
+
+
+def _read(response: Any, cap: int, deadline: Deadline, stop_at_cap: bool) -> tuple[bytes, bool]:
+    """The body, streamed: at most ``cap`` bytes (more: HttpFailure, or with ``stop_at_cap``
+    the first ``cap`` bytes and True), ending when the deadline passes."""
+    body = bytearray()
+    for chunk in response.iter_content(READ_CHUNK):
+        if deadline.expired or deadline.remaining() <= 0:
+            deadline.expire()
+            break
+        if len(body) + len(chunk) > cap:
+            if stop_at_cap:
+                body += chunk[: cap - len(body)]
+                return bytes(body), True
+            raise HttpFailure(_too_large(cap))
+        body += chunk
+    return bytes(body), False
