@@ -51,3 +51,46 @@ def test_an_allowlist_opens_listed_hosts_and_closes_everything_else():
     for refused in ("http://127.0.0.1:8891/sparql", "https://sparql.example.org/sparql", "http://10.8.0.1/"):
         with pytest.raises(EndpointRefused, match="allowlist"):
             policy.check(refused, resolve=DNS)
+
+
+@pytest.mark.parametrize("url", [
+    "http://[64:ff9b::7f00:1]/sparql", "http://[2002:7f00:1::]/sparql", "http://[::127.0.0.1]/sparql",
+    "http://[::ffff:127.0.0.1]/sparql", "http://[64:ff9b::a00:5]/", "http://[2002:a9fe:a9fe::]/latest",
+    "http://[64:ff9b:1::808:808]/sparql",
+])
+def test_ipv6_forms_that_carry_a_private_ipv4_address_are_refused(url):
+    with pytest.raises(EndpointRefused, match="non-public"):
+        EndpointPolicy().check(url, resolve=DNS)
+
+
+@pytest.mark.parametrize("url", ["http://[64:ff9b::808:808]/sparql", "http://[2002:808:808::]/sparql"])
+def test_ipv6_forms_that_carry_a_public_ipv4_address_pass(url):
+    assert EndpointPolicy().check(url, resolve=DNS) == url
+
+
+def test_pin_returns_the_addresses_it_checked():
+    pinned = EndpointPolicy().pin("https://SPARQL.example.org:8443/sparql", resolve=DNS)
+    assert pinned.pins == {("sparql.example.org", 8443): ("93.184.216.34",)}
+    assert EndpointPolicy().pin("http://[2606:4700::1111]/q", resolve=DNS).pins == {("2606:4700::1111", 80): ("2606:4700::1111",)}
+
+
+def test_a_pinned_session_connects_to_the_checked_address_whatever_dns_says_later():
+    """DNS rebinding: the policy checked ``rebind.example`` -> 127.0.0.1 (listed); the request
+    goes to that address (the name does not resolve at all now), keeping the name in Host; a
+    request to any other host through the same session is refused."""
+    import requests
+
+    from tests.hostile_server import HostileServer
+    from trace_explorer.sources.pinned_http import pinned_session
+
+    with HostileServer("json", body=b'{"ok": true}') as server:
+        policy = EndpointPolicy.from_environment({"TRACE_EXPLORER_ENDPOINT_ALLOW": "127.0.0.0/8"})
+        url = f"http://rebind.example:{server.port}/sparql"
+        pinned = policy.pin(url, resolve=fake_dns({"rebind.example": ["127.0.0.1"]}))
+        with pinned_session(pinned.pins) as session:
+            answer = session.post(url, data=b"q", timeout=5)
+            assert answer.json() == {"ok": True}
+            assert server.requests[0][1]["Host"] == f"rebind.example:{server.port}"
+            with pytest.raises(requests.ConnectionError, match="not the host this connection was checked for"):
+                session.post(f"http://127.0.0.1:{server.port}/sparql", data=b"q", timeout=5)
+    assert len(server.requests) == 1
