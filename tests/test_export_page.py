@@ -108,6 +108,39 @@ def test_the_shared_hostile_corpus_is_escaped():
             assert len(page) < 3_000_000
 
 
+SCRAPED = ("scraped page: <link rel=stylesheet href=http://evil.example/x.css> <script src=//evil.example/a.js>"
+           "</script> <img srcset='https://evil.example/p.png 2x'> <div style=\"background:url(http://evil.example/b)\">")
+
+
+def test_trace_text_that_looks_like_external_elements_exports_as_text(tmp_path):
+    """An observation holding a scraped page's ``<link href=http://…>``: the page and its DAG
+    are made (the self-check looks at elements, and text is not one), and show it as text."""
+    from trace_explorer.views.dag.network import dag_html
+    from trace_explorer.views.external_resources import external_resources
+
+    _, session = react_session(2, question="q", thought="t", action="fetch", observation=SCRAPED,
+                               arguments='{{"url": "http://evil.example/"}}', answer=SCRAPED)
+    page = session_page(session, {session.id: session})
+    assert external_resources(page) == [] and external_resources(dag_html(session)) == []
+    assert "&lt;link rel=stylesheet href=http://evil.example/x.css&gt;" in page
+    for tag, attributes in tags_of(page):  # the frame's page is parsed as its own
+        assert not any("evil.example" in (value or "") for name, value in attributes.items() if name != "srcdoc"), tag
+
+
+@pytest.mark.parametrize("element", [
+    '<link rel=stylesheet href="http://evil.example/x.css">', "<script src=//evil.example/a.js></script>",
+    "<img srcset='a.png 1x, https://evil.example/p.png 2x'>", '<div style="background:url( //evil.example/b)">',
+    "<style>@import 'x.css';</style>", '<meta http-equiv="Refresh" content="0; url=https://evil.example/">',
+    '<iframe srcdoc="&lt;img src=http://evil.example/i&gt;"></iframe>',
+])
+def test_the_self_check_finds_each_element_that_would_load_from_the_network(element):
+    from trace_explorer.views.external_resources import external_resources
+
+    page = f"<html><head></head><body><p>&lt;link href=http://text.example/&gt;</p>{element}</body></html>"
+    assert len(external_resources(page)) == 1
+    assert external_resources(page.replace(element, "")) == []
+
+
 def test_script_json_cannot_close_its_element():
     text = script_json({"a": "</script><!-- \u2028 & >"})
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text

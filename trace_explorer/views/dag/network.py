@@ -43,6 +43,7 @@ from .folding import ITERATION, DagLayout, DagNode, build_layout, fold_layout, f
 from .layout import layout_slots, tallest_level
 from .legend import legend_entries
 from .nodes import FONT, edge_options, node_options
+from ..external_resources import external_resources
 from ..step_labels import clip, has_error, node_label, step_detail, step_tag
 
 FOLD_ABOVE_NODES = 240  # a session graph with more nodes is drawn grouped and folded
@@ -251,8 +252,9 @@ def _finish(html: str, selected: str | None, legend: list[dict[str, Any]]) -> st
     """pyvis's page without its CDN tags, with our styles, drawing code and legend."""
     html = _EXTERNAL_TAG.sub("", html)
     html = _EMPTY_HEADING.sub("", html)
-    if re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", html, re.IGNORECASE):
-        raise RuntimeError("pyvis page still loads an external resource")
+    loaded = external_resources(html)  # the page's elements: trace text in its data is not one
+    if loaded:
+        raise RuntimeError(f"pyvis page still loads an external resource: {loaded[0]}")
     style = ("<style>html, body { margin: 0; padding: 0; background: #ffffff; } .card { border: 0 !important; "
              "padding: 0 4px; } #mynetwork { float: none !important; border: 1px solid #e5e7eb !important; "
              "border-radius: 8px; }\n" + dag_view_asset("css") + "</style>")
