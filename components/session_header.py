@@ -16,7 +16,7 @@ from trace_explorer.model.summary import status
 from trace_explorer.views.timeline import step_duration_ms
 
 from .collection import Collection
-from .text import SESSION_PAGE, SESSIONS_PAGE, clip, format_ms, long_text, md_escape
+from .text import SESSION_PAGE, SESSIONS_PAGE, badge_escape, clip, format_ms, long_text, md_escape
 
 MECHANISM_COLOURS = {"Agent": "blue", "GraphRAG": "violet", "DocRAG": "orange"}
 QUESTION_LIMIT = 400  # characters of the question in the heading
@@ -57,16 +57,16 @@ def session_header(session: Session, collection: Collection) -> None:
 
     badges = st.container(horizontal=True, gap="small", vertical_alignment="center")
     with badges:
-        st.badge(session.mechanism, color=MECHANISM_COLOURS.get(session.mechanism, "gray"),
+        st.badge(badge_escape(session.mechanism), color=MECHANISM_COLOURS.get(session.mechanism, "gray"),
                  icon=":material/hub:")
         if session.pattern:
-            st.badge(md_escape(session.pattern), color="gray", icon=":material/alt_route:")
+            st.badge(badge_escape(session.pattern), color="gray", icon=":material/alt_route:")
         answered = status(session) == "answered"
         st.badge(status(session), color="green" if answered else "orange",
                  icon=":material/check_circle:" if answered else ":material/pending:")
         reason = session.nodes[session.answer_id].fields.get("termination_reason") if session.answer_id else None
         if reason and reason not in ("final-answer", "plan-complete"):
-            st.badge(md_escape(f"stopped: {reason}"), color="orange", icon=":material/block:")
+            st.badge(badge_escape(f"stopped: {reason}"), color="orange", icon=":material/block:")
         if session.tool_errors:
             st.badge(f"{session.tool_errors} tool error" + ("s" if session.tool_errors > 1 else ""),
                      color="red", icon=":material/error:")

@@ -21,7 +21,7 @@ from trace_explorer.views.visible_text import visible_controls
 
 from .collection import Collection
 from .session_header import session_link
-from .text import format_ms, long_text, md_escape
+from .text import badge_escape, format_ms, long_text, md_escape
 
 # Fields drawn in their own section; the rest go to the "Details" table.
 _SECTIONS = {"query", "thought", "action", "arguments", "tool_candidates", "observation", "error",
@@ -47,8 +47,8 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
     fields = step.fields
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         st.markdown(f"**{md_escape(timeline_label(step, width=48))}**")
-        st.badge(md_escape(step.kind), color="red" if has_error(step) else "gray")
-        st.badge(step.prov_class, color="gray")
+        st.badge(badge_escape(step.kind), color="red" if has_error(step) else "gray")
+        st.badge(badge_escape(step.prov_class), color="gray")
     # st.text, not st.code: the code block's highlighter costs the browser most of a second to load
     st.text(visible_controls(step.id))
     if step.warnings:  # values of this step that did not parse: shown as missing or as recorded below

@@ -51,6 +51,13 @@ def md_escape(text: object, *, one_line: bool = False) -> str:
     return "".join(out)
 
 
+def badge_escape(text: object) -> str:
+    """``text`` for ``st.badge``'s label, shown literally on one line: ``md_escape`` but for the
+    square brackets, which ``st.badge`` escapes itself (escaped twice, they would show their
+    backslashes: ``:red\\[RED\\]``)."""
+    return md_escape(text, one_line=True).replace("\\[", "[").replace("\\]", "]")
+
+
 def counted(number: int, one: str, many: str | None = None) -> str:
     """``number`` with its noun: "1 top-level session", "2,345 top-level sessions" (``many``
     defaults to ``one`` + "s")."""

@@ -38,14 +38,17 @@ as_root() {
     fi
 }
 
-# apt_install PACKAGE...: install with apt-get (listing packages once per run).
+# apt_install PACKAGE...: install with apt-get (listing packages once per run). Another apt run
+# holding the lock (unattended upgrades on a fresh cloud machine) is waited for, up to
+# APT_LOCK_WAIT_S seconds (default 600), rather than ending the setup at once.
 apt_updated=0
 apt_install() {
+    local wait="-o DPkg::Lock::Timeout=${APT_LOCK_WAIT_S:-600}"
     if [[ "$apt_updated" == "0" ]]; then
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get $wait update -qq
         apt_updated=1
     fi
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get $wait install -y -qq --no-install-recommends \
         -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
         "$@" </dev/null >/dev/null
 }

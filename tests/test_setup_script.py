@@ -76,7 +76,7 @@ def test_as_root_a_half_made_venv_is_made_again_after_installing_python3_venv(tm
     done = _run(work, stubs, "ensure_python; ensure_venv")
     assert done.returncode == 0, done.stderr
     install = [c for c in _calls(stubs) if " install " in c]
-    assert install and install[0].startswith("apt-get install ")  # as root: no sudo
+    assert install and install[0].startswith("apt-get -o DPkg::Lock::Timeout=600 install ")  # as root: no sudo
     assert install[0].endswith(f"python3-venv python{VERSION}-venv")
     assert "making .venv again (it is half-made or broken)" in done.stderr
     assert _pip_works(work)
@@ -88,10 +88,34 @@ def test_as_a_user_apt_get_goes_through_sudo(tmp_path):
     done = _run(work, stubs, "ensure_python; ensure_venv", uid=1000)
     assert done.returncode == 0, done.stderr
     calls = _calls(stubs)
-    assert calls[0] == "sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq"
-    assert any(c.startswith("sudo env DEBIAN_FRONTEND=noninteractive apt-get install ")
+    assert calls[0] == "sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq"
+    assert any(c.startswith("sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install ")
                and c.endswith(f"python3-venv python{VERSION}-venv") for c in calls)
     assert "creating .venv" in done.stderr and _pip_works(work)
+
+
+BUSY_APT_GET = """#!/bin/bash
+echo "apt-get $*" >> "$STUB_DIR/calls"
+if [[ "$*" != *"-o DPkg::Lock::Timeout="* ]]; then
+    echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 (unattended-upgr)" >&2
+    exit 100
+fi
+for package in "$@"; do
+    if [[ "$package" == python3.*-venv ]]; then touch "$STUB_DIR/venv-installed"; fi
+done
+"""
+
+
+def test_a_busy_apt_is_waited_for(tmp_path):
+    """Another apt run holds the lock (this apt-get fails at once unless told to wait for it)."""
+    stubs, work = _stubs(tmp_path / "stubs"), tmp_path / "work"
+    (stubs / "apt-get").write_text(BUSY_APT_GET)
+    work.mkdir()
+    done = _run(work, stubs, "APT_LOCK_WAIT_S=900; ensure_python; ensure_venv")
+    assert done.returncode == 0, done.stderr
+    calls = _calls(stubs)
+    assert len(calls) == 2 and all(c.startswith("apt-get -o DPkg::Lock::Timeout=900 ") for c in calls), calls
+    assert _pip_works(work)
 
 
 def test_as_a_user_without_sudo_it_stops_and_says_so(tmp_path):
