@@ -94,3 +94,58 @@ def test_a_pinned_session_connects_to_the_checked_address_whatever_dns_says_late
             with pytest.raises(requests.ConnectionError, match="not the host this connection was checked for"):
                 session.post(f"http://127.0.0.1:{server.port}/sparql", data=b"q", timeout=5)
     assert len(server.requests) == 1
+
+
+def test_a_pinned_https_connection_keeps_the_name_for_sni_and_the_certificate(tmp_path):
+    """The socket goes to the checked address; TLS still sends the name (SNI) and checks the
+    certificate against it: a certificate for another name is refused."""
+    import ssl
+    import subprocess
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import requests
+
+    from trace_explorer.sources.pinned_http import pinned_session
+
+    def certificate(name: str):
+        key, cert = tmp_path / f"{name}.key", tmp_path / f"{name}.pem"
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                        str(cert), "-days", "1", "-subj", f"/CN={name}", "-addext", f"subjectAltName=DNS:{name}"],
+                       check=True, capture_output=True)
+        return key, cert
+
+    names: list[str | None] = []
+
+    class Hello(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args):
+            pass
+
+    for served, accepted in (("rebind.example", True), ("other.example", False)):
+        key, cert = certificate(served)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        context.sni_callback = lambda sock, name, ctx: names.append(name)
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Hello)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            url = f"https://rebind.example:{server.server_address[1]}/sparql"
+            pins = {("rebind.example", server.server_address[1]): ("127.0.0.1",)}
+            with pinned_session(pins) as session:
+                if accepted:
+                    assert session.post(url, data=b"q", timeout=5, verify=str(cert)).text == "ok"
+                else:
+                    with pytest.raises(requests.exceptions.SSLError, match="rebind.example"):
+                        session.post(url, data=b"q", timeout=5, verify=str(cert))
+        finally:
+            server.shutdown()
+            server.server_close()
+    assert names == ["rebind.example", "rebind.example"]

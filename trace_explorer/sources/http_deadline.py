@@ -33,20 +33,27 @@ class Deadline:
         self.expired = False
         self._done = False
         self._sockets: list[socket.socket] = []
+        self._owned: list[socket.socket] = []  # duplicates made for this exchange, closed with it
         self._lock = threading.Lock()
 
     def remaining(self) -> float:
         """Seconds left (0 once passed)."""
         return max(0.0, self.at - time.monotonic())
 
-    def attach(self, sock: socket.socket | None) -> None:
-        """Shut ``sock`` down when the deadline passes (at once if it has)."""
+    def attach(self, sock: socket.socket | None, *, owned: bool = False) -> None:
+        """Shut ``sock`` down when the deadline passes (at once if it has). ``owned``: a
+        duplicate made for the deadline (it still reaches the connection after the original is
+        wrapped in TLS, during the handshake), closed when the exchange ends."""
         if sock is None:
             return
         with self._lock:
             if self._done:
+                if owned:
+                    sock.close()
                 return
             self._sockets.append(sock)
+            if owned:
+                self._owned.append(sock)
             fire = self.expired or time.monotonic() >= self.at
         if fire:
             self.expire()
@@ -74,15 +81,18 @@ class Deadline:
         _current.deadline = self._previous
         with self._lock:
             self._done = True
-            self._sockets = []
+            self._sockets, owned, self._owned = [], self._owned, []
+        for sock in owned:
+            sock.close()
         _WATCHER.forget(self)
 
 
-def attach_to_current(sock: socket.socket | None) -> None:
-    """Register ``sock`` with the deadline of the exchange this thread runs, if any."""
+def attach_to_current(sock: socket.socket | None, *, duplicate: bool = False) -> None:
+    """Register ``sock`` with the deadline of the exchange this thread runs, if any; with
+    ``duplicate``, a duplicate of it (``Deadline.attach``'s ``owned``)."""
     deadline = getattr(_current, "deadline", None)
-    if deadline is not None:
-        deadline.attach(sock)
+    if deadline is not None and sock is not None:
+        deadline.attach(sock.dup() if duplicate else sock, owned=duplicate)
 
 
 class _Watcher:

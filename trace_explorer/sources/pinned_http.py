@@ -35,7 +35,7 @@ class _GuardedConnection:
             sock = super()._new_conn()
         else:
             sock = self._pinned_conn()
-        attach_to_current(sock)
+        attach_to_current(sock, duplicate=True)  # a TLS wrap detaches this object: the duplicate stays
         return sock
 
     def _pinned_conn(self):
