@@ -43,6 +43,12 @@ def test_other_schemes_and_credentials_in_urls_are_refused(url):
         EndpointPolicy().check(url, resolve=DNS)
 
 
+def test_a_url_with_credentials_is_refused_without_quoting_them():
+    with pytest.raises(EndpointRefused) as raised:
+        EndpointPolicy().check("ftp://ana:pa55-w0rd-91@sparql.example.org/", resolve=DNS)
+    assert "pa55" not in str(raised.value) and "credentials" in str(raised.value)
+
+
 def test_an_allowlist_opens_listed_hosts_and_closes_everything_else():
     policy = EndpointPolicy.from_environment({"TRACE_EXPLORER_ENDPOINT_ALLOW": "127.0.0.1:8890, intranet.example.org,10.9.0.0/16"})
     assert policy.check("http://127.0.0.1:8890/sparql", resolve=DNS)

@@ -85,10 +85,10 @@ class EndpointPolicy:
         """``url`` with the addresses checked for it, when it may be reached (``resolve``:
         ``socket.getaddrinfo`` or a stand-in); raise EndpointRefused otherwise."""
         parts = urlsplit(url.strip())
+        if parts.username or parts.password:  # first: the URL, which holds a secret, is not quoted
+            raise EndpointRefused("put credentials in the user/password or token fields, not in the URL")
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise EndpointRefused(f"{url!r:.200}: only http:// and https:// URLs with a host are accepted")
-        if parts.username or parts.password:
-            raise EndpointRefused("put credentials in the user/password or token fields, not in the URL")
         host = parts.hostname.lower()
         port = parts.port or (443 if parts.scheme == "https" else 80)
         addresses = self._addresses(host, port, resolve)
