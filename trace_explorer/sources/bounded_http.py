@@ -33,12 +33,13 @@ class HttpFailure(SourceError):
 @dataclass(frozen=True)
 class Answer:
     """A server's answer: HTTP ``status``, ``content_type`` (without parameters), ``body``
-    (bytes; for an error answer at most ``ERROR_BODY_BYTES``), ``cut_short`` when the body is
-    only the start of what the server sent."""
+    (a bytearray, not copied into bytes: an answer near the cap is held once; for an error
+    answer at most ``ERROR_BODY_BYTES``), ``cut_short`` when the body is only the start of what
+    the server sent."""
 
     status: int
     content_type: str
-    body: bytes
+    body: bytearray
     cut_short: bool = False
 
 
@@ -101,7 +102,7 @@ def _check_length(response: Any, cap: int) -> None:
         raise HttpFailure(_too_large(cap))
 
 
-def _read(response: Any, cap: int, deadline: Deadline, stop_at_cap: bool) -> tuple[bytes, bool]:
+def _read(response: Any, cap: int, deadline: Deadline, stop_at_cap: bool) -> tuple[bytearray, bool]:
     """The body, streamed: at most ``cap`` bytes (more: HttpFailure, or with ``stop_at_cap``
     the first ``cap`` bytes and True), ending when the deadline passes."""
     body = bytearray()
@@ -112,7 +113,7 @@ def _read(response: Any, cap: int, deadline: Deadline, stop_at_cap: bool) -> tup
         if len(body) + len(chunk) > cap:
             if stop_at_cap:
                 body += chunk[: cap - len(body)]
-                return bytes(body), True
+                return body, True
             raise HttpFailure(_too_large(cap))
         body += chunk
-    return bytes(body), False
+    return body, False

@@ -61,7 +61,7 @@ class EndpointSource(TraceSource):
     def label(self) -> str:  # type: ignore[override]
         return f"endpoint {self.url}"
 
-    def _post(self, query: str, accept: str) -> tuple[bytes, str]:
+    def _post(self, query: str, accept: str) -> tuple[bytearray, str]:
         """The body and content type of the answer to ``query``. Raises SourceError (HTTP
         status with the server's words, scrubbed; no connection; the deadline; the byte cap)."""
         data = [("query", check_read_only(query))] + [("default-graph-uri", g) for g in self.graphs]

@@ -34,11 +34,11 @@ class SecretScrub:
         return bool(self._forms)
 
     def clean(self, text: object, limit: int | None = None, *, cut_short: bool = False) -> str:
-        """``str(text)`` (bytes: decoded as UTF-8, U+FFFD for what is not) with every secret
+        """``str(text)`` (bytes or bytearray: decoded as UTF-8, U+FFFD for what is not) with every secret
         replaced by ``***``, then cut to ``limit`` characters (with " …" when cut).
         ``cut_short``: the text is the start of a longer one (a capped read), so a tail that is
         the start of a secret is blanked as well."""
-        out = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else str(text)
+        out = text.decode("utf-8", errors="replace") if isinstance(text, (bytes, bytearray)) else str(text)
         for form in self._forms:
             out = out.replace(form, MASK)
         if cut_short:

@@ -275,7 +275,7 @@ class Gateway:
             session.close()
 
 
-def json_answer(body: bytes, where: str, quote: Callable[[bytes, int], str]) -> Any:
+def json_answer(body: bytes | bytearray, where: str, quote: Callable[[bytearray, int], str]) -> Any:
     """The JSON value of an answer's ``body``, its values counted before it is parsed (at most
     ``MAX_JSON_ITEMS``). Raises GatewayError starting with ``where``, quoting the start of the
     body through ``quote`` (which scrubs the token)."""
