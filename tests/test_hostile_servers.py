@@ -122,6 +122,14 @@ def test_a_malformed_triple_or_binding_is_quoted_without_the_token():
         assert leaked_prefix(str(raised.value)) is None, str(raised.value)
 
 
+def test_a_service_error_that_echoes_the_token_is_scrubbed_before_it_is_cut():
+    refusal = {"error": {"type": "auth", "message": "x" * 270 + "header was Bearer " + TOKEN}}
+    with HostileServer("json", body=json.dumps(refusal).encode()) as server:
+        with pytest.raises(GatewayError, match="the service answered with an error") as raised:
+            gateway(server).triples(limit=10)
+    assert leaked_prefix(str(raised.value)) is None, str(raised.value)[-60:]
+
+
 def test_a_json_answer_of_millions_of_values_is_refused_before_it_is_parsed():
     body = b"[" + b"[]," * 5_000_000 + b"[]]"
     with HostileServer("json", body=body) as server:

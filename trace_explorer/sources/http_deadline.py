@@ -19,7 +19,6 @@ import itertools
 import socket
 import threading
 import time
-import weakref
 
 _current = threading.local()
 
@@ -101,7 +100,7 @@ class _Watcher:
     def __init__(self):
         self._cv = threading.Condition()
         self._heap: list[tuple[float, int, Deadline]] = []
-        self._live: weakref.WeakSet[Deadline] = weakref.WeakSet()
+        self._live: set[Deadline] = set()  # the deadlines of exchanges still running
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
 
