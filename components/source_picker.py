@@ -326,7 +326,8 @@ def _endpoint_source() -> Collection:
     secret = st.text_input("Password or bearer token", key="te_endpoint_secret", type="password")
     bearer = st.checkbox("It is a bearer token", key="te_endpoint_bearer")
     quoted = st.checkbox("The server holds RDF 1.2 quoted triples", value=True, key="te_endpoint_quoted")
-    timeout = st.number_input("Timeout (s)", 1.0, 300.0, 30.0, key="te_endpoint_timeout")
+    timeout = st.number_input("Timeout (s)", 1.0, 300.0, 30.0, key="te_endpoint_timeout",
+                              help="How long each request may take in all, its whole answer read.")
     # a callback, not the button's return value: the click must survive the page's own run
     st.button("Connect", icon=":material/link:", key="te_endpoint_connect", on_click=_request_connect)
     submitted = st.session_state.pop("te_endpoint_requested", False)

@@ -36,7 +36,8 @@ def trustgraph_source_form() -> Collection:
     token = st.text_input("Token", key="te_tg_token", type="password", help="The gateway's bearer token, if it needs one.")
     flow = st.text_input("Flow", value="default", key="te_tg_flow")
     collection_id = st.text_input("Collection", value="default", key="te_tg_collection")
-    timeout = st.number_input("Timeout (s)", 1.0, 300.0, 30.0, key="te_tg_timeout")
+    timeout = st.number_input("Timeout (s)", 1.0, 300.0, 30.0, key="te_tg_timeout",
+                              help="How long each request may take in all, its whole answer read.")
     st.button("Connect", icon=":material/link:", key="te_tg_connect", on_click=_request)
     collection = current_collection()
     if state.pop("te_tg_requested", False):

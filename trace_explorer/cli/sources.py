@@ -38,7 +38,8 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
                        help="endpoint: read these named graphs as the default graph (repeatable)")
     where.add_argument("--user", help="endpoint: HTTP basic user (password from TRACE_EXPLORER_PASSWORD)")
     where.add_argument("--token-env", metavar="VAR", help="endpoint: bearer token from this environment variable")
-    where.add_argument("--timeout", type=float, default=30.0, metavar="S", help="endpoint: seconds per request")
+    where.add_argument("--timeout", type=float, default=30.0, metavar="S",
+                       help="endpoint: seconds each request may take in all (connect, wait, read the answer)")
     where.add_argument("--no-quoted-triples", action="store_true",
                        help="endpoint: the server cannot hold RDF 1.2 quoted triples")
     add_trustgraph_arguments(where, required=False)

@@ -20,7 +20,7 @@ def add_parser(commands) -> None:
                     f"texts from the librarian, each session whole or not at all. The token is read from {TOKEN_VARIABLE}.")
     add_trustgraph_arguments(parser, required=True)
     parser.add_argument("--store", required=True, metavar="DIR", help="the local store (created when missing)")
-    parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds per request")
+    parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds each request may take in all (connect, wait, read the answer)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(act=_sync)
 
