@@ -137,3 +137,32 @@ def test_a_json_answer_of_millions_of_values_is_refused_before_it_is_parsed():
     assert isinstance(raised, GatewayError)
     assert "the answer holds more than 4,000,000 JSON values" in str(raised)
     assert peak < 4 * len(body)
+
+
+EXITING = """
+import threading, time
+from tests.hostile_server import HostileServer
+from trace_explorer.sources.trustgraph.gateway import Gateway
+
+server = HostileServer("drip", drip_s=0.5).__enter__()
+gateway = Gateway(server.url, "tok", timeout=60, workers=4)
+threading.Thread(target=lambda: gateway.map(lambda i: gateway.triples(limit=1), range(12)), daemon=True).start()
+while server.open_connections < 4:
+    time.sleep(0.05)
+print("leaving with", server.open_connections, "reads in flight and 8 queued", flush=True)
+"""
+
+
+def test_the_interpreter_exits_while_pool_workers_read_a_dripping_gateway():
+    """The main thread ends while four pool workers are blocked on a drip (60 s deadline each)
+    and eight more requests wait in the pool's queue: Python joins pool workers at exit, and
+    the exit hook ends the reads in flight and refuses the queued ones at once."""
+    import subprocess
+    import sys
+
+    from tests.browser_support import REPO_ROOT
+
+    done = subprocess.run([sys.executable, "-c", EXITING], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=BOUND_S)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "leaving with 4 reads in flight and 8 queued"

@@ -6,9 +6,10 @@ registered with it (``attach``, called by ``pinned_http``'s connections), and wh
 passes the watcher shuts them down, which ends any read blocked on them at once. The reader
 then sees ``expired`` and reports the deadline, not a broken connection.
 
-``abort_all`` ends every exchange in flight. It runs when the interpreter shuts down (after
-SIGTERM, once the server has stopped), before Python waits for the worker threads of thread
-pools: a worker blocked on a hostile server would otherwise keep the process alive.
+``abort_all`` ends every exchange in flight, and any started after it at once. It runs when the
+interpreter shuts down (after SIGTERM, once the server has stopped), before Python waits for the
+worker threads of thread pools: a worker blocked on a hostile server, or one still working
+through a queue of requests, would otherwise keep the process alive.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ class Deadline:
                 pass  # closed already
 
     def __enter__(self) -> Deadline:
+        if _WATCHER.closing:
+            self.expired = True  # the process is shutting down: no new exchange runs
         self._previous = getattr(_current, "deadline", None)
         _current.deadline = self
         _WATCHER.watch(self)
@@ -103,6 +106,7 @@ class _Watcher:
         self._live: set[Deadline] = set()  # the deadlines of exchanges still running
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
+        self.closing = False
 
     def watch(self, deadline: Deadline) -> None:
         with self._cv:
@@ -136,6 +140,7 @@ class _Watcher:
 
     def abort_all(self) -> None:
         with self._cv:
+            self.closing = True
             live = list(self._live)
         for deadline in live:
             deadline.expire()
@@ -145,7 +150,8 @@ _WATCHER = _Watcher()
 
 
 def abort_all() -> None:
-    """Expire every exchange in flight (their reads end at once with a deadline error)."""
+    """Expire every exchange in flight (their reads end at once with a deadline error), and
+    every exchange started after this at once: for the interpreter's shutdown only."""
     _WATCHER.abort_all()
 
 
