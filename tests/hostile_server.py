@@ -6,6 +6,8 @@ answers every POST, whatever the path (a SPARQL endpoint's, a gateway's), the wa
 - ``declared``: HTTP 200 announcing a 2 GiB Content-Length, then the same stream;
 - ``chunked``: HTTP 200 with an endless chunked body;
 - ``drip``: HTTP 200, then one byte of body every ``drip_s`` seconds, for ever;
+- ``drip_headers``: a status line, then one byte of a header every ``drip_s`` seconds, for ever
+  (the answer never starts);
 - ``echo``: HTTP 500 whose body echoes the request's Authorization header after ``pad``
   characters (so a cut at some length falls inside the token);
 - ``json``: HTTP 200 with ``body`` (bytes) as given.
@@ -119,6 +121,14 @@ class HostileServer:
                 self.wfile.flush()
                 while not server._stop.wait(server.drip_s):
                     self.wfile.write(b"1")
+                    self.wfile.flush()
+                    server._count(1)
+
+            def _drip_headers(self):
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                self.wfile.flush()
+                while not server._stop.wait(server.drip_s):
+                    self.wfile.write(b"a")
                     self.wfile.flush()
                     server._count(1)
 

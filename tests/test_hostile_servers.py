@@ -81,9 +81,10 @@ def test_a_declared_two_gib_body_is_refused_before_it_is_read(client):
 
 
 @pytest.mark.parametrize("client", CLIENTS)
-def test_a_dripping_body_ends_at_the_deadline_and_the_connection_is_closed(client):
+@pytest.mark.parametrize("mode", ["drip", "drip_headers"])
+def test_a_dripping_answer_ends_at_the_deadline_and_the_connection_is_closed(client, mode):
     make, call, error_type = CLIENTS[client]
-    with HostileServer("drip", drip_s=0.2) as server:
+    with HostileServer(mode, drip_s=0.2) as server:
         raised, _ = run_bounded(lambda: call(make(server, timeout=2.0)))
         assert isinstance(raised, error_type), raised
         assert str(raised).endswith("no complete answer within 2 s")
