@@ -127,6 +127,25 @@ def test_trace_text_that_looks_like_external_elements_exports_as_text(tmp_path):
         assert not any("evil.example" in (value or "") for name, value in attributes.items() if name != "srcdoc"), tag
 
 
+def test_export_html_of_a_session_whose_observation_holds_a_scraped_page(tmp_path, capsys):
+    """The command line, end to end: a trace file whose observation holds ``<link href=http://…>``."""
+    import json
+
+    import pyoxigraph as ox
+
+    from trace_explorer.cli.main import main
+
+    collection, session = react_session(2, observation=SCRAPED, answer=SCRAPED)
+    trace = tmp_path / "scraped.trig"
+    trace.write_bytes(ox.serialize(collection.store, format=ox.RdfFormat.TRIG))
+    (tmp_path / "scraped.documents.json").write_text(json.dumps(collection.documents), encoding="utf-8")
+    status = main(["export", str(trace), str(tmp_path / "scraped.documents.json"), "--session", session.id,
+                   "--html", str(tmp_path / "s.html")])
+    assert status == 0, capsys.readouterr().err
+    page = (tmp_path / "s.html").read_text(encoding="utf-8")
+    assert "&lt;link rel=stylesheet href=http://evil.example/x.css&gt;" in page
+
+
 @pytest.mark.parametrize("element", [
     '<link rel=stylesheet href="http://evil.example/x.css">', "<script src=//evil.example/a.js></script>",
     "<img srcset='a.png 1x, https://evil.example/p.png 2x'>", '<div style="background:url( //evil.example/b)">',
