@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.loopback_server import LoopbackServer
 
 GIB = 1024 ** 3
 BLOCK = b"[" + b"1," * 32767 + b"1]"  # 64 KiB of a JSON array, written again and again
 
 
-class HostileServer:
+class HostileServer(LoopbackServer):
     """Start with ``with HostileServer("drip") as server: server.url``."""
 
     def __init__(self, mode: str, *, drip_s: float = 2.0, pad: int = 0, body: bytes = b""):
@@ -35,26 +37,12 @@ class HostileServer:
         self.bytes_sent = 0
         self.open_connections = 0
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._http = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._http.daemon_threads = True
+        super().__init__(self._handler())
+        self._stop = self.stopping
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._http.server_address[1]}/"
-
-    @property
-    def port(self) -> int:
-        return self._http.server_address[1]
-
-    def __enter__(self) -> HostileServer:
-        threading.Thread(target=self._http.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._http.shutdown()
-        self._http.server_close()
+        return self.base
 
     def _count(self, sent: int = 0, connections: int = 0) -> None:
         with self._lock:
@@ -117,20 +105,19 @@ class HostileServer:
 
             def _drip(self):
                 self._start()
-                self.wfile.write(b"[")
-                self.wfile.flush()
-                while not server._stop.wait(server.drip_s):
-                    self.wfile.write(b"1")
-                    self.wfile.flush()
-                    server._count(1)
+                self._trickle(b"[", b"1")
 
             def _drip_headers(self):
-                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                self._trickle(b"HTTP/1.1 200 OK\r\nX-Slow: ", b"a")
+
+            def _trickle(self, first: bytes, each: bytes):
+                """``first`` at once, then ``each`` every ``drip_s`` seconds until stopped."""
+                self.wfile.write(first)
                 self.wfile.flush()
                 while not server._stop.wait(server.drip_s):
-                    self.wfile.write(b"a")
+                    self.wfile.write(each)
                     self.wfile.flush()
-                    server._count(1)
+                    server._count(len(each))
 
             def _echo(self):
                 words = ("x" * server.pad + "you sent: " + self.headers.get("Authorization", "")

@@ -6,34 +6,26 @@ results, CONSTRUCT in N-Triples. ``seen`` records each request's Authorization h
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs
 
 import pyoxigraph as ox
 
+from tests.loopback_server import LoopbackServer
 
-class SparqlServer:
+
+class SparqlServer(LoopbackServer):
     """Use as ``with SparqlServer({"Bearer t": store, None: ox.Store()}) as server: server.url``."""
 
     def __init__(self, datasets: Mapping[str | None, ox.Store]):
         self.datasets = dict(datasets)
         self.seen: list[str | None] = []
-        self._http = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._http.daemon_threads = True
+        super().__init__(self._handler())
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._http.server_address[1]}/sparql"
-
-    def __enter__(self) -> SparqlServer:
-        threading.Thread(target=self._http.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._http.shutdown()
-        self._http.server_close()
+        return self.base + "sparql"
 
     def _handler(self):
         server = self
