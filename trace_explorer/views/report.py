@@ -15,12 +15,13 @@ from typing import Any
 from ..model.literals import format_time
 from ..model.session import TEXT_FIELDS, Session, Step
 from ..model.summary import session_summary, status
+from .step_labels import tool_note
 
 # Field order when a step is printed or listed; fields not named here follow in name order.
 FIELD_ORDER = (
     "query", "pattern", "task_type", "goals", "goal", "plan_steps", "plan_step", "concepts",
     "edge_count", "entities", "chunk_count", "chunks", "thought", "action", "arguments",
-    "tool_candidates", "observation", "error", "edges", "result", "finding", "answer", "text",
+    "tool_candidates", "observation", "error", "parse_error", "edges", "result", "finding", "answer", "text",
     "termination_reason", "step_number", "llm_duration_ms", "tool_duration_ms", "in_tokens",
     "out_tokens", "model", "score", "reasoning", "started", "document",
 )
@@ -82,6 +83,8 @@ def session_text(session: Session, width: int = 100) -> str:
             title += f" - {step.label}"
         lines.append(title)
         lines.append(f"    id: {step.id}")
+        if tool_note(step):
+            lines.append(f"    tool: {tool_note(step)}")
         for name in _ordered_fields(step.fields):
             if step.fields[name] is not None:  # a value that did not parse: its warning says so
                 lines.extend(_field_lines(name, step.fields[name], width))
