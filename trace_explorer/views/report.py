@@ -79,8 +79,8 @@ def session_text(session: Session, width: int = 100) -> str:
     lines.append("")
     for number, step in enumerate(session.steps, 1):
         title = f"[{number}] {step.kind}"
-        if step.label and step.label != step.kind:
-            title += f" - {step.label}"
+        if step.label and step.label != step.kind and "parse_error" not in step.fields:
+            title += f" - {step.label}"  # an unreadable reply's label names a tool that never ran
         lines.append(title)
         lines.append(f"    id: {step.id}")
         if tool_note(step):
