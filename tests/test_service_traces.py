@@ -1,6 +1,7 @@
 """Traces made by TrustGraph 2.11.1's own services (``demo_data/services/services.trig``, with
 the collection's extraction provenance in ``urn:graph:source``, and the librarian's texts) read
-as the services wrote them, from the files and from a local store: every value below comes from
+as the services wrote them, from the files, from a local store and from a TrustGraph deployment
+(the stand-in gateway and librarian of ``tests/trustgraph_server.py``): every value below comes from
 the corpus's ``manifest.json``, which its generator took from what its fakes were asked and
 answered.
 
@@ -18,6 +19,7 @@ import json
 import pytest
 
 from tests.conftest import CORPUS
+from tests.trustgraph_server import TOKEN, FakeGateway, corpus_deployment, gateway_args
 from trace_explorer.cli.main import main
 from trace_explorer.model.session import EVIDENCE_KINDS, PARSE_ERROR_ACTION
 from trace_explorer.sources.local_store import ingest_file, open_local_store
@@ -31,7 +33,15 @@ BY_NAME = {s["name"]: s for s in MANIFEST["sessions"]}
 DOCUMENTS = json.loads(TEXTS.read_text(encoding="utf-8"))
 ACTIONS = [a for s in MANIFEST["sessions"] for a in s.get("actions", [])]
 SUB_TRACE_ACTIONS = [a for a in ACTIONS if a["sub_session"]]
-SOURCES = ("files", "store")
+SOURCES = ("files", "store", "trustgraph")
+
+
+@pytest.fixture(scope="module")
+def service_gateway():
+    """The stand-in deployment serving these traces (``urn:graph:source`` too) and their texts."""
+    server = FakeGateway(*corpus_deployment([TRACES, TEXTS]))
+    yield server.start()
+    server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +56,21 @@ def service_store(tmp_path_factory):
 @pytest.fixture(params=SOURCES)
 def source(request):
     """The CLI arguments that read the service traces (and their texts) from this source."""
-    if request.param == "files":
+    return source_args(request, request.param)
+
+
+@pytest.fixture(params=SOURCES[:2])
+def checked_source(request):
+    """The sources ``lint`` reads (a TrustGraph gateway is read session by session: no lint)."""
+    return source_args(request, request.param)
+
+
+def source_args(request, kind: str) -> list[str]:
+    if kind == "files":
         return [str(TRACES), str(TEXTS)]
+    if kind == "trustgraph":  # traces from the gateway, texts from its librarian
+        request.getfixturevalue("monkeypatch").setenv("TRUSTGRAPH_TOKEN", TOKEN)
+        return gateway_args(request.getfixturevalue("service_gateway"))
     return [str(TEXTS), "--store", str(request.getfixturevalue("service_store"))]
 
 
@@ -229,11 +252,11 @@ def test_plan_steps_record_no_tool(capsys):
     assert capsys.readouterr().out.count("tool: no tool recorded") == len(results)
 
 
-def test_health_counts_an_unreadable_reply_apart(capsys, source):
+def test_health_counts_an_unreadable_reply_apart(capsys, checked_source):
     """``lint``: the reply the agent could not parse is an info of its own (``unparsed-reply``),
     on its Analysis; nothing else in the whole corpus (the chunks with their provenance loaded
     are no shared steps, and their texts are loaded)."""
-    status = main(["lint", *source, "--format", "json", "--fail-on", "warning"])
+    status = main(["lint", *checked_source, "--format", "json", "--fail-on", "warning"])
     found = json.loads(capsys.readouterr().out)
     assert status == 0
     expected = [(s["session"], step) for s in MANIFEST["sessions"] for step in s.get("parse_errors", [])]
