@@ -262,3 +262,37 @@ def test_health_counts_an_unreadable_reply_apart(capsys, checked_source):
     expected = [(s["session"], step) for s in MANIFEST["sessions"] for step in s.get("parse_errors", [])]
     assert [(f["session"], f["step"]) for f in found if f["rule"] == "unparsed-reply"] == expected
     assert [f["severity"] for f in found] == ["info"] * len(expected)
+
+
+def test_any_extraction_entity_a_step_points_at_stays_evidence():
+    """A step that points (``tg:selectedChunk``, ``tg:selectedEdge``, ``tg:thought``) at a page,
+    a document, a subgraph or an extracting activity of ``urn:graph:source``: none of them joins
+    the session, its steps and their order stay the manifest's, and nothing is shared."""
+    import pyoxigraph as ox
+
+    from trace_explorer.model.reader import read_sessions
+    from trace_explorer.model.vocabulary import SELECTED_CHUNK, SELECTED_EDGE, THOUGHT
+    from trace_explorer.read.collection import load_collection
+
+    collection, errors = load_collection([TRACES, TEXTS])
+    assert errors == []
+    document = MANIFEST["documents"][0]
+    page, chunk = document["pages"][0]["page"], document["pages"][0]["chunks"][0]
+    activity = next(q.object for q in collection.store.quads_for_pattern(
+        ox.NamedNode(chunk["chunk"]), ox.NamedNode("http://www.w3.org/ns/prov#wasGeneratedBy"), None))
+    pointed = [ox.NamedNode(i) for i in (document["document"], page, chunk["subgraph"])] + [activity]
+    docrag = next(s for s in MANIFEST["sessions"] if s["mechanism"] == "docrag")
+    graphrag = next(s for s in MANIFEST["sessions"] if s.get("edges"))
+    agent = next(s for s in MANIFEST["sessions"] if s.get("actions"))
+    exploration = next(i for i in docrag["step_order"] if i.endswith("/exploration"))
+    focus = next(i for i in graphrag["step_order"] if ":focus:" in i)
+    retrieval = ox.NamedNode("urn:graph:retrieval")
+    for subject, predicate in ((exploration, SELECTED_CHUNK), (focus, SELECTED_EDGE),
+                               (agent["actions"][0]["analysis"], THOUGHT)):
+        collection.store.extend(ox.Quad(ox.NamedNode(subject), ox.NamedNode(predicate), o, retrieval) for o in pointed)
+    sessions = {s.id: s for s in read_sessions(collection)}
+    for expected in (docrag, graphrag, agent):
+        session = sessions[expected["session"]]
+        assert [s.id for s in session.steps] == expected["step_order"]
+        assert not {p.value for p in pointed} & set(session.nodes)
+        assert session.warnings == []
