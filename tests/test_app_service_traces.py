@@ -6,7 +6,7 @@ manifest and texts."""
 from __future__ import annotations
 
 from tests.test_app import open_session, run_app, unescape, walk
-from tests.test_service_traces import BY_NAME, DOCUMENTS, TEXTS, TRACES
+from tests.test_service_traces import BY_NAME, DOCUMENTS, MANIFEST, TEXTS, TRACES
 from trace_explorer.views.step_labels import UNPARSED_REPLY
 
 
@@ -43,3 +43,17 @@ def test_a_tool_that_ran_a_sub_trace_shows_its_observation():
     assert action["action"] in [t.value for t in at.main.text]
     assert DOCUMENTS[action["observation"]] in [t.value for t in at.main.text]
     assert "Observation text not loaded: see the Observation step." not in [c.value for c in at.main.caption]
+
+
+def test_the_insights_page_counts_unreadable_replies_apart_from_tools():
+    at = uploaded()
+    at.toggle(key="sub").set_value(True).run()
+    at.switch_page("pages/insights.py").run()
+    assert not at.exception, at.exception
+    metrics = {m.label: m.value for m in at.main.metric}
+    tools = [a for s in MANIFEST["sessions"] for a in s.get("actions", []) if not a["parse_error"]]
+    errors = sum(1 for a in tools if a["tool_error"])
+    assert metrics["Sessions"] == str(len(MANIFEST["sessions"]))
+    assert metrics["Tool calls"] == str(len(tools))
+    assert metrics["Tool errors"] == f"{errors} ({100 * errors / len(tools):.1f}%)"
+    assert metrics["Unparsed replies"] == str(sum(len(s.get("parse_errors", [])) for s in MANIFEST["sessions"]))
