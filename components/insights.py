@@ -80,7 +80,8 @@ def numbers_of(collection: Collection, filters: SessionFilter) -> dict[str, Any]
 
 
 def headline(numbers: dict[str, Any]) -> None:
-    """A row of metrics: sessions, tool calls, tool errors, LLM calls, tokens."""
+    """A row of metrics: sessions, tool calls, tool errors, LLM calls, model replies that could
+    not be parsed (when there are any: not tool calls), tokens."""
     calls = sum(t["calls"] for t in numbers["tools"].values())
     errors = sum(t["errors"] for t in numbers["tools"].values())
     llm = sum(t["calls"] for t in numbers["tokens"].values())
@@ -93,6 +94,9 @@ def headline(numbers: dict[str, Any]) -> None:
                              ("Tool errors", f"{errors:,}" + (f" ({100 * errors / calls:.1f}%)" if calls else "")),
                              ("LLM calls", f"{llm:,}"), ("Tokens in / out", f"{tokens_in:,} / {tokens_out:,}")):
             st.metric(label, value, border=True, width="content")
+        if numbers.get("parse_errors"):
+            st.metric("Unparsed replies", f"{numbers['parse_errors']:,}", border=True, width="content",
+                      help="Replies of the model the agent could not parse: LLM calls, not tool calls")
 
 
 def chart_grid(numbers: dict[str, Any]) -> None:

@@ -70,6 +70,9 @@ def session_header(session: Session, collection: Collection) -> None:
         if session.tool_errors:
             st.badge(f"{session.tool_errors} tool error" + ("s" if session.tool_errors > 1 else ""),
                      color="red", icon=":material/error:")
+        if session.parse_errors:  # a failed LLM call, not a tool's
+            st.badge(f"{session.parse_errors} model repl" + ("ies" if session.parse_errors > 1 else "y")
+                     + " not parsed", color="orange", icon=":material/error:")
         if session.shape == "seed":
             st.badge("seed shape", color="gray")
         st.caption(md_escape(f"{format_time(session.time) or 'time unknown'} · {session.id}"), width="content")

@@ -109,7 +109,8 @@ def table_rows(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         children = len(s.get("children") or [])
         parent = s.get("parent_session")
         figures = [format_ms(duration) if duration is not None else None, _count(tokens, "token", "tokens"),
-                   _count(s.get("step_count"), "step", "steps"), _count(errors or None, "tool error", "tool errors")]
+                   _count(s.get("step_count"), "step", "steps"), _count(errors or None, "tool error", "tool errors"),
+                   _count(s.get("parse_errors") or None, "unparsed model reply", "unparsed model replies")]
         rows.append({
             "id": s["id"],
             "short": short_id(s["id"]),

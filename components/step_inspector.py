@@ -16,7 +16,7 @@ import streamlit as st
 from trace_explorer.model.literals import format_time
 from trace_explorer.model.session import Session, Step
 from trace_explorer.views.report import FIELD_ORDER
-from trace_explorer.views.step_labels import has_error, timeline_label
+from trace_explorer.views.step_labels import has_error, timeline_label, tool_note
 from trace_explorer.views.visible_text import visible_controls
 
 from .collection import Collection
@@ -24,7 +24,7 @@ from .session_header import session_link
 from .text import badge_escape, format_ms, long_text, md_escape
 
 # Fields drawn in their own section; the rest go to the "Details" table.
-_SECTIONS = {"query", "thought", "action", "arguments", "tool_candidates", "observation", "error",
+_SECTIONS = {"query", "thought", "action", "arguments", "tool_candidates", "observation", "error", "parse_error",
              "edges", "chunks", "answer", "result", "finding", "concepts", "entities",
              "plan_steps", "goals", "plan_step", "goal", "pattern", "task_type", "llm_duration_ms",
              "tool_duration_ms", "in_tokens", "out_tokens", "thought_id", "observation_id", "termination_reason"}
@@ -59,6 +59,11 @@ def step_inspector(session: Session, step_id: str | None, collection: Collection
     _numbers(fields)
     if fields.get("error") is not None:
         st.error(md_escape(f"Tool error: {fields['error']}"), icon=":material/error:")
+    if "parse_error" in fields:  # no tool ran: the agent could not read the model's reply
+        st.error(md_escape(f"The model's reply could not be parsed: no tool ran"
+                           + (f" ({fields['parse_error']})" if fields["parse_error"] else "")), icon=":material/error:")
+    elif tool_note(step):
+        _line("Tool", tool_note(step))
     if step.kind == "PatternDecision" or "pattern" in fields:
         _line("Pattern", fields.get("pattern"), fields.get("task_type") and f"task type: {fields['task_type']}")
     if fields.get("thought") is not None:

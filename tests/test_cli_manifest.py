@@ -52,7 +52,7 @@ def test_list_all_has_exactly_the_manifest_sessions(capsys, source_args, name):
     rows = run_json(capsys, "list", *source_args(name), "--all", "--format", "json")
     assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions(name))
     assert all(set(r) == {"id", "type", "pattern", "question", "time", "parent", "has_answer",
-                          "actions", "tool_errors"} for r in rows)
+                          "actions", "tool_errors", "parse_errors"} for r in rows)
 
 
 @pytest.mark.parametrize("name", TRACE_FILES)

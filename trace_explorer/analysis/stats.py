@@ -34,8 +34,10 @@ def collection_stats(source: TraceSource, filters: SessionFilter | None = None) 
     out), ``steps_per_session`` ([{"steps", "sessions"}]) and ``steps`` ({"total", "p50", "p95",
     "max"}), ``tools`` ({tool: {"calls", "errors", "error_rate", "p50_ms", "p95_ms", "max_ms"}}),
     ``durations`` ({"llm"|"tool": {"calls", "p50_ms", "p95_ms", "max_ms"}}), ``tokens`` ({model:
-    {"calls", "in", "out"}}; a call with no model under "unknown") and ``termination`` ({reason:
-    sessions}; "none" for those that record none). Durations in ms; a figure with no value is
+    {"calls", "in", "out"}}; a call with no model under "unknown"), ``termination`` ({reason:
+    sessions}; "none" for those that record none) and ``parse_errors`` (replies of the model
+    that the agent could not parse, ``tg:action "__parse_error__"``: LLM calls, never counted
+    among ``tools``). Durations in ms; a figure with no value is
     None. Raises SourceError when the source fails, or when its index predates these tables."""
     filters = filters or SessionFilter()
     groups = _from_index(source.index, filters) if indexed(source) else _from_sessions(source, filters)
@@ -48,7 +50,7 @@ class Groups:
     ``sessions`` [(day or None, mechanism, pattern, n)], ``steps`` [(steps, n)], ``termination``
     [(reason or None, n)], ``tools`` [(tool, calls, errors)], ``tool_spread`` {tool: (calls with a
     duration, p50, p95, max)}, ``spread`` {"llm"|"tool": (calls, p50, p95, max)}, ``tokens``
-    [(model or None, calls, in, out)]."""
+    [(model or None, calls, in, out)], ``parse_errors`` (replies of the model not parsed)."""
 
     sessions: list[tuple] = field(default_factory=list)
     steps: list[tuple] = field(default_factory=list)
@@ -57,6 +59,7 @@ class Groups:
     tool_spread: dict[str, tuple] = field(default_factory=dict)
     spread: dict[str, tuple] = field(default_factory=dict)
     tokens: list[tuple] = field(default_factory=list)
+    parse_errors: int = 0
 
 
 def summarize(groups: Groups) -> dict[str, Any]:
@@ -92,6 +95,7 @@ def summarize(groups: Groups) -> dict[str, Any]:
         "tokens": {model: {"calls": calls, "in": tokens_in, "out": tokens_out}
                    for model, calls, tokens_in, tokens_out in _by_model(groups.tokens)},
         "termination": dict(sorted(termination.items())),
+        "parse_errors": groups.parse_errors,
     }
 
 
@@ -161,6 +165,7 @@ def _from_index(index, filters: SessionFilter) -> Groups:
         termination[reason] += n
     groups.sessions = [(*k, n) for k, n in sessions.items()]
     groups.steps, groups.termination = list(steps.items()), list(termination.items())
+    groups.parse_errors = index._query(f"SELECT COALESCE(SUM(parse_errors), 0) FROM insight_sessions{chosen}", params)[0][0]
     return groups
 
 
@@ -199,6 +204,7 @@ def _from_sessions(source: TraceSource, filters: SessionFilter) -> Groups:
     termination: Counter = Counter()
     tool_rows: list[list] = []
     llm_rows: list[list] = []
+    parse_errors = 0
     offset = 0
     while True:
         page = list_sessions(source, filters, limit=_PAGE, offset=offset, read=True)
@@ -212,12 +218,14 @@ def _from_sessions(source: TraceSource, filters: SessionFilter) -> Groups:
             termination[facts["termination"]] += 1
             tool_rows += facts["tools"]
             llm_rows += facts["llm"]
+            parse_errors += facts["parse_errors"]
         offset += len(page.rows)
         if not page.rows or offset >= page.total:
             break
     groups = _calls(tool_rows, llm_rows)
     groups.sessions = [(*k, n) for k, n in sessions.items()]
     groups.steps, groups.termination = list(steps.items()), list(termination.items())
+    groups.parse_errors = parse_errors
     return groups
 
 

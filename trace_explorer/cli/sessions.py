@@ -64,7 +64,8 @@ def _list(args, source: TraceSource) -> int:
         print(sessions_csv(rows), end="")
         return 0
     if args.format == "json":
-        keys = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions", "tool_errors")
+        keys = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions", "tool_errors",
+                "parse_errors")
         print(json.dumps([{k: r[k] for k in keys} for r in rows], ensure_ascii=False, indent=2))
         return 0
     table = [(r["id"], r["type"], r["pattern"] or "", clip(r["question"] or "", 60), r["time"] or "",

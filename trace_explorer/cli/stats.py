@@ -72,6 +72,8 @@ def stats_text(numbers: dict) -> str:
         rows = [(tool, f"{t['calls']:,}", f"{t['errors']:,}", f"{100 * t['error_rate']:.1f}%", ms(t["p50_ms"]),
                  ms(t["p95_ms"]), ms(t["max_ms"])) for tool, t in numbers["tools"].items()]
         out.append("\n" + format_table(("Tool", "Calls", "Errors", "Error rate", "p50 ms", "p95 ms", "max ms"), rows))
+    if numbers["parse_errors"]:
+        out.append(f"model replies the agent could not parse (no tool call): {numbers['parse_errors']:,}")
     rows = [(kind.upper() if kind == "llm" else "Tool", f"{d['calls']:,}", ms(d["p50_ms"]), ms(d["p95_ms"]), ms(d["max_ms"]))
             for kind, d in numbers["durations"].items()]
     out.append("\n" + format_table(("Durations", "Calls", "p50 ms", "p95 ms", "max ms"), rows))

@@ -24,7 +24,7 @@ from typing import Any
 from ..model.literals import format_time
 from ..model.session import Session, Step
 from ..model.summary import status
-from ..views.step_labels import step_tag
+from ..views.step_labels import step_tag, tool_note
 from ..views.visible_text import visible_controls
 from .quads import subjects_sessions
 
@@ -42,7 +42,8 @@ _FIELDS = (
     ("plan_steps", "Plan"), ("plan_step", "Plan step"), ("concepts", "Concepts"),
     ("edge_count", "Edges explored"), ("entities", "Seed entities"), ("chunk_count", "Chunks found"),
     ("chunks", "Chunks"), ("thought", "Thought"), ("action", "Action"), ("arguments", "Arguments"),
-    ("observation", "Observation"), ("error", "Tool error"), ("result", "Result"),
+    ("observation", "Observation"), ("error", "Tool error"),
+    ("parse_error", "The model's reply could not be parsed"), ("result", "Result"),
     ("finding", "Finding"), ("answer", "Answer"), ("text", "Text"),
     ("termination_reason", "Termination"), ("score", "Score"), ("reasoning", "Reasoning"),
 )
@@ -113,7 +114,7 @@ def _session_block(session: Session, level: int, prefix: str = "") -> str:
         parts.append(f"{hashes}# Answer\n\n" + (escape_markdown(answer) if answer else f"_(text not loaded: {code_span(session.answer_id)})_"))
     parts.append(f"{hashes}# Steps")
     shown_observations = {s.fields.get("observation_id") for s in session.steps if s.kind == "Analysis"
-                          and ("observation" in s.fields or "error" in s.fields)}
+                          and ("observation" in s.fields or "error" in s.fields or "parse_error" in s.fields)}
     number = 0
     for step in session.steps:
         if step.kind == "Observation" and step.id in shown_observations:
@@ -128,12 +129,14 @@ def _step_block(session: Session, step: Step, number: int, hashes: str) -> str:
     title = step.kind + (f" {tag}" if tag else "")
     if step.kind == "Analysis" and step.fields.get("action"):
         title += f": {step.fields['action']}"
-    if step.fields.get("error") is not None:
+    elif tool_note(step):
+        title += f": {tool_note(step)}"
+    if step.fields.get("error") is not None or "parse_error" in step.fields:
         title += " ✗"
     lines = [f"{hashes} {number}. {escape_markdown(title)}"]
     for name, label in _FIELDS:
         value = step.fields.get(name)
-        if value is None or value == [] or (value == "" and name != "error"):
+        if value is None or value == [] or (value == "" and name not in ("error", "parse_error")):
             continue
         if name == "pattern" and step.kind != "PatternDecision":
             continue
@@ -155,7 +158,7 @@ def _field(label: str, name: str, value: Any) -> str:
     if name == "chunks":
         items = [c.get("chunk") or c.get("id") if isinstance(c, dict) else c for c in value]
         return f"**{label}:**\n\n" + "\n".join(f"- {code_span(i)}" for i in items)
-    if name == "error" and value == "":
+    if name in ("error", "parse_error") and value == "":
         return f"**{label}:** _(no message)_"
     if isinstance(value, list):
         return f"**{label}:**\n\n" + "\n".join(f"- {escape_markdown(v)}" for v in value)

@@ -1,7 +1,7 @@
 """The session list (as filtered by the caller) as CSV and JSON, one row per session.
 
 Rows are ``model.summary.session_summary``: id, type, pattern, question, time, parent,
-has_answer, actions, tool_errors, step_count, status, children. In CSV, lists are joined with
+has_answer, actions, tool_errors, parse_errors, step_count, status, children. In CSV, lists are joined with
 "; " and a text cell that a spreadsheet would run as a formula (it starts with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return: trace text is untrusted) gets a leading ``'``.
 """
@@ -18,7 +18,7 @@ from ..model.session import Session
 from ..model.summary import session_summary
 
 COLUMNS = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions",
-           "tool_errors", "step_count", "status", "children")
+           "tool_errors", "parse_errors", "step_count", "status", "children")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 

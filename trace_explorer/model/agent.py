@@ -4,24 +4,57 @@ and the pattern is the PatternDecision's, else the steps'."""
 
 from __future__ import annotations
 
-from .session import PLAN_THEN_EXECUTE, REACT, SUPERVISOR, Session, Step
+from collections.abc import Callable
+
+from .session import PARSE_ERROR_ACTION, PLAN_THEN_EXECUTE, REACT, SUPERVISOR, Session, Step
 from .triple_index import TripleIndex
 from .vocabulary import THOUGHT
 
 
-def fold_analysis(step: Step, nodes: dict[str, Step], index: TripleIndex) -> None:
+def fold_analysis(step: Step, nodes: dict[str, Step], index: TripleIndex,
+                  owner_of: Callable[[str], str | None] = lambda _: None) -> None:
     """Give an Analysis the words of its sub-entities: ``thought`` (and ``thought_id``) from its
-    Thought, ``observation``, ``observation_id`` and ``error`` from the Observation derived
-    from it. Inline (seed) words are kept."""
+    Thought, ``observation``, ``observation_id`` and ``error`` from its Observation
+    (``observation_of``). Inline (seed) words are kept. An Analysis whose ``tg:action`` is
+    ``PARSE_ERROR_ACTION`` records a reply of the model that could not be parsed, not a tool
+    call: it and its Observation get ``parse_error`` (the recorded ``tg:toolError``) in place of
+    ``action`` and ``error``. ``owner_of(iri)``: the session root an entity belongs to."""
     for thought in index.iris(step.id, THOUGHT):
         if thought in nodes and "thought" not in step.fields:
             step.fields["thought_id"] = thought
             copy_words(step, nodes)
-    for child, _ in index.children.get(step.id, ()):
-        node = nodes.get(child)
-        if node is not None and node.kind == "Observation":
-            step.fields["observation_id"] = child
+    observation = observation_of(step.id, nodes, index, owner_of)
+    if observation is not None:
+        step.fields["observation_id"] = observation
+    if step.fields.get("action") == PARSE_ERROR_ACTION:
+        del step.fields["action"]
+        parts = [step] + ([nodes[observation]] if observation is not None else [])
+        message = next((p.fields["error"] for p in parts if p.fields.get("error")), "")
+        for part in parts:
+            part.fields.pop("error", None)
+            part.fields["parse_error"] = message
     copy_words(step, nodes)
+
+
+def observation_of(analysis: str, nodes: dict[str, Step], index: TripleIndex,
+                   owner_of: Callable[[str], str | None]) -> str | None:
+    """The Observation of the Analysis ``analysis`` among ``nodes``: the one derived from it;
+    else, when the tool ran a sub-trace (GraphRAG, DocRAG: its Question derives from the
+    Analysis), the one derived from a step of that sub-trace, as TrustGraph 2.11.1's
+    orchestrator writes it (``PatternBase.emit_observation_triples`` derives it from the
+    sub-trace's last entity, its Synthesis); else the one its IRI names (``/i{n}/observation``,
+    TRACE-MODEL.md, "Agent patterns"). None when there is none."""
+    below = index.children.get(analysis, ())
+    for child, _ in below:
+        if child in nodes and nodes[child].kind == "Observation":
+            return child
+    sub_traces = {child for child, _ in below if child not in nodes}
+    if sub_traces:
+        for node in nodes.values():
+            if node.kind == "Observation" and any(owner_of(p) in sub_traces for p in node.parents):
+                return node.id
+    named = nodes.get(analysis + "/observation")
+    return named.id if named is not None and named.kind == "Observation" else None
 
 
 def copy_words(step: Step, nodes: dict[str, Step]) -> None:
@@ -47,11 +80,17 @@ def order_plan(step: Step, steps: list[Step]) -> None:
     step.fields["plan_steps"] = [p for p in ordered if p in step.fields.get("plan_steps", ordered)] + rest
 
 
-def order_goals(step: Step, steps: list[Step]) -> None:
-    """A Decomposition's ``goals`` in the order of its Findings, the rest after."""
-    findings = [g for s in steps if s.kind == "Finding" for g in s.fields.get("goals", [])]
+def order_goals(step: Step, steps: list[Step], started: list[str] = ()) -> None:
+    """A Decomposition's ``goals`` in the order they were decomposed: the order the supervisor
+    started their sub-agents (``started``: the sub-sessions' questions, in the order of
+    ``SessionReader`` children: start time, then finding index), then the order of its Findings
+    (by index), the rest after. TrustGraph 2.11.1's supervisor gives each goal as the question of
+    a sub-agent (``SupervisorPattern._decompose_and_fanout``) and numbers the Findings as the
+    sub-agents finish."""
     goals = step.fields.get("goals", [])
-    step.fields["goals"] = [g for g in findings if g in goals] + [g for g in goals if g not in findings]
+    findings = [g for s in steps if s.kind == "Finding" for g in s.fields.get("goals", [])]
+    ordered = [g for g in list(started) + findings if g in goals]
+    step.fields["goals"] = list(dict.fromkeys(ordered + goals))
 
 
 def single_goals(steps: list[Step]) -> None:

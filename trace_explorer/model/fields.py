@@ -41,6 +41,12 @@ KIND_FROM_IRI = (
     (re.compile(r"(/|:prov:)focus\b"), "Focus"),
     (re.compile(r":prov:edge:"), "EdgeSelection"),
     (re.compile(r":prov:chunk:"), "ChunkSelection"),
+    # extraction provenance (TrustGraph's provenance/uris.py): urn:page:{uuid}, urn:chunk:{uuid}, ...
+    (re.compile(r"^urn:page:"), "Page"),
+    (re.compile(r"^urn:section:"), "Section"),
+    (re.compile(r"^urn:image:"), "Image"),
+    (re.compile(r"^urn:chunk:"), "Chunk"),
+    (re.compile(r"^https://trustgraph\.ai/subgraph/"), "Subgraph"),
 )
 
 # tg: predicate local name -> (field, parser, many values)

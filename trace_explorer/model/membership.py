@@ -7,6 +7,11 @@
    (and the seed's ``prov:wasGeneratedBy``) down from the root, never crossing into another
    Question (a sub-trace), plus the selections and thoughts its steps point at. The first
    session to reach an entity claims it.
+
+What a step points at in the extraction provenance (a DocRAG Exploration's ``tg:selectedChunk``
+names the chunk itself in TrustGraph 2.11.1; a chunk, page, document, subgraph or the activity
+that made one) is evidence the step used, never a member: TRACE-MODEL.md, "What the 2.11.1
+services actually emit".
 """
 
 from __future__ import annotations
@@ -14,9 +19,11 @@ from __future__ import annotations
 from collections import deque
 
 from .problems import SHARED_STEP, Problem, triple_text
+from .fields import kind_of
 from .roots import step_owner
+from .session import EVIDENCE_KINDS
 from .triple_index import TripleIndex
-from .vocabulary import PROV, SELECTED_CHUNK, SELECTED_EDGE, THOUGHT
+from .vocabulary import PROV, PROV_ACTIVITY, PROV_AGENT, SELECTED_CHUNK, SELECTED_EDGE, THOUGHT
 
 
 class Membership:
@@ -44,15 +51,24 @@ class Membership:
         return self._owner.get(node) or self._claimed.get(node)
 
     def attached(self, node: str) -> list[str]:
-        """Sub-entities a step points at: its Thought, its edge and chunk selections."""
+        """Sub-entities a step points at: its Thought, its edge and chunk selections; never an
+        entity of the extraction provenance (``is_evidence``)."""
         props = self.index.properties.get(node)
         out: list[str] = []
         if not props:
             return out
         for predicate in (THOUGHT, SELECTED_EDGE, SELECTED_CHUNK):
             if predicate in props:
-                out.extend(i for i in self.index.iris(node, predicate) if i in self.index and i != node)
+                out.extend(i for i in self.index.iris(node, predicate)
+                           if i in self.index and i != node and not self.is_evidence(i))
         return out
+
+    def is_evidence(self, iri: str) -> bool:
+        """Whether ``iri`` is an entity of the extraction provenance (TRACE-MODEL.md, "Extraction
+        provenance"): a Document, Page, Section, Image, Chunk or Subgraph, or a prov:Activity or
+        prov:Agent (what made one)."""
+        types = self.index.types(iri)
+        return PROV_ACTIVITY in types or PROV_AGENT in types or kind_of(iri, types) in EVIDENCE_KINDS
 
     def _owners_by_prefix(self) -> dict[str, str]:
         """Subject -> the root its IRI extends. An agent or DocRAG step IRI names its session

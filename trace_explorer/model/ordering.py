@@ -63,19 +63,34 @@ def _parents_first(graph: Any, key: Callable[[str], Any]) -> list[str] | None:
 
 
 def reading_order(graph: Any, root: str, nodes: dict[str, Step],
-                  time_of: Callable[[str], datetime | None]) -> tuple[list[str], list[str]]:
+                  time_of: Callable[[str], datetime | None],
+                  sub_sessions: dict[str, int] | None = None) -> tuple[list[str], list[str]]:
     """Every node of ``graph`` (a networkx DiGraph, or ``reader.Links``; edges child -> parent)
     in reading order, and the nodes on cycles of the derivations ([] when there is none).
     ``nodes``: the session's steps by IRI (a node without one is a sub-session);
-    ``time_of(iri)``: a node's start time, if any."""
+    ``time_of(iri)``: a node's start time, if any; ``sub_sessions``: the sub-sessions' places
+    (IRI -> 0, 1, ...: the order they started). A sub-session comes right after the parts of the
+    step it derives from (``/i1/thought`` ... then the sub-session of ``/i1``), and sub-sessions of
+    one step in the order they started: their IRIs (random UUIDs) decide nothing, and a
+    supervisor's Findings, each derived from one sub-session, come after them all, by their own
+    index (``/finding/0``, ...)."""
     tail_of = session_id(root)
+    places = sub_sessions or {}
+
+    def tail(node: str) -> str:
+        return node.split(tail_of, 1)[1] if tail_of and tail_of in node else node
 
     def key(node: str):
         step = nodes.get(node)
         kind = step.kind if step else SESSION_NODE
         started = (step.fields.get("started") if step else None) or time_of(node)
-        tail = node.split(tail_of, 1)[1] if tail_of and tail_of in node else node
-        return (natural_key(tail), KIND_RANK.get(kind, 50), started.timestamp() if started else 0.0, node)
+        if step is None:  # another session: placed by the step of this one it derives from
+            ups = [tail(up) for up in graph.succ[node] if up in nodes]
+            where = natural_key(min(ups, key=natural_key) + "/\uffff") if ups else natural_key(node)
+        else:
+            where = natural_key(tail(node))
+        return (where, KIND_RANK.get(kind, 50), started.timestamp() if started else 0.0,
+                places.get(node, len(places)), node)
 
     ordered = _parents_first(graph, key)
     if ordered is not None:

@@ -6,6 +6,8 @@ the current shape are read (TRACE-MODEL.md).
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Protocol
@@ -28,6 +30,7 @@ from .vocabulary import PROV, QUERY, SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_T
 
 # Links from a step to its parts, drawn as edges when the part does not derive from the step.
 _PART_LINKS = ((SELECTED_EDGE, "selectedEdge"), (SELECTED_CHUNK, "selectedChunk"), (THOUGHT, "thought"))
+_FINDING_NUMBER = re.compile(r"/finding/(\d+)$")
 
 
 class Collection(Protocol):
@@ -113,10 +116,11 @@ class SessionReader:
         member_set = set(members)
         nodes = {m: read_step(self.index, self.documents, m, root) for m in members}
         graph, children = self._graph(root, members, member_set, nodes)
-        order, cyclic = reading_order(graph, root, nodes, self._time)
+        children = self._ordered_children(children, nodes)
+        order, cyclic = reading_order(graph, root, nodes, self._time, {c: i for i, c in enumerate(children)})
         session = Session(id=root, mechanism=UNKNOWN, question=self.index.literal(root, QUERY),
                           root=nodes[root], nodes=nodes, graph=graph if self.graphs else nx.DiGraph(), order=order,
-                          children=sorted(set(children), key=self._child_key))
+                          children=children)
         session.time = nodes[root].fields.get("started")
         parents = [p for p, _ in self.index.parents(root)]
         session.parent = parents[0] if parents else None
@@ -183,7 +187,7 @@ class SessionReader:
         nodes, index = session.nodes, self.index
         for step in session.steps:
             if step.kind == "Analysis":
-                agent.fold_analysis(step, nodes, index)
+                agent.fold_analysis(step, nodes, index, self.membership.owner_of)
             elif step.kind == "Focus":
                 edges = [self.edges.edge(nodes[i]) for i in index.iris(step.id, SELECTED_EDGE) if i in nodes]
                 chunks = [chunk_record(nodes[i], self.documents) for i in index.iris(step.id, SELECTED_CHUNK) if i in nodes]
@@ -194,14 +198,28 @@ class SessionReader:
             elif step.kind == "Plan":
                 agent.order_plan(step, session.steps)
             elif step.kind == "Decomposition":
-                agent.order_goals(step, session.steps)
+                agent.order_goals(step, session.steps, [q for q in (index.literal(c, QUERY) for c in session.children) if q])
         agent.single_goals(session.steps)
 
     def _time(self, subject: str) -> datetime | None:
         return parse_time(self.index.literal(subject, STARTED_AT_TIME))
 
-    def _child_key(self, child: str) -> tuple:
-        return (self._time(child) or datetime.max.replace(tzinfo=None).astimezone(), child)
+    def _ordered_children(self, children: list[str], nodes: dict[str, Step]) -> list[str]:
+        """Sub-session roots in the order they started: by start time, then by the index of the
+        Finding derived from them (``/finding/{i}``: a supervisor numbers its Findings as its
+        sub-agents finish, TrustGraph 2.11.1 ``Processor._handle_subagent_completion``), then by
+        IRI (a random UUID: the last resort)."""
+        finding_of: dict[str, int] = {}
+        for node in nodes.values():
+            number = _FINDING_NUMBER.search(node.id) if node.kind == "Finding" else None
+            if number is None:
+                continue
+            for parent in node.parents:
+                owner = self.membership.owner_of(parent)
+                if owner is not None:
+                    finding_of.setdefault(owner, int(number.group(1)))
+        latest = datetime.max.replace(tzinfo=None).astimezone()
+        return sorted(set(children), key=lambda c: (self._time(c) or latest, finding_of.get(c, sys.maxsize), c))
 
 
 def _is_seed(session: Session) -> bool:

@@ -28,6 +28,13 @@ PATTERNS = (REACT, PLAN_THEN_EXECUTE, SUPERVISOR)
 # Entities folded into the step that points at them: a Thought into its Analysis, an
 # EdgeSelection / ChunkSelection into its Focus. They stay nodes of the session graph.
 SUB_ENTITY_KINDS = frozenset({"Thought", "EdgeSelection", "ChunkSelection"})
+# Entities of the extraction provenance (TRACE-MODEL.md, "Extraction provenance"): a step may
+# point at one (a DocRAG Exploration's tg:selectedChunk names the chunk itself), as evidence it
+# used; they are never steps of a session.
+EVIDENCE_KINDS = frozenset({"Document", "Page", "Section", "Image", "Chunk", "Subgraph"})
+# The tg:action TrustGraph's ReAct agent writes when it could not parse the model's reply
+# (trustgraph-flow 2.11.1, agent/react/agent_manager.py): a failed LLM call, not a tool.
+PARSE_ERROR_ACTION = "__parse_error__"
 # A node of a session graph that stands for a whole other session (a sub-trace).
 SESSION_NODE = "Session"
 ANSWER_KINDS = ("Conclusion", "Synthesis")
@@ -109,18 +116,26 @@ class Session:
 
     @property
     def actions(self) -> list[str]:
-        """Tool names of the Analysis steps, in order ([] when there are none)."""
+        """Tool names of the Analysis steps, in order ([] when there are none). A reply of the
+        model that could not be parsed is no tool call: see ``parse_errors``."""
         return [s.fields["action"] for s in self.steps if s.kind == "Analysis" and s.fields.get("action")]
 
     @property
     def tool_errors(self) -> int:
-        """How many steps record a failed tool call (``tg:toolError`` or type ``tg:Error``)."""
+        """How many steps record a failed tool call (``tg:toolError`` or type ``tg:Error``); an
+        unreadable reply of the model is not one (``parse_errors``)."""
         return sum(
             1 for s in self.steps
             if s.fields.get("error") is not None
             # an Analysis repeats its Observation's error; count the Observation once
             and not (s.kind == "Analysis" and s.fields.get("observation_id"))
         )
+
+    @property
+    def parse_errors(self) -> int:
+        """How many replies of the model the agent could not parse (an Analysis whose
+        ``tg:action`` is ``PARSE_ERROR_ACTION``, read into its ``parse_error`` field)."""
+        return sum(1 for s in self.steps if s.kind == "Analysis" and "parse_error" in s.fields)
 
     def steps_of(self, kind: str) -> list[Step]:
         """The steps of one kind, in order."""

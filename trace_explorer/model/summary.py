@@ -49,7 +49,8 @@ def _plus(a: int | None, b: int | None) -> int | None:
 
 def session_summary(session: Session) -> dict[str, Any]:
     """One row of the session list: id, type, pattern, question, time (ISO-8601 or None), parent
-    (the step it derives from), has_answer, actions, tool_errors, plus step_count, status,
+    (the step it derives from), has_answer, actions (tool names), tool_errors, parse_errors
+    (replies of the model that could not be parsed: no tool call), plus step_count, status,
     children (IRIs), parent_session (the session owning ``parent``), answer_id, answer_preview
     (None when the answer's text is not at hand: the list fills it from the source's texts),
     the ``session_totals``, duration_ms (LLM + tool) and tokens (in + out)."""
@@ -65,6 +66,7 @@ def session_summary(session: Session) -> dict[str, Any]:
         "has_answer": session.has_answer,
         "actions": session.actions,
         "tool_errors": session.tool_errors,
+        "parse_errors": session.parse_errors,
         "step_count": len(session.steps),
         "status": status(session),
         "children": list(session.children),

@@ -38,11 +38,12 @@ from .fetch import DERIVED, ROOTS, fetch_sessions
 from .filter import DEFAULT_ORDER, SessionFilter, SessionOrder
 from .search import fold, fts_query
 from .session_insights import INSIGHT_PREDICATES, filter_clauses, insight_row, mark_complete, prepare, write_rows
+from .session_insights import TABLES as INSIGHT_TABLES
 from .sparql_text import PREFIXES, iri_batches, values_clause
 from .store import StoreSource
 
 INDEX_FILE = "trace-explorer-sessions.sqlite"
-VERSION = "2"
+VERSION = "3"
 
 # What a session's summary (``model.summary.session_summary``) is read from: membership
 # (types, derivations, links to thoughts and selections), the question, time, pattern, tool
@@ -133,7 +134,7 @@ class SessionIndex:
                 version = (self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
                            if "meta" in tables else None)
                 if version is None or version[0] != VERSION:
-                    for table in _TABLES:
+                    for table in _TABLES + INSIGHT_TABLES:
                         self._db.execute(f"DROP TABLE IF EXISTS {table}")
                     self.created = True
                 self._db.executescript(_SCHEMA)

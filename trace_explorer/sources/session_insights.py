@@ -2,9 +2,11 @@
 its own in the same SQLite file (``session_index``):
 
 - ``insight_tools``: one row per tool call (an Analysis with ``tg:action``): the tool, its
-  duration (the Observation's ``tg:toolDurationMs``) and whether it failed;
+  duration (the Observation's ``tg:toolDurationMs``) and whether it failed; a reply of the model
+  that could not be parsed (``tg:action "__parse_error__"``) is no tool call;
 - ``insight_llm``: one row per step that called an LLM (``tg:llmDurationMs``, tokens or model);
-- ``insight_sessions``: the session's termination reason;
+- ``insight_sessions``: the session's termination reason and how many replies of the model could
+  not be parsed;
 - ``health``: the counts of each severity and the rule ids ``analysis.health.checks`` found in the
   session (written by ``analysis.health.index``; a session whose row is rewritten loses it until
   it is checked again).
@@ -38,18 +40,21 @@ CREATE INDEX IF NOT EXISTS insight_tools_tool ON insight_tools (tool, root);
 CREATE TABLE IF NOT EXISTS insight_llm (root TEXT NOT NULL, model TEXT, ms INTEGER, tokens_in INTEGER, tokens_out INTEGER);
 CREATE INDEX IF NOT EXISTS insight_llm_root ON insight_llm (root);
 CREATE INDEX IF NOT EXISTS insight_llm_model ON insight_llm (model, root);
-CREATE TABLE IF NOT EXISTS insight_sessions (root TEXT PRIMARY KEY, termination TEXT);
+CREATE TABLE IF NOT EXISTS insight_sessions (root TEXT PRIMARY KEY, termination TEXT, parse_errors INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS health (root TEXT PRIMARY KEY, errors INTEGER NOT NULL, warnings INTEGER NOT NULL,
                                    infos INTEGER NOT NULL, rules TEXT NOT NULL);
 """
+# The tables above: a session index of another version drops them with its own.
+TABLES = ("insight_tools", "insight_llm", "insight_sessions", "health")
 COMPLETE_KEY = "insights"  # meta key: every row of the index has its insight rows
 HEALTH_CHOICES = ("errors", "warnings", "infos", "clean", "unchecked")
 
 
 def insight_row(session: Session) -> dict[str, Any]:
     """The insight fields of one session's index row: ``tools`` ([tool, ms or None, 0/1 error]
-    per tool call, in order), ``llm`` ([model, ms, tokens in, tokens out] per LLM call) and
-    ``termination`` (the ``tg:terminationReason`` of its last step that has one, or None)."""
+    per tool call, in order), ``llm`` ([model, ms, tokens in, tokens out] per LLM call),
+    ``termination`` (the ``tg:terminationReason`` of its last step that has one, or None) and
+    ``parse_errors`` (``Session.parse_errors``: replies of the model that could not be parsed)."""
     tools, llm, termination = [], [], None
     for step in session.steps:
         fields = step.fields
@@ -62,7 +67,7 @@ def insight_row(session: Session) -> dict[str, Any]:
                         fields.get("out_tokens")])
         if fields.get("termination_reason"):
             termination = fields["termination_reason"]
-    return {"tools": tools, "llm": llm, "termination": termination}
+    return {"tools": tools, "llm": llm, "termination": termination, "parse_errors": session.parse_errors}
 
 
 def prepare(db: sqlite3.Connection, fresh: bool) -> None:
@@ -83,14 +88,15 @@ def write_rows(db: sqlite3.Connection, drop: Iterable[str], rows: list[dict]) ->
     sessions in ``rows``, and write the insight rows of ``rows`` (``index_row`` dicts; a row
     without ``insights`` gets none)."""
     roots = [(r,) for r in drop] + [(row["root"],) for row in rows]
-    for table in ("insight_tools", "insight_llm", "insight_sessions", "health"):
+    for table in TABLES:
         db.executemany(f"DELETE FROM {table} WHERE root = ?", roots)
     facts = [(row["root"], json.loads(row["insights"])) for row in rows if row.get("insights")]
     db.executemany("INSERT INTO insight_tools VALUES (?, ?, ?, ?)",
                    ((root, *call) for root, fact in facts for call in fact["tools"]))
     db.executemany("INSERT INTO insight_llm VALUES (?, ?, ?, ?, ?)",
                    ((root, *call) for root, fact in facts for call in fact["llm"]))
-    db.executemany("INSERT INTO insight_sessions VALUES (?, ?)", ((root, fact["termination"]) for root, fact in facts))
+    db.executemany("INSERT INTO insight_sessions VALUES (?, ?, ?)",
+                   ((root, fact["termination"], fact.get("parse_errors", 0)) for root, fact in facts))
 
 
 def filter_clauses(filters: SessionFilter) -> tuple[list[str], list[Any]]:

@@ -15,12 +15,13 @@ from typing import Any
 from ..model.literals import format_time
 from ..model.session import TEXT_FIELDS, Session, Step
 from ..model.summary import session_summary, status
+from .step_labels import tool_note
 
 # Field order when a step is printed or listed; fields not named here follow in name order.
 FIELD_ORDER = (
     "query", "pattern", "task_type", "goals", "goal", "plan_steps", "plan_step", "concepts",
     "edge_count", "entities", "chunk_count", "chunks", "thought", "action", "arguments",
-    "tool_candidates", "observation", "error", "edges", "result", "finding", "answer", "text",
+    "tool_candidates", "observation", "error", "parse_error", "edges", "result", "finding", "answer", "text",
     "termination_reason", "step_number", "llm_duration_ms", "tool_duration_ms", "in_tokens",
     "out_tokens", "model", "score", "reasoning", "started", "document",
 )
@@ -78,10 +79,12 @@ def session_text(session: Session, width: int = 100) -> str:
     lines.append("")
     for number, step in enumerate(session.steps, 1):
         title = f"[{number}] {step.kind}"
-        if step.label and step.label != step.kind:
-            title += f" - {step.label}"
+        if step.label and step.label != step.kind and "parse_error" not in step.fields:
+            title += f" - {step.label}"  # an unreadable reply's label names a tool that never ran
         lines.append(title)
         lines.append(f"    id: {step.id}")
+        if tool_note(step):
+            lines.append(f"    tool: {tool_note(step)}")
         for name in _ordered_fields(step.fields):
             if step.fields[name] is not None:  # a value that did not parse: its warning says so
                 lines.extend(_field_lines(name, step.fields[name], width))

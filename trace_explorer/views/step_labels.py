@@ -44,10 +44,29 @@ def short_kind(kind: str) -> str:
     return SHORT_KINDS.get(kind, kind)
 
 
+UNPARSED_REPLY = "the model's reply could not be parsed"
+NO_TOOL = "no tool recorded"
+
+
+def tool_note(step: Step) -> str | None:
+    """What a step says of its tool when it names none: ``UNPARSED_REPLY`` for an Analysis or
+    Observation of a reply the agent could not parse (no tool ran: TrustGraph writes
+    ``tg:action "__parse_error__"``), ``NO_TOOL`` for a plan step (TrustGraph 2.11.1's
+    plan-then-execute records no ``tg:action`` on a StepResult); else None."""
+    if "parse_error" in step.fields:
+        return UNPARSED_REPLY
+    if step.kind == "StepResult" and not step.fields.get("action"):
+        return NO_TOOL
+    return None
+
+
 def step_detail(step: Step) -> str:
-    """The one thing that tells this step from its siblings: an Analysis's tool, a
-    PatternDecision's pattern, a StepResult's plan step, a Finding's goal; else ""."""
+    """The one thing that tells this step from its siblings: an Analysis's tool (or that the
+    model's reply could not be parsed), a PatternDecision's pattern, a StepResult's plan step, a
+    Finding's goal; else ""."""
     fields = step.fields
+    if "parse_error" in fields:
+        return UNPARSED_REPLY
     for name in ("action", "pattern", "plan_step", "goal"):
         value = fields.get(name)
         if value:
@@ -88,6 +107,8 @@ def node_label(step: Step) -> str:
         text += " ✗"
     if step.kind == "Analysis" and step.fields.get("action"):
         text += "\n" + clip(step.fields["action"], 24)
+    elif step.kind == "Analysis" and "parse_error" in step.fields:
+        text += "\nreply not parsed"
     elif step.kind == "PatternDecision" and step.fields.get("pattern"):
         text += "\n" + clip(step.fields["pattern"], 24)
     return text

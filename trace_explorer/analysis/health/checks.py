@@ -27,9 +27,9 @@ from ...model.literals import format_time, parse_time
 from ...model.problems import CYCLE, SHARED_STEP, triple_text
 from ...model.reader import SessionReader
 from ...model.roots import step_owner
-from ...model.session import Session
+from ...model.session import PARSE_ERROR_ACTION, Session
 from ...model.triple_index import DERIVATION_RELATIONS, TripleIndex, term_key
-from ...model.vocabulary import (CONTENT, DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIME, WAS_DERIVED_FROM,
+from ...model.vocabulary import (CONTENT, DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIME, TG, WAS_DERIVED_FROM,
                                  WAS_GENERATED_BY)
 from ...read.diagnosis import clip
 from ...sources.catalog import indexed
@@ -39,7 +39,7 @@ from ...sources.sparql_text import PREFIXES, iri_batches, is_iri, literal, value
 from ...sources.store import StoreSource
 from . import shacl, shape_checks
 from .rules import (DANGLING_DERIVATION, RULES, SEVERITIES, TIME_BEFORE_PARENT, UNFINISHED, UNKNOWN_TYPE,
-                    UNREACHABLE_STEP, severity_rank)
+                    UNPARSED_REPLY, UNREACHABLE_STEP, severity_rank)
 
 BATCH = 200  # sessions checked together (one fetch, one run of the shapes)
 _DESCRIBING = frozenset({RDF_TYPE, QUERY, WAS_DERIVED_FROM, WAS_GENERATED_BY, STARTED_AT_TIME})
@@ -93,6 +93,7 @@ def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, l
         if not session.has_answer:
             found.append(_finding(UNFINISHED, session.id, None, "no Conclusion or final Synthesis: the session "
                                                                 "did not reach an answer"))
+        found += _unparsed_replies(session)
     found += _shape_findings(triples, context, documents, index, reader, set(wanted))
     found += _time_before_parent(source, sessions, reader)
     # the reader says a step "also derives from" what nothing describes: that is the dangling derivation
@@ -187,6 +188,16 @@ def _reader_findings(session: Session) -> list[Finding]:
             step = problem.triple.split(" ", 1)[0][1:-1]
         out.append(_finding(problem.rule, session.id, step, problem.message, problem.triple))
     return out
+
+
+def _unparsed_replies(session: Session) -> list[Finding]:
+    """An info on each Analysis that records a reply of the model the agent could not parse
+    (``Session.parse_errors``): a failed LLM call, counted apart from tool errors."""
+    return [_finding(UNPARSED_REPLY, session.id, step.id,
+                     "the model's reply could not be parsed; no tool ran"
+                     + (f": {clip(step.fields['parse_error'], 200)}" if step.fields["parse_error"] else ""),
+                     triple_text(step.id, TG + "action", ox.Literal(PARSE_ERROR_ACTION)))
+            for step in session.steps if step.kind == "Analysis" and "parse_error" in step.fields]
 
 
 def _unreachable(session: Session) -> list[Finding]:

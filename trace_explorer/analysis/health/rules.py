@@ -8,7 +8,7 @@ means (TRACE-MODEL.md is the model they check against). Where each is found:
   ``unknown-type``, ``damaged-quoted-triple``, ``dangling-derivation``, ``missing-text``,
   ``missing-chunk-text``;
 - by code that looks at a session as a whole (``analysis.health.checks``): ``unreachable-step``,
-  ``time-before-parent``, ``unfinished``.
+  ``time-before-parent``, ``unfinished``, ``unparsed-reply``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ MISSING_CHUNK_TEXT = "missing-chunk-text"
 UNREACHABLE_STEP = "unreachable-step"
 TIME_BEFORE_PARENT = "time-before-parent"
 UNFINISHED = "unfinished"
+UNPARSED_REPLY = "unparsed-reply"
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule(UNTYPED_ROOT, WARNING, "a session root with no rdf:type, found by its tg:query and IRI", "reader"),
     Rule(SHARED_STEP, WARNING, "a step that two sessions claim", "reader"),
     Rule(UNFINISHED, INFO, "a session with no Conclusion or final Synthesis", "code"),
+    Rule(UNPARSED_REPLY, INFO, "a reply of the model the agent could not parse (tg:action \"__parse_error__\"): "
+                               "no tool ran", "code"),
 )}
 
 

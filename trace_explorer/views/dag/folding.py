@@ -143,6 +143,8 @@ def name_group(session: Session, node: DagNode, label_chars: int = LABEL_CHARS) 
     node.lines = [f"Iteration {step_tag(step.id)}".strip() + (" ✗" if node.error else "")]
     if step.fields.get("action"):
         node.lines.append(clip(step.fields["action"], label_chars))
+    elif "parse_error" in step.fields:
+        node.lines.append(clip("reply not parsed", label_chars))
     if node.error and step.fields.get("error"):
         node.lines.append(clip(step.fields["error"], label_chars))
 

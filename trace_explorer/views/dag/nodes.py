@@ -31,7 +31,8 @@ SHAPES = {"Entity": "ellipse", "Activity": "box", "Agent": "image"}
 HOVER_FIELDS = (
     ("query", "question"), ("pattern", "pattern"), ("task_type", "task type"),
     ("action", "tool"), ("arguments", "arguments"), ("thought", "thought"),
-    ("observation", "observation"), ("error", "tool error"), ("goals", "goals"),
+    ("observation", "observation"), ("error", "tool error"),
+    ("parse_error", "the model's reply could not be parsed"), ("goals", "goals"),
     ("goal", "goal"), ("plan_steps", "plan"), ("plan_step", "plan step"),
     ("concepts", "concepts"), ("edge_count", "edges explored"), ("entities", "seed entities"),
     ("chunk_count", "chunks"), ("score", "score"), ("reasoning", "reasoning"),

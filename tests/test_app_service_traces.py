@@ -1,0 +1,59 @@
+"""The session page on traces made by TrustGraph 2.11.1's own services
+(``demo_data/services``), uploaded to the app run headless with ``AppTest``: what the inspector
+says of an unreadable model reply and of a tool that ran a sub-trace. Values from the corpus's
+manifest and texts."""
+
+from __future__ import annotations
+
+from tests.test_app import open_session, run_app, unescape, walk
+from tests.test_service_traces import BY_NAME, DOCUMENTS, MANIFEST, TEXTS, TRACES
+from trace_explorer.views.step_labels import UNPARSED_REPLY
+
+
+def uploaded():
+    at = run_app()
+    files = [(p.name, p.read_bytes(), "application/octet-stream") for p in (TRACES, TEXTS)]
+    at.sidebar.file_uploader[0].set_value(files).run()
+    assert not at.exception and not at.sidebar.error
+    return at
+
+
+def test_an_unreadable_reply_is_shown_as_such_not_as_a_tool():
+    expected = BY_NAME["react-parse-error"]
+    at = open_session(expected["session"], at=uploaded())
+    action = next(a for a in expected["actions"] if a["parse_error"])
+    assert len(expected["parse_errors"]) == 1
+    badges = [m.value for m in walk(at.main) if getattr(m, "type", None) == "markdown" and "-badge[" in m.value]
+    assert ":orange-badge[:material/error: 1 model reply not parsed]" in badges
+    assert not [b for b in badges if "tool error" in b]
+    metrics = {m.label: m.value for m in at.main.metric}
+    assert metrics["Tool calls"] == str(len(expected["tool_order"]))
+    at.selectbox(key="te_step").set_value(action["analysis"]).run()
+    assert [unescape(e.value) for e in at.main.error] == [
+        f"The model's reply could not be parsed: no tool ran ({action['tool_error']})"]
+    assert "__parse_error__" not in [t.value for t in at.main.text]
+    assert any(UNPARSED_REPLY in o for o in at.selectbox(key="te_step").options)
+
+
+def test_a_tool_that_ran_a_sub_trace_shows_its_observation():
+    expected = BY_NAME["react-graphrag"]
+    action = expected["actions"][0]
+    at = open_session(expected["session"], step=action["analysis"], at=uploaded())
+    assert at.selectbox(key="te_step").value == action["analysis"]
+    assert action["action"] in [t.value for t in at.main.text]
+    assert DOCUMENTS[action["observation"]] in [t.value for t in at.main.text]
+    assert "Observation text not loaded: see the Observation step." not in [c.value for c in at.main.caption]
+
+
+def test_the_insights_page_counts_unreadable_replies_apart_from_tools():
+    at = uploaded()
+    at.toggle(key="sub").set_value(True).run()
+    at.switch_page("pages/insights.py").run()
+    assert not at.exception, at.exception
+    metrics = {m.label: m.value for m in at.main.metric}
+    tools = [a for s in MANIFEST["sessions"] for a in s.get("actions", []) if not a["parse_error"]]
+    errors = sum(1 for a in tools if a["tool_error"])
+    assert metrics["Sessions"] == str(len(MANIFEST["sessions"]))
+    assert metrics["Tool calls"] == str(len(tools))
+    assert metrics["Tool errors"] == f"{errors} ({100 * errors / len(tools):.1f}%)"
+    assert metrics["Unparsed replies"] == str(sum(len(s.get("parse_errors", [])) for s in MANIFEST["sessions"]))
