@@ -6,7 +6,8 @@ inside the network it runs in. With an allowlist (``TRACE_EXPLORER_ENDPOINT_ALLO
 ``host:port`` pairs, IP addresses or CIDR ranges, comma-separated), only what it lists may be
 reached; listing a loopback or private host is how a deployment opens it. Only ``http`` and
 ``https`` URLs are accepted. Names are resolved when checked, and every address a name resolves
-to must pass.
+to must pass. A source the operator configured (``trace_explorer.sources.configured``) is
+reachable whatever the rest says, loopback included: ``configured`` holds its URLs.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from .configured import same_endpoint
+
 ALLOWLIST_VARIABLE = "TRACE_EXPLORER_ENDPOINT_ALLOW"
 
 
@@ -26,9 +29,11 @@ class EndpointRefused(ValueError):
 
 @dataclass(frozen=True)
 class EndpointPolicy:
-    """``allow``: hosts, ``host:port``, IP addresses or CIDR ranges (empty: public hosts only)."""
+    """``allow``: hosts, ``host:port``, IP addresses or CIDR ranges (empty: public hosts only);
+    ``configured``: the URLs of configured sources, always allowed."""
 
     allow: tuple[str, ...] = ()
+    configured: tuple[str, ...] = ()
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> EndpointPolicy:
@@ -43,6 +48,8 @@ class EndpointPolicy:
             raise EndpointRefused(f"{url!r:.200}: only http:// and https:// URLs with a host are accepted")
         if parts.username or parts.password:
             raise EndpointRefused("put credentials in the user/password or token fields, not in the URL")
+        if any(same_endpoint(known, url) for known in self.configured):
+            return url
         host = parts.hostname.lower()
         port = parts.port or (443 if parts.scheme == "https" else 80)
         addresses = self._addresses(host, port, resolve)
