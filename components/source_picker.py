@@ -65,7 +65,7 @@ _UPLOADED_KEY = "te_uploaded_files"
 _ERRORS_KEY = "te_upload_errors"
 _UPLOADER_GEN_KEY = "te_uploader_generation"
 _DIGEST_KEY = "te_uploads_digest"  # the kept set of this person's uploads
-_LINK_KEY = "te_files_link"  # the address's files= digest, once read in this browser session
+_SEEN_KEY = "te_files_seen"  # the digests this browser session has read or made: never read again
 _GONE_KEY = "te_files_gone"  # the address named a set that is gone
 ENDPOINT_PARAM, GRAPH_PARAM = "endpoint", "graph"
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
@@ -239,7 +239,8 @@ def _take(uploads: list, rerun: bool = True) -> None:
     if good:
         digest, refusal = keep(kept_bytes(state.get(_DIGEST_KEY) if kept else None) +
                                [(u.name, u.getvalue()) for u, _ in good])
-        state[_DIGEST_KEY] = state[_LINK_KEY] = digest
+        state[_DIGEST_KEY] = digest
+        state.setdefault(_SEEN_KEY, set()).add(digest)
         errors.append(refusal)
         state.pop(_GONE_KEY, None)
     state[_UPLOADED_KEY] = kept + [r for _, r in good]
@@ -254,9 +255,10 @@ def _read_link() -> None:
     upload is read; when they are gone, say so (``_GONE_KEY``)."""
     state = st.session_state
     digest = (st.query_params.get(FILES_PARAM) or "").strip().lower()
-    if not digest or state.get(_LINK_KEY) == digest:
-        return
-    state[_LINK_KEY] = digest
+    seen = state.setdefault(_SEEN_KEY, set())
+    if not digest or digest in seen:
+        return  # read already, or this session's own (the address may lag behind a rerun)
+    seen.add(digest)
     files = reopen(digest)
     state[_UPLOADED_KEY], state[DEMO_KEY] = [], False
     if files is None:
@@ -265,7 +267,7 @@ def _read_link() -> None:
         return
     state.pop(_GONE_KEY, None)
     _take(files, rerun=False)
-    state[_DIGEST_KEY] = state[_LINK_KEY] = digest
+    state[_DIGEST_KEY] = digest
 
 
 def _demo_touched() -> None:

@@ -103,14 +103,6 @@ def test_a_wrong_token_is_a_clear_error_that_never_shows_a_token(app_env, monkey
     assert "wrong-token-5d1e" not in everything and TOKEN not in everything
 
 
-def test_the_url_defaults_to_trustgraph_url(app_env, monkeypatch):
-    monkeypatch.setenv("TRUSTGRAPH_URL", "http://gateway.example:8888/")
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
-    at.sidebar.segmented_control(key="te_source_kind").set_value("TrustGraph").run()
-    assert at.sidebar.text_input(key="te_tg_url").value == "http://gateway.example:8888/"
-    assert at.sidebar.text_input(key="te_tg_token").value == ""  # no token ever comes from the server
-
-
 def test_a_sessions_health_on_a_gateway_is_checked_when_asked_with_every_text(app_env, monkeypatch, corpus_gateway):
     # texts come lazily on a gateway: the check (which needs them all) waits for the button, then
     # finds what a check of the same session read from files finds
