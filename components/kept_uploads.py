@@ -86,5 +86,5 @@ def gone_message() -> str:
     """What the page says when ``?files=`` names no kept set."""
     return ("The files of this link are gone: uploaded files are " + limits_text() + ", and these were "
             "removed (or never uploaded to this server). Upload them again; to keep traces for good, "
-            "ingest them into a local store (`trace-explorer ingest FILE... --store DIR`) and open the "
+            "ingest them into a local store (trace-explorer ingest FILE... --store DIR) and open the "
             "store.")

@@ -140,7 +140,7 @@ def _files_source() -> Collection:
                          "nothing lists them, and anyone you give the link to can open them, as with an "
                          "unlisted paste link."))
     if state.get(_GONE_KEY):
-        st.warning(gone_message(), icon=":material/auto_delete:")
+        st.warning(md_escape(gone_message()), icon=":material/auto_delete:")
     st.toggle("Include the demo traces", key=DEMO_KEY, persist_state="session", on_change=_demo_touched)
     if state.get(DEMO_OFF_KEY) and not state[DEMO_KEY]:
         st.info("The demo traces were switched off so that your files are shown on their own. "
