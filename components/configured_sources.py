@@ -27,8 +27,8 @@ def sources_config() -> tuple[SourcesConfig, str | None]:
         stamp = path.stat().st_mtime_ns
     except OSError:
         stamp = None
-    environment = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("TRUSTGRAPH_")))
-    return _load(str(path), stamp, hash(environment))
+    # the environment too: TRUSTGRAPH_URL, and the variables that entries name for their secrets
+    return _load(str(path), stamp, hash(frozenset(os.environ.items())))
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

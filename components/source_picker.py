@@ -441,6 +441,12 @@ def _endpoint_source() -> Collection:
     submitted = st.session_state.pop("te_endpoint_requested", False)
     collection = current_collection()
     key = ("endpoint", url.strip(), graphs, user, bool(bearer), quoted)
+    failed = state.get("te_endpoint_failed")
+    if chosen is not None and collection.key != key and not submitted and failed and failed[:2] == (choice, key):
+        # a configured endpoint that failed is tried again when asked, not on every run of the page
+        st.error(md_escape(failed[2]), icon=":material/error:")
+        st.button("Try again", icon=":material/refresh:", key="te_endpoint_retry", on_click=_request_connect)
+        return not_connected("endpoint", f"Not connected: {failed[2]}")
     if submitted or (chosen is not None and collection.key != key):
         try:
             endpoint_policy().check(url)
@@ -450,9 +456,12 @@ def _endpoint_source() -> Collection:
             candidate.count("top")  # one query: does it answer?
         except (EndpointRefused, SourceError) as error:
             st.error(md_escape(str(error)), icon=":material/error:")
+            if chosen is not None:
+                state["te_endpoint_failed"] = (choice, key, str(error))
             return not_connected("endpoint", f"Not connected: {error}")
         set_collection(candidate)
         state.pop("te_endpoint_reopen", None)
+        state.pop("te_endpoint_failed", None)
         collection = candidate
     if collection.key[0] != "endpoint":
         asked = state.get("te_endpoint_reopen")

@@ -37,6 +37,7 @@ URL_PARAM, FLOW_PARAM, COLLECTION_PARAM = "trustgraph", "flow", "collection"
 PARAMS = (URL_PARAM, FLOW_PARAM, COLLECTION_PARAM)
 CHOICE_KEY = "te_tg_choice"
 _ASK_KEY = "te_tg_reopen"  # the connection an address named, until it is connected
+_FAILED_KEY = "te_tg_failed"  # the configured connection that failed last: (name, (URL, flow, collection), why)
 
 
 def trustgraph_source_form() -> Collection:
@@ -67,13 +68,22 @@ def trustgraph_source_form() -> Collection:
     collection = current_collection()
     wanted = (url.strip(), flow.strip() or "default", collection_id.strip() or "default")
     connected = collection.key[0] == KIND and tuple(collection.key[1:4]) == _normal(*wanted)
-    if state.pop("te_tg_requested", False) or (chosen is not None and not connected):
+    requested = state.pop("te_tg_requested", False)
+    failed = state.get(_FAILED_KEY)
+    if chosen is not None and not connected and not requested and failed and failed[:2] == (choice, wanted):
+        # a configured gateway that failed is tried again when asked, not on every run of the page
+        st.error(md_escape(failed[2]), icon=":material/error:")
+        st.button("Try again", icon=":material/refresh:", key="te_tg_retry", on_click=_request)
+        return not_connected(KIND, f"Not connected: {failed[2]}")
+    if requested or (chosen is not None and not connected):
         try:
             collection = _connect(wanted, token, float(timeout))
         except (EndpointRefused, SourceError) as error:
             st.error(md_escape(str(error)), icon=":material/error:")
+            state[_FAILED_KEY] = (choice, wanted, str(error))
             return not_connected(KIND, f"Not connected: {error}")
         state.pop(_ASK_KEY, None)
+        state.pop(_FAILED_KEY, None)
     elif collection.key[0] != KIND:
         return _unconnected()
     _remember(collection)

@@ -185,3 +185,42 @@ def test_a_bad_config_file_is_an_error_in_the_sidebar_without_its_secrets(app_en
     assert len(errors) == 1 and "expected an http:// or https:// url" in errors[0]
     assert "cfg-secret-51" not in everything_shown(at)
     assert sorted(table_ids(at)) == sorted(TOP)  # the demo, as without a file
+
+
+def test_a_configured_gateway_that_fails_is_tried_again_only_when_asked(app_env, monkeypatch, corpus_gateway):
+    monkeypatch.setenv("LAPTOP_TOKEN", "stale-token-6e2a")
+    configure(app_env, corpus_gateway.url)
+    at = fresh(trustgraph=corpus_gateway.url, flow=FLOW, collection=COLLECTION)
+    errors = [unescape(e.value) for e in at.sidebar.error]
+    assert len(errors) == 1 and "refused the token (HTTP 401)" in errors[0]
+    assert "stale-token-6e2a" not in everything_shown(at)
+    sent = len(corpus_gateway.log)
+    at.run()  # another run of the page (any click): nothing sent again, the error stays
+    assert len(corpus_gateway.log) == sent and [unescape(e.value) for e in at.sidebar.error] == errors
+    monkeypatch.setenv("LAPTOP_TOKEN", TOKEN)  # the operator fixes the token
+    at.sidebar.button(key="te_tg_retry").click().run()
+    assert len(corpus_gateway.log) > sent and sorted(table_ids(at)) == sorted(TOP)
+
+
+def test_a_typed_endpoint_in_the_address_fills_the_form_and_asks_for_its_credentials(app_env):
+    at = fresh(endpoint="https://sparql.example.org/sparql", graph="urn:graph:retrieval")
+    assert at.sidebar.segmented_control(key="te_source_kind").value == "SPARQL endpoint"
+    assert at.sidebar.text_input(key="te_endpoint_url").value == "https://sparql.example.org/sparql"
+    assert at.sidebar.text_input(key="te_endpoint_graphs").value == "urn:graph:retrieval"
+    assert [unescape(i.value) for i in at.sidebar.info] == [
+        "To reopen SPARQL endpoint https://sparql.example.org/sparql, enter its user and password (or token) in "
+        "the sidebar if it needs them, and press Connect. Credentials are never kept in the address."]
+    assert table_ids(at) == []
+
+
+def test_a_configured_endpoints_password_is_never_in_the_page_or_the_address(app_env, monkeypatch):
+    monkeypatch.setenv("ARCHIVE_PASSWORD", "pw-secret-77a0")
+    (app_env / "sources.toml").write_text('[[sparql]]\nname = "Archive"\nurl = "http://sparql.invalid/sparql"\n'
+                                          'user = "reader"\npassword_env = "ARCHIVE_PASSWORD"\ntimeout_s = 3\n')
+    at = fresh(endpoint="http://sparql.invalid/sparql")
+    assert at.sidebar.selectbox(key="te_endpoint_choice").value == "Archive"
+    assert not [t for t in at.sidebar.text_input if t.key in ("te_endpoint_secret", "te_endpoint_user")]
+    errors = [unescape(e.value) for e in at.sidebar.error]
+    assert len(errors) == 1 and "sparql.invalid" in errors[0]  # tried (the policy let it through), and failed
+    assert "non-public" not in errors[0] and "allowlist" not in errors[0]
+    assert "pw-secret-77a0" not in everything_shown(at) and "pw-secret-77a0" not in str(dict(at.query_params))
