@@ -22,7 +22,7 @@ import uuid
 
 import streamlit as st
 
-from trace_explorer.sources.configured import ConfiguredSource
+from trace_explorer.sources.configured import SOURCES_VARIABLE, TOKEN_VARIABLE, URL_VARIABLE, ConfiguredSource
 from trace_explorer.sources.endpoint_policy import EndpointRefused
 from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.trustgraph.gateway import Gateway
@@ -37,6 +37,7 @@ URL_PARAM, FLOW_PARAM, COLLECTION_PARAM = "trustgraph", "flow", "collection"
 PARAMS = (URL_PARAM, FLOW_PARAM, COLLECTION_PARAM)
 CHOICE_KEY = "te_tg_choice"
 _ASK_KEY = "te_tg_reopen"  # the connection an address named, until it is connected
+_OWN = "http://localhost:8888/"  # TrustGraph's default deployment: the form's example
 _FAILED_KEY = "te_tg_failed"  # the configured connection that failed last: (name, (URL, flow, collection), why)
 
 
@@ -53,7 +54,7 @@ def trustgraph_source_form() -> Collection:
     choice = st.selectbox("Gateway", names + [OTHER], key=CHOICE_KEY) if configured else OTHER
     chosen = next((s for s in configured if s.name == choice), None)
     if chosen is None:
-        url = st.text_input("Gateway URL", key="te_tg_url", placeholder="http://localhost:8888/",
+        url = st.text_input("Gateway URL", key="te_tg_url", placeholder=_OWN,
                             help="The TrustGraph API gateway's base URL.")
         token = st.text_input("Token", key="te_tg_token", type="password",
                               help="The gateway's bearer token, if it needs one.")
@@ -80,7 +81,12 @@ def trustgraph_source_form() -> Collection:
             collection = _connect(wanted, token, float(timeout))
         except (EndpointRefused, SourceError) as error:
             st.error(md_escape(str(error)), icon=":material/error:")
-            state[_FAILED_KEY] = (choice, wanted, str(error))
+            if isinstance(error, EndpointRefused) and chosen is None:
+                st.caption(md_escape(f"To open a gateway of your own (such as {_OWN}), start the app with "
+                                     f"{URL_VARIABLE}={_OWN} (and {TOKEN_VARIABLE}), or name it in the config file "
+                                     f"of sources ({SOURCES_VARIABLE}): a configured gateway is always allowed."))
+            if chosen is not None:
+                state[_FAILED_KEY] = (choice, wanted, str(error))
             return not_connected(KIND, f"Not connected: {error}")
         state.pop(_ASK_KEY, None)
         state.pop(_FAILED_KEY, None)

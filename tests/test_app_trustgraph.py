@@ -80,6 +80,7 @@ def test_a_loopback_gateway_is_refused_without_an_allowlist(app_env, corpus_gate
     before = len(corpus_gateway.log)
     at = connect(corpus_gateway)
     assert any("non-public address" in unescape(e.value) for e in at.sidebar.error)
+    assert any("start the app with TRUSTGRAPH_URL=http://localhost:8888/" in unescape(c.value) for c in at.sidebar.caption)
     assert len(corpus_gateway.log) == before  # nothing was sent
     assert table_ids(at) == []  # the list shows no other source's sessions, and says why
     assert any("Not connected" in unescape(i.value) for i in at.main.info)
