@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import CORPUS, MANIFEST, manifest_sessions
 from tests.test_app import REPO, header_question, table_ids, unescape, walk
+from tests.test_app_trustgraph import fill_and_connect
 from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, corpus_gateway  # noqa: F401 - a fixture
 from trace_explorer.read.upload_cache import cache_from_settings
 
@@ -99,22 +100,12 @@ def test_a_digest_that_is_gone_says_so_and_how_to_keep_files(app_env):
     assert not (app_env / "uploads" / "sets").exists()
 
 
-def connect(at: AppTest, url: str, token: str) -> AppTest:
-    at.sidebar.text_input(key="te_tg_url").set_value(url)
-    at.sidebar.text_input(key="te_tg_token").set_value(token)
-    at.sidebar.text_input(key="te_tg_flow").set_value(FLOW)
-    at.sidebar.text_input(key="te_tg_collection").set_value(COLLECTION)
-    at.sidebar.button(key="te_tg_connect").click().run()
-    assert not at.exception, at.exception
-    return at
-
-
 def test_a_typed_gateway_is_in_the_address_and_a_reload_asks_for_its_token_naming_it(app_env, monkeypatch,
                                                                                      corpus_gateway):
     monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "127.0.0.1")
     at = fresh()
     at.sidebar.segmented_control(key="te_source_kind").set_value("TrustGraph").run()
-    connect(at, corpus_gateway.url, TOKEN)
+    fill_and_connect(at, corpus_gateway.url, TOKEN)
     assert sorted(table_ids(at)) == sorted(TOP)
     params = {k: param(at, k) for k in ("trustgraph", "flow", "collection")}
     assert params == {"trustgraph": corpus_gateway.url, "flow": FLOW, "collection": COLLECTION}
@@ -161,7 +152,7 @@ def test_a_configured_gateway_is_picked_by_name_and_a_reload_uses_its_token(app_
     assert TOKEN not in everything_shown(reload)
     # a typed loopback URL keeps today's policy
     at.sidebar.selectbox(key="te_tg_choice").set_value("Another (enter it)").run()
-    connect(at, corpus_gateway.url.replace("127.0.0.1", "localhost"), TOKEN)
+    fill_and_connect(at, corpus_gateway.url.replace("127.0.0.1", "localhost"), TOKEN)
     assert any("non-public address" in unescape(e.value) for e in at.sidebar.error)
 
 

@@ -28,7 +28,12 @@ def app_env(tmp_path, monkeypatch):
 def connect(server: FakeGateway, token: str = TOKEN) -> AppTest:
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
     at.sidebar.segmented_control(key="te_source_kind").set_value("TrustGraph").run()
-    at.sidebar.text_input(key="te_tg_url").set_value(server.url)
+    return fill_and_connect(at, server.url, token)
+
+
+def fill_and_connect(at: AppTest, url: str, token: str) -> AppTest:
+    """Type the gateway ``url``, ``token``, the stand-in's flow and collection; press Connect."""
+    at.sidebar.text_input(key="te_tg_url").set_value(url)
     at.sidebar.text_input(key="te_tg_token").set_value(token)
     at.sidebar.text_input(key="te_tg_flow").set_value(FLOW)
     at.sidebar.text_input(key="te_tg_collection").set_value(COLLECTION)

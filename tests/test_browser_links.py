@@ -12,6 +12,7 @@ import pytest
 from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
 from tests.conftest import CORPUS, MANIFEST, manifest_sessions
 from tests.list_support import open_row, row_ids
+from tests.test_browser_trustgraph import connect
 from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, corpus_gateway  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.browser
@@ -95,13 +96,7 @@ def test_trustgraph_url_opens_with_no_form_and_a_typed_gateway_survives_a_reload
         page.locator(".st-key-te_tg_choice").click()
         page.get_by_role("option", name="Another (enter it)").click()
         wait_for_streamlit_idle(page)
-        for key, value in (("te_tg_url", typed), ("te_tg_token", TOKEN)):
-            field = page.locator(f".st-key-{key} input")
-            field.fill(value)
-            field.press("Enter")
-            wait_for_streamlit_idle(page)
-        page.locator(".st-key-te_tg_connect button").click()
-        wait_for_streamlit_idle(page, timeout_ms=60000)
+        connect(page, typed, TOKEN)
         page.wait_for_function(f"() => new URLSearchParams(location.search).get('trustgraph') === {typed!r}")
         assert TOKEN not in page.url
 
