@@ -86,6 +86,12 @@ def test_a_set_unused_past_the_age_limit_is_gone_and_a_use_renews_it(tmp_path):
     assert gone.value.digest == old
     assert cache.open(used) == files("used", 10)
     assert not any(p.name == hashlib.sha256(files("old", 10)[0][1]).hexdigest() for p in (tmp_path / "files").iterdir())
+    late = cache.put(files("late", 10))
+    clock.now += 7 * DAY_S - 30
+    cache.put(files("other", 10))  # the folder pruned: "late" is still young
+    clock.now += 31  # past its age a moment after that prune: gone all the same
+    with pytest.raises(UploadsGone):
+        cache.open(late)
 
 
 def test_a_set_over_the_whole_cap_is_refused_and_nothing_is_written(tmp_path):

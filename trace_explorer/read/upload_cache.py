@@ -40,6 +40,7 @@ except ImportError:  # pragma: no cover - not POSIX: one process per folder
 
 DIGEST = re.compile(r"[0-9a-f]{64}")
 DAY_S = 86_400
+PRUNE_EVERY_S = 60.0  # opening a set prunes the folder at most this often (putting one always does)
 
 
 class InvalidDigest(ValueError):
@@ -83,6 +84,7 @@ class UploadCache:
     max_age_s: float
     clock: Callable[[], float] = time.time
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _pruned_at: float = field(default=float("-inf"), repr=False)
 
     def put(self, files: Sequence[tuple[str, bytes]]) -> str:
         """Keep ``files`` ((name, bytes) pairs) as one set; return the set's digest (the same
@@ -116,12 +118,15 @@ class UploadCache:
         is not a digest, UploadsGone when the set is not kept."""
         check_digest(digest)
         with self._locked():
-            self._prune()
+            if self.clock() - self._pruned_at > PRUNE_EVERY_S:  # a scan of the folder, not on every open
+                self._prune()
             try:
+                if self.clock() - self._set_path(digest).stat().st_mtime > self.max_age_s:
+                    raise UploadsGone(digest)  # past its age, whenever the folder was last pruned
                 manifest = json.loads(self._set_path(digest).read_bytes())
                 entries = [(str(f["name"]), check_digest(f["digest"])) for f in manifest["files"]]
                 out = [(name, self._file_path(file_digest).read_bytes()) for name, file_digest in entries]
-            except (OSError, ValueError, KeyError, TypeError):
+            except (OSError, ValueError, KeyError, TypeError, UploadsGone):
                 raise UploadsGone(digest) from None
             self._touch(self._set_path(digest))
             for _, file_digest in entries:
@@ -142,7 +147,7 @@ class UploadCache:
         return self.root / "files" / check_digest(digest)
 
     def _prune(self, keep: str | None = None) -> None:
-        now = self.clock()
+        now = self._pruned_at = self.clock()
         sets = []
         for path in (self.root / "sets").glob("*.json"):
             if not DIGEST.fullmatch(path.stem):
