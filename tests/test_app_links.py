@@ -178,7 +178,8 @@ def test_a_bad_config_file_is_an_error_in_the_sidebar_without_its_secrets(app_en
     assert sorted(table_ids(at)) == sorted(TOP)  # the demo, as without a file
 
 
-def test_a_configured_gateway_that_fails_is_tried_again_only_when_asked(app_env, monkeypatch, corpus_gateway):
+def test_a_configured_gateway_that_fails_is_tried_again_only_when_asked(app_env, monkeypatch, corpus_gateway, caplog):
+    caplog.set_level("DEBUG")
     monkeypatch.setenv("LAPTOP_TOKEN", "stale-token-6e2a")
     configure(app_env, corpus_gateway.url)
     at = fresh(trustgraph=corpus_gateway.url, flow=FLOW, collection=COLLECTION)
@@ -191,6 +192,8 @@ def test_a_configured_gateway_that_fails_is_tried_again_only_when_asked(app_env,
     monkeypatch.setenv("LAPTOP_TOKEN", TOKEN)  # the operator fixes the token
     at.sidebar.button(key="te_tg_retry").click().run()
     assert len(corpus_gateway.log) > sent and sorted(table_ids(at)) == sorted(TOP)
+    assert corpus_gateway.log[sent][2] == f"Bearer {TOKEN}"  # the server's token, sent to the gateway only
+    assert "stale-token-6e2a" not in caplog.text and TOKEN not in caplog.text  # and never logged
 
 
 def test_a_typed_endpoint_in_the_address_fills_the_form_and_asks_for_its_credentials(app_env):
