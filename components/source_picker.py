@@ -13,7 +13,12 @@ a bookmark or a shared link opens it again), never on the server: another visito
 demo, or on the deployment's ``TRACE_EXPLORER_STORE``.
 
 Uploaded files are kept in session state and the uploader is emptied after each batch: the
-uploader's own value does not survive a switch to another page.
+uploader's own value does not survive a switch to another page. They are also kept on the
+server under the digest of their content (``components/kept_uploads.py``), which the address
+carries as ``?files=<digest>``: a reload, a new tab or a shared link reads them again, exactly as
+an upload is read. A TrustGraph gateway or SPARQL endpoint is in the address too (never its
+token or password), and the operator's configured sources (``components/configured_sources.py``)
+are picked by name.
 
 Bad files never break the page: each one that cannot be read is reported in the sidebar as
 ``file:line:column: expected ...`` (``TraceLoadError``) and adds nothing, and what was loaded
@@ -36,7 +41,7 @@ from trace_explorer.read.formats import SUPPORTED_SUFFIXES
 from trace_explorer.read.limits import (MAX_FILE_VARIABLE, MIB, file_too_big, format_size, max_expanded_bytes,
                                         max_file_bytes)
 from trace_explorer.sources.endpoint import EndpointSource
-from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused
+from trace_explorer.sources.endpoint_policy import EndpointRefused
 from trace_explorer.analysis.health.index import refresh_health
 from trace_explorer.sources.local_store import ROCKSDB_MARK, ingest_file, local_source, open_local_store
 from trace_explorer.sources.source import SourceError
@@ -44,7 +49,11 @@ from trace_explorer.views.visible_text import visible_controls
 
 from .collection import (Collection, FileRead, credential_digest, current_collection, demo_bytes, files_collection,
                          not_connected, read_file, set_collection)
+from .configured_sources import OTHER, endpoint_policy, sources_config
+from .kept_uploads import FILES_PARAM, gone_message, keep, kept_bytes, limits_text, reopen
 from .text import counted, md_escape
+from .trustgraph_form import PARAMS as TRUSTGRAPH_PARAMS
+from .trustgraph_form import URL_PARAM as TRUSTGRAPH_PARAM
 from .trustgraph_form import trustgraph_source_form
 
 KIND_KEY = "te_source_kind"
@@ -55,6 +64,10 @@ FILES_PANEL_KEY = "te_files_panel"  # the sidebar's Files panel: open or closed
 _UPLOADED_KEY = "te_uploaded_files"
 _ERRORS_KEY = "te_upload_errors"
 _UPLOADER_GEN_KEY = "te_uploader_generation"
+_DIGEST_KEY = "te_uploads_digest"  # the kept set of this person's uploads
+_SEEN_KEY = "te_files_seen"  # the digests this browser session has read or made: never read again
+_GONE_KEY = "te_files_gone"  # the address named a set that is gone
+ENDPOINT_PARAM, GRAPH_PARAM = "endpoint", "graph"
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
 FILES, STORE, ENDPOINT, TRUSTGRAPH = "Files", "Local store", "SPARQL endpoint", "TrustGraph"
 STREAMLIT_LIMIT = "server.maxUploadSize in .streamlit/config.toml or STREAMLIT_SERVER_MAX_UPLOAD_SIZE"
@@ -74,7 +87,10 @@ def collection_sidebar() -> Collection:
         st.caption("TrustGraph provenance traces (W3C PROV-O)")
         # a store named in the address (or by the deployment) opens; without one, the demo traces
         if KIND_KEY not in state:
-            state[KIND_KEY] = STORE if initial_store() else FILES
+            state[KIND_KEY] = _initial_kind()
+        config_error = sources_config()[1]
+        if config_error:
+            st.error(md_escape(f"Configured sources: {config_error}"), icon=":material/settings_alert:")
         kind = st.segmented_control("Source", [FILES, STORE, ENDPOINT, TRUSTGRAPH], key=KIND_KEY,
                                     persist_state="session") or FILES
         stats = st.container()
@@ -86,19 +102,45 @@ def collection_sidebar() -> Collection:
             collection = trustgraph_source_form()
         else:
             collection = _files_source()
-        if kind != STORE and STORE_PARAM in st.query_params:
-            del st.query_params[STORE_PARAM]
+        owned = {STORE: (STORE_PARAM,), FILES: (FILES_PARAM,), ENDPOINT: (ENDPOINT_PARAM, GRAPH_PARAM),
+                 TRUSTGRAPH: TRUSTGRAPH_PARAMS}
+        for other, params in owned.items():
+            for param in params if other != kind else ():
+                if param in st.query_params:
+                    del st.query_params[param]
         with stats:
             _stats(collection)
     return collection
 
 
+def _initial_kind() -> str:
+    """The source a new browser session starts on: the one its address names (files, a
+    gateway, an endpoint, a store), else the deployment's store or TrustGraph
+    (``TRACE_EXPLORER_STORE``, ``TRUSTGRAPH_URL``), else the files (the demo)."""
+    params = st.query_params
+    if params.get(FILES_PARAM):
+        return FILES
+    if params.get(TRUSTGRAPH_PARAM):
+        return TRUSTGRAPH
+    if params.get(ENDPOINT_PARAM):
+        return ENDPOINT
+    if initial_store():
+        return STORE
+    return TRUSTGRAPH if os.environ.get("TRUSTGRAPH_URL", "").strip() else FILES
+
+
 # -- files ------------------------------------------------------------------------------------
 def _files_source() -> Collection:
     state = st.session_state
+    _read_link()
     uploads = _uploader("Add trace files")
     if uploads:
         _take(uploads)  # reruns with an empty uploader
+    st.caption(md_escape(f"Your files are {limits_text()}. The address (files=…) is their only way in: "
+                         "nothing lists them, and anyone you give the link to can open them, as with an "
+                         "unlisted paste link."))
+    if state.get(_GONE_KEY):
+        st.warning(md_escape(gone_message()), icon=":material/auto_delete:")
     st.toggle("Include the demo traces", key=DEMO_KEY, persist_state="session", on_change=_demo_touched)
     if state.get(DEMO_OFF_KEY) and not state[DEMO_KEY]:
         st.info("The demo traces were switched off so that your files are shown on their own. "
@@ -111,9 +153,16 @@ def _files_source() -> Collection:
     files = ([read_file(n, d) for n, d in demo_bytes()] if state[DEMO_KEY] else []) + uploaded
     key = ("files", bool(state[DEMO_KEY])) + tuple(f.key for f in files if f.loaded is not None)
     collection = current_collection()
+    if state.get(_GONE_KEY) and not files:
+        return not_connected("files", gone_message())
     if collection.key != key:
         collection = files_collection(files, bool(state[DEMO_KEY]))
         set_collection(collection)
+    digest = state.get(_DIGEST_KEY) if uploaded else None
+    if digest is None:
+        st.query_params.pop(FILES_PARAM, None)
+    elif st.query_params.get(FILES_PARAM) != digest:
+        st.query_params[FILES_PARAM] = digest
     # drawn only while open: the table's front end (Arrow, about 1 MB of JavaScript) is not loaded
     # with every page for a panel that is mostly closed; opening it reruns the sidebar
     panel = st.expander(f"Files ({len(collection.files)})", icon=":material/description:", key=FILES_PANEL_KEY,
@@ -166,11 +215,12 @@ def _read_upload(upload) -> FileRead:
                                                 f"failed ({type(error).__name__}: {error})")
 
 
-def _take(uploads: list) -> None:
+def _take(uploads: list, rerun: bool = True) -> None:
     """Read a batch of uploaded files into this user's collection and reset the uploader.
 
-    Files that load are kept; the errors of the others (unreadable, or over the upload limit)
-    are shown until the next batch."""
+    Files that load are kept (in this session, and on the server under the digest the address
+    then carries); the errors of the others (unreadable, or over the upload limit) are shown
+    until the next batch."""
     state = st.session_state
     limit, setting = upload_limit()
     reads, errors = [], []
@@ -178,25 +228,56 @@ def _take(uploads: list) -> None:
         refusal = _oversized(upload, limit, setting)
         read = None if refusal else _read_upload(upload)
         if read is not None and read.loaded is not None:
-            reads.append(read)
+            reads.append((upload, read))
         errors.append(refusal or (read.error if read is not None else None))
     kept: list[FileRead] = state[_UPLOADED_KEY]
-    good = [r for r in reads if r.key not in {k.key for k in kept}]
+    known = {k.key for k in kept}
+    good = [(u, r) for u, r in reads if r.key not in known and not known.add(r.key)]
     if good and not kept and state[DEMO_KEY]:
         state[DEMO_KEY] = False  # a person's own traces, instead of the demo: said in the sidebar
         state[DEMO_OFF_KEY] = state["te_demo_toast"] = True
-    state[_UPLOADED_KEY] = kept + good
+    if good:
+        digest, refusal = keep(kept_bytes(state.get(_DIGEST_KEY) if kept else None) +
+                               [(u.name, u.getvalue()) for u, _ in good])
+        state[_DIGEST_KEY] = digest
+        state.setdefault(_SEEN_KEY, set()).add(digest)
+        errors.append(refusal)
+        state.pop(_GONE_KEY, None)
+    state[_UPLOADED_KEY] = kept + [r for _, r in good]
     state[_ERRORS_KEY] = [e for e in errors if e]
     state[_UPLOADER_GEN_KEY] += 1
-    st.rerun()
+    if rerun:
+        st.rerun()
+
+
+def _read_link() -> None:
+    """Read the files the address names (``?files=<digest>``) once per browser session, as an
+    upload is read; when they are gone, say so (``_GONE_KEY``)."""
+    state = st.session_state
+    digest = (st.query_params.get(FILES_PARAM) or "").strip().lower()
+    seen = state.setdefault(_SEEN_KEY, set())
+    if not digest or digest in seen:
+        return  # read already, or this session's own (the address may lag behind a rerun)
+    seen.add(digest)
+    files = reopen(digest)
+    state[_UPLOADED_KEY], state[DEMO_KEY] = [], False
+    if files is None:
+        state[_GONE_KEY] = True
+        st.query_params.pop(FILES_PARAM, None)
+        return
+    state.pop(_GONE_KEY, None)
+    _take(files, rerun=False)
+    state[_DIGEST_KEY] = digest
 
 
 def _demo_touched() -> None:
     st.session_state.pop(DEMO_OFF_KEY, None)
+    st.session_state.pop(_GONE_KEY, None)
 
 
 def _remove_uploads() -> None:
     st.session_state[_UPLOADED_KEY] = []
+    st.session_state.pop(_DIGEST_KEY, None)
     st.session_state[_ERRORS_KEY] = []
     st.session_state[DEMO_KEY] = True
 
@@ -208,9 +289,10 @@ STORE_ROOT_VARIABLE = "TRACE_EXPLORER_STORE_ROOT"
 def store_refusal(path: str) -> str | None:
     """Why the app will not open the store directory ``path`` (absolute), or None. A shared
     deployment sets ``TRACE_EXPLORER_STORE_ROOT`` (directories, separated by the OS path
-    separator): then only stores inside one of them open; unset, any directory does."""
+    separator): then only stores inside one of them open, and the configured ones; unset, any
+    directory does."""
     roots = [Path(r).expanduser().resolve() for r in os.environ.get(STORE_ROOT_VARIABLE, "").split(os.pathsep) if r.strip()]
-    if not roots or any(Path(path) == root or root in Path(path).parents for root in roots):
+    if not roots or path in sources_config()[0].store_paths() or any(Path(path) == root or root in Path(path).parents for root in roots):
         return None
     return (f"{path}: this server opens local stores only inside {', '.join(map(str, roots))} "
             f"(set by {STORE_ROOT_VARIABLE})")
@@ -225,6 +307,10 @@ def initial_store() -> str:
 def _store_source() -> Collection:
     state = st.session_state
     state.setdefault("te_store_path", initial_store())
+    stores = sources_config()[0].of_kind("store")
+    if stores:
+        st.selectbox("Configured stores", [s.name for s in stores], index=None, key="te_store_choice",
+                     placeholder="Pick one by name", on_change=_pick_store, args=(stores,))
     path = st.text_input("Store directory", key="te_store_path", placeholder="/path/to/store",
                          persist_state="session",  # kept across pages, whose links carry no ?store=
                          help="A pyoxigraph store on disk (created when missing). "
@@ -257,6 +343,12 @@ def _store_source() -> Collection:
     for error in state.get(_ERRORS_KEY, []):
         st.error(md_escape(error), icon=":material/error:")
     return collection
+
+
+def _pick_store(stores: list) -> None:
+    picked = next((s for s in stores if s.name == st.session_state.get("te_store_choice")), None)
+    if picked is not None:
+        st.session_state["te_store_path"] = picked.path
 
 
 def _read_store(path: str):
@@ -319,39 +411,94 @@ def _save(store, uploads: list, bar) -> list[str]:
 
 # -- SPARQL endpoint --------------------------------------------------------------------------
 def _endpoint_source() -> Collection:
-    url = st.text_input("Endpoint URL", key="te_endpoint_url", placeholder="https://example.org/sparql")
-    graphs = st.text_input("Named graphs (optional)", key="te_endpoint_graphs",
-                           help="Space-separated graph IRIs read as the default graph; empty: the server's default graph.")
-    user = st.text_input("User (optional)", key="te_endpoint_user")
-    secret = st.text_input("Password or bearer token", key="te_endpoint_secret", type="password")
-    bearer = st.checkbox("It is a bearer token", key="te_endpoint_bearer")
+    """An endpoint the operator configured (picked by name, connected at once; its password or
+    token stays on the server), or one typed in. The connection is in the address
+    (``?endpoint=URL&graph=IRI…``, never a user or secret): a reload reconnects to a configured
+    endpoint, and fills in the form of another, naming it."""
+    state = st.session_state
+    configured = sources_config()[0].of_kind("sparql")
+    if "te_endpoint_choice" not in state:
+        _start_endpoint(configured)
+    choice = (st.selectbox("Endpoint", [s.name for s in configured] + [OTHER], key="te_endpoint_choice")
+              if configured else OTHER)
+    chosen = next((s for s in configured if s.name == choice), None)
+    if chosen is None:
+        url = st.text_input("Endpoint URL", key="te_endpoint_url", placeholder="https://example.org/sparql")
+        graphs = st.text_input("Named graphs (optional)", key="te_endpoint_graphs",
+                               help="Space-separated graph IRIs read as the default graph; empty: the server's "
+                                    "default graph.")
+        user = st.text_input("User (optional)", key="te_endpoint_user")
+        secret = st.text_input("Password or bearer token", key="te_endpoint_secret", type="password")
+        bearer = st.checkbox("It is a bearer token", key="te_endpoint_bearer")
+    else:
+        url, graphs, user, secret, bearer = chosen.url, " ".join(chosen.graphs), chosen.user, chosen.secret, chosen.bearer
+        st.caption(md_escape(f"{chosen.url} · its credentials are kept on the server"))
     quoted = st.checkbox("The server holds RDF 1.2 quoted triples", value=True, key="te_endpoint_quoted")
-    timeout = st.number_input("Timeout (s)", 1.0, 300.0, 30.0, key="te_endpoint_timeout",
+    timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else 30.0, key="te_endpoint_timeout",
                               help="How long each request may take in all, its whole answer read.")
-    # a callback, not the button's return value: the click must survive the page's own run
-    st.button("Connect", icon=":material/link:", key="te_endpoint_connect", on_click=_request_connect)
+    if chosen is None:
+        # a callback, not the button's return value: the click must survive the page's own run
+        st.button("Connect", icon=":material/link:", key="te_endpoint_connect", on_click=_request_connect)
     submitted = st.session_state.pop("te_endpoint_requested", False)
     collection = current_collection()
-    if submitted:
+    # shared caches are keyed on everything that decides what is visible: the secret too
+    key = ("endpoint", url.strip(), graphs, user, bool(bearer), quoted, credential_digest(user, secret))
+    failed = state.get("te_endpoint_failed")
+    if chosen is not None and collection.key != key and not submitted and failed and failed[:2] == (choice, key):
+        # a configured endpoint that failed is tried again when asked, not on every run of the page
+        st.error(md_escape(failed[2]), icon=":material/error:")
+        st.button("Try again", icon=":material/refresh:", key="te_endpoint_retry", on_click=_request_connect)
+        return not_connected("endpoint", f"Not connected: {failed[2]}")
+    if submitted or (chosen is not None and collection.key != key):
         try:
-            pinned = EndpointPolicy.from_environment().pin(url)
+            pinned = endpoint_policy().pin(url)
             source = EndpointSource(url.strip(), tuple(graphs.split()), None if bearer or not user else user,
                                     None if bearer else secret, secret if bearer else None, float(timeout), quoted,
                                     pins=pinned.pins)
-            # shared caches are keyed on everything that decides what is visible: the secret too
-            candidate = Collection(source, ("endpoint", url.strip(), graphs, user, bool(bearer), quoted,
-                                            credential_digest(user, secret)), f"endpoint {url.strip()}")
+            candidate = Collection(source, key, f"endpoint {url.strip()}")
             candidate.count("top")  # one query: does it answer?
         except (EndpointRefused, SourceError) as error:
             st.error(md_escape(str(error)), icon=":material/error:")
+            if chosen is not None:
+                state["te_endpoint_failed"] = (choice, key, str(error))
             return not_connected("endpoint", f"Not connected: {error}")
         set_collection(candidate)
-        return candidate
+        state.pop("te_endpoint_reopen", None)
+        state.pop("te_endpoint_failed", None)
+        collection = candidate
     if collection.key[0] != "endpoint":
+        asked = state.get("te_endpoint_reopen")
+        if asked:
+            message = (f"To reopen SPARQL endpoint {asked}, enter its user and password (or token) in the "
+                       "sidebar if it needs them, and press Connect. Credentials are never kept in the address.")
+            st.info(md_escape(message), icon=":material/key:")
+            return not_connected("endpoint", message)
         st.info("Connect to a SPARQL endpoint to browse its traces.", icon=":material/info:")
         return not_connected("endpoint", "No SPARQL endpoint is connected. Enter its URL in the sidebar "
                                           "and press Connect.")
+    if st.query_params.get(ENDPOINT_PARAM) != collection.key[1]:
+        st.query_params[ENDPOINT_PARAM] = collection.key[1]
+    graphs = collection.key[2].split()
+    if st.query_params.get_all(GRAPH_PARAM) != graphs:
+        if graphs:
+            st.query_params[GRAPH_PARAM] = graphs
+        else:
+            st.query_params.pop(GRAPH_PARAM, None)
     return collection
+
+
+def _start_endpoint(configured: list) -> None:
+    """The form's first values in this browser session: the endpoint the address names (with
+    the configured endpoint that serves its URL, if any), else the first configured one."""
+    state, params = st.session_state, st.query_params
+    url = (params.get(ENDPOINT_PARAM) or "").strip()
+    serving = next((s for s in configured if url and s.serves(url)), None)
+    first = serving or (configured[0] if configured and not url else None)
+    state["te_endpoint_choice"] = first.name if first else OTHER
+    state["te_endpoint_url"] = url
+    state["te_endpoint_graphs"] = " ".join(params.get_all(GRAPH_PARAM))
+    if url and serving is None:
+        state["te_endpoint_reopen"] = url
 
 
 def _request_connect() -> None:

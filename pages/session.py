@@ -46,12 +46,13 @@ try:
 except SourceError as error:
     st.error(md_escape(str(error)), icon=":material/error:")
     st.stop()
+if session is None and collection.empty_state:  # a source named but not connected (yet): say what to do
+    st.info(md_escape(f"Session {session_id} cannot be shown yet. {collection.empty_state}"), icon=":material/link_off:")
+    st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:")
+    st.stop()
 if session is None:
-    kept = (" Files uploaded in another tab, or before the page was reloaded, are not kept: upload them "
-            "again, or ingest them into a local store (`trace-explorer ingest`) to keep them."
-            if collection.key and collection.key[0] == "files" else "")
     st.error(md_escape(f"Unknown session: {session_id}. It is not in the loaded traces "
-                       f"({counted(collection.count('sessions'), 'session')} from {collection.label}).") + kept,
+                       f"({counted(collection.count('sessions'), 'session')} from {collection.label})."),
              icon=":material/search_off:")
     st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:")
     st.stop()

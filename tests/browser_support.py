@@ -105,6 +105,7 @@ def streamlit_server(
         full_env.update(env)
 
     with tempfile.TemporaryDirectory(prefix="streamlit-server-") as tmp:
+        full_env.setdefault("TRACE_EXPLORER_UPLOAD_CACHE", str(Path(tmp) / "uploads"))  # never the user's cache
         out_path = Path(tmp) / "stdout.log"
         err_path = Path(tmp) / "stderr.log"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:

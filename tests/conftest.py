@@ -118,3 +118,9 @@ def app_url():
 
     with streamlit_server() as url:
         yield url
+
+
+@pytest.fixture(autouse=True)
+def upload_cache_folder(tmp_path_factory, monkeypatch):
+    """Uploads the app keeps go to a folder of the test run's, never the user's cache."""
+    monkeypatch.setenv("TRACE_EXPLORER_UPLOAD_CACHE", str(tmp_path_factory.getbasetemp() / "upload-cache"))

@@ -28,7 +28,12 @@ def app_env(tmp_path, monkeypatch):
 def connect(server: FakeGateway, token: str = TOKEN) -> AppTest:
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
     at.sidebar.segmented_control(key="te_source_kind").set_value("TrustGraph").run()
-    at.sidebar.text_input(key="te_tg_url").set_value(server.url)
+    return fill_and_connect(at, server.url, token)
+
+
+def fill_and_connect(at: AppTest, url: str, token: str) -> AppTest:
+    """Type the gateway ``url``, ``token``, the stand-in's flow and collection; press Connect."""
+    at.sidebar.text_input(key="te_tg_url").set_value(url)
     at.sidebar.text_input(key="te_tg_token").set_value(token)
     at.sidebar.text_input(key="te_tg_flow").set_value(FLOW)
     at.sidebar.text_input(key="te_tg_collection").set_value(COLLECTION)
@@ -80,6 +85,7 @@ def test_a_loopback_gateway_is_refused_without_an_allowlist(app_env, corpus_gate
     before = len(corpus_gateway.log)
     at = connect(corpus_gateway)
     assert any("non-public address" in unescape(e.value) for e in at.sidebar.error)
+    assert any("start the app with TRUSTGRAPH_URL=http://localhost:8888/" in unescape(c.value) for c in at.sidebar.caption)
     assert len(corpus_gateway.log) == before  # nothing was sent
     assert table_ids(at) == []  # the list shows no other source's sessions, and says why
     assert any("Not connected" in unescape(i.value) for i in at.main.info)
@@ -101,14 +107,6 @@ def test_a_wrong_token_is_a_clear_error_that_never_shows_a_token(app_env, monkey
     everything = shown_text(at) + "\n".join(str(getattr(e, "value", "")) for e in walk(at.sidebar)
                                             if getattr(e, "type", "") != "text_input")
     assert "wrong-token-5d1e" not in everything and TOKEN not in everything
-
-
-def test_the_url_defaults_to_trustgraph_url(app_env, monkeypatch):
-    monkeypatch.setenv("TRUSTGRAPH_URL", "http://gateway.example:8888/")
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
-    at.sidebar.segmented_control(key="te_source_kind").set_value("TrustGraph").run()
-    assert at.sidebar.text_input(key="te_tg_url").value == "http://gateway.example:8888/"
-    assert at.sidebar.text_input(key="te_tg_token").value == ""  # no token ever comes from the server
 
 
 def test_a_sessions_health_on_a_gateway_is_checked_when_asked_with_every_text(app_env, monkeypatch, corpus_gateway):

@@ -13,6 +13,9 @@ IPv4 address it carries is; the local-use NAT64 prefix ``64:ff9b:1::/48`` never 
 ``pin`` returns the addresses it checked: the app connects to those and no others
 (``pinned_http``), so a name that resolves elsewhere the second time (DNS rebinding) cannot
 lead a request past the check.
+
+A source the operator configured (``trace_explorer.sources.configured``) is reachable
+whatever the rest says, loopback included: ``configured`` holds its URLs.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import os
 import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from .configured import same_endpoint
 
 ALLOWLIST_VARIABLE = "TRACE_EXPLORER_ENDPOINT_ALLOW"
 NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052: the IPv4 address is the last 32 bits
@@ -67,9 +72,11 @@ def is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
 
 @dataclass(frozen=True)
 class EndpointPolicy:
-    """``allow``: hosts, ``host:port``, IP addresses or CIDR ranges (empty: public hosts only)."""
+    """``allow``: hosts, ``host:port``, IP addresses or CIDR ranges (empty: public hosts only);
+    ``configured``: the URLs of configured sources, always allowed."""
 
     allow: tuple[str, ...] = ()
+    configured: tuple[str, ...] = ()
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> EndpointPolicy:
@@ -93,6 +100,8 @@ class EndpointPolicy:
         port = parts.port or (443 if parts.scheme == "https" else 80)
         addresses = self._addresses(host, port, resolve)
         pinned = PinnedEndpoint(url, host.strip("[]"), port, tuple(str(a) for a in addresses))
+        if any(same_endpoint(known, url) for known in self.configured):
+            return pinned
         if self.allow:
             if self._listed(host, port, addresses):
                 return pinned

@@ -1,0 +1,50 @@
+"""The deployment's configured sources (``trace_explorer.sources.configured``), read once per
+change of the config file, and the endpoint policy that lets them through."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from trace_explorer.sources.configured import (DEFAULT_PATH, SOURCES_VARIABLE, SourcesConfig, SourcesConfigError,
+                                               load_sources)
+from trace_explorer.sources.endpoint_policy import EndpointPolicy
+
+OTHER = "Another (enter it)"  # the choice beside the configured sources' names
+_log = logging.getLogger(__name__)
+
+
+def sources_config() -> tuple[SourcesConfig, str | None]:
+    """The configured sources and, when the config file cannot be used, why (then only the
+    environment's TrustGraph, if any, is configured)."""
+    named = os.environ.get(SOURCES_VARIABLE, "").strip()
+    path = Path(named).expanduser() if named else Path.cwd() / DEFAULT_PATH
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    # the environment too: TRUSTGRAPH_URL, and the variables that entries name for their secrets
+    return _load(str(path), stamp, hash(frozenset(os.environ.items())))
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _load(path: str, stamp: int | None, environment: int) -> tuple[SourcesConfig, str | None]:
+    try:
+        return load_sources(), None
+    except SourcesConfigError as error:
+        _log.warning("configured sources: %s", error)
+        without_file = {k: v for k, v in os.environ.items() if k != SOURCES_VARIABLE}
+        try:
+            config = load_sources(without_file, cwd=Path("/nonexistent-config-dir"))
+        except SourcesConfigError:
+            config = SourcesConfig()
+        return config, str(error)
+
+
+def endpoint_policy() -> EndpointPolicy:
+    """``TRACE_EXPLORER_ENDPOINT_ALLOW``'s policy, with the configured sources' URLs allowed."""
+    return dataclasses.replace(EndpointPolicy.from_environment(), configured=sources_config()[0].urls())

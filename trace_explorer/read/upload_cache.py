@@ -1,0 +1,248 @@
+"""Uploaded files kept on the server, by the SHA-256 digest of their content.
+
+A set of uploaded files (one upload batch, or everything a person uploaded so far) is kept as
+its files' bytes, each under its own digest, and a small manifest naming them, under the digest
+of that manifest: the set's digest. The app puts that digest in the page's address
+(``?files=<digest>``), so a reload, a new tab or a shared link opens the same files. Nothing
+lists the sets: the digest is the only way in, as with an unlisted paste link.
+
+The folder has a total size cap and an age limit: a set not used (uploaded or opened) for longer
+than the age limit is removed, and while the folder is over its cap the sets used longest ago go
+first. Layout::
+
+    ROOT/files/<sha256>         the bytes of one file
+    ROOT/sets/<sha256>.json     {"files": [{"name": ..., "digest": ..., "size": ...}, ...]}
+
+Only a digest of exactly 64 lower-case hex digits ever becomes a path; file names are data in
+the manifest, never paths. Writes go to a temporary file renamed into place, and a lock file
+(``fcntl.flock`` where the OS has it) keeps several server processes sharing a folder from
+removing what another is writing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: one process per folder
+    fcntl = None
+
+DIGEST = re.compile(r"[0-9a-f]{64}")
+DAY_S = 86_400
+PRUNE_EVERY_S = 60.0  # opening a set prunes the folder at most this often (putting one always does)
+
+
+class InvalidDigest(ValueError):
+    """A value that is not a digest (64 lower-case hex digits); it never reaches the filesystem."""
+
+
+class UploadsGone(LookupError):
+    """The set a digest names is not (or no longer) kept: expired, pushed out by the size cap,
+    or never uploaded here."""
+
+    def __init__(self, digest: str):
+        super().__init__(digest)
+        self.digest = digest
+
+
+class UploadsTooLarge(ValueError):
+    """A set bigger than the whole cache: it cannot be kept."""
+
+
+def check_digest(value: str) -> str:
+    """``value`` when it is a SHA-256 hex digest (64 lower-case hex digits); else InvalidDigest."""
+    if not isinstance(value, str) or not DIGEST.fullmatch(value):
+        raise InvalidDigest(f"{str(value)[:80]!r} is not a file set's digest (64 hex digits)")
+    return value
+
+
+def set_digest(entries: Sequence[tuple[str, str]]) -> str:
+    """The digest of a set of files given as (name, content digest) pairs, in any order."""
+    canonical = json.dumps(sorted([list(e) for e in entries]), separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+@dataclass
+class UploadCache:
+    """The folder ``root`` holding uploaded file sets: at most ``max_bytes`` in all (files and
+    manifests), each set kept until it has gone unused for ``max_age_s`` seconds. ``clock``
+    gives the time (seconds since the epoch), for the tests."""
+
+    root: Path
+    max_bytes: int
+    max_age_s: float
+    clock: Callable[[], float] = time.time
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _pruned_at: float = field(default=float("-inf"), repr=False)
+
+    def put(self, files: Sequence[tuple[str, bytes]]) -> str:
+        """Keep ``files`` ((name, bytes) pairs) as one set; return the set's digest (the same
+        files give the same digest). Keeping a set again counts as a use. Then removes what
+        the age limit and the size cap say must go. Raises UploadsTooLarge when the set alone
+        is over the cap, OSError when the folder cannot be written."""
+        files = sorted(files, key=lambda f: (f[0], hashlib.sha256(f[1]).hexdigest()))  # one order: one manifest
+        entries = [(name, hashlib.sha256(data).hexdigest(), len(data)) for name, data in files]
+        manifest = json.dumps({"files": [{"name": n, "digest": d, "size": s} for n, d, s in entries]},
+                              ensure_ascii=True).encode("ascii")
+        unique = {d: s for _, d, s in entries}
+        total = sum(unique.values()) + len(manifest)
+        if total > self.max_bytes:
+            raise UploadsTooLarge(f"{total:,} bytes of files is more than this server keeps "
+                                  f"({self.max_bytes:,} bytes in all)")
+        digest = set_digest([(n, d) for n, d, _ in entries])
+        with self._locked():
+            for (name, data), (_, file_digest, _) in zip(files, entries):
+                path = self._file_path(file_digest)
+                if path.exists():
+                    self._touch(path)
+                else:
+                    self._write(path, data)
+            self._write(self._set_path(digest), manifest)
+            self._prune(keep=digest)
+        return digest
+
+    def open(self, digest: str) -> list[tuple[str, bytes]]:
+        """The files of the set ``digest`` as (name, bytes) pairs, in upload order; opening
+        counts as a use. Raises InvalidDigest (before touching the filesystem) for a value that
+        is not a digest, UploadsGone when the set is not kept."""
+        check_digest(digest)
+        with self._locked():
+            if self.clock() - self._pruned_at > PRUNE_EVERY_S:  # a scan of the folder, not on every open
+                self._prune()
+            try:
+                if self.clock() - self._set_path(digest).stat().st_mtime > self.max_age_s:
+                    raise UploadsGone(digest)  # past its age, whenever the folder was last pruned
+                manifest = json.loads(self._set_path(digest).read_bytes())
+                entries = [(str(f["name"]), check_digest(f["digest"])) for f in manifest["files"]]
+                out = [(name, self._file_path(file_digest).read_bytes()) for name, file_digest in entries]
+            except (OSError, ValueError, KeyError, TypeError, UploadsGone):
+                raise UploadsGone(digest) from None
+            self._touch(self._set_path(digest))
+            for _, file_digest in entries:
+                self._touch(self._file_path(file_digest))
+        return out
+
+    def prune(self) -> None:
+        """Remove the sets over the age limit, then the least recently used ones while the
+        folder is over its cap, then the files no kept set names."""
+        with self._locked():
+            self._prune()
+
+    # -- the folder ----------------------------------------------------------------------------
+    def _set_path(self, digest: str) -> Path:
+        return self.root / "sets" / f"{check_digest(digest)}.json"
+
+    def _file_path(self, digest: str) -> Path:
+        return self.root / "files" / check_digest(digest)
+
+    def _prune(self, keep: str | None = None) -> None:
+        now = self._pruned_at = self.clock()
+        sets = []
+        for path in (self.root / "sets").glob("*.json"):
+            if not DIGEST.fullmatch(path.stem):
+                continue
+            try:
+                used, manifest = path.stat().st_mtime, json.loads(path.read_bytes())
+                names = {check_digest(f["digest"]): int(f["size"]) for f in manifest["files"]}
+            except (OSError, ValueError, KeyError, TypeError):
+                names, used = {}, 0.0  # unreadable: goes first
+            sets.append((path.stem == keep, used, path, names))
+        total, kept_files = 0, {}
+        for is_kept, used, path, names in sorted(sets, key=lambda s: (s[0], s[1]), reverse=True):
+            new = {d: s for d, s in names.items() if d not in kept_files}
+            size = sum(new.values()) + _size(path)
+            if not is_kept and (now - used > self.max_age_s or not names or total + size > self.max_bytes):
+                _remove(path)
+                continue
+            total += size
+            kept_files.update(new)
+        for path in (self.root / "files").glob("*"):
+            if path.name not in kept_files:
+                _remove(path)
+
+    def _write(self, path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".part-")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temporary, path)
+        except BaseException:
+            _remove(Path(temporary))
+            raise
+        self._touch(path)
+
+    def _touch(self, path: Path) -> None:
+        now = self.clock()
+        with contextlib.suppress(OSError):
+            os.utime(path, (now, now))
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.root.mkdir(parents=True, exist_ok=True)
+        with self._lock, open(self.root / ".lock", "a+b") as lock:
+            if fcntl is not None:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+FOLDER_VARIABLE = "TRACE_EXPLORER_UPLOAD_CACHE"
+CAP_VARIABLE = "TRACE_EXPLORER_UPLOAD_CACHE_MB"
+AGE_VARIABLE = "TRACE_EXPLORER_UPLOAD_CACHE_DAYS"
+DEFAULT_CAP_MB = 2048
+DEFAULT_AGE_DAYS = 7
+
+
+def default_folder(environ: dict[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/trace-explorer/uploads``, else ``~/.cache/trace-explorer/uploads``."""
+    environ = environ if environ is not None else os.environ
+    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "trace-explorer" / "uploads"
+
+
+def cache_from_settings(settings: dict | None = None, environ: dict[str, str] | None = None) -> UploadCache:
+    """The upload cache a deployment configures: the folder, cap (MiB) and age limit (days)
+    from ``TRACE_EXPLORER_UPLOAD_CACHE``, ``TRACE_EXPLORER_UPLOAD_CACHE_MB`` and
+    ``TRACE_EXPLORER_UPLOAD_CACHE_DAYS``, else from ``settings`` (the config file's ``[uploads]``
+    table: ``folder``, ``max_mb``, ``max_age_days``), else ``default_folder()``, 2048 MiB and
+    7 days. A value that is not a positive number falls back to the default."""
+    environ = environ if environ is not None else os.environ
+    settings = settings or {}
+    folder = environ.get(FOLDER_VARIABLE, "").strip() or str(settings.get("folder") or "") or default_folder(environ)
+    cap = _positive(environ.get(CAP_VARIABLE), settings.get("max_mb"), DEFAULT_CAP_MB)
+    age = _positive(environ.get(AGE_VARIABLE), settings.get("max_age_days"), DEFAULT_AGE_DAYS)
+    return UploadCache(Path(folder).expanduser(), int(cap * 1024 * 1024), age * DAY_S)
+
+
+def _positive(*values) -> float:
+    for value in values:
+        try:
+            number = float(str(value).strip())
+        except (TypeError, ValueError):
+            continue
+        if 0 < number < float("inf"):
+            return number
+    return values[-1]

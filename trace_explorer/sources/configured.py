@@ -1,0 +1,216 @@
+"""Sources an operator names in one config file, as Grafana provisions data sources.
+
+The file is TOML, at the path in ``TRACE_EXPLORER_SOURCES`` (default ``.streamlit/sources.toml``
+in the app's working directory; a missing default file means no configured sources, a missing
+named file is an error). Visitors pick a source by its name; its credentials stay on the server
+(never in the page, the address or a log line: ``ConfiguredSource`` leaves them out of its
+``repr``)::
+
+    [uploads]                    # the upload cache (trace_explorer.read.upload_cache)
+    folder = "/var/cache/trace-explorer/uploads"
+    max_mb = 2048
+    max_age_days = 7
+
+    [[trustgraph]]               # a TrustGraph API gateway
+    name = "Production"
+    url = "https://trustgraph.example.org/"
+    token_env = "PROD_TRUSTGRAPH_TOKEN"   # or: token = "..."
+    flow = "default"             # optional, as are collection and timeout_s
+    collection = "default"
+
+    [[sparql]]                   # a SPARQL endpoint
+    name = "Archive"
+    url = "https://sparql.example.org/sparql"
+    graphs = ["urn:graph:retrieval"]
+    user = "reader"              # with password / password_env (HTTP Basic),
+    password_env = "ARCHIVE_PASSWORD"   # or token / token_env alone (a bearer token)
+
+    [[store]]                    # a local store (a directory)
+    name = "Team traces"
+    path = "/srv/traces/store"
+
+``TRUSTGRAPH_URL`` (and ``TRUSTGRAPH_TOKEN``) in the environment make one more TrustGraph
+source, as TrustGraph's own command-line tools read them; ``TRUSTGRAPH_FLOW`` and
+``TRUSTGRAPH_COLLECTION`` name its flow and collection (default ``default``). A configured
+URL is reachable whatever the endpoint policy says (``EndpointPolicy.configured``), loopback
+included: the operator chose it.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+SOURCES_VARIABLE = "TRACE_EXPLORER_SOURCES"
+DEFAULT_PATH = Path(".streamlit") / "sources.toml"
+URL_VARIABLE, TOKEN_VARIABLE = "TRUSTGRAPH_URL", "TRUSTGRAPH_TOKEN"
+FLOW_VARIABLE, COLLECTION_VARIABLE = "TRUSTGRAPH_FLOW", "TRUSTGRAPH_COLLECTION"
+KINDS = ("trustgraph", "sparql", "store")
+
+
+class SourcesConfigError(ValueError):
+    """The config file cannot be used; the message names the file, the entry and what was
+    expected (never a secret's value)."""
+
+
+@dataclass(frozen=True)
+class ConfiguredSource:
+    """One named source. ``kind``: "trustgraph", "sparql" or "store"; ``url`` (a gateway's or
+    endpoint's) or ``path`` (a store's); ``secret``: the token (bearer) or password, read from
+    the file or from the environment variable it names, kept out of ``repr``."""
+
+    name: str
+    kind: str
+    url: str = ""
+    path: str = ""
+    flow: str = "default"
+    collection: str = "default"
+    graphs: tuple[str, ...] = ()
+    user: str | None = None
+    bearer: bool = True
+    timeout_s: float = 30.0
+    secret: str | None = field(default=None, repr=False)
+
+    def serves(self, url: str) -> bool:
+        """Whether ``url`` names this source's gateway or endpoint (``same_endpoint``)."""
+        return bool(self.url) and same_endpoint(self.url, url)
+
+
+@dataclass(frozen=True)
+class SourcesConfig:
+    """The configured sources, in the file's order (the environment's TrustGraph first), and
+    the ``[uploads]`` table; ``path``: the file read, if any."""
+
+    sources: tuple[ConfiguredSource, ...] = ()
+    uploads: Mapping = field(default_factory=dict)
+    path: Path | None = None
+
+    def of_kind(self, kind: str) -> list[ConfiguredSource]:
+        """The sources of ``kind`` ("trustgraph", "sparql", "store")."""
+        return [s for s in self.sources if s.kind == kind]
+
+    def named(self, kind: str, name: str) -> ConfiguredSource | None:
+        """The source of ``kind`` called ``name``, or None."""
+        return next((s for s in self.of_kind(kind) if s.name == name), None)
+
+    def serving(self, kind: str, url: str) -> ConfiguredSource | None:
+        """The first source of ``kind`` whose URL is ``url`` (``same_endpoint``), or None."""
+        return next((s for s in self.of_kind(kind) if s.serves(url)), None)
+
+    def urls(self) -> tuple[str, ...]:
+        """Every configured gateway's and endpoint's URL (for the endpoint policy)."""
+        return tuple(s.url for s in self.sources if s.url)
+
+    def store_paths(self) -> tuple[str, ...]:
+        """Every configured store's directory, resolved."""
+        return tuple(str(Path(s.path).expanduser().resolve()) for s in self.sources if s.kind == "store")
+
+
+def same_endpoint(a: str, b: str) -> bool:
+    """Whether URLs ``a`` and ``b`` name the same endpoint: scheme, host and port (the
+    scheme's default when absent) equal, paths equal but for a trailing slash; no user info."""
+    try:
+        x, y = urlsplit(a.strip()), urlsplit(b.strip())
+        ports = (x.port or (443 if x.scheme == "https" else 80), y.port or (443 if y.scheme == "https" else 80))
+    except ValueError:
+        return False
+    return (x.scheme.lower() == y.scheme.lower() and bool(x.hostname) and x.hostname == y.hostname
+            and ports[0] == ports[1] and x.path.rstrip("/") == y.path.rstrip("/") and not (y.username or y.password)
+            and not y.query and not y.fragment)
+
+
+def load_sources(environ: Mapping[str, str] | None = None, cwd: Path | None = None) -> SourcesConfig:
+    """The sources configured by the file (``TRACE_EXPLORER_SOURCES``, default
+    ``.streamlit/sources.toml`` under ``cwd``) and by ``TRUSTGRAPH_URL``. Raises
+    SourcesConfigError for a file that is named but missing, is not TOML, or has an entry
+    without what it needs (a name, a URL or path, an environment variable it names that is
+    unset); names repeated within a kind are an error too."""
+    environ = environ if environ is not None else os.environ
+    named = environ.get(SOURCES_VARIABLE, "").strip()
+    path = Path(named).expanduser() if named else (cwd or Path.cwd()) / DEFAULT_PATH
+    table: dict = {}
+    if path.is_file():
+        try:
+            table = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeError, tomllib.TOMLDecodeError) as error:
+            raise SourcesConfigError(f"{path}: expected a TOML file of sources ({error})") from None
+    elif named:
+        raise SourcesConfigError(f"{path}: no such file (named by {SOURCES_VARIABLE})")
+    sources = [_from_environment(environ)] if environ.get(URL_VARIABLE, "").strip() else []
+    for kind in KINDS:
+        entries = table.get(kind, [])
+        if not isinstance(entries, list):
+            raise SourcesConfigError(f"{path}: expected [[{kind}]] tables, found a single value")
+        for number, entry in enumerate(entries, 1):
+            sources.append(_entry(path, kind, number, entry, environ))
+    seen = set()
+    for source in sources:
+        if (source.kind, source.name) in seen:
+            raise SourcesConfigError(f"{path}: two {source.kind} sources are called {source.name!r}")
+        seen.add((source.kind, source.name))
+    uploads = table.get("uploads", {})
+    if not isinstance(uploads, dict):
+        raise SourcesConfigError(f"{path}: expected an [uploads] table")
+    return SourcesConfig(tuple(sources), uploads, path if path.is_file() else None)
+
+
+def _from_environment(environ: Mapping[str, str]) -> ConfiguredSource:
+    url = environ[URL_VARIABLE].strip()
+    return ConfiguredSource(f"{url} ({URL_VARIABLE})", "trustgraph", url=url,
+                            flow=environ.get(FLOW_VARIABLE, "").strip() or "default",
+                            collection=environ.get(COLLECTION_VARIABLE, "").strip() or "default",
+                            secret=environ.get(TOKEN_VARIABLE) or None)
+
+
+def _entry(path: Path, kind: str, number: int, entry, environ: Mapping[str, str]) -> ConfiguredSource:
+    where = f"{path}: [[{kind}]] number {number}"
+    if not isinstance(entry, dict):
+        raise SourcesConfigError(f"{where}: expected a table")
+
+    def text(key: str, default: str | None = None) -> str | None:
+        value = entry.get(key, default)
+        if value is not None and not isinstance(value, str):
+            raise SourcesConfigError(f"{where}: expected {key} to be a string")
+        return value.strip() if isinstance(value, str) else value
+
+    name = text("name")
+    if not name:
+        raise SourcesConfigError(f"{where}: expected a name")
+    where = f"{path}: {kind} source {name!r}"
+    if kind == "store":
+        if not text("path"):
+            raise SourcesConfigError(f"{where}: expected a path (the store's directory)")
+        return ConfiguredSource(name, kind, path=text("path"))
+    url = text("url")
+    if not url or urlsplit(url).scheme not in ("http", "https"):
+        raise SourcesConfigError(f"{where}: expected an http:// or https:// url")
+    password, token = _secret(where, entry, "password", environ), _secret(where, entry, "token", environ)
+    graphs = entry.get("graphs", [])
+    if not isinstance(graphs, list) or not all(isinstance(g, str) for g in graphs):
+        raise SourcesConfigError(f"{where}: expected graphs to be a list of IRIs")
+    try:
+        timeout = float(entry.get("timeout_s", 30.0))
+    except (TypeError, ValueError):
+        raise SourcesConfigError(f"{where}: expected timeout_s to be a number of seconds") from None
+    return ConfiguredSource(name, kind, url=url, flow=text("flow", "default") or "default",
+                            collection=text("collection", "default") or "default", graphs=tuple(graphs),
+                            user=text("user"), bearer=password is None, timeout_s=timeout,
+                            secret=token if password is None else password)
+
+
+def _secret(where: str, entry: dict, key: str, environ: Mapping[str, str]) -> str | None:
+    """``entry[key]``, or the environment variable ``entry[key + "_env"]`` names."""
+    variable = entry.get(f"{key}_env")
+    if variable is not None:
+        if not isinstance(variable, str) or not environ.get(variable):
+            raise SourcesConfigError(f"{where}: expected the environment variable {variable!s:.80} "
+                                     f"({key}_env) to be set")
+        return environ[variable]
+    value = entry.get(key)
+    if value is not None and not isinstance(value, str):
+        raise SourcesConfigError(f"{where}: expected {key} to be a string")
+    return value or None
