@@ -5,12 +5,11 @@ Run with the generator's own virtualenv (see ``setup.sh``):
 
     .venv-services/bin/python scripts/trustgraph_services/generate.py [OUT_DIR]
 
-OUT_DIR defaults to ``trace_explorer/demo_data``. Writes ``services.trig`` (the default graph,
-``urn:graph:source`` and ``urn:graph:retrieval`` as the triple store holds them),
-``services.documents.json`` (every text the librarian holds, chunks included),
-``services.manifest.json`` (from what the stand-ins were asked and answered) and
-``services.wire.json`` (the same triples in TrustGraph's gateway wire form). The output is the
-same, byte for byte, on every run: the process re-executes itself with a fixed
+OUT_DIR defaults to ``trace_explorer/demo_data/services``. Writes ``services.trig`` (the
+default graph, ``urn:graph:source`` and ``urn:graph:retrieval`` as the triple store holds
+them), ``services.documents.json`` (every text the librarian holds, chunks included) and
+``manifest.json`` (from what the stand-ins were asked and answered). The output is the same,
+byte for byte, on every run: the process re-executes itself with a fixed
 ``PYTHONHASHSEED`` (GraphRAG iterates sets), and uuids and time come from fixed sources.
 """
 
@@ -76,7 +75,7 @@ async def run_all():
 
 def main(argv):
     logging.basicConfig(level=logging.ERROR)
-    out = Path(argv[1]) if len(argv) > 1 else ROOT / "trace_explorer" / "demo_data"
+    out = Path(argv[1]) if len(argv) > 1 else ROOT / "trace_explorer" / "demo_data" / "services"
     deployment, layout, runs = asyncio.run(run_all())
     writers.write_all(out, deployment, manifest.build(deployment, layout, runs))
     return 0

@@ -60,10 +60,10 @@ def dump_json(value) -> str:
 
 
 def write_all(out: Path, deployment, manifest: dict) -> None:
-    """Write ``services.trig``, ``services.documents.json`` and ``services.manifest.json``
-    into ``out``."""
+    """Write ``services.trig``, ``services.documents.json`` and ``manifest.json`` into
+    ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "services.trig").write_text(trig(deployment.store.triples), encoding="utf-8")
     texts = {doc_id: deployment.librarian.texts[doc_id] for doc_id in deployment.librarian.saved}
     (out / "services.documents.json").write_text(dump_json(texts), encoding="utf-8")
-    (out / "services.manifest.json").write_text(dump_json(manifest), encoding="utf-8")
+    (out / "manifest.json").write_text(dump_json(manifest), encoding="utf-8")
