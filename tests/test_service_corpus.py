@@ -116,3 +116,11 @@ def test_a_docrag_exploration_and_focus_hold_the_chunks_the_stores_gave(read):
         if expected["reranked"]:
             chosen = steps["Focus"]["chunks"]
             assert [(c["chunk"], c["score"]) for c in chosen] == [(c["chunk"], c["score"]) for c in expected["focus_chunks"]]
+
+
+@pytest.mark.parametrize("iri", sorted(EXPECTED))
+def test_the_tokens_on_the_steps_are_the_ones_the_llm_reported(read, iri):
+    steps = read[iri].steps
+    tokens = (sum(int(s.fields.get("in_tokens", 0)) for s in steps), sum(int(s.fields.get("out_tokens", 0)) for s in steps))
+    assert tokens == (EXPECTED[iri]["recorded"]["in"], EXPECTED[iri]["recorded"]["out"])
+    assert sum(int(s.fields.get("llm_duration_ms", 0)) for s in steps) == EXPECTED[iri]["recorded"]["llm_duration_ms"]

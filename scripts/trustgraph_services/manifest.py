@@ -191,6 +191,7 @@ def agent_details(s, name, run, deployment, sessions, names):
             owner[i] = last
     mcp_for = {id(owner[i]): ledger[i] for i in owner if owner[i] is not None}
     actions, plan_steps = [], []
+    recorded_on = {}
     n = 0
     for e in own:
         if e["prompt"] == "agent-react":
@@ -200,6 +201,7 @@ def agent_details(s, name, run, deployment, sessions, names):
                 continue
             n += 1
             analysis = f"{sid}/i{n}"
+            recorded_on[id(e)] = analysis
             step = {"analysis": analysis, "observation": f"{analysis}/observation",
                     "llm_duration_ms": e["ms"], "in_token": e["in_token"],
                     "out_token": e["out_token"], "sub_session": None}
@@ -230,7 +232,7 @@ def agent_details(s, name, run, deployment, sessions, names):
     s["answer_document"] = (f"{sid}/answer" if s["pattern"] == "react"
                             else f"{sid}/synthesis/doc")
     s["answer"] = deployment.librarian.texts.get(s["answer_document"])
-    s["llm_calls"] = [call_of(e) for e in own]
+    s["llm_calls"] = [call_of(e, recorded_on.get(id(e))) for e in own]
 
 
 def fill_tool_outcome(step, mcp, child, run):
@@ -246,14 +248,24 @@ def fill_tool_outcome(step, mcp, child, run):
     step.pop("observation_derived_from", None) if "step" in step else None
 
 
-def call_of(e):
+def call_of(e, recorded_on=None):
+    """One LLM call; ``recorded_on`` is the step whose ``tg:inToken``/``tg:outToken`` (and, on
+    an Analysis, ``tg:llmDurationMs``) the service stamped with it, or None (router, plan,
+    supervisor and final-answer calls are recorded nowhere)."""
     return {"prompt": e["prompt"], "in_token": e["in_token"], "out_token": e["out_token"],
-            "model": e["model"], "duration_ms": e["ms"]}
+            "model": e["model"], "duration_ms": e["ms"], "recorded_on": recorded_on}
 
 
 def rag_details(s, name, run, deployment, edges, evidence, chunk_home):
     own = llm_entries(run["ledger"], name)
-    s["llm_calls"] = [call_of(e) for e in own]
+    sid = s["session"]
+    if s["mechanism"] == "graphrag":
+        u = sid.rsplit(":", 1)[-1]
+        stamped = {"extract-concepts": f"urn:trustgraph:prov:grounding:{u}",
+                   "kg-synthesis": f"urn:trustgraph:prov:synthesis:{u}"}
+    else:
+        stamped = {"extract-concepts": f"{sid}/grounding", "document-prompt": f"{sid}/synthesis"}
+    s["llm_calls"] = [call_of(e, stamped.get(e["prompt"])) for e in own]
     concepts = [e for e in own if e["prompt"] == "extract-concepts"]
     s["concepts"] = [c.strip() for c in concepts[0]["reply"].split("\n") if c.strip()]
     u = s["session"].rsplit(":", 1)[-1] if s["mechanism"] == "graphrag" else None
@@ -311,16 +323,26 @@ def finish(s, sessions):
                    "llm_duration_ms": sum(c["duration_ms"] for c in calls)}
     s["tool_duration_ms"] = sum(a.get("tool_duration_ms") or 0
                                 for a in s.get("actions", []) + s.get("plan_steps", []))
+    stamped = [c for c in calls if c["recorded_on"]]
+    s["recorded"] = {"in": sum(c["in_token"] for c in stamped),
+                     "out": sum(c["out_token"] for c in stamped),
+                     "llm_duration_ms": sum(c["duration_ms"] for c in stamped
+                                            if c["prompt"] == "agent-react"),
+                     "tool_duration_ms": sum(a["tool_duration_ms"] for a in s.get("actions", []))}
 
 
 def totals(s, by_iri):
     own = dict(s["tokens"], tool_duration_ms=s["tool_duration_ms"])
+    recorded = dict(s["recorded"])
     for child in s["children"]:
-        sub = totals(by_iri[child], by_iri)
+        sub, sub_recorded = totals(by_iri[child], by_iri)
         for k in own:
             own[k] += sub[k]
+        for k in recorded:
+            recorded[k] += sub_recorded[k]
     s["tokens_with_children"] = own
-    return own
+    s["recorded_with_children"] = recorded
+    return own, recorded
 
 
 def build(deployment, layout, runs):
@@ -377,7 +399,7 @@ KEY_ORDER = ["session", "name", "mechanism", "pattern", "task_type", "question",
              "step_counts", "step_order", "actions", "tool_order", "parse_errors", "plan_steps", "goals", "findings",
              "concepts", "seed_entities", "edge_count", "edges", "chunk_count", "chunks",
              "reranked", "focus_chunks", "llm_calls", "tokens", "tool_duration_ms",
-             "tokens_with_children"]
+             "tokens_with_children", "recorded", "recorded_with_children"]
 
 
 def order_keys(s):
