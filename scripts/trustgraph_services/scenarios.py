@@ -73,7 +73,7 @@ Q_KNOWLEDGE_FUJI = "Mount Fuji height"
 Q_SUPERVISOR = "Compare Lake Baikal and Mount Fuji: which is older, and how do people reach them?"
 Q_SUB = ["How old is Lake Baikal?", "How old is Mount Fuji?",
          "How do travellers usually reach Lake Baikal and Mount Fuji?"]
-Q_GRAPHRAG = "Which fish is endemic to Lake Baikal?"
+Q_GRAPHRAG = "Which fish is endemic to Lake Baikal, and what is the age of the lake?"
 Q_DOCRAG_RERANK = "How often should the solar panels be cleaned?"
 Q_DOCRAG_PLAIN = "What does the inverter warranty cover?"
 
@@ -186,9 +186,10 @@ def llm_script() -> list:
 
     # GraphRAG on its own
     s = "graphrag"
-    say(s, "extract-concepts", Q_GRAPHRAG, 350, "fish\nendemic\nLake Baikal")
+    say(s, "extract-concepts", Q_GRAPHRAG, 350, "fish\nendemic\nLake Baikal\nage")
     say(s, "kg-synthesis", Q_GRAPHRAG, 1480,
-        "The omul, a whitefish, is endemic to Lake Baikal.")
+        "The omul, a whitefish, is endemic to Lake Baikal, which is about 25 million years "
+        "old.")
 
     # DocumentRAG with and without the reranker
     s = "docrag-rerank"
@@ -228,6 +229,7 @@ ENTITY_MATCHES = {
     "height": [(E + "fuji", 0.58)],
     "fish": [(E + "omul", 0.66)],
     "endemic": [(E + "omul", 0.52)],
+    "age": [(E + "baikal", 0.47), (E + "fuji", 0.44)],
 }
 
 # One entry a session, in the order they run: name, service, question, start time.

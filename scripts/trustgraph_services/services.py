@@ -184,5 +184,5 @@ class Deployment:
     async def ask_document_rag(self, question: str, rerank: bool) -> list:
         service = "document-rag" if rerank else "document-rag-plain"
         return await self.ask(service, DocumentRagQuery(query=question, collection="default",
-                                                        doc_limit=3),
+                                                        doc_limit=4),
                               lambda r: r.end_of_session)
