@@ -4,18 +4,27 @@ services' stand-ins were asked and answered: the session set, each session's mec
 question, start, parent and children, its answer (a multi-line reply joined as the service joins
 it), its steps in the order the services emitted them, each tool call's arguments, thought,
 observation, error and timings, GraphRAG's selected edges and DocRAG's chunks. The extraction
-provenance (``urn:graph:source``) is in the same file, as in a real collection."""
+provenance (``urn:graph:source``) is in the same file, as in a real collection; the sessions
+read the same from files, from a local store and through the stand-in TrustGraph gateway, which
+serves ``urn:graph:source`` beside ``urn:graph:retrieval``."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 
+import pyoxigraph as ox
 import pytest
 
 from tests.conftest import MECHANISM_NAMES, SERVICES, SERVICES_FILES
+from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, FakeGateway, corpus_deployment
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
+from trace_explorer.sources.catalog import SessionFilter, fetch_session, list_sessions
+from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.sources.store import StoreSource
+from trace_explorer.sources.trustgraph.gateway import Gateway
+from trace_explorer.sources.trustgraph.source import TrustGraphSource
 
 EXPECTED = {s["session"]: s for s in SERVICES["sessions"]}
 AGENTS = [s for s in SERVICES["sessions"] if s["mechanism"] == "agent"]
@@ -124,3 +133,37 @@ def test_the_tokens_on_the_steps_are_the_ones_the_llm_reported(read, iri):
     tokens = (sum(int(s.fields.get("in_tokens", 0)) for s in steps), sum(int(s.fields.get("out_tokens", 0)) for s in steps))
     assert tokens == (EXPECTED[iri]["recorded"]["in"], EXPECTED[iri]["recorded"]["out"])
     assert sum(int(s.fields.get("llm_duration_ms", 0)) for s in steps) == EXPECTED[iri]["recorded"]["llm_duration_ms"]
+
+
+@pytest.fixture(scope="module", params=["files", "local store", "gateway"])
+def source(request, tmp_path_factory):
+    """The corpus on each kind of source."""
+    if request.param == "files":
+        collection, errors = load_collection(SERVICES_FILES)
+        assert errors == []
+        yield StoreSource(collection.store, documents=collection.documents)
+    elif request.param == "local store":
+        path = tmp_path_factory.mktemp("services-store")
+        store = open_local_store(path)
+        for file in SERVICES_FILES:
+            ingest_file(store, str(file))
+        del store
+        yield local_source(path)
+    else:
+        quads, texts = corpus_deployment(SERVICES_FILES)
+        assert ox.NamedNode("urn:graph:source") in {q.graph_name for q in quads}
+        gateway = FakeGateway(quads, texts)
+        gateway.start()
+        yield TrustGraphSource(Gateway(gateway.url, TOKEN, flow=FLOW, collection=COLLECTION, timeout=10))
+        gateway.stop()
+
+
+def test_every_source_lists_and_reads_the_sessions_as_the_manifest_says(source):
+    rows = list_sessions(source, SessionFilter(include_sub=True), limit=0).rows
+    assert sorted(r["id"] for r in rows) == sorted(EXPECTED)
+    for iri, expected in EXPECTED.items():
+        session = fetch_session(source, iri)
+        assert (session.question, session.parent, sorted(session.children)) == \
+            (expected["question"], expected["parent"], sorted(expected["children"]))
+        assert session.answer == expected["answer"]
+        assert session.time.isoformat().replace("+00:00", "Z") == expected["started"]
