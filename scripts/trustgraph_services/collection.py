@@ -7,13 +7,18 @@ names and versions.
 
 from __future__ import annotations
 
+from fakes import iri, literal
 from trustgraph.provenance import (
-    GRAPH_SOURCE, chunk_uri, derived_entity_triples, document_triples, page_uri, set_graph,
-    subgraph_provenance_triples, subgraph_uri,
+    GRAPH_SOURCE,
+    chunk_uri,
+    derived_entity_triples,
+    document_triples,
+    page_uri,
+    set_graph,
+    subgraph_provenance_triples,
+    subgraph_uri,
 )
 from trustgraph.schema import Triple
-
-from fakes import iri, literal
 
 E = "http://trustgraph.ai/e/"
 LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
@@ -37,19 +42,19 @@ DOCUMENTS = [
         "title": "Байкал: полевые заметки", "mime": "application/pdf",
         "pages": [
             [
-                ("Озеро Байкал — самое глубокое озеро на Земле: максимальная глубина 1642 "
-                 "метра. Lake Baikal in Siberia reaches a maximum depth of 1642 metres.",
+                (("Озеро Байкал — самое глубокое озеро на Земле: максимальная глубина 1642 "
+                  "метра. Lake Baikal in Siberia reaches a maximum depth of 1642 metres."),
                  [("baikal", "maximumDepth", "1642 metres"), ("baikal", "locatedIn", "siberia"),
                   ("baikal", "russianName", "озеро Байкал")]),
-                ("Baikal holds about 23 percent of the world's unfrozen fresh surface water; "
-                 "its age is estimated at 25 million years, the oldest lake on Earth.",
+                (("Baikal holds about 23 percent of the world's unfrozen fresh surface water; "
+                  "its age is estimated at 25 million years, the oldest lake on Earth."),
                  [("baikal", "holdsShareOf",
                    "about 23 percent of the world's unfrozen fresh water"),
                   ("baikal", "age", "about 25 million years")]),
             ],
             [
-                ("Омуль — эндемичная рыба Байкала. The omul is a whitefish endemic to Lake "
-                 "Baikal and a staple of the local fishery.",
+                (("Омуль — эндемичная рыба Байкала. The omul is a whitefish endemic to Lake "
+                  "Baikal and a staple of the local fishery."),
                  [("omul", "endemicTo", "baikal")]),
             ],
         ],
@@ -59,12 +64,12 @@ DOCUMENTS = [
         "title": "富士登山ガイド", "mime": "application/pdf",
         "pages": [
             [
-                ("富士山の標高は3776メートルで、本州にある日本最高峰の山です。Mount Fuji, on "
-                 "Honshu, has a height of 3776 metres.",
+                (("富士山の標高は3776メートルで、本州にある日本最高峰の山です。Mount Fuji, on "
+                  "Honshu, has a height of 3776 metres."),
                  [("fuji", "height", "3776 metres"), ("fuji", "locatedIn", "honshu"),
                   ("fuji", "japaneseName", "富士山")]),
-                ("最後の噴火は1707年の宝永噴火です。The last eruption of Mount Fuji was the Hoei "
-                 "eruption of 1707; the present cone is about 10,000 years old.",
+                (("最後の噴火は1707年の宝永噴火です。The last eruption of Mount Fuji was the Hoei "
+                  "eruption of 1707; the present cone is about 10,000 years old."),
                  [("fuji", "lastEruption", "1707"), ("fuji", "age", "about 10,000 years")]),
             ],
         ],
@@ -74,16 +79,16 @@ DOCUMENTS = [
         "title": "Solar array maintenance manual", "mime": "application/pdf",
         "pages": [
             [
-                ("Clean the solar panels every six months, or monthly in dusty regions; use "
-                 "soft brushes and deionised water, never pressure washers.", []),
-                ("Inspect the panel mounting bolts and cabling once a year; loose cabling is "
-                 "the most common cause of output loss.", []),
+                (("Clean the solar panels every six months, or monthly in dusty regions; use "
+                  "soft brushes and deionised water, never pressure washers."), []),
+                (("Inspect the panel mounting bolts and cabling once a year; loose cabling is "
+                  "the most common cause of output loss."), []),
             ],
             [
-                ("The inverter warranty covers parts and labour for ten years from "
-                 "installation; it does not cover damage from lightning or flooding.", []),
-                ("Panel output warranty: at least 80 percent of rated power after 25 years. "
-                 "Cleaning records may be requested when a warranty claim is made.", []),
+                (("The inverter warranty covers parts and labour for ten years from "
+                  "installation; it does not cover damage from lightning or flooding."), []),
+                (("Panel output warranty: at least 80 percent of rated power after 25 years. "
+                  "Cleaning records may be requested when a warranty claim is made."), []),
             ],
         ],
     },
@@ -113,7 +118,6 @@ def load(deployment) -> dict:
         source = list(document_triples(doc["id"], title=doc["title"], mime_type=doc["mime"],
                                        page_count=len(doc["pages"])))
         entry = {"document": doc["id"], "title": doc["title"], "pages": []}
-        offset = 0
         for number, page in enumerate(doc["pages"], start=1):
             p_uri = page_uri()
             source += derived_entity_triples(p_uri, doc["id"], "pdf-decoder", "1.0.0",
@@ -141,7 +145,6 @@ def load(deployment) -> dict:
                         llm_model=MODEL, timestamp=EXTRACTED_AT)
                 page_entry["chunks"].append({"chunk": c_uri, "subgraph": sg,
                                              "facts": [list(f) for f in facts]})
-            offset += 1
             entry["pages"].append(page_entry)
         for triple in set_graph(source, GRAPH_SOURCE):
             store.add(triple)

@@ -15,15 +15,29 @@ import hashlib
 import json
 import re
 import sys
-from datetime import datetime, timedelta, timezone
+import typing
+from datetime import datetime, timedelta
 from fractions import Fraction
 
 from trustgraph.schema import (
-    ChunkMatch, DocumentEmbeddingsResponse, EmbeddingsResponse, EntityMatch, Error,
-    GraphEmbeddingsResponse, LibrarianResponse, PromptResponse, RerankerResponse,
-    RerankerResult, Term, ToolResponse, Triple, TriplesQueryResponse,
+    IRI,
+    LITERAL,
+    TRIPLE,
+    ChunkMatch,
+    DocumentEmbeddingsResponse,
+    EmbeddingsResponse,
+    EntityMatch,
+    Error,
+    GraphEmbeddingsResponse,
+    LibrarianResponse,
+    PromptResponse,
+    RerankerResponse,
+    RerankerResult,
+    Term,
+    ToolResponse,
+    Triple,
+    TriplesQueryResponse,
 )
-from trustgraph.schema import IRI, LITERAL, TRIPLE
 
 
 class Clock:
@@ -35,7 +49,7 @@ class Clock:
         self.set(start)
 
     def set(self, iso: str) -> None:
-        self.epoch = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+        self.epoch = datetime.fromisoformat(iso)
         self.ms = 0
 
     def advance(self, ms: int) -> None:
@@ -141,7 +155,7 @@ class ScriptedLLM:
     asks). Replies with the same prompt and key are given out in order; a request nothing in
     the script answers is an error, as is a reply never asked for (``unused``)."""
 
-    KEY_TERM = {
+    KEY_TERM: typing.ClassVar[dict[str, str]] = {
         "agent-react": "question", "task-type-classify": "question",
         "pattern-select": "question", "plan-create": "question",
         "plan-step-execute": "goal", "plan-synthesise": "question",

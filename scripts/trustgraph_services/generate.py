@@ -33,15 +33,15 @@ if os.environ.get("PYTHONHASHSEED") != HASH_SEED:
 
 sys.path.insert(0, str(HERE))
 
-import services  # noqa: E402
+import services
 
 services.deterministic_uuids(UUID_SEED)
 
-import collection  # noqa: E402
-import fakes  # noqa: E402
-import manifest  # noqa: E402
-import scenarios  # noqa: E402
-import writers  # noqa: E402
+import collection
+import fakes
+import manifest
+import scenarios
+import writers
 
 
 async def run_all():

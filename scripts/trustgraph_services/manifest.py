@@ -5,15 +5,13 @@ never from reading the trace back. The schema is in ``trace_explorer/demo_data/R
 
 from __future__ import annotations
 
-import json
 import re
 
+from collection import LABELS, entity
 from trustgraph.agent.react.agent_manager import AgentManager
 from trustgraph.agent.react.types import Final
 from trustgraph.provenance import agent_decomposition_uri, agent_final_uri, agent_session_uri
 from trustgraph.schema import AgentRequest, GraphRagQuery
-
-from collection import LABELS, entity
 
 AGENT = "urn:trustgraph:agent:"
 GRAPHRAG_ROOT = "urn:trustgraph:question:"
@@ -48,7 +46,7 @@ def session_of(explain_id: str) -> tuple[str, str]:
 
 def label_text(value: str) -> str:
     key = value[len(entity("")):] if value.startswith(entity("")) else None
-    return LABELS[key] if key in LABELS else value
+    return LABELS.get(key, value)
 
 
 def edge_texts(store_triples):
@@ -180,7 +178,6 @@ def agent_details(s, name, run, deployment, sessions, names):
         s["pattern"] = "react"
     sid = s["session"]
     children = {c.get("parent"): c for c in sessions.values() if c.get("parent")}
-    tools = iter([e for e in ledger if e["service"] == "mcp-tool"])
     # MCP calls belong to the agent-react or plan-step reply before them in the ledger.
     owner = {}
     last = None
@@ -211,7 +208,7 @@ def agent_details(s, name, run, deployment, sessions, names):
                             observation_derived_from=analysis)
             else:
                 step.update(action=reading[1], arguments=reading[2], parse_error=False)
-                fill_tool_outcome(step, mcp_for.get(id(e)), children.get(analysis), run)
+                fill_tool_outcome(step, mcp_for.get(id(e)), children.get(analysis))
             actions.append(step)
         elif e["prompt"] == "plan-step-execute":
             index = len(plan_steps)
@@ -219,7 +216,7 @@ def agent_details(s, name, run, deployment, sessions, names):
             call = e["reply"]
             step = {"step": uri, "goal": e["key"], "tool": call.get("tool"),
                     "arguments": call.get("arguments", {}), "sub_session": None}
-            fill_tool_outcome(step, mcp_for.get(id(e)), children.get(uri), run)
+            fill_tool_outcome(step, mcp_for.get(id(e)), children.get(uri))
             plan_steps.append(step)
     s["actions"] = actions
     s["tool_order"] = [a["action"] for a in actions if not a["parse_error"]]
@@ -235,17 +232,20 @@ def agent_details(s, name, run, deployment, sessions, names):
     s["llm_calls"] = [call_of(e, recorded_on.get(id(e))) for e in own]
 
 
-def fill_tool_outcome(step, mcp, child, run):
+def fill_tool_outcome(step, mcp, child):
+    """A tool call's error and duration: from the GraphRAG session it ran (``child``; its LLM
+    calls are all the time it took) or from the MCP stand-in's answer. An Analysis also gets
+    what its Observation derives from: that session's last entity (its Synthesis), else the
+    Analysis itself (``pattern_base.emit_observation_triples``)."""
     if child is not None:
-        step["sub_session"] = child["session"]
-        step["tool_error"] = None
-        step["tool_duration_ms"] = sum(c["duration_ms"] for c in child["llm_calls"])
-        step["observation_derived_from"] = child["subtrace_last"]
-    elif mcp is not None:
-        step["tool_error"] = mcp["error"]
-        step["tool_duration_ms"] = mcp["ms"]
-        step["observation_derived_from"] = step.get("analysis")
-    step.pop("observation_derived_from", None) if "step" in step else None
+        step.update(sub_session=child["session"], tool_error=None,
+                    tool_duration_ms=sum(c["duration_ms"] for c in child["llm_calls"]))
+        derived = child["subtrace_last"]
+    else:
+        step.update(tool_error=mcp["error"], tool_duration_ms=mcp["ms"])
+        derived = step.get("analysis")
+    if "analysis" in step:
+        step["observation_derived_from"] = derived
 
 
 def call_of(e, recorded_on=None):

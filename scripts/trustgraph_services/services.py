@@ -11,11 +11,10 @@ import asyncio
 import random
 import uuid
 
-import trustgraph.base.async_processor as async_processor
-from trustgraph.schema import AgentRequest, DocumentRagQuery, GraphRagQuery
-
 import fakes
 from transport import MemoryBackend
+from trustgraph.base import async_processor
+from trustgraph.schema import AgentRequest, DocumentRagQuery, GraphRagQuery
 
 WORKSPACE = "default"
 FLOW = "default"
@@ -92,9 +91,9 @@ class Deployment:
         self.backend.listen(topic("explainability", "flow"), self.store.take_explain)
 
         from trustgraph.agent.orchestrator.service import Processor as Agent
+        from trustgraph.base import RerankerClientSpec
         from trustgraph.retrieval.document_rag.rag import Processor as DocumentRagService
         from trustgraph.retrieval.graph_rag.rag import Processor as GraphRagService
-        from trustgraph.base import RerankerClientSpec
 
         common = {"taskgroup": None, "concurrency": 1}
         explain = {"explainability": topic("explainability", "flow")}

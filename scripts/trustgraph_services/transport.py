@@ -59,8 +59,8 @@ class MemoryProducer:
         self.topic = topic
         self.schema = schema
 
-    async def send(self, message, properties={}):
-        await self.backend.publish(self.topic, self.schema, message, properties)
+    async def send(self, message, properties=None):
+        await self.backend.publish(self.topic, self.schema, message, properties or {})
 
     async def flush(self):
         return None
