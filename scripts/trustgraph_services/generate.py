@@ -45,6 +45,11 @@ import writers
 
 
 async def run_all():
+    """Start the services on the collection and run every session of ``scenarios.RUNS`` in
+    turn, each from its own start time. Returns ``(deployment, collection layout, runs)``, a
+    run being ``{name, service, question, log, ledger}`` (its slice of the transport's log and
+    of the stand-ins' ledger). Raises RuntimeError when a stand-in failed or the LLM script
+    holds a reply no service asked for; TimeoutError when a session never finishes."""
     clock = fakes.Clock(collection.EXTRACTED_AT)
     deployment = services.Deployment(clock, {
         "entities": scenarios.ENTITY_MATCHES, "chunks": {}, "llm": scenarios.llm_script(),
@@ -54,7 +59,7 @@ async def run_all():
     deployment.document_vectors.chunks = layout["chunks"]
     await deployment.start(scenarios.tool_config())
     runs = []
-    for index, (name, service, question, start) in enumerate(scenarios.RUNS):
+    for name, service, question, start in scenarios.RUNS:
         clock.set(start)
         mark = len(deployment.backend.log)
         ledger_mark = len(deployment.ledger.entries)
