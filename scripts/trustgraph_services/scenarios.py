@@ -100,6 +100,11 @@ def llm_script() -> list:
         reply.update({"object": obj} if obj is not None else {"text": text})
         replies.append(reply)
 
+    def rag(session, question, concepts, answer_prompt, answer, ms):
+        """A RAG service's two calls: concept extraction, then the answer."""
+        say(session, "extract-concepts", question, ms[0], "\n".join(concepts))
+        say(session, answer_prompt, question, ms[1], answer)
+
     def route(session, question, task_type, pattern, ms=(310, 290)):
         say(session, "task-type-classify", question, ms[0], task_type)
         if TASK_TYPES[task_type]["valid_patterns"][1:]:
@@ -133,10 +138,9 @@ def llm_script() -> list:
     say(s, "agent-react", Q_AGENT_GRAPHRAG, 1120,
         'Thought: The knowledge graph should hold this.\nAction: knowledge-query\n'
         f'Args: {{"question": "{Q_KNOWLEDGE_DEPTH}"}}')
-    g = "react-graphrag/knowledge-query"
-    say(g, "extract-concepts", Q_KNOWLEDGE_DEPTH, 400, "Lake Baikal\nmaximum depth\nlocation")
-    say(g, "kg-synthesis", Q_KNOWLEDGE_DEPTH, 1650,
-        "Lake Baikal, located in Siberia, has a maximum depth of 1642 metres.")
+    rag("react-graphrag/knowledge-query", Q_KNOWLEDGE_DEPTH,
+        ["Lake Baikal", "maximum depth", "location"], "kg-synthesis",
+        "Lake Baikal, located in Siberia, has a maximum depth of 1642 metres.", (400, 1650))
     say(s, "agent-react", Q_AGENT_GRAPHRAG, 680,
         "Thought: The graph answered both parts.\nFinal Answer: Lake Baikal reaches 1642 "
         "metres at its deepest point; it lies in Siberia, Russia.")
@@ -150,10 +154,8 @@ def llm_script() -> list:
     ])
     say(s, "plan-step-execute", Q_PLAN_GOALS[0], 520,
         obj={"tool": "knowledge-query", "arguments": {"question": Q_KNOWLEDGE_FUJI}})
-    g = "plan/knowledge-query"
-    say(g, "extract-concepts", Q_KNOWLEDGE_FUJI, 380, "Mount Fuji\nheight")
-    say(g, "kg-synthesis", Q_KNOWLEDGE_FUJI, 1210,
-        "Mount Fuji (富士山) has a height of 3776 metres.")
+    rag("plan/knowledge-query", Q_KNOWLEDGE_FUJI, ["Mount Fuji", "height"], "kg-synthesis",
+        "Mount Fuji (富士山) has a height of 3776 metres.", (380, 1210))
     say(s, "plan-step-execute", Q_PLAN_GOALS[1], 470,
         obj={"tool": "web-search", "arguments": {"query": "富士山 最後の噴火"}})
     say(s, "plan-synthesise", Q_PLAN, 1380,
@@ -185,23 +187,17 @@ def llm_script() -> list:
         "Irkutsk, and Fuji by bus from Tokyo.")
 
     # GraphRAG on its own
-    s = "graphrag"
-    say(s, "extract-concepts", Q_GRAPHRAG, 350, "fish\nendemic\nLake Baikal\nage")
-    say(s, "kg-synthesis", Q_GRAPHRAG, 1480,
-        "The omul, a whitefish, is endemic to Lake Baikal, which is about 25 million years "
-        "old.")
+    rag("graphrag", Q_GRAPHRAG, ["fish", "endemic", "Lake Baikal", "age"], "kg-synthesis",
+        "The omul, a whitefish, is endemic to Lake Baikal, which is about 25 million years old.",
+        (350, 1480))
 
     # DocumentRAG with and without the reranker
-    s = "docrag-rerank"
-    say(s, "extract-concepts", Q_DOCRAG_RERANK, 330, "solar panels\ncleaning schedule")
-    say(s, "document-prompt", Q_DOCRAG_RERANK, 1290,
-        "Clean the panels every six months, or monthly in dusty regions, with soft brushes "
-        "and deionised water.")
-    s = "docrag-plain"
-    say(s, "extract-concepts", Q_DOCRAG_PLAIN, 300, "inverter warranty\ncoverage")
-    say(s, "document-prompt", Q_DOCRAG_PLAIN, 1170,
-        "The inverter warranty covers parts and labour for ten years from installation, "
-        "but not lightning or flood damage.")
+    rag("docrag-rerank", Q_DOCRAG_RERANK, ["solar panels", "cleaning schedule"],
+        "document-prompt", "Clean the panels every six months, or monthly in dusty regions, "
+        "with soft brushes and deionised water.", (330, 1290))
+    rag("docrag-plain", Q_DOCRAG_PLAIN, ["inverter warranty", "coverage"], "document-prompt",
+        "The inverter warranty covers parts and labour for ten years from installation, but "
+        "not lightning or flood damage.", (300, 1170))
     return replies
 
 
