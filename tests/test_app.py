@@ -263,8 +263,11 @@ def test_docrag_chunks_show_their_texts_and_scores_from_the_documents(corpus_ses
     texts = {c["chunk"]: f"Chunk text {n}: the Sea Peoples raided Ugarit." for n, c in enumerate(focus.fields["chunks"])}
     texts[explored.fields["chunks"][0]] = "An explored chunk's text."
     at = run_app()
-    at.sidebar.file_uploader[0].set_value(("chunks.documents.json", json.dumps(texts).encode(), "application/json")).run()
-    at.toggle(key="te_demo").set_value(True).run()  # the demo, with the chunks' texts beside it
+    # the session's file with these texts beside it, not the demo (whose demo-chunks.documents.json
+    # gives every chunk a text), so that some explored chunks have none
+    trace = (CORPUS / "collection.trig").read_bytes()
+    at.sidebar.file_uploader[0].set_value([("collection.trig", trace, "application/octet-stream"),
+                                           ("chunks.documents.json", json.dumps(texts).encode(), "application/json")]).run()
     at = open_session(DOCRAG, step=focus.id, at=at)
     chosen = next(d.value for d in at.main.dataframe if "Chunk" in d.value.columns)
     assert chosen["Text"].tolist() == [texts[c["chunk"]] for c in focus.fields["chunks"]]

@@ -1,0 +1,90 @@
+"""Make the service-made test corpus: run TrustGraph 2.11.1's own services on the scripted
+sessions of ``scenarios`` and write what they emitted.
+
+Run with the generator's own virtualenv (see ``setup.sh``):
+
+    .venv-services/bin/python scripts/trustgraph_services/generate.py [OUT_DIR]
+
+OUT_DIR defaults to ``trace_explorer/demo_data/services``. Writes ``services.trig`` (the
+default graph, ``urn:graph:source`` and ``urn:graph:retrieval`` as the triple store holds
+them), ``services.documents.json`` (every text the librarian holds, chunks included) and
+``manifest.json`` (from what the stand-ins were asked and answered). The output is the same,
+byte for byte, on every run: the process re-executes itself with a fixed
+``PYTHONHASHSEED`` (GraphRAG iterates sets), and uuids and time come from fixed sources.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import uuid
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+HASH_SEED = "0"
+UUID_SEED = 20261130
+
+if os.environ.get("PYTHONHASHSEED") != HASH_SEED:
+    os.environ["PYTHONHASHSEED"] = HASH_SEED
+    os.execv(sys.executable, [sys.executable, *sys.argv])
+
+sys.path.insert(0, str(HERE))
+
+import services
+
+services.deterministic_uuids(UUID_SEED)
+
+import collection
+import fakes
+import manifest
+import scenarios
+import writers
+
+
+async def run_all():
+    """Start the services on the collection and run every session of ``scenarios.RUNS`` in
+    turn, each from its own start time. Returns ``(deployment, collection layout, runs)``, a
+    run being ``{name, service, question, log, ledger}`` (its slice of the transport's log and
+    of the stand-ins' ledger). Raises RuntimeError when a stand-in failed or the LLM script
+    holds a reply no service asked for; TimeoutError when a session never finishes."""
+    clock = fakes.Clock(collection.EXTRACTED_AT)
+    deployment = services.Deployment(clock, {
+        "entities": scenarios.ENTITY_MATCHES, "chunks": {}, "llm": scenarios.llm_script(),
+        "model": scenarios.MODEL, "mcp": scenarios.MCP_SCRIPT,
+    })
+    layout = collection.load(deployment)
+    deployment.document_vectors.chunks = layout["chunks"]
+    await deployment.start(scenarios.tool_config())
+    runs = []
+    for name, service, question, start in scenarios.RUNS:
+        clock.set(start)
+        mark = len(deployment.backend.log)
+        ledger_mark = len(deployment.ledger.entries)
+        if service == "agent":
+            await deployment.ask_agent(question, session_id=str(uuid.uuid4()))
+        elif service == "graph-rag":
+            await deployment.ask_graph_rag(question)
+        else:
+            await deployment.ask_document_rag(question, rerank=service == "document-rag")
+        runs.append({"name": name, "service": service, "question": question,
+                     "log": deployment.backend.log[mark:],
+                     "ledger": deployment.ledger.entries[ledger_mark:]})
+    unused = deployment.llm.unused()
+    if unused:
+        raise RuntimeError(f"LLM replies never asked for: {[(r['session'], r['prompt']) for r in unused]}")
+    return deployment, layout, runs
+
+
+def main(argv):
+    logging.basicConfig(level=logging.ERROR)
+    out = Path(argv[1]) if len(argv) > 1 else ROOT / "trace_explorer" / "demo_data" / "services"
+    deployment, layout, runs = asyncio.run(run_all())
+    writers.write_all(out, deployment, manifest.build(deployment, layout, runs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
