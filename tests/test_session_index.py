@@ -38,7 +38,9 @@ def _without_preview(summary: dict) -> dict:
 
 
 def _summaries(collection) -> dict[str, dict]:
-    return {s.id: _without_preview(session_summary(s)) for s in read_sessions(collection)}
+    """Each session's summary, its totals with its sub-sessions (README, "Totals")."""
+    sessions = {s.id: s for s in read_sessions(collection)}
+    return {iri: _without_preview(session_summary(s, sessions)) for iri, s in sessions.items()}
 
 
 @pytest.mark.parametrize("name", TRACE_FILES)
@@ -53,7 +55,7 @@ def test_rows_equal_the_sessions_read_in_full(name):
 
 def test_rows_of_the_hostile_corpus_equal_its_sessions():
     collection, sessions = hostile_collection()
-    expected = {iri: _without_preview(session_summary(s)) for iri, s in sessions.items()}
+    expected = {iri: _without_preview(session_summary(s, sessions)) for iri, s in sessions.items()}
     assert _rows(build_index(collection.store)) == expected
 
 
@@ -108,7 +110,7 @@ def test_a_sub_session_added_later_joins_its_parents_row(tmp_path):
     assert sub not in _rows(store)[SUPERVISOR]["children"]
     ingest_file(store, "sub.nq", second)
     rows = _rows(store)
-    assert rows[SUPERVISOR] == _without_preview(session_summary(sessions[SUPERVISOR]))
+    assert rows[SUPERVISOR] == _without_preview(session_summary(sessions[SUPERVISOR], sessions))
     assert sub in rows[SUPERVISOR]["children"] and rows[sub]["parent"] == sessions[sub].parent
 
 
@@ -128,7 +130,8 @@ def test_list_rows_come_from_the_index_without_reading_sessions(tmp_path):
     page = list_sessions(store.source(), SessionFilter(pattern="supervisor"))
     assert [r["id"] for r in page.rows] == [SUPERVISOR] and page.sessions == {}
     read = list_sessions(store.source(), SessionFilter(pattern="supervisor"), read=True)
-    assert session_summary(read.sessions[SUPERVISOR]) == page.rows[0]
+    assert set(read.sessions) == {SUPERVISOR, *read.sessions[SUPERVISOR].children}  # its sub-agents too
+    assert session_summary(read.sessions[SUPERVISOR], read.sessions) == page.rows[0]
 
 
 def test_a_store_without_an_index_is_listed_from_its_traces_and_can_be_reindexed(tmp_path):

@@ -61,7 +61,8 @@ def from_files():
     collection, errors = load_collection([CORPUS])
     assert errors == []
     reader = SessionReader(TripleIndex(collection.store), collection.documents)
-    return {s.id: session_detail(s) for s in reader.read_all()}, collection.documents
+    sessions = {s.id: s for s in reader.read_all()}
+    return {iri: session_detail(s, sessions) for iri, s in sessions.items()}, collection.documents
 
 
 def cli(capsys, monkeypatch, *argv, token=TOKEN):

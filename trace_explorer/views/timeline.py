@@ -21,7 +21,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from ..model.session import Session, Step
+from ..model.session import Session
+from ..model.totals import step_duration_ms
 from .palette import ERROR_COLOUR, kind_colour
 from .step_labels import clip, has_error, step_detail, timeline_label
 
@@ -33,18 +34,6 @@ MAX_HEIGHT_PX = 720
 SELECTED_OUTLINE = "#111827"
 TOOLTIP_CHARS = 160  # a tooltip value is cut to this many characters
 WINDOW_ROWS = 200  # a longer session's timeline shows a window of this many steps at a time
-
-
-def step_duration_ms(step: Step) -> float | None:
-    """The step's own duration in ms: ``tool_duration_ms`` for an Observation, else
-    ``llm_duration_ms`` (falling back to the other one); None when missing or negative."""
-    first, second = ("tool_duration_ms", "llm_duration_ms") if step.kind == "Observation" \
-        else ("llm_duration_ms", "tool_duration_ms")
-    for name in (first, second):
-        value = step.fields.get(name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-            return float(value)
-    return None
 
 
 def timeline_rows(session: Session) -> pd.DataFrame:

@@ -26,7 +26,7 @@ from ..model.session import Session
 from .palette import kind_colour
 from .step_labels import clip, has_error, timeline_label
 from .step_walk import WalkEntry, step_walk
-from .timeline import step_duration_ms
+from ..model.totals import step_duration_ms
 
 HEADER_KIND = "Sub-session"
 
