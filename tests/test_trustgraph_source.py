@@ -186,7 +186,7 @@ def test_texts_given_later_read_as_texts_given_at_once(server, from_files):
                 from trace_explorer.model.texts import step_documents
                 lazy.fetch_texts(step_documents(session, step))
         apply_texts(session, lazy.documents)
-        assert _without_text_notes(session_detail(session)) == details[root]
+        assert _without_text_notes(session_detail(session, sessions)) == details[root]
 
 
 def test_requests_are_few_and_concurrent(server):
