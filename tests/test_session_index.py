@@ -13,7 +13,10 @@ from trace_explorer.cli.main import main
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.model.summary import session_summary
 from trace_explorer.read.collection import expand_paths, load_collection
+from tests.totals_support import expected_totals
+from trace_explorer.model.totals import FIGURES, TOTAL_PREFIX
 from trace_explorer.sources.catalog import SessionFilter, count_sessions, count_steps, list_sessions
+from trace_explorer.sources.filter import SessionOrder
 from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
 from trace_explorer.sources.session_index import INDEX_FILE, SessionIndex, build_index
 from trace_explorer.sources.store import StoreSource
@@ -112,6 +115,37 @@ def test_a_sub_session_added_later_joins_its_parents_row(tmp_path):
     rows = _rows(store)
     assert rows[SUPERVISOR] == _without_preview(session_summary(sessions[SUPERVISOR], sessions))
     assert sub in rows[SUPERVISOR]["children"] and rows[sub]["parent"] == sessions[sub].parent
+
+
+@pytest.mark.parametrize("order", ["parent first", "sub-session first"])
+def test_totals_count_a_sub_session_whichever_file_comes_first(tmp_path, order):
+    # README, "Totals": the supervisor's row counts its sub-agents' tokens and time, whether a
+    # sub-agent's file is ingested before or after the supervisor's
+    whole, _ = load_collection([CORPUS / "orchestrated.nq"])
+    sessions = {s.id: s for s in read_sessions(whole)}
+    sub, other = sessions[SUPERVISOR].children
+    sub_members = set(sessions[sub].nodes)
+    first, second = _split("orchestrated.nq", sub, lambda s: s not in sub_members)
+    store = open_local_store(tmp_path / "s")
+    files = [("parent.nq", first), ("sub.nq", second)]
+    for name, data in (files if order == "parent first" else files[::-1]):
+        ingest_file(store, name, data)
+    rows = _rows(store)
+    total = expected_totals("orchestrated.nq", SUPERVISOR)
+    assert {f: rows[SUPERVISOR][TOTAL_PREFIX + f] for f in FIGURES} == total
+    assert (rows[SUPERVISOR]["tokens"], rows[SUPERVISOR]["total_tokens"], rows[SUPERVISOR]["sub_sessions"]) == (780, 13_333, 2)
+    assert rows[SUPERVISOR]["total_duration_ms"] == rows[sub]["duration_ms"] + rows[other]["duration_ms"]
+
+
+def test_the_list_sorts_by_the_totals_with_sub_sessions(tmp_path):
+    store = open_local_store(tmp_path / "s")
+    ingest_file(store, str(CORPUS / "orchestrated.nq"))
+    top = [s["session"] for s in manifest_sessions("orchestrated.nq") if s["parent"] is None]
+    by_total = sorted(top, key=lambda r: expected_totals("orchestrated.nq", r)["tokens"], reverse=True)
+    by_own = sorted(top, key=lambda r: expected_totals("orchestrated.nq", r, sub_sessions=False)["tokens"], reverse=True)
+    listed = list_sessions(store.source(), SessionFilter(), limit=0, order=SessionOrder("tokens", True)).rows
+    assert [r["id"] for r in listed] == by_total != by_own  # the supervisor first, not among the cheapest
+    assert listed[0]["id"] == SUPERVISOR
 
 
 def test_the_same_file_twice_is_skipped(tmp_path):
