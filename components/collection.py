@@ -41,6 +41,7 @@ from trace_explorer.sources.store import StoreSource
 
 STATE_KEY = "te_collection"
 CACHE_LIMIT = 64  # sessions kept per collection once fetched
+FAMILY_DEPTH = 8  # levels of sub-sessions read with a session
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,13 @@ class Collection:
         related = [c for c in session.children if c not in self.fetched and _plausible(c)]
         if session.parent_session and session.parent_session not in self.fetched and _plausible(session.parent_session):
             related.append(session.parent_session)
-        if related:
-            self._remember(fetch_sessions(self.source, related))
+        for _ in range(FAMILY_DEPTH):  # the sub-sessions' own sub-sessions too: the header's totals count them
+            if not related:
+                break
+            found = fetch_sessions(self.source, related)
+            self._remember(found)
+            related = [c for s in found.values() if s.id != session.parent_session
+                       for c in s.children if c not in self.fetched and _plausible(c)]
         return session
 
     def size(self, session_id: str) -> int | None:
