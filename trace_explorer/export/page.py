@@ -78,7 +78,8 @@ def session_page(session: Session, sessions: Mapping[str, Session] | None = None
             numbers.setdefault(step.id, f"step-{s_index}-{index}")
     dag = dag_html(session, None, dag_height_px, sessions=sessions)
     dag = dag.replace("</body>", _FRAME_SCRIPT + "</body>", 1) if "</body>" in dag else dag + _FRAME_SCRIPT
-    spec = timeline_chart(timeline_rows(session)).properties(width="container").to_dict()
+    spec = timeline_chart(timeline_rows(session, sessions if include_children else None)).properties(
+        width="container").to_dict()
     spec.pop("$schema", None)
     parts = [
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
