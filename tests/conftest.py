@@ -12,6 +12,7 @@ from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
 from trace_explorer.sources.demo import DEMO_DIR
 from trace_explorer.sources.demo import MANIFEST as MANIFEST_PATH
+from trace_explorer.sources.demo import SERVICES_DIR, SERVICES_MANIFEST
 from trace_explorer.sources.local_store import ingest_file, open_local_store
 from trace_explorer.sources.source import CONTENT, DOCUMENTS_GRAPH
 
@@ -21,6 +22,10 @@ TRACE_FILES = sorted(MANIFEST)
 # The content file that goes with a trace file: ``NAME.documents.json`` beside ``NAME.ext``.
 CONTENT_FILES = {name: f"{name.rsplit('.', 1)[0]}.documents.json" for name in TRACE_FILES
                  if (CORPUS / f"{name.rsplit('.', 1)[0]}.documents.json").is_file()}
+# The corpus TrustGraph 2.11.1's own services made (demo_data/services), with its manifest
+# (another schema: see demo_data/README.md).
+SERVICES = json.loads(SERVICES_MANIFEST.read_text(encoding="utf-8"))
+SERVICES_FILES = [SERVICES_DIR / "services.trig", SERVICES_DIR / "services.documents.json"]
 MECHANISM_NAMES = {"agent": "Agent", "graphrag": "GraphRAG", "docrag": "DocRAG"}
 
 

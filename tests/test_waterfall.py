@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pyoxigraph as ox
 import pytest
@@ -79,7 +79,7 @@ def started_ms(later: str, earlier: str) -> float:
     """Ms between two manifest sessions' ``started`` (their Questions' ``prov:startedAtTime``)."""
     by_id = {s["session"]: s for f in MANIFEST.values() for s in f["sessions"]}
     times = [datetime.fromisoformat(by_id[i]["started"].replace("Z", "+00:00")) for i in (later, earlier)]
-    return (times[0] - times[1]).total_seconds() * 1000
+    return (times[0] - times[1]) / timedelta(milliseconds=1)
 
 
 def test_a_supervisors_sub_agents_run_side_by_side_and_its_findings_wait_for_them(sessions):

@@ -1,7 +1,9 @@
 """The bundled demo collection: the reference corpus TrustGraph's producer library made
 (every mechanism and pattern, seed and current shapes, all four quoted-triple spellings,
 extraction provenance), with the texts its librarian held for every ``tg:document``, and its
-manifest (ground truth for the tests, not a trace file).
+manifest (ground truth for the tests, not a trace file). In ``services/``: the corpus
+TrustGraph 2.11.1's own services made (``scripts/trustgraph_services``), with its own
+manifest, read by the tests (not yet part of the demo's files).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from ..read.collection import expand_paths
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo_data"
 MANIFEST = DEMO_DIR / "manifest.json"
+SERVICES_DIR = DEMO_DIR / "services"
+SERVICES_MANIFEST = SERVICES_DIR / "manifest.json"
 
 
 def demo_paths() -> list[Path]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..model.session import Session
@@ -140,7 +140,7 @@ def _dated_start(child: Session, parent: tuple[float, datetime | None] | None) -
     that went back); None when either time is missing."""
     if parent is None or parent[1] is None or child.time is None:
         return None
-    return parent[0] + max(0.0, (child.time - parent[1]).total_seconds() * 1000)
+    return parent[0] + max(0.0, (child.time - parent[1]) / timedelta(milliseconds=1))
 
 
 def _append(out: Waterfall, entry: WalkEntry, start: float, end: float, duration: float | None, band: int) -> None:
