@@ -204,6 +204,24 @@ def test_filters_on_the_index_equal_filters_on_the_traces():
             list_sessions(bare, SessionFilter(include_sub=True), limit=4, offset=offset).rows
 
 
+def test_a_tool_or_model_filter_keeps_the_sessions_whose_sub_sessions_made_the_call():
+    # README, "Totals": a session's calls count its sub-sessions', on an index as on the traces
+    collection, _ = load_collection([CORPUS])
+    bare = StoreSource(collection.store)
+    indexed = StoreSource(collection.store, index=build_index(collection.store))
+    orchestrated = manifest_sessions("orchestrated.nq")
+    supervisor = next(s for s in orchestrated if s.get("pattern") == "supervisor")
+    assert "actions" not in supervisor  # it calls no tool itself; its sub-agents do
+    sub_tools = {a for s in orchestrated if (s["parent"] or "").startswith(SUPERVISOR + "/") for a in s["actions"]}
+    assert "mcp:weather" in sub_tools
+    for filters in (SessionFilter(tool="mcp:weather"), SessionFilter(tool="mcp:weather", include_sub=True),
+                    SessionFilter(model="gpt-4o-mini"), SessionFilter(model="gpt-4o"), SessionFilter(tool="calculator")):
+        rows = list_sessions(indexed, filters, limit=0).rows
+        assert rows == list_sessions(bare, filters, limit=0).rows, filters
+    assert SUPERVISOR in {r["id"] for r in list_sessions(indexed, SessionFilter(tool="mcp:weather"), limit=0).rows}
+    assert SUPERVISOR not in {r["id"] for r in list_sessions(indexed, SessionFilter(tool="calculator"), limit=0).rows}
+
+
 def test_index_files_are_shared_safely_between_threads(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
