@@ -5,6 +5,8 @@ ran GraphRAG, a plan whose step ran GraphRAG (README, "Totals"; ``views.waterfal
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from datetime import datetime, timedelta
 
@@ -156,3 +158,22 @@ def test_a_tool_calls_graphrag_starts_at_its_own_start(service_sessions):
         header = rows.ids.index(child)
         assert rows.starts[header] == started_ms(BY_IRI[child], parent) > 0, parent_name
         assert rows.ids[header - 1] == BY_IRI[child]["parent"]  # right under the step that ran it
+
+
+def test_the_exports_give_own_figures_and_totals(service_sessions):
+    from trace_explorer.export.markdown import session_markdown
+    from trace_explorer.export.page import session_page
+    from trace_explorer.export.table import COLUMNS, sessions_csv
+
+    _, sessions = service_sessions
+    supervisor = sessions[BY_NAME["supervisor"]["session"]]
+    graphrag_agent = sessions[BY_NAME["react-graphrag"]["session"]]
+    own, total = expected(BY_NAME["react-graphrag"], False), expected(BY_NAME["react-graphrag"], True)
+    assert (own["tokens"], total["tokens"]) == (503, 1367)
+    markdown = session_markdown(graphrag_agent, sessions)
+    assert "**Tokens:** 503 own · 1,367 with sub-sessions" in markdown
+    assert "**Duration:** 3,170 ms (LLM + tool time)" in markdown  # the GraphRAG run records no time of its own
+    assert "<dt>Tokens</dt><dd>— own · 1,252 with sub-sessions</dd>" in session_page(supervisor, sessions)
+    header, values = csv.reader(io.StringIO(sessions_csv([session_summary(supervisor, sessions)])))
+    row = dict(zip(header, values))
+    assert list(row) == list(COLUMNS) and (row["tokens"], row["total_tokens"], row["sub_sessions"]) == ("", "1252", "3")

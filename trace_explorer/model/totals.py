@@ -111,6 +111,20 @@ def totals_text(own: Any, total: Any, unit: str = "", form=None) -> str:
     return text(own if _number(own) else total)
 
 
+def totals_lines(session: Session, sessions: Mapping[str, Session] | None = None) -> list[tuple[str, str]]:
+    """``(label, text)`` of a session's tokens and duration for a header ("Tokens", "780 own ·
+    13,333 with sub-sessions"; "Duration", "… ms (LLM + tool time)"), each left out when no step
+    of the family records it (``session_totals`` with the sub-sessions in ``sessions``)."""
+    figures = session_totals(session, sessions)
+    own, total = figures["own"], figures["total"]
+    out = []
+    if total["tokens"] is not None:
+        out.append(("Tokens", totals_text(own["tokens"], total["tokens"])))
+    if total["duration_ms"] is not None:
+        out.append(("Duration", totals_text(own["duration_ms"], total["duration_ms"], " ms") + " (LLM + tool time)"))
+    return out
+
+
 def _with_sums(figures: dict[str, int | None]) -> dict[str, int | None]:
     def plus(a: int | None, b: int | None) -> int | None:
         return None if a is None and b is None else (a or 0) + (b or 0)

@@ -16,7 +16,7 @@ from typing import Any
 from ..model.literals import format_time
 from ..model.session import TEXT_FIELDS, Session, Step
 from ..model.summary import session_summary, status
-from ..model.totals import session_totals, totals_text
+from ..model.totals import totals_lines
 
 # Field order when a step is printed or listed; fields not named here follow in name order.
 FIELD_ORDER = (
@@ -63,8 +63,6 @@ def session_text(session: Session, width: int = 100, sessions: Mapping[str, Sess
     sub-sessions found in ``sessions``: README "Totals"; the session's own warnings: a cycle, a
     root without types, a step two sessions claim), then every step in order with its fields
     and warnings."""
-    figures = session_totals(session, sessions)
-    own, total = figures["own"], figures["total"]
     lines = [
         f"Session:  {session.id}",
         f"Type:     {session.mechanism}" + (f" ({session.pattern})" if session.pattern else ""),
@@ -72,10 +70,7 @@ def session_text(session: Session, width: int = 100, sessions: Mapping[str, Sess
         f"Time:     {format_time(session.time) or '(unknown)'}",
         f"Status:   {status(session)}",
     ]
-    if total["tokens"] is not None:
-        lines.append(f"Tokens:   {totals_text(own['tokens'], total['tokens'])}")
-    if total["duration_ms"] is not None:
-        lines.append(f"Duration: {totals_text(own['duration_ms'], total['duration_ms'], ' ms')} (LLM + tool time)")
+    lines += [f"{label + ':':<9} {text}" for label, text in totals_lines(session, sessions)]
     if session.parent:
         lines.append(f"Parent:   {session.parent}" + (f" (session {session.parent_session})" if session.parent_session else ""))
     if session.answer_id:
