@@ -254,7 +254,8 @@ class SessionIndex:
             self._db.executemany("INSERT INTO summaries VALUES (:id, :summary)", numbered)
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
             write_rows(self._db, drop, rows)
-            _refresh_totals(self._db, [r["root"] for r in rows] + [p for p in above if p])
+            written = [r["root"] for r in rows]
+            _refresh_totals(self._db, written + [p for p in above if p], fresh=written)
 
     def close(self) -> None:
         """Close the SQLite connection."""
@@ -286,13 +287,15 @@ def _parent_map(db: sqlite3.Connection, roots: Sequence[str]) -> dict[str, str |
     return out
 
 
-def _refresh_totals(db: sqlite3.Connection, roots: Sequence[str]) -> None:
+def _refresh_totals(db: sqlite3.Connection, roots: Sequence[str], fresh: Iterable[str] = ()) -> None:
     """Set the totals with sub-sessions (README, "Totals"; ``model.totals``) of the rows of
     ``roots`` and of every row above them, from the rows themselves: a row's ``total_*``
     figures are its own plus its sub-sessions' totals (the rows whose ``parent`` is its root),
     the ``duration`` and ``tokens`` columns the totals. So a sub-session indexed before or after
-    its parent counts, at any depth. Rows are done deepest first; a loop of parents is cut (the
-    caller holds the lock, inside a transaction)."""
+    its parent counts, at any depth. ``fresh``: those of ``roots`` just written by
+    ``index_row`` (their totals their own figures: left as they are unless they have
+    sub-sessions). Rows are done deepest first, in memory, with a few batched queries; a loop
+    of parents is cut (the caller holds the lock, inside a transaction)."""
     parent_of: dict[str, str | None] = {}
     level = list(dict.fromkeys(roots))
     for _ in range(_PARENT_LIMIT):
@@ -302,6 +305,17 @@ def _refresh_totals(db: sqlite3.Connection, roots: Sequence[str]) -> None:
         found = _parent_map(db, level)
         parent_of.update((r, found.get(r)) for r in level)
         level = [p for p in found.values() if p]
+    kids: dict[str, list[str]] = {}
+    below = _summaries_where(db, "s.parent", list(parent_of))  # root -> (id, parent, summary)
+    for root, (_, parent, _) in below.items():
+        if parent is not None and root != parent:
+            kids.setdefault(parent, []).append(root)
+    # a row just written without sub-sessions already holds its own figures as its totals
+    fresh = set(fresh)
+    need = [r for r in parent_of if r in kids or r not in fresh]
+    rows = {r: below[r] for r in need if r in below}
+    rows.update(_summaries_where(db, "s.root", [r for r in need if r not in below]))
+    below.update(rows)
 
     def depth(root: str) -> int:  # levels of parents above ``root`` (a loop counts once)
         seen, current = set(), parent_of.get(root)
@@ -310,22 +324,29 @@ def _refresh_totals(db: sqlite3.Connection, roots: Sequence[str]) -> None:
             current = parent_of.get(current)
         return len(seen)
 
-    for root in sorted(parent_of, key=depth, reverse=True):  # sub-sessions before their parents
-        found = db.execute("SELECT m.id, m.summary FROM sessions s JOIN summaries m ON m.id = s.id WHERE s.root = ?",
-                           (root,)).fetchone()
-        if found is None:
-            continue
-        row_id, summary = found[0], json.loads(found[1])
-        subs = [json.loads(text) for (text,) in db.execute(
-            "SELECT m.summary FROM sessions s JOIN summaries m ON m.id = s.id WHERE s.parent = ? AND s.root != ?",
-            (root, root))]
+    updates = []
+    for root in sorted(rows, key=depth, reverse=True):  # sub-sessions before their parents
+        row_id, _, summary = rows[root]
+        subs = [below[k][2] for k in kids.get(root, ())]
         total = add_totals(summary, [{name: sub.get(TOTAL_PREFIX + name) for name in FIGURES} for sub in subs])
         summary.update({TOTAL_PREFIX + name: total[name] for name in FIGURES})
         summary["sub_sessions"] = sum(1 + (sub.get("sub_sessions") or 0) for sub in subs)
-        db.execute("UPDATE summaries SET summary = ? WHERE id = ?",
-                   (json.dumps(summary, ensure_ascii=False, sort_keys=True), row_id))
-        db.execute("UPDATE sessions SET duration = ?, tokens = ? WHERE id = ?",
-                   (total["duration_ms"], total["tokens"], row_id))
+        updates.append((json.dumps(summary, ensure_ascii=False, sort_keys=True), total["duration_ms"], total["tokens"],
+                        row_id))
+    db.executemany("UPDATE summaries SET summary = ? WHERE id = ?", [(u[0], u[3]) for u in updates])
+    db.executemany("UPDATE sessions SET duration = ?, tokens = ? WHERE id = ?", [u[1:] for u in updates])
+
+
+def _summaries_where(db: sqlite3.Connection, column: str, values: Sequence[str]) -> dict[str, tuple]:
+    """Root -> (row id, parent, summary dict) of the rows whose ``column`` ("s.root" or
+    "s.parent") is one of ``values``, 500 at a time."""
+    out: dict[str, tuple] = {}
+    for start in range(0, len(values), 500):
+        chunk = list(values[start:start + 500])
+        found = db.execute(f"SELECT s.root, s.id, s.parent, m.summary FROM sessions s JOIN summaries m ON m.id = s.id "
+                           f"WHERE {column} IN ({','.join('?' * len(chunk))})", chunk)
+        out.update((root, (row_id, parent, json.loads(summary))) for root, row_id, parent, summary in found)
+    return out
 
 
 def _order_by(order: SessionOrder) -> str:
