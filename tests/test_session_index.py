@@ -261,3 +261,29 @@ def test_the_stamp_changes_when_rows_are_written(tmp_path):
     assert store.index.stamp() == first
     ingest_file(store, str(CORPUS / "orchestrated.nq"))
     assert store.index.stamp() not in (empty, first)
+
+
+def test_totals_reach_up_every_level_whatever_order_the_rows_come_in():
+    # a GraphRAG run (C) under a sub-agent (B) under a supervisor (A): C's row written last
+    # still counts in A's, and dropping B takes B and C out of A's totals
+    import json as _json
+
+    def row(root: str, parent: str | None, tokens_in: int, llm_ms: int) -> dict:
+        figures = {"tokens_in": tokens_in, "tokens_out": 0, "tokens": tokens_in, "llm_ms": llm_ms, "tool_ms": None,
+                   "duration_ms": llm_ms}
+        summary = dict(figures, id=root, **{TOTAL_PREFIX + k: v for k, v in figures.items()}, sub_sessions=0)
+        return {"root": root, "top": int(parent is None), "time": None, "mechanism": "Agent", "pattern": None,
+                "status": "answered", "steps": 1, "question_key": None, "duration": llm_ms, "tokens": tokens_in,
+                "tool_errors": 0, "parent": parent, "search": root, "summary": _json.dumps(summary), "insights": None}
+
+    index = SessionIndex()
+    index.replace([], [row("urn:a", None, 780, 100)])
+    index.replace([], [row("urn:b", "urn:a", 5000, 2000)])
+    index.replace([], [row("urn:c", "urn:b", 900, 300)])
+    top = index.summary("urn:a")
+    assert (top["tokens"], top["total_tokens"], top["total_duration_ms"], top["sub_sessions"]) == (780, 6680, 2400, 2)
+    assert index.summary("urn:b")["total_tokens"] == 5900
+    assert [r["id"] for r in index.page(SessionFilter(include_sub=True), order=SessionOrder("tokens", True))] == \
+        ["urn:a", "urn:b", "urn:c"]
+    index.replace(["urn:b"], [])
+    assert (index.summary("urn:a")["total_tokens"], index.summary("urn:a")["sub_sessions"]) == (780, 0)
