@@ -50,7 +50,7 @@ def timeline_rows(session: Session, sessions: Mapping[str, Session] | None = Non
     e.g. "i3 Analysis: calculator"; a sub-session's rows marked "↳"), ``index`` (0-based),
     ``start_ms`` / ``end_ms`` (floats; equal for a step without a duration), ``axis`` ("ms" when
     any step has a duration or a sub-session starts after its parent, else "order" with start =
-    end = index), ``duration_ms`` (None when not recorded; a header's: its band's span),
+    end = index), ``duration_ms`` (None when not recorded; a header's: its band's span, None when that is nil),
     ``error`` (bool), ``detail`` (tool, pattern, plan step or goal; a header's question),
     ``model``, ``in_tokens``, ``out_tokens``. An empty session gives an empty frame with these
     columns.
@@ -66,7 +66,9 @@ def timeline_rows(session: Session, sessions: Mapping[str, Session] | None = Non
         if seen[label] > 1:  # the y axis needs unique labels
             label = f"{label} ({seen[label]})"
         start, end = placed.starts[index], placed.ends[index]
-        duration = (end - start if placed.axis == "ms" else None) if entry.header else placed.durations[index]
+        # a header spans its sub-session (an instant, a diamond, when it took no recorded time)
+        duration = (end - start if placed.axis == "ms" and end > start else None) if entry.header \
+            else placed.durations[index]
         rows.append({
             "step": step.id, "kind": placed.kinds[index], "label": label, "index": index,
             "start_ms": start, "end_ms": end, "axis": placed.axis,
