@@ -56,6 +56,9 @@ def credential_digest(*credentials: str | None) -> str:
     return hmac.new(_DIGEST_KEY, joined, hashlib.sha256).hexdigest()
 
 
+FAMILY_DEPTH = 8  # levels of sub-sessions read with a session
+
+
 @dataclass(frozen=True)
 class FileRead:
     """One file's outcome: its name, content digest, what it held (or the error text)."""
@@ -147,8 +150,13 @@ class Collection:
         related = [c for c in session.children if c not in self.fetched and _plausible(c)]
         if session.parent_session and session.parent_session not in self.fetched and _plausible(session.parent_session):
             related.append(session.parent_session)
-        if related:
-            self._remember(fetch_sessions(self.source, related))
+        for _ in range(FAMILY_DEPTH):  # the sub-sessions' own sub-sessions too: the header's totals count them
+            if not related:
+                break
+            found = fetch_sessions(self.source, related)
+            self._remember(found)
+            related = [c for s in found.values() if s.id != session.parent_session
+                       for c in s.children if c not in self.fetched and _plausible(c)]
         return session
 
     def size(self, session_id: str) -> int | None:

@@ -131,7 +131,7 @@ def image_file(session: Session, sessions: Mapping[str, Session], what: str, lab
     """The DAG or timeline of ``session`` as an image (``label``: "SVG", "PNG" or "PDF").
     Raises ``ImageExportError`` when Graphviz or vl-convert is missing or fails."""
     fmt = IMAGE_FORMATS[label][0]
-    data = dag_image(session, fmt, sessions) if what == "dag" else timeline_image(session, fmt)
+    data = dag_image(session, fmt, sessions) if what == "dag" else timeline_image(session, fmt, sessions)
     return ExportFile(*image_target(session, what, label), data)
 
 

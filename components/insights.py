@@ -58,8 +58,10 @@ def current_filter() -> SessionFilter:
 
 
 def describe(filters: SessionFilter) -> str:
-    """The filter in words ("top-level sessions · Agent · tool calculator")."""
-    parts = ["every session" if filters.include_sub else "top-level sessions"]
+    """The filter in words ("top-level sessions with their sub-sessions' calls · Agent · tool
+    calculator")."""
+    # a session's calls hold its sub-sessions' either way (README, "Totals")
+    parts = ["every session" if filters.include_sub else "top-level sessions with their sub-sessions' calls"]
     parts += [", ".join(filters.mechanisms)] if filters.mechanisms else []
     parts += [", ".join(filters.patterns)] if filters.patterns else []
     parts += [filters.status] if filters.status else []

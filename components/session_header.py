@@ -13,7 +13,7 @@ import streamlit as st
 from trace_explorer.model.literals import format_time
 from trace_explorer.model.session import Session
 from trace_explorer.model.summary import status
-from trace_explorer.views.timeline import step_duration_ms
+from trace_explorer.model.totals import session_totals, totals_text
 
 from .collection import Collection
 from .text import SESSION_PAGE, SESSIONS_PAGE, badge_escape, clip, format_ms, long_text, md_escape
@@ -78,7 +78,7 @@ def session_header(session: Session, collection: Collection) -> None:
         st.caption(md_escape(f"{format_time(session.time) or 'time unknown'} · {session.id}"), width="content")
 
     session_warnings(session)
-    _totals(session)
+    _totals(session, collection)
 
     with st.container(border=True):
         st.caption("Answer")
@@ -128,25 +128,30 @@ def _short(problem: str, session: Session) -> str:
     return "…" + text[len(session.id):] if text.startswith(session.id + "/") else text
 
 
-def _totals(session: Session) -> None:
-    llm = sum(s.fields.get("llm_duration_ms") or 0 for s in session.steps)
-    tool = sum(s.fields.get("tool_duration_ms") or 0 for s in session.steps
-               if s.kind != "Analysis")
-    tokens_in = sum(s.fields.get("in_tokens") or 0 for s in session.steps)
-    tokens_out = sum(s.fields.get("out_tokens") or 0 for s in session.steps)
-    timed = [d for d in (step_duration_ms(s) for s in session.steps) if d is not None]
+def _totals(session: Session, collection: Collection) -> None:
+    """The figures that matter, each the session's own and, when its sub-sessions add to it,
+    with them: "780 own · 13,333 with sub-sessions" (README, "Totals"; ``model.totals``)."""
+    figures = session_totals(session, collection.by_id)
+    own, total = figures["own"], figures["total"]
+
+    def shown(name: str, form=None) -> str | None:
+        return totals_text(own[name], total[name], form=form) if total[name] is not None else None
+
+    subs = len(session.children)
     values = [
-        ("Steps", f"{len(session.steps):,}"),
-        ("Tool calls", f"{len(session.actions):,}" if session.actions else None),
-        ("Recorded time", format_ms(sum(timed)) if timed else None),
-        ("LLM time", format_ms(llm) if llm else None),
-        ("Tool time", format_ms(tool) if tool else None),
-        ("Tokens in", f"{tokens_in:,}" if tokens_in else None),
-        ("Tokens out", f"{tokens_out:,}" if tokens_out else None),
-        ("Sub-sessions", f"{len(session.children):,}" if session.children else None),
+        ("Steps", f"{len(session.steps):,}", None),
+        ("Tool calls", f"{len(session.actions):,}" if session.actions else None, None),
+        ("Duration", shown("duration_ms", format_ms), "LLM time + tool time recorded by the steps (a trace has "
+                                                        "no end time); sub-sessions that ran side by side each add theirs"),
+        ("LLM time", shown("llm_ms", format_ms), "tg:llmDurationMs of the steps"),
+        ("Tool time", shown("tool_ms", format_ms), "tg:toolDurationMs, once per tool call"),
+        ("Tokens", shown("tokens"), f"in: {totals_text(own['tokens_in'], total['tokens_in'])}; "
+                                    f"out: {totals_text(own['tokens_out'], total['tokens_out'])}"),
+        ("Sub-sessions", f"{subs:,}" + (f" ({figures['sub_sessions']:,} in all)" if figures["sub_sessions"] > subs else "")
+         if subs else None, "counted in the figures: every sub-session below this one that is loaded"),
     ]
     row = st.container(horizontal=True, gap="small")
     with row:
-        for label, value in values:
+        for label, value, help_text in values:
             if value is not None:
-                st.metric(label, value, border=True, width="content")
+                st.metric(label, value, border=True, width="content", help=help_text)

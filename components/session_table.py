@@ -5,7 +5,8 @@ Drawn by an ``st.components.v2`` component (``session_table_assets``: no iframe,
 JavaScript, trace text set as text only). Columns: a tick box; the session's short id (the
 first characters of its UUID; the full IRI in the tooltip, a button copies it; sub-sessions
 marked ↳ and indented); the question with the answer's first words under it; type and pattern;
-time; duration (LLM + tool); tokens; steps; tool errors; status; and, when sub-sessions are
+time; duration (LLM + tool) and tokens, with the sub-sessions' (README, "Totals"; the session's own
+under them when they differ); steps; tool errors; status; and, when sub-sessions are
 listed, the parent session. Rows are ``model.summary.session_summary`` dicts: a new column is a
 new key there and an entry in ``COLUMNS``.
 """
@@ -20,6 +21,7 @@ from typing import Any
 import streamlit as st
 
 from trace_explorer.model.roots import session_id
+from trace_explorer.model.totals import TOTAL_PREFIX
 from trace_explorer.sources.filter import SessionOrder
 from trace_explorer.views.visible_text import visible_controls
 
@@ -50,8 +52,10 @@ COLUMNS = (
     Column("question", "Question / answer", "question", help="The question, and the first words of the answer"),
     Column("type", "Type", "type", help="The mechanism (Agent, GraphRAG, DocRAG) and an agent's pattern"),
     Column("time", "Time (UTC)", "time", help="When the question was asked (prov:startedAtTime)"),
-    Column("duration", "Duration", "duration", True, "LLM time + tool time recorded by the steps"),
-    Column("tokens", "Tokens", "tokens", True, "Tokens in + out recorded by the steps"),
+    Column("duration", "Duration", "duration", True, "LLM time + tool time recorded by the steps, with the "
+                                                     "sub-sessions' (the session's own under it)"),
+    Column("tokens", "Tokens", "tokens", True, "Tokens in + out recorded by the steps, with the sub-sessions' "
+                                               "(the session's own under it)"),
     Column("steps", "Steps", "steps", True, "Steps of the session"),
     Column("errors", "Errors", "tool_errors", True, "Failed tool calls"),
     Column("status", "Status", "status", help="answered: the session reached its answer"),
@@ -96,6 +100,28 @@ def _count(value: int | None, one: str, many: str) -> str | None:
     return None if value is None else counted(value, one, many)
 
 
+def _own(own: int | None, total: int | None, form) -> str | None:
+    """"780 own" under a total that counts sub-sessions too (None when they are the same)."""
+    if total is None or own == total:
+        return None
+    return f"{form(own) if own is not None else '—'} own"
+
+
+def _figure_title(s: dict[str, Any], first: str, second: str, words: str, form, missing: str) -> str:
+    """A figure's tooltip: its two parts, the session's own and, when sub-sessions add to them,
+    with its sub-sessions ("1,200 in, 90 out; with 2 sub-sessions: 11,672 in, 1,661 out")."""
+    def parts(prefix: str) -> str | None:
+        a, b = s.get(prefix + first), s.get(prefix + second)
+        return None if a is None and b is None else words.format(form(a or 0), form(b or 0))
+    own, total = parts(""), parts(TOTAL_PREFIX)
+    subs = s.get("sub_sessions") or 0
+    if total is None:
+        return missing
+    if not subs or total == own:
+        return own or total
+    return f"{own or 'none'} own; with {counted(subs, 'sub-session', 'sub-sessions')}: {total}"
+
+
 def table_rows(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows the table draws, one per session summary, in the given order: every value a
     display string (trace text with its control characters shown: ``visible_controls``)."""
@@ -104,7 +130,9 @@ def table_rows(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         question = visible_controls(s.get("question") or "")
         answer = s.get("answer_preview")
         time = s.get("time") or ""
-        duration, tokens = s.get("duration_ms"), s.get("tokens")
+        # with its sub-sessions (README, "Totals"): what the list sorts on; its own figure under it
+        duration, tokens = s.get("total_duration_ms", s.get("duration_ms")), s.get("total_tokens", s.get("tokens"))
+        own_duration, own_tokens = s.get("duration_ms"), s.get("tokens")
         errors = s.get("tool_errors") or 0
         children = len(s.get("children") or [])
         parent = s.get("parent_session")
@@ -126,10 +154,13 @@ def table_rows(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             "date": time[:10],
             "clock": f"{time[11:19]} UTC" if len(time) >= 19 else "",
             "duration": format_ms(duration) if duration is not None else "—",
-            "duration_title": f"LLM {format_ms(s.get('llm_ms'))} + tools {format_ms(s.get('tool_ms'))}",
+            "duration_own": _own(own_duration, duration, format_ms),
+            "duration_title": _figure_title(s, "llm_ms", "tool_ms", "LLM {} + tools {}", format_ms,
+                                            "no duration recorded"),
             "tokens": f"{tokens:,}" if tokens is not None else "—",
-            "tokens_title": (f"{s.get('tokens_in') or 0:,} in, {s.get('tokens_out') or 0:,} out"
-                             if tokens is not None else "no tokens recorded"),
+            "tokens_own": _own(own_tokens, tokens, lambda v: f"{v:,}"),
+            "tokens_title": _figure_title(s, "tokens_in", "tokens_out", "{} in, {} out", lambda v: f"{v:,}",
+                                          "no tokens recorded"),
             "steps": f"{s.get('step_count', 0):,}",
             "errors": errors,
             "status": s.get("status") or "",

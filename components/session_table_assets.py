@@ -286,6 +286,11 @@ export default function (component) {
       const value = el("span", "te-line", row[key]);
       if (row[key + "_title"]) value.title = row[key + "_title"];
       td.appendChild(value);
+      if (row[key + "_own"]) {  // a total with sub-sessions: the session's own figure under it
+        const own = el("span", "te-line te-muted", row[key + "_own"]);
+        own.title = value.title;
+        td.appendChild(own);
+      }
     }
   }
 }

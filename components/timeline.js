@@ -108,7 +108,7 @@ class Waterfall {
     this.legend();
     this.parts.note.textContent = rows.axis === "order"
       ? "No durations recorded: steps are drawn in order."
-      : "Steps laid end to end from the session's start; ◆ = no duration recorded.";
+      : "Steps laid end to end from their session's start, each sub-session from its own start time; ◆ = no duration recorded.";
     this.refresh();
   }
 

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from components.session_table import short_id
 from tests.list_support import files_table, list_ids, list_rows, list_table
 from tests.conftest import CORPUS, MANIFEST
+from tests.totals_support import expected_totals
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
 from trace_explorer.views.visible_text import visible_controls
@@ -225,6 +226,14 @@ def test_supervisor_session_page_links_its_sub_sessions():
     children = sorted(s["session"] for s in SESSIONS if s["parent"] == SUPERVISOR + "/decompose")
     links = [l.proto.query_string for l in page_links(at) if l.proto.page == "session"]
     assert sorted(links) == sorted("session=" + c.replace(":", "%3A") for c in children)
+    # README, "Totals": the header gives the supervisor's own figures and those with its sub-agents
+    own = expected_totals("orchestrated.nq", SUPERVISOR, sub_sessions=False)
+    total = expected_totals("orchestrated.nq", SUPERVISOR)
+    metrics = {m.label: m.value for m in at.main.metric}
+    assert metrics["Tokens"] == f"{own['tokens']:,} own · {total['tokens']:,} with sub-sessions" \
+        == "780 own · 13,333 with sub-sessions"
+    assert own["duration_ms"] is None and metrics["Duration"] == f"— own · {total['duration_ms'] / 1000:,.1f} s with sub-sessions"
+    assert metrics["Sub-sessions"] == "2"
     at.selectbox(key="te_step").set_value(SUPERVISOR + "/decompose").run()
     goals = [d.value for d in at.main.dataframe if "Goal" in d.value.columns]
     assert goals and goals[0]["Goal"].tolist() == expected["goals"]

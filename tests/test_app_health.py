@@ -13,6 +13,7 @@ from tests.conftest import manifest_sessions
 from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy
 from tests.list_support import list_ids, list_rows
 from tests.test_app import REPO, TOP, open_session, unescape
+from tests.totals_support import family_of
 
 # Only the unfinished sessions: demo-chunks.documents.json gives every DocRAG chunk of the demo a text.
 INFOS = {s["session"] for s in TOP if not s["has_answer"]}
@@ -59,12 +60,16 @@ def test_the_insights_page_counts_what_the_manifest_says():
     at.switch_page("pages/insights.py").run()
     assert not at.exception, at.exception
     metrics = {m.label: m.value for m in at.main.metric}
-    calls = Counter(a for s in TOP for a in s.get("actions") or [])
-    errors = sum(s.get("tool_errors") or 0 for s in TOP)
+    # the calls of the top-level sessions and of every session below them (README, "Totals")
+    below = {m for s in manifest_sessions() if s["parent"] is None for m in family_of(s["file"], s["session"])}
+    counted = [s for s in manifest_sessions() if s["session"] in below]
+    assert len(counted) == len(manifest_sessions()) > len(TOP)
+    calls = Counter(a for s in counted for a in s.get("actions") or [])
+    errors = sum(s.get("tool_errors") or 0 for s in counted)
     assert metrics["Sessions"] == str(len(TOP))
     assert metrics["Tool calls"] == str(sum(calls.values()))
     assert metrics["Tool errors"] == f"{errors} ({100 * errors / sum(calls.values()):.1f}%)"
-    assert "top-level sessions" in unescape(at.main.caption[0].value)
+    assert "top-level sessions with their sub-sessions' calls" in unescape(at.main.caption[0].value)
 
 
 def test_insights_follow_the_lists_filters():

@@ -268,4 +268,11 @@ def test_the_table_fits_its_width(app_url, width):
             assert "77.4 s · 27,228 tokens · 26 steps · 1 tool error" in shown
         else:
             assert row.locator("td.c-errors").inner_text() == "1" and row.locator("td.c-tokens").inner_text() == "27,228"
+        # a supervisor's figures count its sub-agents' (README, "Totals"), its own under them
+        supervisor = page.locator(f'{LIST_ROW}[data-session="urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"]')
+        if width == 1000:
+            assert "22.5 s · 13,333 tokens · 5 steps" in supervisor.inner_text()
+        else:
+            assert supervisor.locator("td.c-tokens").inner_text().split() == ["13,333", "780", "own"]
+            assert supervisor.locator("td.c-duration").inner_text().split() == ["22.5", "s", "—", "own"]
         screenshot(page, f"list-{width}")

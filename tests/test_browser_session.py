@@ -169,6 +169,32 @@ def test_sub_session_bands_nest_and_fold(app_url, sessions):
         assert link.count() == 1
 
 
+def test_sub_agents_start_at_their_own_time_and_the_header_counts_them(app_url, sessions):
+    # fault of laying every step end to end: each sub-agent's band starts at its own Question's
+    # time less the supervisor's; the header gives the supervisor's own tokens and those with them
+    from tests.test_waterfall import started_ms
+
+    walk = step_walk(sessions[SUPERVISOR], sessions)
+    headers = [e.id for e in walk if e.header]
+    with chromium_page(viewport=(1400, 1600)) as page:
+        page.goto(session_url(app_url, SUPERVISOR))
+        wait_drawn(page)
+        wait_for_streamlit_idle(page)
+        metric = page.locator('[data-testid="stMetric"]').filter(has_text="Tokens")
+        assert "780 own · 13,333 with sub-sessions" in metric.inner_text()
+        starts = timeline(page, "(w, ids) => ids.map((id) => w.rows.starts[w.index.get(id)])", headers)
+        assert starts == [started_ms(h, SUPERVISOR) for h in headers] == [3_947_000, 6_581_000]
+        lane = page.locator(f'{TIMELINE} .te-wf-row[data-step="{walk[0].id}"] .te-wf-lane').bounding_box()
+        lefts = [page.locator(f'{TIMELINE} .te-wf-row[data-step="{h}"] .te-wf-band').bounding_box()["x"] - lane["x"]
+                 for h in headers]
+        full = timeline(page, "w => w.full")
+        # drawn where they started on the axis, the second well after the first, not both at 0
+        for left, start in zip(lefts, starts):
+            assert left == pytest.approx((start - full[0]) / (full[1] - full[0]) * lane["width"], abs=3)
+        assert 0 < lefts[0] < lefts[1]
+        screenshot(page, "session-supervisor-sub-agents-at-their-start")
+
+
 def test_a_session_without_durations_is_markers_in_order(app_url, sessions):
     # a GraphRAG run records no duration: no bar pretends to one, each step is a marker at its
     # place, and the axis names the steps there are (no "step 5" after the fourth)

@@ -11,7 +11,9 @@ import pytest
 
 from tests.conftest import (CONTENT_FILES, CORPUS, MECHANISM_NAMES, TRACE_FILES, corpus_paths, file_graph,
                             manifest_sessions)
+from tests.totals_support import expected_totals, family_of
 from trace_explorer.cli.main import main
+from trace_explorer.model.totals import FIGURES, TOTAL_PREFIX
 
 from tests.trustgraph_server import TOKEN, corpus_gateways, gateway_args  # noqa: F401 - a fixture
 
@@ -52,7 +54,27 @@ def test_list_all_has_exactly_the_manifest_sessions(capsys, source_args, name):
     rows = run_json(capsys, "list", *source_args(name), "--all", "--format", "json")
     assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions(name))
     assert all(set(r) == {"id", "type", "pattern", "question", "time", "parent", "has_answer",
-                          "actions", "tool_errors", "parse_errors"} for r in rows)
+                          "actions", "tool_errors", "parse_errors", *FIGURES, *(TOTAL_PREFIX + f for f in FIGURES),
+                          "sub_sessions"} for r in rows)
+
+
+def test_list_and_show_give_own_figures_and_totals_with_sub_sessions(capsys, source_args):
+    # the supervisor's own tokens are its Decomposition's; with its two sub-agents, theirs too
+    name = "orchestrated.nq"
+    rows = {r["id"]: r for r in run_json(capsys, "list", *source_args(name), "--all", "--format", "json")}
+    for session in manifest_sessions(name):
+        root = session["session"]
+        own, total = expected_totals(name, root, sub_sessions=False), expected_totals(name, root)
+        row = rows[root]
+        assert {f: row[f] for f in FIGURES} == own, root
+        assert {f: row[TOTAL_PREFIX + f] for f in FIGURES} == total, root
+        assert row["sub_sessions"] == len(family_of(name, root)) - 1
+    supervisor = next(s["session"] for s in manifest_sessions(name) if s.get("pattern") == "supervisor")
+    assert rows[supervisor]["tokens"] == 780 and rows[supervisor]["total_tokens"] == 13_333
+    shown = run_json(capsys, "show", *source_args(name), "--session", supervisor, "--format", "json")
+    assert (shown["tokens"], shown["total_tokens"], shown["sub_sessions"]) == (780, 13_333, 2)
+    assert main(["show", *source_args(name), "--session", supervisor]) == 0
+    assert "Tokens:   780 own · 13,333 with sub-sessions" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name", TRACE_FILES)

@@ -16,7 +16,7 @@ from tests.compare_pairs import PAIRS, build_pair
 from trace_explorer.analysis.compare import alignment
 from trace_explorer.analysis.compare.alignment import align
 from trace_explorer.analysis.compare.compare import (CHANGED, ONLY_A, ONLY_B, SAME, Comparison, compare_sessions,
-                                                     comparison_record, one_sided, session_totals)
+                                                     comparison_record, one_sided, comparison_totals)
 from trace_explorer.analysis.compare.diffs import ABSENT, ADDED, EQUAL, REMOVED, describe, json_changes, text_segments
 
 SEED_FRANCE = "urn:trustgraph:agent:6513270e-269e-4d37-b2a7-4de452e6b438"
@@ -269,8 +269,8 @@ def test_one_sided_comparison_and_totals(sessions):
     session = sessions[SUPERVISOR]
     alone = one_sided(session, "b", sessions)
     assert [r.status for r in alone.rows] == [ONLY_B] * len(session.steps)
-    assert alone.totals_a is None and alone.totals_b == session_totals(session, sessions)
-    totals = session_totals(session, sessions)
+    assert alone.totals_a is None and alone.totals_b == comparison_totals(session, sessions)
+    totals = comparison_totals(session, sessions)
     family = [session] + [sessions[c] for c in session.children]
     assert totals["steps"] == sum(len(s.steps) for s in family) and totals["sub_sessions"] == 2
     assert totals["tokens"] == totals["in_tokens"] + totals["out_tokens"]

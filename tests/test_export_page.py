@@ -13,7 +13,7 @@ from tests.browser_support import chromium_page
 from tests.test_export_images import react_session
 from trace_explorer.export.page import script_json, session_page
 from trace_explorer.model.reader import read_sessions
-from trace_explorer.views.timeline import step_duration_ms
+from trace_explorer.model.totals import step_duration_ms
 
 AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"

@@ -114,7 +114,7 @@ def test_every_key_sorts_on_an_indexed_source():
     source = _memory(indexed=True)
     assert sort_keys(source) == frozenset(SORT_KEYS) and sort_keys(_memory(indexed=False)) == SPARQL_SORT_KEYS
     rows = list_sessions(source, SessionFilter(include_sub=True), limit=0).rows
-    for key, field in (("steps", "step_count"), ("duration", "duration_ms"), ("tokens", "tokens"),
+    for key, field in (("steps", "step_count"), ("duration", "total_duration_ms"), ("tokens", "total_tokens"),
                        ("tool_errors", "tool_errors"), ("parent", "parent_session")):
         for descending in (True, False):
             got = list_sessions(source, SessionFilter(include_sub=True), limit=0, order=SessionOrder(key, descending)).rows

@@ -13,7 +13,10 @@ from trace_explorer.cli.main import main
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.model.summary import session_summary
 from trace_explorer.read.collection import expand_paths, load_collection
+from tests.totals_support import expected_totals
+from trace_explorer.model.totals import FIGURES, TOTAL_PREFIX
 from trace_explorer.sources.catalog import SessionFilter, count_sessions, count_steps, list_sessions
+from trace_explorer.sources.filter import SessionOrder
 from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
 from trace_explorer.sources.session_index import INDEX_FILE, SessionIndex, build_index
 from trace_explorer.sources.store import StoreSource
@@ -38,7 +41,9 @@ def _without_preview(summary: dict) -> dict:
 
 
 def _summaries(collection) -> dict[str, dict]:
-    return {s.id: _without_preview(session_summary(s)) for s in read_sessions(collection)}
+    """Each session's summary, its totals with its sub-sessions (README, "Totals")."""
+    sessions = {s.id: s for s in read_sessions(collection)}
+    return {iri: _without_preview(session_summary(s, sessions)) for iri, s in sessions.items()}
 
 
 @pytest.mark.parametrize("name", TRACE_FILES)
@@ -53,7 +58,7 @@ def test_rows_equal_the_sessions_read_in_full(name):
 
 def test_rows_of_the_hostile_corpus_equal_its_sessions():
     collection, sessions = hostile_collection()
-    expected = {iri: _without_preview(session_summary(s)) for iri, s in sessions.items()}
+    expected = {iri: _without_preview(session_summary(s, sessions)) for iri, s in sessions.items()}
     assert _rows(build_index(collection.store)) == expected
 
 
@@ -108,8 +113,39 @@ def test_a_sub_session_added_later_joins_its_parents_row(tmp_path):
     assert sub not in _rows(store)[SUPERVISOR]["children"]
     ingest_file(store, "sub.nq", second)
     rows = _rows(store)
-    assert rows[SUPERVISOR] == _without_preview(session_summary(sessions[SUPERVISOR]))
+    assert rows[SUPERVISOR] == _without_preview(session_summary(sessions[SUPERVISOR], sessions))
     assert sub in rows[SUPERVISOR]["children"] and rows[sub]["parent"] == sessions[sub].parent
+
+
+@pytest.mark.parametrize("order", ["parent first", "sub-session first"])
+def test_totals_count_a_sub_session_whichever_file_comes_first(tmp_path, order):
+    # README, "Totals": the supervisor's row counts its sub-agents' tokens and time, whether a
+    # sub-agent's file is ingested before or after the supervisor's
+    whole, _ = load_collection([CORPUS / "orchestrated.nq"])
+    sessions = {s.id: s for s in read_sessions(whole)}
+    sub, other = sessions[SUPERVISOR].children
+    sub_members = set(sessions[sub].nodes)
+    first, second = _split("orchestrated.nq", sub, lambda s: s not in sub_members)
+    store = open_local_store(tmp_path / "s")
+    files = [("parent.nq", first), ("sub.nq", second)]
+    for name, data in (files if order == "parent first" else files[::-1]):
+        ingest_file(store, name, data)
+    rows = _rows(store)
+    total = expected_totals("orchestrated.nq", SUPERVISOR)
+    assert {f: rows[SUPERVISOR][TOTAL_PREFIX + f] for f in FIGURES} == total
+    assert (rows[SUPERVISOR]["tokens"], rows[SUPERVISOR]["total_tokens"], rows[SUPERVISOR]["sub_sessions"]) == (780, 13_333, 2)
+    assert rows[SUPERVISOR]["total_duration_ms"] == rows[sub]["duration_ms"] + rows[other]["duration_ms"]
+
+
+def test_the_list_sorts_by_the_totals_with_sub_sessions(tmp_path):
+    store = open_local_store(tmp_path / "s")
+    ingest_file(store, str(CORPUS / "orchestrated.nq"))
+    top = [s["session"] for s in manifest_sessions("orchestrated.nq") if s["parent"] is None]
+    by_total = sorted(top, key=lambda r: expected_totals("orchestrated.nq", r)["tokens"], reverse=True)
+    by_own = sorted(top, key=lambda r: expected_totals("orchestrated.nq", r, sub_sessions=False)["tokens"], reverse=True)
+    listed = list_sessions(store.source(), SessionFilter(), limit=0, order=SessionOrder("tokens", True)).rows
+    assert [r["id"] for r in listed] == by_total != by_own  # the supervisor first, not among the cheapest
+    assert listed[0]["id"] == SUPERVISOR
 
 
 def test_the_same_file_twice_is_skipped(tmp_path):
@@ -128,7 +164,8 @@ def test_list_rows_come_from_the_index_without_reading_sessions(tmp_path):
     page = list_sessions(store.source(), SessionFilter(pattern="supervisor"))
     assert [r["id"] for r in page.rows] == [SUPERVISOR] and page.sessions == {}
     read = list_sessions(store.source(), SessionFilter(pattern="supervisor"), read=True)
-    assert session_summary(read.sessions[SUPERVISOR]) == page.rows[0]
+    assert set(read.sessions) == {SUPERVISOR, *read.sessions[SUPERVISOR].children}  # its sub-agents too
+    assert session_summary(read.sessions[SUPERVISOR], read.sessions) == page.rows[0]
 
 
 def test_a_store_without_an_index_is_listed_from_its_traces_and_can_be_reindexed(tmp_path):
@@ -165,6 +202,24 @@ def test_filters_on_the_index_equal_filters_on_the_traces():
     for offset in (0, 3, 7):
         assert list_sessions(indexed, SessionFilter(include_sub=True), limit=4, offset=offset).rows == \
             list_sessions(bare, SessionFilter(include_sub=True), limit=4, offset=offset).rows
+
+
+def test_a_tool_or_model_filter_keeps_the_sessions_whose_sub_sessions_made_the_call():
+    # README, "Totals": a session's calls count its sub-sessions', on an index as on the traces
+    collection, _ = load_collection([CORPUS])
+    bare = StoreSource(collection.store)
+    indexed = StoreSource(collection.store, index=build_index(collection.store))
+    orchestrated = manifest_sessions("orchestrated.nq")
+    supervisor = next(s for s in orchestrated if s.get("pattern") == "supervisor")
+    assert "actions" not in supervisor  # it calls no tool itself; its sub-agents do
+    sub_tools = {a for s in orchestrated if (s["parent"] or "").startswith(SUPERVISOR + "/") for a in s["actions"]}
+    assert "mcp:weather" in sub_tools
+    for filters in (SessionFilter(tool="mcp:weather"), SessionFilter(tool="mcp:weather", include_sub=True),
+                    SessionFilter(model="gpt-4o-mini"), SessionFilter(model="gpt-4o"), SessionFilter(tool="calculator")):
+        rows = list_sessions(indexed, filters, limit=0).rows
+        assert rows == list_sessions(bare, filters, limit=0).rows, filters
+    assert SUPERVISOR in {r["id"] for r in list_sessions(indexed, SessionFilter(tool="mcp:weather"), limit=0).rows}
+    assert SUPERVISOR not in {r["id"] for r in list_sessions(indexed, SessionFilter(tool="calculator"), limit=0).rows}
 
 
 def test_index_files_are_shared_safely_between_threads(tmp_path):
@@ -206,3 +261,29 @@ def test_the_stamp_changes_when_rows_are_written(tmp_path):
     assert store.index.stamp() == first
     ingest_file(store, str(CORPUS / "orchestrated.nq"))
     assert store.index.stamp() not in (empty, first)
+
+
+def test_totals_reach_up_every_level_whatever_order_the_rows_come_in():
+    # a GraphRAG run (C) under a sub-agent (B) under a supervisor (A): C's row written last
+    # still counts in A's, and dropping B takes B and C out of A's totals
+    import json as _json
+
+    def row(root: str, parent: str | None, tokens_in: int, llm_ms: int) -> dict:
+        figures = {"tokens_in": tokens_in, "tokens_out": 0, "tokens": tokens_in, "llm_ms": llm_ms, "tool_ms": None,
+                   "duration_ms": llm_ms}
+        summary = dict(figures, id=root, **{TOTAL_PREFIX + k: v for k, v in figures.items()}, sub_sessions=0)
+        return {"root": root, "top": int(parent is None), "time": None, "mechanism": "Agent", "pattern": None,
+                "status": "answered", "steps": 1, "question_key": None, "duration": llm_ms, "tokens": tokens_in,
+                "tool_errors": 0, "parent": parent, "search": root, "summary": _json.dumps(summary), "insights": None}
+
+    index = SessionIndex()
+    index.replace([], [row("urn:a", None, 780, 100)])
+    index.replace([], [row("urn:b", "urn:a", 5000, 2000)])
+    index.replace([], [row("urn:c", "urn:b", 900, 300)])
+    top = index.summary("urn:a")
+    assert (top["tokens"], top["total_tokens"], top["total_duration_ms"], top["sub_sessions"]) == (780, 6680, 2400, 2)
+    assert index.summary("urn:b")["total_tokens"] == 5900
+    assert [r["id"] for r in index.page(SessionFilter(include_sub=True), order=SessionOrder("tokens", True))] == \
+        ["urn:a", "urn:b", "urn:c"]
+    index.replace(["urn:b"], [])
+    assert (index.summary("urn:a")["total_tokens"], index.summary("urn:a")["sub_sessions"]) == (780, 0)

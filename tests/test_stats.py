@@ -10,6 +10,7 @@ from collections import Counter
 import pytest
 
 from tests.conftest import CORPUS, MECHANISM_NAMES, manifest_sessions
+from tests.totals_support import family_of
 from trace_explorer.analysis.stats import collection_stats, percentile
 from trace_explorer.cli.main import main
 from trace_explorer.read.collection import load_collection
@@ -28,9 +29,14 @@ def sources():
 
 
 def expected(include_sub: bool) -> tuple[Counter, int, Counter, int]:
+    """Tool calls, tool errors, sessions by mechanism and sessions of the chosen sessions: the
+    calls and errors counted over the chosen sessions and every session below them (README,
+    "Totals"), each once."""
     chosen = [s for s in manifest_sessions() if include_sub or s["parent"] is None]
-    calls = Counter(a for s in chosen for a in s.get("actions") or [])
-    errors = sum(s.get("tool_errors") or 0 for s in chosen)
+    below = {m for s in chosen for m in family_of(s["file"], s["session"])}
+    counted = [s for s in manifest_sessions() if s["session"] in below]
+    calls = Counter(a for s in counted for a in s.get("actions") or [])
+    errors = sum(s.get("tool_errors") or 0 for s in counted)
     mechanisms = Counter(MECHANISM_NAMES[s["mechanism"]] for s in chosen)
     return calls, errors, mechanisms, len(chosen)
 
@@ -41,6 +47,7 @@ def test_tool_calls_and_errors_are_the_manifests_sums(sources, which, include_su
     source = sources[0] if which == "indexed" else sources[1]
     numbers = collection_stats(source, SessionFilter(include_sub=include_sub))
     calls, errors, mechanisms, count = expected(include_sub)
+    assert calls == expected(True)[0]  # every sub-session of the corpus sits under a top-level session
     assert numbers["sessions"] == count
     assert numbers["by_mechanism"] == dict(mechanisms)
     assert {tool: t["calls"] for tool, t in numbers["tools"].items()} == dict(calls)

@@ -356,3 +356,20 @@ def drawn_nodes(at) -> int:
     """How many nodes the DAG caption of a long session says are drawn."""
     caption = next(c for c in captions(at) if c.startswith("Long session: ") and "nodes drawn" in c)
     return int(caption.split(" nodes drawn")[0].rsplit(" ", 1)[1].replace(",", ""))
+
+
+def test_the_exported_timeline_places_each_sub_agent_at_its_own_start(sessions):
+    # the export's chart holds the sub-sessions too, placed as the app's waterfall places them
+    from tests.test_waterfall import SUPERVISOR, durations, started_ms
+
+    rows = timeline_rows(sessions[SUPERVISOR], sessions)
+    assert rows["axis"].iloc[0] == "ms"
+    for child in sessions[SUPERVISOR].children:
+        header = rows[rows["step"] == child].iloc[0]
+        start = started_ms(child, SUPERVISOR)
+        assert header["kind"] == "Sub-session" and header["label"].startswith("↳ Agent react: ")
+        assert header["start_ms"] == start and header["duration_ms"] == sum(durations(child).values())
+        first = rows[rows["step"] == sessions[child].steps[0].id].iloc[0]
+        assert first["start_ms"] == start and first["label"].startswith("↳ ")
+    # without the sub-sessions, the session's own steps alone
+    assert list(timeline_rows(sessions[SUPERVISOR])["step"]) == [s.id for s in sessions[SUPERVISOR].steps]

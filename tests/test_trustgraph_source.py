@@ -61,7 +61,8 @@ def from_files():
     collection, errors = load_collection([CORPUS])
     assert errors == []
     reader = SessionReader(TripleIndex(collection.store), collection.documents)
-    return {s.id: session_detail(s) for s in reader.read_all()}, collection.documents
+    sessions = {s.id: s for s in reader.read_all()}
+    return {iri: session_detail(s, sessions) for iri, s in sessions.items()}, collection.documents
 
 
 def cli(capsys, monkeypatch, *argv, token=TOKEN):
@@ -185,7 +186,7 @@ def test_texts_given_later_read_as_texts_given_at_once(server, from_files):
                 from trace_explorer.model.texts import step_documents
                 lazy.fetch_texts(step_documents(session, step))
         apply_texts(session, lazy.documents)
-        assert _without_text_notes(session_detail(session)) == details[root]
+        assert _without_text_notes(session_detail(session, sessions)) == details[root]
 
 
 def test_requests_are_few_and_concurrent(server):

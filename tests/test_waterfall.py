@@ -4,6 +4,8 @@ the manifest's sub-sessions and the durations read straight from the trace files
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from datetime import datetime, timedelta
 
 import pyoxigraph as ox
 import pytest
@@ -73,6 +75,13 @@ def test_moving_through_the_walk(sessions):
     assert walk_positions(walk)[ids[7]] == 7
 
 
+def started_ms(later: str, earlier: str) -> float:
+    """Ms between two manifest sessions' ``started`` (their Questions' ``prov:startedAtTime``)."""
+    by_id = {s["session"]: s for f in MANIFEST.values() for s in f["sessions"]}
+    times = [datetime.fromisoformat(by_id[i]["started"].replace("Z", "+00:00")) for i in (later, earlier)]
+    return (times[0] - times[1]) / timedelta(milliseconds=1)
+
+
 def test_a_supervisors_sub_agents_run_side_by_side_and_its_findings_wait_for_them(sessions):
     rows = waterfall(sessions[SUPERVISOR], sessions)
     assert rows.axis == "ms"  # the supervisor records no duration, its sub-agents do
@@ -82,14 +91,17 @@ def test_a_supervisors_sub_agents_run_side_by_side_and_its_findings_wait_for_the
         recorded = durations(sub.id)
         header = rows.ids.index(sub.id)
         assert rows.headers[header] and rows.kinds[header] == HEADER_KIND and rows.depths[header] == 1
-        assert rows.starts[header] == 0.0  # both start when the Decomposition ends (an instant at 0)
-        assert rows.ends[header] == sum(recorded.values())  # the band spans the whole sub-session
+        # each sub-agent starts at its own start: its Question's time less the supervisor's
+        start = started_ms(sub.id, SUPERVISOR)
+        assert rows.starts[header] == start > 0
+        assert rows.ends[header] == start + sum(recorded.values())  # the band spans the whole sub-session
         inside = [i for i, band in enumerate(rows.bands) if band == header]
         assert [rows.ids[i] for i in inside] == [s.id for s in sub.steps]
+        assert rows.starts[inside[0]] == start  # its steps laid end to end from its own start
         timed = [i for i in inside if not rows.markers[i]]
         assert {rows.ids[i]: rows.ends[i] - rows.starts[i] for i in timed} == recorded
         ends.append(rows.ends[header])
-    assert ends == [9877.0, 12661.0]
+    assert ends == [3_947_000.0 + 9877.0, 6_581_000.0 + 12661.0]  # 18:00:47 and 18:44:41 after 16:55:00
     # a Finding derives from its sub-agent's Conclusion: it starts when that one ends
     findings = [rows.ids.index(SUPERVISOR + f"/finding/{i}") for i in (0, 1)]
     assert [rows.starts[i] for i in findings] == ends
@@ -97,7 +109,18 @@ def test_a_supervisors_sub_agents_run_side_by_side_and_its_findings_wait_for_the
     assert rows.starts[rows.ids.index(SUPERVISOR + "/synthesis")] == max(ends)
 
 
-def test_a_tool_calls_graphrag_runs_inside_its_observation(sessions):
+def test_a_sub_session_without_a_start_time_starts_when_its_step_ends(sessions):
+    # the rule for sub-sessions whose start is not recorded: end to end after the step they derive from
+    undated = dict(sessions)
+    for child in sessions[SUPERVISOR].children:
+        undated[child] = replace(sessions[child], time=None)
+    rows = waterfall(sessions[SUPERVISOR], undated)
+    headers = [rows.ids.index(c) for c in sessions[SUPERVISOR].children]
+    assert [rows.starts[h] for h in headers] == [0.0, 0.0]  # both when the Decomposition (an instant at 0) ends
+    assert [rows.ends[h] for h in headers] == [9877.0, 12661.0]
+
+
+def test_a_tool_calls_graphrag_runs_at_its_own_start(sessions):
     rows = waterfall(sessions[TOOL_PARENT], sessions)
     sub = children_of(TOOL_PARENT)[0]
     assert sub["parent"] == TOOL_PARENT + "/i1"
@@ -105,10 +128,12 @@ def test_a_tool_calls_graphrag_runs_inside_its_observation(sessions):
     assert header == analysis + 1  # right under the step it derives from
     recorded = durations(TOOL_PARENT)
     assert rows.ends[analysis] == recorded[TOOL_PARENT + "/i1"]
-    assert rows.starts[header] == rows.ends[analysis]  # the GraphRAG band starts as the Analysis ends
+    assert rows.starts[header] == started_ms(sub["session"], TOOL_PARENT) > rows.ends[analysis]
     observation = rows.ids.index(TOOL_PARENT + "/i1/observation")
+    # the agent's own steps stay end to end from its start
     assert rows.depths[observation] == 0 and rows.starts[observation] == rows.ends[analysis]
-    assert rows.ends[-1] == sum(recorded.values())
+    own = [i for i in range(len(rows)) if rows.depths[i] == 0]
+    assert rows.ends[own[-1]] == sum(recorded.values())
 
 
 def test_steps_without_a_duration_are_markers_never_bars(sessions):

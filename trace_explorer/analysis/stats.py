@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import timezone
 from typing import Any
 
+from ..model.totals import family
 from ..sources.catalog import indexed, list_sessions
 from ..sources.filter import SessionFilter
 from ..sources.session_index import _where as index_where
@@ -37,8 +38,11 @@ def collection_stats(source: TraceSource, filters: SessionFilter | None = None) 
     {"calls", "in", "out"}}; a call with no model under "unknown"), ``termination`` ({reason:
     sessions}; "none" for those that record none) and ``parse_errors`` (replies of the model
     that the agent could not parse, ``tg:action "__parse_error__"``: LLM calls, never counted
-    among ``tools``). Durations in ms; a figure with no value is
-    None. Raises SourceError when the source fails, or when its index predates these tables."""
+    among ``tools``). Durations in ms; a figure with no value is None. Sessions, steps and
+    termination count the chosen sessions; the calls (tools, durations, tokens, parse errors)
+    count theirs and their sub-sessions', each session once (README, "Totals"): a supervisor's
+    figures hold its sub-agents' calls. Raises SourceError when the source fails, or when its
+    index predates these tables."""
     filters = filters or SessionFilter()
     groups = _from_index(source.index, filters) if indexed(source) else _from_sessions(source, filters)
     return summarize(groups)
@@ -150,12 +154,15 @@ def _from_index(index, filters: SessionFilter) -> Groups:
         raise SourceError("this store's session index was made before it kept tool calls and LLM calls; "
                           "rebuild it with `trace-explorer reindex --store DIR`")
     where, params = index_where(filters)  # FROM ... WHERE ...
-    chosen = f" WHERE root IN (SELECT root {where})" if where != "FROM sessions" else ""
+    # the calls of the chosen sessions and of every session below them, each once (README, "Totals")
+    family = (f"WITH RECURSIVE chosen(root) AS (SELECT root {where} UNION "
+              f"SELECT s.root FROM sessions s JOIN chosen c ON s.parent = c.root) ")
+    chosen = " WHERE root IN (SELECT root FROM chosen)"
     rows = index._query(f"SELECT substr(time, 1, 10), mechanism, pattern, steps, (SELECT termination FROM "
                         f"insight_sessions i WHERE i.root = sessions.root), COUNT(*) {where} "
                         f"GROUP BY 1, 2, 3, 4, 5", params)
-    groups = _calls(index._query(f"SELECT tool, ms, error FROM insight_tools{chosen}", params),
-                    index._query(f"SELECT model, ms, tokens_in, tokens_out FROM insight_llm{chosen}", params))
+    groups = _calls(index._query(f"{family}SELECT tool, ms, error FROM insight_tools{chosen}", params),
+                    index._query(f"{family}SELECT model, ms, tokens_in, tokens_out FROM insight_llm{chosen}", params))
     sessions: Counter = Counter()
     steps: Counter = Counter()
     termination: Counter = Counter()
@@ -165,7 +172,8 @@ def _from_index(index, filters: SessionFilter) -> Groups:
         termination[reason] += n
     groups.sessions = [(*k, n) for k, n in sessions.items()]
     groups.steps, groups.termination = list(steps.items()), list(termination.items())
-    groups.parse_errors = index._query(f"SELECT COALESCE(SUM(parse_errors), 0) FROM insight_sessions{chosen}", params)[0][0]
+    groups.parse_errors = index._query(f"{family}SELECT COALESCE(SUM(parse_errors), 0) FROM insight_sessions{chosen}",
+                                      params)[0][0]
     return groups
 
 
@@ -205,6 +213,7 @@ def _from_sessions(source: TraceSource, filters: SessionFilter) -> Groups:
     tool_rows: list[list] = []
     llm_rows: list[list] = []
     parse_errors = 0
+    counted: set[str] = set()  # sessions whose calls are counted (a sub-session once)
     offset = 0
     while True:
         page = list_sessions(source, filters, limit=_PAGE, offset=offset, read=True)
@@ -216,9 +225,13 @@ def _from_sessions(source: TraceSource, filters: SessionFilter) -> Groups:
             sessions[(_utc_day(session), row["type"], row["pattern"])] += 1
             steps[row["step_count"]] += 1
             termination[facts["termination"]] += 1
-            tool_rows += facts["tools"]
-            llm_rows += facts["llm"]
-            parse_errors += facts["parse_errors"]
+            for member in family(session, page.sessions):  # its calls and its sub-sessions'
+                if member.id not in counted:
+                    counted.add(member.id)
+                    calls = facts if member is session else insight_row(member)
+                    tool_rows += calls["tools"]
+                    llm_rows += calls["llm"]
+                    parse_errors += calls["parse_errors"]
         offset += len(page.rows)
         if not page.rows or offset >= page.total:
             break

@@ -79,7 +79,8 @@ def _export(args, source: TraceSource) -> int:
     evidence = session_evidence(source, session, by_id) if args.evidence and (args.image or args.html) else None
     branch = evidence_branch(evidence) if evidence else None
     jobs = [(path, lambda p: _write(p, dag_image(session, image_format(p), by_id, branch), "DAG")) for path in args.image]
-    jobs += [(path, lambda p: _write(p, timeline_image(session, image_format(p)), "timeline")) for path in args.timeline]
+    jobs += [(path, lambda p: _write(p, timeline_image(session, image_format(p), by_id if children else None),
+                                                          "timeline")) for path in args.timeline]
     jobs += [(path, lambda p: _write(p, session_page(session, by_id, include_children=children,
                                                       evidence=evidence).encode("utf-8"), "page"))
              for path in args.html]

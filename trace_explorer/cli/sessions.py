@@ -11,6 +11,7 @@ from wcwidth import wcswidth
 
 from ..export.table import sessions_csv
 from ..model.session import AGENT, DOCRAG, GRAPHRAG, Session
+from ..model.totals import FIGURES, TOTAL_PREFIX
 from ..read.diagnosis import clip
 from ..sources.catalog import SessionFilter, find_session_ids, list_sessions
 from ..sources.family import fetch_family
@@ -20,7 +21,7 @@ from ..views.visible_text import visible_controls
 from .sources import add_source_arguments
 
 TYPE_CHOICES = {"agent": AGENT, "graphrag": GRAPHRAG, "docrag": DOCRAG}
-TABLE_COLUMNS = ("Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status")
+TABLE_COLUMNS = ("Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status", "Tokens")
 
 
 def add_parser(commands) -> None:
@@ -65,11 +66,13 @@ def _list(args, source: TraceSource) -> int:
         return 0
     if args.format == "json":
         keys = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions", "tool_errors",
-                "parse_errors")
-        print(json.dumps([{k: r[k] for k in keys} for r in rows], ensure_ascii=False, indent=2))
+                "parse_errors") \
+            + FIGURES + tuple(TOTAL_PREFIX + name for name in FIGURES) + ("sub_sessions",)
+        print(json.dumps([{k: r.get(k) for k in keys} for r in rows], ensure_ascii=False, indent=2))
         return 0
     table = [(r["id"], r["type"], r["pattern"] or "", clip(r["question"] or "", 60), r["time"] or "",
-              str(r["step_count"]), r["status"]) + ((r["parent"] or "",) if args.all else ()) for r in rows]
+              str(r["step_count"]), r["status"], _tokens(r)) + ((r["parent"] or "",) if args.all else ())
+             for r in rows]
     # with --all, sub-sessions are listed too: the parent session tells them from top-level ones
     print(visible_controls(format_table(TABLE_COLUMNS + (("Parent",) if args.all else ()), table)))
     shown = f"{page.offset + 1}-{page.offset + len(rows)} of {page.total}" if rows else f"none of {page.total}"
@@ -78,14 +81,23 @@ def _list(args, source: TraceSource) -> int:
     return 0
 
 
+def _tokens(row: dict) -> str:
+    """The tokens of a list row with its sub-sessions ("13,333"; "" when none are recorded), the
+    session's own in brackets when they differ ("13,333 (780 own)")."""
+    own, total = row.get("tokens"), row.get(TOTAL_PREFIX + "tokens")
+    if total is None:
+        return ""
+    return f"{total:,}" + (f" ({own or 0:,} own)" if total != own else "")
+
+
 def _show(args, source: TraceSource) -> int:
-    session, _ = session_family(source, args.session)
+    session, family = session_family(source, args.session)
     if session is None:
         return 2
     if args.format == "json":
-        print(json.dumps(session_detail(session), ensure_ascii=False, indent=2))
+        print(json.dumps(session_detail(session, family), ensure_ascii=False, indent=2))
     else:
-        print(visible_controls(session_text(session)), end="")
+        print(visible_controls(session_text(session, sessions=family)), end="")
     return 0
 
 

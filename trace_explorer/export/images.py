@@ -196,12 +196,14 @@ def dag_image(session: Session, fmt: str, sessions: Mapping[str, Session] | None
 
 
 # -- the timeline -------------------------------------------------------------------------------
-def timeline_spec(session: Session) -> dict[str, Any]:
+def timeline_spec(session: Session, sessions: Mapping[str, Session] | None = None) -> dict[str, Any]:
     """The Vega-Lite spec (a dict) of the session view's timeline, titled with the question,
-    ``TIMELINE_WIDTH_PX`` wide, with a fixed chart name so the same session gives the same spec."""
+    ``TIMELINE_WIDTH_PX`` wide, with a fixed chart name so the same session gives the same spec.
+    The sub-sessions found in ``sessions`` (IRI -> Session) are drawn too, each from its own
+    start time (``views.waterfall``)."""
     from ..views.timeline import timeline_chart, timeline_rows
 
-    chart = timeline_chart(timeline_rows(session))
+    chart = timeline_chart(timeline_rows(session, sessions))
     title = {"text": clip(session.question or "(no question)", 90), "subtitle": session.id,
              "anchor": "start", "fontSize": 13, "subtitleFontSize": 10, "subtitleColor": "#64748b"}
     spec = chart.properties(width=TIMELINE_WIDTH_PX, title=title, padding=8).to_dict()
@@ -222,16 +224,17 @@ def _label_every_row(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-def timeline_image(session: Session, fmt: str) -> bytes:
-    """The session's timeline as ``fmt`` ("svg", "png" at 2x or "pdf") bytes, drawn by vl-convert.
-    Raises ValueError for another format, ImageExportError when vl-convert is missing."""
+def timeline_image(session: Session, fmt: str, sessions: Mapping[str, Session] | None = None) -> bytes:
+    """The session's timeline (with the sub-sessions found in ``sessions``: ``timeline_spec``) as
+    ``fmt`` ("svg", "png" at 2x or "pdf") bytes, drawn by vl-convert. Raises ValueError for
+    another format, ImageExportError when vl-convert is missing."""
     if fmt not in IMAGE_FORMATS.values():
         raise ValueError(f"unknown image format {fmt!r}: use svg, png or pdf")
     try:
         import vl_convert as vlc
     except ImportError:
         raise ImageExportError("vl-convert-python is not installed (pip install -r requirements.txt)") from None
-    spec = timeline_spec(session)
+    spec = timeline_spec(session, sessions)
     if fmt == "svg":
         return vlc.vegalite_to_svg(spec).encode("utf-8")
     if fmt == "png":

@@ -24,6 +24,7 @@ from typing import Any
 from ..model.literals import format_time
 from ..model.session import Session, Step
 from ..model.summary import status
+from ..model.totals import totals_lines
 from ..views.step_labels import step_tag, tool_note
 from ..views.visible_text import visible_controls
 from .quads import subjects_sessions
@@ -93,18 +94,20 @@ def session_markdown(session: Session, sessions: Mapping[str, Session] | None = 
     """The session (and, unless ``include_children`` is False, its sub-sessions from
     ``sessions``: IRI -> Session) as Markdown text ending in a newline. Never raises on odd data."""
     sessions = sessions or {}
-    out = [_session_block(session, level=1)]
+    out = [_session_block(session, level=1, sessions=sessions)]
     if include_children:
         for child in subjects_sessions(session, sessions):
-            out.append(_session_block(sessions[child], level=2, prefix="Sub-session: "))
+            out.append(_session_block(sessions[child], level=2, prefix="Sub-session: ", sessions=sessions))
     return "\n\n".join(out).rstrip() + "\n"
 
 
-def _session_block(session: Session, level: int, prefix: str = "") -> str:
+def _session_block(session: Session, level: int, prefix: str = "",
+                   sessions: Mapping[str, Session] | None = None) -> str:
     hashes = "#" * level
     kind = session.mechanism + (f" ({session.pattern})" if session.pattern else "")
     facts = [f"**Type:** {escape_markdown(kind)}", f"**Started:** {escape_markdown(format_time(session.time) or 'unknown')}",
              f"**Status:** {status(session)}", f"**Steps:** {len(session.steps)}"]
+    facts += [f"**{label}:** {escape_markdown(text)}" for label, text in totals_lines(session, sessions)]
     parts = [f"{hashes} {prefix}{escape_markdown(session.question or '(no question)')}",
              " · ".join(facts), f"**Session:** {code_span(session.id)}"]
     if session.parent:

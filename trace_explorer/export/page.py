@@ -31,6 +31,7 @@ from ..analysis.evidence.evidence import SessionEvidence
 from ..model.literals import format_time
 from ..model.session import Session
 from ..model.summary import status
+from ..model.totals import totals_lines
 from ..views.report import step_record
 from ..views.step_labels import step_tag
 from ..views.visible_text import visible_controls
@@ -78,7 +79,8 @@ def session_page(session: Session, sessions: Mapping[str, Session] | None = None
             numbers.setdefault(step.id, f"step-{s_index}-{index}")
     dag = dag_html(session, None, dag_height_px, sessions=sessions)
     dag = dag.replace("</body>", _FRAME_SCRIPT + "</body>", 1) if "</body>" in dag else dag + _FRAME_SCRIPT
-    spec = timeline_chart(timeline_rows(session)).properties(width="container").to_dict()
+    spec = timeline_chart(timeline_rows(session, sessions if include_children else None)).properties(
+        width="container").to_dict()
     spec.pop("$schema", None)
     parts = [
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
@@ -86,7 +88,7 @@ def session_page(session: Session, sessions: Mapping[str, Session] | None = None
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
         f"<title>{_text(session.question or session.id)} — Trace Explorer</title>\n",
         f"<style>{_CSS}{EVIDENCE_CSS if evidence else ''}</style>\n</head>\n<body>\n<main>\n",
-        _header(session),
+        _header(session, sessions),
         '<section id="dag"><h2>Provenance graph</h2>\n',
         '<p class="hint">Drag to pan, scroll to zoom, hover for a step\'s words, click to open its details.</p>\n',
         f'<iframe id="dag-frame" title="Provenance graph" sandbox="allow-scripts" '
@@ -130,11 +132,12 @@ def _attr(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _header(session: Session) -> str:
+def _header(session: Session, sessions: Mapping[str, Session] | None = None) -> str:
     kind = session.mechanism + (f" · {session.pattern}" if session.pattern else "")
     rows = [("Session", f"<code>{_text(session.id)}</code>"), ("Type", _text(kind)),
             ("Started", _text(format_time(session.time) or "unknown")), ("Status", _text(status(session))),
             ("Steps", str(len(session.steps)))]
+    rows += [(label, _text(text)) for label, text in totals_lines(session, sessions)]
     if session.parent:
         rows.append(("Parent step", f"<code>{_text(session.parent)}</code>"))
     out = [f'<header><p class="kicker">TrustGraph session</p><h1>{_text(session.question or "(no question)")}</h1>\n<dl class="meta">']

@@ -1,7 +1,9 @@
 """The session list (as filtered by the caller) as CSV and JSON, one row per session.
 
 Rows are ``model.summary.session_summary``: id, type, pattern, question, time, parent,
-has_answer, actions, tool_errors, parse_errors, step_count, status, children. In CSV, lists are joined with
+has_answer, actions, tool_errors, parse_errors, step_count, status, children, then what the session spent
+(README, "Totals"): its own tokens in, out and in all, LLM ms, tool ms and duration ms, the same
+with its sub-sessions (``total_...``) and how many sub-sessions were counted. In CSV, lists are joined with
 "; " and a text cell that a spreadsheet would run as a formula (it starts with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return: trace text is untrusted) gets a leading ``'``.
 """
@@ -16,9 +18,11 @@ from typing import Any
 
 from ..model.session import Session
 from ..model.summary import session_summary
+from ..model.totals import FIGURES, TOTAL_PREFIX
 
 COLUMNS = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions",
-           "tool_errors", "parse_errors", "step_count", "status", "children")
+           "tool_errors", "parse_errors", "step_count", "status", "children") + FIGURES \
+    + tuple(TOTAL_PREFIX + name for name in FIGURES) + ("sub_sessions",)
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 

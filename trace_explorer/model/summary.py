@@ -8,11 +8,13 @@ index), never a new shape.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .literals import format_time
 from .roots import step_owner
 from .session import Session
+from .totals import FIGURES, TOTAL_PREFIX, session_totals
 
 ANSWER_PREVIEW = 300  # characters of the answer a row carries
 
@@ -20,19 +22,6 @@ ANSWER_PREVIEW = 300  # characters of the answer a row carries
 def status(session: Session) -> str:
     """"answered" when the session reached its answer, else "unfinished"."""
     return "answered" if session.has_answer else "unfinished"
-
-
-def session_totals(session: Session) -> dict[str, int | None]:
-    """What a session spent, summed over its steps (TRACE-MODEL.md, "Common step metadata"):
-    ``llm_ms`` (``tg:llmDurationMs``), ``tool_ms`` (``tg:toolDurationMs``, an Analysis not
-    counted again: it repeats its Observation's), ``tokens_in`` and ``tokens_out``
-    (``tg:inToken``, ``tg:outToken``); each None when no step records it."""
-    def total(name: str, skip: str | None = None) -> int | None:
-        values = [s.fields[name] for s in session.steps
-                  if isinstance(s.fields.get(name), (int, float)) and s.kind != skip]
-        return int(sum(values)) if values else None
-    return {"llm_ms": total("llm_duration_ms"), "tool_ms": total("tool_duration_ms", skip="Analysis"),
-            "tokens_in": total("in_tokens"), "tokens_out": total("out_tokens")}
 
 
 def answer_preview(text: str | None) -> str | None:
@@ -43,18 +32,18 @@ def answer_preview(text: str | None) -> str | None:
     return flat if len(flat) <= ANSWER_PREVIEW else flat[: ANSWER_PREVIEW - 1] + "…"
 
 
-def _plus(a: int | None, b: int | None) -> int | None:
-    return None if a is None and b is None else (a or 0) + (b or 0)
-
-
-def session_summary(session: Session) -> dict[str, Any]:
+def session_summary(session: Session, sessions: Mapping[str, Session] | None = None) -> dict[str, Any]:
     """One row of the session list: id, type, pattern, question, time (ISO-8601 or None), parent
     (the step it derives from), has_answer, actions (tool names), tool_errors, parse_errors
     (replies of the model that could not be parsed: no tool call), plus step_count, status,
     children (IRIs), parent_session (the session owning ``parent``), answer_id, answer_preview
     (None when the answer's text is not at hand: the list fills it from the source's texts),
-    the ``session_totals``, duration_ms (LLM + tool) and tokens (in + out)."""
-    totals = session_totals(session)
+    the session's own figures (``model.totals.FIGURES``: tokens_in, tokens_out, tokens,
+    llm_ms, tool_ms, duration_ms) and the same with its sub-sessions found in ``sessions``
+    (IRI -> Session), recursively: ``total_tokens``, ``total_duration_ms``... and
+    ``sub_sessions`` (how many were counted). The session index sets the totals again from its
+    rows, so that a sub-session read later still counts (``sources.session_index``)."""
+    figures = session_totals(session, sessions)
     parent_session = session.parent_session or (step_owner(session.parent) if session.parent else None)
     return {
         "id": session.id,
@@ -73,7 +62,7 @@ def session_summary(session: Session) -> dict[str, Any]:
         "parent_session": parent_session,
         "answer_id": session.answer_id,
         "answer_preview": answer_preview(session.answer),
-        **totals,
-        "duration_ms": _plus(totals["llm_ms"], totals["tool_ms"]),
-        "tokens": _plus(totals["tokens_in"], totals["tokens_out"]),
+        **figures["own"],
+        **{TOTAL_PREFIX + name: figures["total"][name] for name in FIGURES},
+        "sub_sessions": figures["sub_sessions"],
     }

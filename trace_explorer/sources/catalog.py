@@ -80,7 +80,7 @@ _ANSWERED = """{ SELECT DISTINCT ?root WHERE {
 @dataclass
 class SessionPage:
     """One page of the list: ``rows`` (``session_summary`` dicts, newest first), ``total``
-    matching sessions, and the ``sessions`` read for the rows (by IRI)."""
+    matching sessions, and the ``sessions`` read for the rows and their sub-sessions (by IRI)."""
 
     rows: list[dict]
     total: int
@@ -162,6 +162,8 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
     from the source's texts where the answer is a ``tg:document``. On an indexed store a page is
     one query on the index (plus one count) and reads no session; elsewhere the page's sessions
     are read to summarise them. ``read``: fill ``sessions`` with the rows' sessions in any case.
+    ``sessions`` (when read) also holds the rows' sub-sessions, recursively: what their totals
+    count (README, "Totals").
     Raises SourceError when the source fails, cannot search, or cannot sort on ``order``'s key
     (``sort_keys``).
     """
@@ -172,12 +174,12 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
     sessions: dict[str, Session] = {}
     if source.lookup is not None:  # a source that lists its sessions itself
         rows, total = source.lookup.page(filters, limit, offset)
-        sessions = fetch_sessions(source, [r["id"] for r in rows]) if read else {}
+        sessions = fetch_sessions(source, [r["id"] for r in rows], family=True) if read else {}
         return SessionPage(rows, total, offset, limit, sessions)
     if indexed(source):
         rows = source.index.page(filters, limit, offset, order)
         if read:
-            sessions = fetch_sessions(source, [r["id"] for r in rows])
+            sessions = fetch_sessions(source, [r["id"] for r in rows], family=True)
         _fill_previews(source, rows)
     else:
         page = (f"LIMIT {int(limit)} " if limit else "") + (f"OFFSET {int(offset)}" if offset else "")
@@ -187,8 +189,8 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
                  f"{_where(filters, source.text_search, order)}\n  OPTIONAL {{ ?root prov:startedAtTime ?t }}{asked} }} "
                  f"GROUP BY ?root }} }} {order_by} {page}")
         roots = [r["root"].value for r in source.select(query) if isinstance(r.get("root"), ox.NamedNode)]
-        sessions = fetch_sessions(source, roots)
-        rows = [session_summary(sessions[r]) for r in roots if r in sessions]
+        sessions = fetch_sessions(source, roots, family=True)
+        rows = [session_summary(sessions[r], sessions) for r in roots if r in sessions]
     total = count_sessions(source, filters) if (limit and (len(rows) == limit or offset)) else offset + len(rows)
     return SessionPage(rows, total, offset, limit, sessions)
 

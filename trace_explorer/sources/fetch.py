@@ -35,18 +35,21 @@ def fetch_session(source: TraceSource, session_id: str) -> Session | None:
     return fetch_sessions(source, [session_id]).get(session_id)
 
 
-def fetch_sessions(source: TraceSource, roots: list[str], *, context: bool = True) -> dict[str, Session]:
+def fetch_sessions(source: TraceSource, roots: list[str], *, context: bool = True,
+                   family: bool = False) -> dict[str, Session]:
     """Read several sessions at once (``{root IRI: Session}``, roots not found left out): their
     entities (and their sub-sessions'), and with ``context`` the labels and extraction
     provenance of their chosen edges, the texts of their documents and each sub-session's
-    parent session (what the session page shows; a summary needs none of it).
+    parent session (what the session page shows; a summary needs none of it). With ``family``
+    the result also holds every sub-session of ``roots``, recursively, read from the same
+    triples (no more queries: what a summary's totals count, ``model.totals``).
     Raises SourceError when the source fails; ValueError for a root that is not an IRI."""
     if not roots:
         return {}
     if source.lookup is not None:
-        return source.lookup.read(list(roots), context)
+        return source.lookup.read(list(roots), context, family=family)
     with collector_paused():  # a long session is a great many objects, all kept
-        return _fetch(source, roots, context)
+        return _fetch(source, roots, context, family)
 
 
 POINTERS = frozenset({SELECTED_EDGE, SELECTED_CHUNK, THOUGHT})  # what a step points at
@@ -73,17 +76,17 @@ def session_triples(source: TraceSource, roots: list[str]) -> list[ox.Triple]:
     return triples
 
 
-def _fetch(source: TraceSource, roots: list[str], context: bool) -> dict[str, Session]:
+def _fetch(source: TraceSource, roots: list[str], context: bool, family: bool = False) -> dict[str, Session]:
     triples = session_triples(source, roots)
     if not context:  # a summary: no graph to draw
         reader = SessionReader(TripleIndex(triples), graphs=False)
-        return {r: reader.read(r) for r in roots if r in reader.roots}
+        return {r: reader.read(r) for r in (reader.roots if family else roots) if r in reader.roots}
     triples += _edge_context(source, triples)
     index = TripleIndex(triples)
     documents = [o.value for t in triples if t.predicate.value == "https://trustgraph.ai/ns/document"
                  for o in [t.object] if isinstance(o, ox.NamedNode)]
     reader = SessionReader(index, source.document_texts(documents))
-    found = {r: reader.read(r) for r in roots if r in reader.roots}
+    found = {r: reader.read(r) for r in (reader.roots if family else roots) if r in reader.roots}
     for session in found.values():
         if session.parent is not None:
             session.parent_session = parent_session(source, session.parent)

@@ -9,7 +9,8 @@ from .search import search_words
 
 # The keys the list sorts on, with their default direction (True: descending, as a header's
 # first click sorts). "time": the Question's prov:startedAtTime; "duration": LLM + tool time in
-# ms; "tokens": tokens in + out; "parent": the parent session's IRI.
+# ms and "tokens": tokens in + out, both with the session's sub-sessions (README, "Totals");
+# "parent": the parent session's IRI.
 SORT_KEYS = {"time": True, "id": False, "type": False, "pattern": False, "question": False,
              "steps": True, "status": False, "duration": True, "tokens": True, "tool_errors": True,
              "parent": False}

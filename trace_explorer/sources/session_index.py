@@ -30,6 +30,7 @@ from ..model.reader import SessionReader
 from ..model.roots import ROOT_PREFIXES, root_iris, step_owner
 from ..model.session import Session
 from ..model.summary import session_summary
+from ..model.totals import FIGURES, TOTAL_PREFIX, add_totals
 from ..model.triple_index import TripleIndex
 from ..model.vocabulary import (PROV, QUERY, RDF_TYPE, SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_TIME, TG, THOUGHT,
                                 WAS_DERIVED_FROM)
@@ -56,6 +57,7 @@ SUMMARY_PREDICATES = frozenset({
     TG + "outToken",
 }) | INSIGHT_PREDICATES
 _BATCH = 200  # sessions read from a store per query batch
+_PARENT_LIMIT = 64  # levels of parent sessions followed up when totals change (a loop is cut)
 
 # The list's columns in a narrow table (a covering index serves the default order and the
 # filters; the other sort keys are columns too, so a sort is one query on the whole result), the
@@ -70,6 +72,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     mechanism TEXT NOT NULL, pattern TEXT, status TEXT NOT NULL, steps INTEGER NOT NULL,
     question_key TEXT, duration INTEGER, tokens INTEGER, tool_errors INTEGER NOT NULL, parent TEXT);
 CREATE INDEX IF NOT EXISTS sessions_listed ON sessions (top, time IS NULL, time DESC, root, mechanism, pattern, status);
+CREATE INDEX IF NOT EXISTS sessions_parent ON sessions (parent);
 CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(words, tokenize = 'unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS summaries (id INTEGER PRIMARY KEY, summary TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (digest TEXT PRIMARY KEY, name TEXT NOT NULL);
@@ -86,9 +89,10 @@ def index_row(session: Session) -> dict[str, Any]:
     """The row of one session: ``root``, ``top`` (1 when it has no parent step), ``time`` (UTC,
     ``YYYY-MM-DDTHH:MM:SS.ffffffZ``, sortable as text; None when undated), ``mechanism``,
     ``pattern``, ``status``, ``steps``, the sort keys ``question_key`` (the question folded:
-    ``search.fold``), ``duration`` (ms), ``tokens``, ``tool_errors``, ``parent`` (the parent
-    session), ``search`` (the words searched: the question and the IRI) and ``summary``
-    (``session_summary`` as JSON)."""
+    ``search.fold``), ``duration`` (ms) and ``tokens`` (with sub-sessions, README "Totals": the
+    session's own until ``SessionIndex.replace`` adds its sub-sessions' rows), ``tool_errors``,
+    ``parent`` (the parent session), ``search`` (the words searched: the question and the IRI)
+    and ``summary`` (``session_summary`` as JSON)."""
     summary = session_summary(session)
     return {
         "root": session.id,
@@ -99,8 +103,8 @@ def index_row(session: Session) -> dict[str, Any]:
         "status": summary["status"],
         "steps": summary["step_count"],
         "question_key": fold(summary["question"]) if summary["question"] is not None else None,
-        "duration": summary["duration_ms"],
-        "tokens": summary["tokens"],
+        "duration": summary["total_duration_ms"],
+        "tokens": summary["total_tokens"],
         "tool_errors": summary["tool_errors"],
         "parent": summary["parent_session"],
         "search": f"{summary['question'] or ''}\n{session.id}",
@@ -237,6 +241,7 @@ class SessionIndex:
         rows = list(rows)
         with self._lock, self._db:
             old = _ids(self._db, set(drop) | {r["root"] for r in rows})
+            above = _parents(self._db, list(old))  # their totals change with the rows dropped
             gone = [(i,) for i in old.values()]
             for table in ("sessions", "summaries"):
                 self._db.executemany(f"DELETE FROM {table} WHERE id = ?", gone)
@@ -250,6 +255,8 @@ class SessionIndex:
             self._db.executemany("INSERT INTO summaries VALUES (:id, :summary)", numbered)
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
             write_rows(self._db, drop, rows)
+            written = [r["root"] for r in rows]
+            _refresh_totals(self._db, written + [p for p in above if p], fresh=written)
 
     def close(self) -> None:
         """Close the SQLite connection."""
@@ -264,6 +271,83 @@ def _ids(db: sqlite3.Connection, roots: Iterable[str]) -> dict[str, int]:
         chunk = wanted[start:start + 500]
         found.update(db.execute(f"SELECT root, id FROM sessions WHERE root IN ({','.join('?' * len(chunk))})", chunk).fetchall())
     return found
+
+
+def _parents(db: sqlite3.Connection, roots: Sequence[str]) -> list[str | None]:
+    """The parent sessions (``parent`` column) of those of ``roots`` that have a row."""
+    return list(_parent_map(db, roots).values())
+
+
+def _parent_map(db: sqlite3.Connection, roots: Sequence[str]) -> dict[str, str | None]:
+    """Root -> parent session (``parent`` column) of those of ``roots`` that have a row."""
+    out: dict[str, str | None] = {}
+    for start in range(0, len(roots), 500):
+        chunk = list(roots[start:start + 500])
+        out.update(db.execute(f"SELECT root, parent FROM sessions WHERE root IN ({','.join('?' * len(chunk))})",
+                              chunk).fetchall())
+    return out
+
+
+def _refresh_totals(db: sqlite3.Connection, roots: Sequence[str], fresh: Iterable[str] = ()) -> None:
+    """Set the totals with sub-sessions (README, "Totals"; ``model.totals``) of the rows of
+    ``roots`` and of every row above them, from the rows themselves: a row's ``total_*``
+    figures are its own plus its sub-sessions' totals (the rows whose ``parent`` is its root),
+    the ``duration`` and ``tokens`` columns the totals. So a sub-session indexed before or after
+    its parent counts, at any depth. ``fresh``: those of ``roots`` just written by
+    ``index_row`` (their totals their own figures: left as they are unless they have
+    sub-sessions). Rows are done deepest first, in memory, with a few batched queries; a loop
+    of parents is cut (the caller holds the lock, inside a transaction)."""
+    parent_of: dict[str, str | None] = {}
+    level = list(dict.fromkeys(roots))
+    for _ in range(_PARENT_LIMIT):
+        level = [r for r in dict.fromkeys(level) if r not in parent_of]
+        if not level:
+            break
+        found = _parent_map(db, level)
+        parent_of.update((r, found.get(r)) for r in level)
+        level = [p for p in found.values() if p]
+    kids: dict[str, list[str]] = {}
+    below = _summaries_where(db, "s.parent", list(parent_of))  # root -> (id, parent, summary)
+    for root, (_, parent, _) in below.items():
+        if parent is not None and root != parent:
+            kids.setdefault(parent, []).append(root)
+    # a row just written without sub-sessions already holds its own figures as its totals
+    fresh = set(fresh)
+    need = [r for r in parent_of if r in kids or r not in fresh]
+    rows = {r: below[r] for r in need if r in below}
+    rows.update(_summaries_where(db, "s.root", [r for r in need if r not in below]))
+    below.update(rows)
+
+    def depth(root: str) -> int:  # levels of parents above ``root`` (a loop counts once)
+        seen, current = set(), parent_of.get(root)
+        while current is not None and current not in seen and len(seen) < _PARENT_LIMIT:
+            seen.add(current)
+            current = parent_of.get(current)
+        return len(seen)
+
+    updates = []
+    for root in sorted(rows, key=depth, reverse=True):  # sub-sessions before their parents
+        row_id, _, summary = rows[root]
+        subs = [below[k][2] for k in kids.get(root, ())]
+        total = add_totals(summary, [{name: sub.get(TOTAL_PREFIX + name) for name in FIGURES} for sub in subs])
+        summary.update({TOTAL_PREFIX + name: total[name] for name in FIGURES})
+        summary["sub_sessions"] = sum(1 + (sub.get("sub_sessions") or 0) for sub in subs)
+        updates.append((json.dumps(summary, ensure_ascii=False, sort_keys=True), total["duration_ms"], total["tokens"],
+                        row_id))
+    db.executemany("UPDATE summaries SET summary = ? WHERE id = ?", [(u[0], u[3]) for u in updates])
+    db.executemany("UPDATE sessions SET duration = ?, tokens = ? WHERE id = ?", [u[1:] for u in updates])
+
+
+def _summaries_where(db: sqlite3.Connection, column: str, values: Sequence[str]) -> dict[str, tuple]:
+    """Root -> (row id, parent, summary dict) of the rows whose ``column`` ("s.root" or
+    "s.parent") is one of ``values``, 500 at a time."""
+    out: dict[str, tuple] = {}
+    for start in range(0, len(values), 500):
+        chunk = list(values[start:start + 500])
+        found = db.execute(f"SELECT s.root, s.id, s.parent, m.summary FROM sessions s JOIN summaries m ON m.id = s.id "
+                           f"WHERE {column} IN ({','.join('?' * len(chunk))})", chunk)
+        out.update((root, (row_id, parent, json.loads(summary))) for root, row_id, parent, summary in found)
+    return out
 
 
 def _order_by(order: SessionOrder) -> str:

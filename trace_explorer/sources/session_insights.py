@@ -99,16 +99,24 @@ def write_rows(db: sqlite3.Connection, drop: Iterable[str], rows: list[dict]) ->
                    ((root, fact["termination"], fact.get("parse_errors", 0)) for root, fact in facts))
 
 
+# The sessions that made a call (``calls``: a query of roots) and every session above them: a
+# session's calls count its sub-sessions' (README, "Totals"), as the SPARQL filters do.
+_OR_ABOVE = ("root IN (WITH RECURSIVE found(root) AS ({calls} UNION "
+             "SELECT s.parent FROM sessions s JOIN found f ON s.root = f.root WHERE s.parent IS NOT NULL) "
+             "SELECT root FROM found)")
+
+
 def filter_clauses(filters: SessionFilter) -> tuple[list[str], list[Any]]:
-    """SQL conditions on ``sessions.root`` for the filters this module answers: ``tool``,
-    ``model``, ``termination`` and ``health`` (one of HEALTH_CHOICES, or a rule id)."""
+    """SQL conditions on ``sessions.root`` for the filters this module answers: ``tool`` and
+    ``model`` (a session that made such a call, or one of its sub-sessions, at any depth),
+    ``termination`` (the session's own) and ``health`` (one of HEALTH_CHOICES, or a rule id)."""
     clauses: list[str] = []
     params: list[Any] = []
     if filters.tool:
-        clauses.append("root IN (SELECT root FROM insight_tools WHERE tool = ?)")
+        clauses.append(_OR_ABOVE.format(calls="SELECT root FROM insight_tools WHERE tool = ?"))
         params.append(filters.tool)
     if filters.model:
-        clauses.append("root IN (SELECT root FROM insight_llm WHERE model = ?)")
+        clauses.append(_OR_ABOVE.format(calls="SELECT root FROM insight_llm WHERE model = ?"))
         params.append(filters.model)
     if filters.termination:
         if filters.termination == NO_TERMINATION:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from ..model.literals import format_time
 from ..model.session import TEXT_FIELDS, Session, Step
 from ..model.summary import session_summary, status
+from ..model.totals import totals_lines
+
 from .step_labels import tool_note
 
 # Field order when a step is printed or listed; fields not named here follow in name order.
@@ -38,11 +41,12 @@ def step_record(step: Step) -> dict[str, Any]:
     return record
 
 
-def session_detail(session: Session) -> dict[str, Any]:
-    """Everything ``show --format json`` prints: the summary keys plus answer, answer_id, shape,
+def session_detail(session: Session, sessions: Mapping[str, Session] | None = None) -> dict[str, Any]:
+    """Everything ``show --format json`` prints: the summary keys (the totals with the
+    sub-sessions found in ``sessions``, IRI -> Session) plus answer, answer_id, shape,
     parent_session, steps (ordered records), edges (GraphRAG Focus selections:
     s, p, o, concept, score, reasoning and labels), chunks (DocRAG selections) and warnings."""
-    detail = session_summary(session)
+    detail = session_summary(session, sessions)
     detail.update({
         "answer": session.answer,
         "answer_id": session.answer_id,
@@ -56,9 +60,10 @@ def session_detail(session: Session) -> dict[str, Any]:
     return detail
 
 
-def session_text(session: Session, width: int = 100) -> str:
-    """The whole session as readable text: a header (with the session's own warnings: a cycle,
-    a root without types, a step two sessions claim), then every step in order with its fields
+def session_text(session: Session, width: int = 100, sessions: Mapping[str, Session] | None = None) -> str:
+    """The whole session as readable text: a header (with what it spent, own and with the
+    sub-sessions found in ``sessions``: README "Totals"; the session's own warnings: a cycle, a
+    root without types, a step two sessions claim), then every step in order with its fields
     and warnings."""
     lines = [
         f"Session:  {session.id}",
@@ -67,6 +72,7 @@ def session_text(session: Session, width: int = 100) -> str:
         f"Time:     {format_time(session.time) or '(unknown)'}",
         f"Status:   {status(session)}",
     ]
+    lines += [f"{label + ':':<9} {text}" for label, text in totals_lines(session, sessions)]
     if session.parent:
         lines.append(f"Parent:   {session.parent}" + (f" (session {session.parent_session})" if session.parent_session else ""))
     if session.answer_id:

@@ -2,8 +2,9 @@
 drawn from those rows (``timeline_chart``).
 
 TrustGraph records durations, not start times: ``tg:llmDurationMs`` on an Analysis (and other
-LLM steps) and ``tg:toolDurationMs`` on an Observation. The timeline lays the steps end to end
-from the session start in reading order. A step without a duration is an instant (a marker at
+LLM steps) and ``tg:toolDurationMs`` on an Observation; only a Question has its start. The
+timeline places its rows as the waterfall does (``views.waterfall``): a session's steps end to
+end from its start in reading order, each sub-session (when given) from its own start time. A step without a duration is an instant (a marker at
 its start, drawn as a diamond, never a bar). A session that records no duration at all is drawn
 on an "order" axis: step ``i`` is a marker at ``i``. The app draws a session as a waterfall
 (``views.waterfall``); this chart is the timeline of the exports (image and page).
@@ -16,14 +17,17 @@ the session start).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import altair as alt
 import pandas as pd
 
-from ..model.session import Session, Step
+from ..model.session import Session
 from .palette import ERROR_COLOUR, kind_colour
-from .step_labels import clip, has_error, step_detail, timeline_label
+from .step_labels import clip, step_detail
+from .step_walk import step_walk
+from .waterfall import waterfall
 
 COLUMNS = ("step", "kind", "label", "index", "start_ms", "end_ms", "axis", "duration_ms",
            "error", "detail", "model", "in_tokens", "out_tokens")
@@ -35,47 +39,41 @@ TOOLTIP_CHARS = 160  # a tooltip value is cut to this many characters
 WINDOW_ROWS = 200  # a longer session's timeline shows a window of this many steps at a time
 
 
-def step_duration_ms(step: Step) -> float | None:
-    """The step's own duration in ms: ``tool_duration_ms`` for an Observation, else
-    ``llm_duration_ms`` (falling back to the other one); None when missing or negative."""
-    first, second = ("tool_duration_ms", "llm_duration_ms") if step.kind == "Observation" \
-        else ("llm_duration_ms", "tool_duration_ms")
-    for name in (first, second):
-        value = step.fields.get(name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-            return float(value)
-    return None
+def timeline_rows(session: Session, sessions: Mapping[str, Session] | None = None) -> pd.DataFrame:
+    """One row per stop of the step walk of ``session`` (``step_walk``: its steps in reading
+    order, each sub-session found in ``sessions`` after the step it derives from, its Question a
+    header row spanning the sub-session), placed as the waterfall places them
+    (``views.waterfall``: a session's steps end to end from its start, a sub-session from its
+    own start time).
 
-
-def timeline_rows(session: Session) -> pd.DataFrame:
-    """One row per step of ``session`` in reading order (``session.steps``).
-
-    Columns: ``step`` (IRI), ``kind``, ``label`` (short and unique, e.g. "i3 Analysis: calculator"),
-    ``index`` (0-based), ``start_ms`` / ``end_ms`` (floats; equal for a step without a duration),
-    ``axis`` ("ms" when any step has a duration, else "order" with start = end = index),
-    ``duration_ms`` (None when not recorded), ``error`` (bool), ``detail`` (tool, pattern, plan step or goal), ``model``,
-    ``in_tokens``, ``out_tokens``. An empty session gives an empty frame with these columns.
+    Columns: ``step`` (IRI), ``kind`` ("Sub-session" for a header), ``label`` (short and unique,
+    e.g. "i3 Analysis: calculator"; a sub-session's rows marked "↳"), ``index`` (0-based),
+    ``start_ms`` / ``end_ms`` (floats; equal for a step without a duration), ``axis`` ("ms" when
+    any step has a duration or a sub-session starts after its parent, else "order" with start =
+    end = index), ``duration_ms`` (None when not recorded; a header's: its band's span, None when that is nil),
+    ``error`` (bool), ``detail`` (tool, pattern, plan step or goal; a header's question),
+    ``model``, ``in_tokens``, ``out_tokens``. An empty session gives an empty frame with these
+    columns.
     """
-    steps = session.steps
-    durations = [step_duration_ms(s) for s in steps]
-    timed = any(d is not None for d in durations)
+    walk = step_walk(session, sessions)
+    placed = waterfall(session, sessions, walk=walk)
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    clock = 0.0
-    for index, (step, duration) in enumerate(zip(steps, durations)):
-        if timed:
-            start, end = clock, clock + (duration or 0.0)
-            clock = end
-        else:  # an instant at its place in order: no duration is drawn as none
-            start = end = float(index)
-        label = timeline_label(step)
+    for index, entry in enumerate(walk):
+        step = entry.step
+        label = ("↳ " * entry.depth) + placed.labels[index]
         seen[label] = seen.get(label, 0) + 1
         if seen[label] > 1:  # the y axis needs unique labels
             label = f"{label} ({seen[label]})"
+        start, end = placed.starts[index], placed.ends[index]
+        # a header spans its sub-session (an instant, a diamond, when it took no recorded time)
+        duration = (end - start if placed.axis == "ms" and end > start else None) if entry.header \
+            else placed.durations[index]
         rows.append({
-            "step": step.id, "kind": step.kind, "label": label, "index": index,
-            "start_ms": start, "end_ms": end, "axis": "ms" if timed else "order",
-            "duration_ms": duration, "error": has_error(step), "detail": step_detail(step),
+            "step": step.id, "kind": placed.kinds[index], "label": label, "index": index,
+            "start_ms": start, "end_ms": end, "axis": placed.axis,
+            "duration_ms": duration, "error": placed.errors[index],
+            "detail": entry.session.question if entry.header else step_detail(step),
             "model": step.fields.get("model"), "in_tokens": step.fields.get("in_tokens"),
             "out_tokens": step.fields.get("out_tokens"),
         })
@@ -121,7 +119,8 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.LayerCh
                                clear=False)
     y_axis = alt.Axis(title=None, labelLimit=260, labelFontSize=11 if row_px >= 14 else 9,
                       ticks=False, domain=False) if row_px >= 9 else None
-    x_title = "time from the session start (steps laid end to end; ◆ no duration recorded)" if by_ms \
+    x_title = ("time from the session start (a session's steps end to end, a sub-session from its own start; "
+               "◆ no duration recorded)") if by_ms \
         else "step order"
     x_axis = alt.Axis(grid=True, labelFlush=True, labelExpr="format(datum.value / 1000, '~r') + ' s'") if by_ms \
         else alt.Axis(grid=True, tickMinStep=1, labelFlush=True, labelExpr="'step ' + (datum.value + 1)")

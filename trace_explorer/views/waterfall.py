@@ -2,31 +2,35 @@
 (``step_walk``), each sub-session a band nested under the step it derives from.
 
 TrustGraph records durations, not start times (``tg:llmDurationMs`` on an Analysis and other LLM
-steps, ``tg:toolDurationMs`` on an Observation; TRACE-MODEL.md, "Common step metadata"). So a
-session's own steps are laid end to end from its start in reading order, and
+steps, ``tg:toolDurationMs`` on an Observation; TRACE-MODEL.md, "Common step metadata"); only a
+session's Question has a ``prov:startedAtTime``. So a session's own steps are laid end to end
+from its start in reading order, and
 
-- a sub-session starts when the step it derives from ends, its steps laid end to end from
-  there (several sub-sessions of one step run side by side, as a supervisor's sub-agents do);
-  its header row spans the whole band, from its start to the end of its last step;
+- a sub-session starts at its own start time: its Question's ``prov:startedAtTime`` less its
+  parent session's, from the parent's place on the axis (a supervisor's sub-agents run side by
+  side, each from its own start); one whose start, or whose parent's, is not recorded starts
+  when the step it derives from ends. Its steps are laid end to end from there; its header row
+  spans the whole band, from its start to the end of its last step;
 - a step that derives from a step of a sub-session (a supervisor's Finding from a sub-agent's
   Conclusion) starts no earlier than that step ends;
 - a step with no duration is a *marker*: an instant at its start, never a bar.
 
-When no row records a duration the axis is "order": stop ``i`` is a marker at ``i`` and a
-header spans its band's rows. Times are in ms from the session's start.
+When no row records a duration and no sub-session starts after its parent, the axis is
+"order": stop ``i`` is a marker at ``i`` and a header spans its band's rows. Times are in ms from the session's start.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..model.session import Session
 from .palette import kind_colour
 from .step_labels import clip, has_error, timeline_label
 from .step_walk import WalkEntry, step_walk
-from .timeline import step_duration_ms
+from ..model.totals import step_duration_ms
 
 HEADER_KIND = "Sub-session"
 
@@ -76,9 +80,12 @@ def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
     rows."""
     walk = step_walk(session, sessions) if walk is None else walk
     durations = [None if entry.header else step_duration_ms(entry.step) for entry in walk]
-    out = Waterfall(axis="ms" if any(d is not None for d in durations) else "order")
+    enclosing = _enclosing(walk)
+    dated = any(_started_after(entry.session, enclosing[i]) for i, entry in enumerate(walk) if entry.header)
+    out = Waterfall(axis="ms" if dated or any(d is not None for d in durations) else "order")
     end_of: dict[str, float] = {}  # step IRI (and sub-session IRI) -> when it ends
     clock: dict[str, float] = {}  # session IRI -> when its next step starts
+    began: dict[str, tuple[float, datetime | None]] = {walk[0].session.id: (0.0, walk[0].session.time)} if walk else {}
     header_of: dict[str, int] = {}  # sub-session IRI -> the row of its header
     for index, (entry, duration) in enumerate(zip(walk, durations)):
         owner = entry.session
@@ -86,9 +93,13 @@ def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
         if out.axis == "order":  # no durations at all: each step an instant at its place in order
             start = end = float(index)
         elif entry.header:
-            start = end_of.get(owner.parent or "", clock.get(_owner_of(walk, owner), 0.0))
+            parent = enclosing[index]
+            start = _dated_start(owner, began.get(parent.id) if parent is not None else None)
+            if start is None:  # no start time to go by: when the step it derives from ends
+                start = end_of.get(owner.parent or "", clock.get(parent.id if parent is not None else "", 0.0))
             end = start
             clock[owner.id] = start
+            began[owner.id] = (start, owner.time)
         else:
             start = clock.get(owner.id, 0.0)
             for parent in entry.step.parents:
@@ -106,9 +117,30 @@ def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
     return out
 
 
-def _owner_of(walk: list[WalkEntry], child: Session) -> str:
-    """The IRI of the session a sub-session hangs in (its parent session, else the walk's own)."""
-    return child.parent_session or walk[0].session.id
+def _enclosing(walk: list[WalkEntry]) -> list[Session | None]:
+    """For each stop of ``walk``, the session the stop's session hangs in (None at depth 0): for
+    a header, the session one level up at that place of the walk."""
+    out: list[Session | None] = []
+    at_depth: list[Session] = []
+    for entry in walk:
+        del at_depth[entry.depth:]
+        out.append(at_depth[-1] if entry.depth and at_depth else None)
+        at_depth.append(entry.session)
+    return out
+
+
+def _started_after(child: Session, parent: Session | None) -> bool:
+    """Whether both sessions record their start and ``child`` starts after ``parent``."""
+    return parent is not None and child.time is not None and parent.time is not None and child.time > parent.time
+
+
+def _dated_start(child: Session, parent: tuple[float, datetime | None] | None) -> float | None:
+    """Where sub-session ``child`` starts on the axis (ms): its parent's place plus the time
+    between the two Questions' ``prov:startedAtTime``, never before its parent's start (a clock
+    that went back); None when either time is missing."""
+    if parent is None or parent[1] is None or child.time is None:
+        return None
+    return parent[0] + max(0.0, (child.time - parent[1]) / timedelta(milliseconds=1))
 
 
 def _append(out: Waterfall, entry: WalkEntry, start: float, end: float, duration: float | None, band: int) -> None:

@@ -25,15 +25,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...model.session import Session, Step
+from ...model.totals import family, session_totals
 from .alignment import align
 from .selections import Split, chunk_split, edge_split
 from .step_values import alignment_key, compared_values, fingerprint
 
 SAME, CHANGED, ONLY_A, ONLY_B = "same", "changed", "only_a", "only_b"
 STATUSES = (SAME, CHANGED, ONLY_A, ONLY_B)
-# Per-step numbers summed into a side's totals.
-_SUMMED = (("in_tokens", "in_tokens"), ("out_tokens", "out_tokens"), ("llm_duration_ms", "llm_ms"),
-           ("tool_duration_ms", "tool_ms"))
 
 
 @dataclass
@@ -53,7 +51,7 @@ class Row:
 class Comparison:
     """Session ``a`` against session ``b`` (one of them None for a sub-session found on one side
     only). ``answer_same``: the answers' texts are equal (both missing counts as equal);
-    ``totals_a`` / ``totals_b``: ``session_totals`` (None for a missing side); ``children``: the
+    ``totals_a`` / ``totals_b``: ``comparison_totals`` (None for a missing side); ``children``: the
     sub-sessions compared, each with the steps they derive from (``parent_a``, ``parent_b``)."""
 
     a: Session | None
@@ -113,8 +111,8 @@ def _compare(a: Session | None, b: Session | None, sessions: Mapping[str, Sessio
     answer_b = b.answer if b is not None else None
     return Comparison(
         a, b, rows, edge_split(steps_a, steps_b), chunk_split(steps_a, steps_b), answer_a == answer_b,
-        session_totals(a, sessions) if a is not None else None,
-        session_totals(b, sessions) if b is not None else None,
+        comparison_totals(a, sessions) if a is not None else None,
+        comparison_totals(b, sessions) if b is not None else None,
         _children(a, b, rows, sessions, seen))
 
 
@@ -180,34 +178,23 @@ def _session_item(session: Session) -> tuple:
     return (kind, session.question, session.answer)
 
 
-def session_totals(session: Session, sessions: Mapping[str, Session] | None = None) -> dict[str, Any]:
-    """What ``session`` and its loaded sub-sessions (recursively) took together: ``steps``,
-    ``sub_sessions``, ``tool_calls`` (Analysis steps naming a tool), ``errors`` (failed tool
-    calls, ``Session.tool_errors``), ``in_tokens``, ``out_tokens``, ``tokens`` (their sum),
-    ``llm_ms``, ``tool_ms`` and ``time_ms`` (their sum; durations are all a trace records, it
-    has no end time: TRACE-MODEL.md). A sum is None when no step records that number."""
-    sessions = sessions or {}
-    family, stack, seen = [], [session], set()
-    while stack:
-        current = stack.pop(0)
-        if current.id in seen:
-            continue
-        seen.add(current.id)
-        family.append(current)
-        stack.extend(sessions[c] for c in current.children if c in sessions)
-    totals: dict[str, Any] = {
-        "steps": sum(len(s.steps) for s in family),
-        "sub_sessions": len(family) - 1,
-        "tool_calls": sum(len(s.actions) for s in family),
-        "errors": sum(s.tool_errors for s in family),
+def comparison_totals(session: Session, sessions: Mapping[str, Session] | None = None) -> dict[str, Any]:
+    """What ``session`` and its loaded sub-sessions (recursively: ``model.totals.family``) took
+    together: ``steps``, ``sub_sessions``, ``tool_calls`` (Analysis steps naming a tool),
+    ``errors`` (failed tool calls, ``Session.tool_errors``), and the figures of
+    ``model.totals.session_totals`` with sub-sessions (README, "Totals"): ``in_tokens``,
+    ``out_tokens``, ``tokens``, ``llm_ms``, ``tool_ms`` and ``time_ms`` (LLM + tool). A figure
+    is None when no step records it."""
+    members = family(session, sessions)
+    total = session_totals(session, sessions)["total"]
+    return {
+        "steps": sum(len(s.steps) for s in members),
+        "sub_sessions": len(members) - 1,
+        "tool_calls": sum(len(s.actions) for s in members),
+        "errors": sum(s.tool_errors for s in members),
+        "in_tokens": total["tokens_in"], "out_tokens": total["tokens_out"], "tokens": total["tokens"],
+        "llm_ms": total["llm_ms"], "tool_ms": total["tool_ms"], "time_ms": total["duration_ms"],
     }
-    for source, name in _SUMMED:
-        found = [st.fields[source] for s in family for st in s.steps if isinstance(st.fields.get(source), (int, float))]
-        totals[name] = sum(found) if found else None
-    for name, parts in (("tokens", ("in_tokens", "out_tokens")), ("time_ms", ("llm_ms", "tool_ms"))):
-        present = [totals[p] for p in parts if totals[p] is not None]
-        totals[name] = sum(present) if present else None
-    return totals
 
 
 def comparison_record(comparison: Comparison) -> dict[str, Any]:
@@ -225,7 +212,7 @@ def comparison_record(comparison: Comparison) -> dict[str, Any]:
 
     ``a`` / ``b`` are session IRIs (null for a sub-session on one side only); values in
     ``changes`` are as ``show --format json`` gives them, but a Focus's edges and chunks as
-    ``compared_values`` makes them; ``totals`` are ``session_totals``; ``scores`` lists the
+    ``compared_values`` makes them; ``totals`` are ``comparison_totals``; ``scores`` lists the
     edges and chunks in ``both`` whose score is recorded on either side."""
     a, b = comparison.a, comparison.b
     return {

@@ -129,8 +129,8 @@ class TrustGraphSource(TraceSource):
         return [self._rows[i.root] for i in window if i.root in self._rows], len(found)
 
     def _summarise(self, roots: list[str]) -> None:
-        found = self.read(roots, context=False) if roots else {}
-        self._rows.update((r, session_summary(s)) for r, s in found.items())
+        found = self.read(roots, context=False, family=True) if roots else {}
+        self._rows.update((r, session_summary(found[r], found)) for r in roots if r in found)
 
     def count(self, filters: SessionFilter) -> int:
         """How many sessions match ``filters``."""
@@ -152,10 +152,11 @@ class TrustGraphSource(TraceSource):
         return sorted(r for r in roots if key in r)[:6]
 
     # -- sessions ---------------------------------------------------------------------------
-    def read(self, roots: list[str], context: bool = True) -> dict[str, Session]:
+    def read(self, roots: list[str], context: bool = True, family: bool = False) -> dict[str, Session]:
         """The sessions ``roots`` (those found), read by the reader from their triples; with
         ``context`` also the labels and provenance of their edges, their parent sessions and
-        (when ``eager_texts``) every text. Raises SourceError when the gateway fails."""
+        (when ``eager_texts``) every text; with ``family`` also every sub-session of ``roots``
+        the walk reached. Raises SourceError when the gateway fails."""
         with collector_paused():
             walk = Walk(self.gateway, self.sparql)
             # naming steps by IRI shape saves rounds; with triple patterns it costs a request a
@@ -167,7 +168,7 @@ class TrustGraphSource(TraceSource):
             if context and self.eager_texts:
                 self.fetch_texts(documents_in(quads))
             reader = SessionReader(TripleIndex(quads), self.documents)
-            found = {r: reader.read(r) for r in roots if r in reader.roots}
+            found = {r: reader.read(r) for r in (reader.roots if family else roots) if r in reader.roots}
         for session in found.values():
             note_missing_texts(session, self.missing_texts)
             if context and session.parent is not None:
