@@ -29,41 +29,21 @@ BY_NAME = {s["name"]: s for s in SERVICES["sessions"]}
 BY_IRI = {s["session"]: s for s in SERVICES["sessions"]}
 
 
-def recorded(entry: dict) -> dict[str, int | None]:
-    """What the services wrote on the steps of a manifest session, from what the stand-ins
-    answered: an agent's Analysis records its LLM call (tokens in, out, ms) and its Observation
-    the tool call's ms (``actions``); a GraphRAG or DocRAG run its tokens. (The calls the
-    services record on no step, as a ReAct agent's final answer, are in ``llm_calls`` only.)"""
-    def total(values):
-        values = [v for v in values if v is not None]
-        return sum(values) if values else None
-    actions = entry.get("actions") or []
-    if entry["mechanism"] == "agent":
-        figures = {"tokens_in": total(a["in_token"] for a in actions),
-                   "tokens_out": total(a["out_token"] for a in actions),
-                   "llm_ms": total(a["llm_duration_ms"] for a in actions),
-                   "tool_ms": total(a["tool_duration_ms"] for a in actions)}
-    else:
-        figures = {"tokens_in": entry["tokens"]["in"], "tokens_out": entry["tokens"]["out"],
-                   "llm_ms": None, "tool_ms": None}
-    return figures
-
-
-def expected(entry: dict, with_children: bool) -> dict[str, int | None]:
-    """``FIGURES`` of a manifest session, own or with its ``children`` (recursively)."""
-    members, wanted = [entry], list(entry["children"]) if with_children else []
-    while wanted:
-        child = BY_IRI[wanted.pop(0)]
-        members.append(child)
-        wanted += child["children"]
-    out: dict[str, int | None] = {}
-    for key in ("tokens_in", "tokens_out", "llm_ms", "tool_ms"):
-        values = [recorded(m)[key] for m in members if recorded(m)[key] is not None]
-        out[key] = sum(values) if values else None
-    for key, parts in (("tokens", ("tokens_in", "tokens_out")), ("duration_ms", ("llm_ms", "tool_ms"))):
-        values = [out[p] for p in parts if out[p] is not None]
-        out[key] = sum(values) if values else None
+def expected(entry: dict, with_children: bool) -> dict[str, int]:
+    """``FIGURES`` of a manifest session, own or with its sub-sessions, as the manifest says the
+    trace records them (``recorded``, ``recorded_with_children``: the LLM calls stamped on a
+    step, the tool calls timed on an Observation; 0 where nothing is recorded)."""
+    figures = entry["recorded_with_children" if with_children else "recorded"]
+    out = {"tokens_in": figures["in"], "tokens_out": figures["out"], "llm_ms": figures["llm_duration_ms"],
+           "tool_ms": figures["tool_duration_ms"]}
+    out["tokens"] = out["tokens_in"] + out["tokens_out"]
+    out["duration_ms"] = out["llm_ms"] + out["tool_ms"]
     return out
+
+
+def shown(figures: dict) -> dict[str, int]:
+    """Our figures with a figure no step records (None) as the manifest's 0."""
+    return {name: figures[name] or 0 for name in FIGURES}
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +64,8 @@ def test_each_sessions_own_figures_and_totals_are_the_manifests(service_sessions
     _, sessions = service_sessions
     entry = BY_NAME[name]
     row = session_summary(sessions[entry["session"]], sessions)
-    assert {f: row[f] for f in FIGURES} == expected(entry, with_children=False)
-    assert {f: row[TOTAL_PREFIX + f] for f in FIGURES} == expected(entry, with_children=True)
+    assert shown(row) == expected(entry, with_children=False)
+    assert shown({f: row[TOTAL_PREFIX + f] for f in FIGURES}) == expected(entry, with_children=True)
     assert row["sub_sessions"] == len(entry["children"])
 
 
@@ -95,9 +75,8 @@ def test_a_supervisor_counts_its_three_sub_agents(service_sessions):
     subs = [BY_IRI[c] for c in BY_NAME["supervisor"]["children"]]
     # the supervisor's own steps record nothing; its sub-agents' Analysis steps do
     assert row["tokens"] is None and row["duration_ms"] is None
-    assert row["total_tokens"] == sum(a["in_token"] + a["out_token"] for s in subs for a in s["actions"]) == 1252
-    assert row["total_duration_ms"] == sum(a["llm_duration_ms"] + a["tool_duration_ms"] for s in subs
-                                           for a in s["actions"]) == 4880
+    assert row["total_tokens"] == sum(expected(s, True)["tokens"] for s in subs) == 1252
+    assert row["total_duration_ms"] == sum(expected(s, True)["duration_ms"] for s in subs) == 4880
 
 
 def test_the_index_the_sort_and_the_cli_give_the_same_totals(service_sessions, capsys):
@@ -105,10 +84,11 @@ def test_the_index_the_sort_and_the_cli_give_the_same_totals(service_sessions, c
     source = StoreSource(collection.store, index=build_index(collection.store))
     rows = {r["id"]: r for r in list_sessions(source, SessionFilter(include_sub=True), limit=0).rows}
     for entry in SERVICES["sessions"]:
-        assert {f: rows[entry["session"]][TOTAL_PREFIX + f] for f in FIGURES} == expected(entry, True), entry["name"]
+        assert shown({f: rows[entry["session"]][TOTAL_PREFIX + f] for f in FIGURES}) == expected(entry, True), \
+            entry["name"]
     top = [e for e in SERVICES["sessions"] if e["parent"] is None]
     by_tokens = list_sessions(source, SessionFilter(), limit=0, order=SessionOrder("tokens", True)).rows
-    want = sorted((e for e in top if expected(e, True)["tokens"] is not None),
+    want = sorted((e for e in top if expected(e, True)["tokens"]),
                   key=lambda e: (-expected(e, True)["tokens"], -datetime.fromisoformat(e["started"]).timestamp()))
     assert [r["id"] for r in by_tokens][:len(want)] == [e["session"] for e in want]
     assert main(["list", *map(str, SERVICES_FILES), "--all", "--format", "json"]) == 0
@@ -136,12 +116,11 @@ def test_each_sub_agent_starts_at_its_own_start_time(service_sessions):
         assert rows.headers[header] and rows.starts[header] == start
         inside = [i for i, band in enumerate(rows.bands) if band == header]
         assert [rows.ids[i] for i in inside] == sub["step_order"]
-        clock = start  # its steps end to end from its own start, by what the stand-ins took
+        clock = start  # its steps end to end from its own start, by the time each records
         for i in inside:
             assert rows.starts[i] == clock
             clock = rows.ends[i]
-        figures = recorded(sub)
-        assert rows.ends[header] == start + (figures["llm_ms"] or 0) + (figures["tool_ms"] or 0)
+        assert rows.ends[header] == start + expected(sub, True)["duration_ms"]
         starts.append(start)
     assert starts == [1720.0, 4030.0, 4870.0]  # 09:40:02.32, :04.63 and :05.47 after 09:40:00.60
     # the exported timeline places them the same way
