@@ -42,7 +42,7 @@ from trace_explorer.sources.local_store import ROCKSDB_MARK, ingest_file, local_
 from trace_explorer.sources.source import SourceError
 from trace_explorer.views.visible_text import visible_controls
 
-from .collection import (Collection, FileRead, current_collection, demo_bytes, files_collection, not_connected,
+from .collection import (Collection, FileRead, current_collection, demo_files, files_collection, not_connected,
                          read_file, set_collection)
 from .text import counted, md_escape
 from .trustgraph_form import trustgraph_source_form
@@ -108,7 +108,7 @@ def _files_source() -> Collection:
     for error in state.get(_ERRORS_KEY, []):
         st.error(md_escape(error), icon=":material/error:")
     uploaded: list[FileRead] = state[_UPLOADED_KEY]
-    files = ([read_file(n, d) for n, d in demo_bytes()] if state[DEMO_KEY] else []) + uploaded
+    files = (list(demo_files()) if state[DEMO_KEY] else []) + uploaded
     key = ("files", bool(state[DEMO_KEY])) + tuple(f.key for f in files if f.loaded is not None)
     collection = current_collection()
     if collection.key != key:

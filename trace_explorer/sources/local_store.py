@@ -4,8 +4,9 @@ beside it, and the read-only snapshots readers open (``snapshots``).
 Who opens what, so that no directory is ever open for reading beside its writer:
 
 - **Writers** (``open_local_store``: ``trace-explorer ingest`` and ``reindex``, the app's uploader)
-  open the live directory for writing. One process at a time: pyoxigraph locks the directory,
-  and a second writer gets ``StoreBusy`` (after waiting up to ``wait_s``). Within a process the
+  open the live directory for writing. One process at a time: the writers' lock
+  (``write_journal.lock_writer``) and pyoxigraph's lock of the directory, and a second writer
+  gets ``StoreBusy`` (after waiting up to ``wait_s``). Within a process the
   writer is shared: opening the same directory again returns the same ``LocalStore``, and it
   closes when its last user calls ``close()`` (or lets it go). After every change the writer
   publishes a snapshot.
@@ -15,17 +16,20 @@ Who opens what, so that no directory is ever open for reading beside its writer:
   read; they see what it added once they open the next generation (``SnapshotSource.is_current``
   says when). Within a process, one snapshot is opened once and shared.
 
-``ingest_file`` adds one file all or nothing: the file is parsed in full first, so a file that
-fails (bad syntax, bad encoding, over the size limit) leaves the store exactly as it was. Then
-its quads (and, for a content file, its texts as ``<doc> tg:content "text"`` in the documents
-graph) go in: in one atomic ``Store.extend`` up to ``BULK_QUADS`` quads, and with
-``Store.bulk_extend`` above, in batches (about five times faster on a million quads, but not
-atomic against a crash or a full disk, which re-ingesting the file mends). The session index
-(``session_index``) reads the file's new sessions before the write and gets their rows after
-it, with those of the sessions the file changed and the file's digest: the same file twice adds
-nothing (quads are a set, blank nodes get names derived from the bytes, and a recorded digest
-is skipped). Then the new snapshot is published: readers see the new sessions listed and
-readable together. (Measured slower on two cores: writing with ``Store.bulk_load`` of the bytes
+``ingest_file`` adds one file all or nothing, after any kill too: the file is parsed in full
+first, so a file that fails (bad syntax, bad encoding, over the size limit) leaves the store
+exactly as it was. Then its quads (and, for a content file, its texts as ``<doc> tg:content
+"text"`` in the documents graph) go in: in one atomic ``Store.extend`` up to ``BULK_QUADS``
+quads, and with ``Store.bulk_extend`` above, in batches (about five times faster on a million
+quads). Before the first quad goes in, the session index records how to undo the write, and the
+index transaction that writes the file's rows forgets it; a writer killed in between (between
+two batches, or while the rows are read) leaves the record, and the next writer undoes the
+write on opening the store (``write_journal``). The session index (``session_index``) reads the
+file's new sessions before the write and gets their rows after it, with those of the sessions
+the file changed and the file's digest: the same file twice adds nothing (quads are a set, blank
+nodes get names derived from the bytes, and a recorded digest is skipped). Then the new snapshot
+is published: readers see the new sessions listed and readable together, and never a part of a
+file. (Measured slower on two cores: writing with ``Store.bulk_load`` of the bytes
 on a second thread while the index is read, both halves taking twice as long; and reading the
 index in a worker process that parses the file again while the quads are written, which costs
 ``bulk_extend``, already on more than one core, its second core.)
