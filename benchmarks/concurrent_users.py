@@ -15,6 +15,11 @@ overrides). A context is a person: its own cookies, its own Streamlit session. E
    waits for each page to finish; the heading must be the manifest's question, the session's
    IRI must be on the page and no exception may show.
 
+Each row also gives when Streamlit's front end was up in each browser (its app shell on screen,
+before the server is asked for the list: the time to fetch and run Streamlit's JavaScript), and
+the CPU seconds the server and the browsers spent on the run: with the browsers on the same
+machine as the server, these say whose work the wait is. The header gives the machine's load.
+
 A warm-up visit (the server's first, which parses the demo into the shared cache) runs first and
 is reported on its own. Every figure is printed, none asserted (speed targets live in
 benchmarks, never in unit tests); ``tests/test_browser_users.py`` runs the same visits with ten
@@ -90,12 +95,12 @@ class Visit:
     """One person's visit: what they saw, how long it took, what went wrong."""
 
     user: int
-    front_end_s: float | None = None  # navigation to Streamlit's front end up (its app shell on screen)
     first_render_s: float | None = None
     caption: str = ""
     sessions_metric: str = ""
     opened: list[Opened] = field(default_factory=list)
     error: str | None = None
+    front_end_s: float | None = None  # from navigation to Streamlit's front end up (its app shell on screen)
 
     def problems(self, expected: Expected) -> list[str]:
         """Every way this visit's pages differ from the manifest (empty: all correct)."""
