@@ -16,7 +16,6 @@ from trace_explorer.cli.main import main
 from trace_explorer.sources.catalog import SessionFilter, count_sessions
 from trace_explorer.sources.local_store import BULK_QUADS, ingest_file, local_source, open_local_store
 from trace_explorer.sources.session_index import build_index
-from trace_explorer.sources.write_journal import WRITER_LOCK
 
 BIG_COPIES = 80  # about 49,000 quads: three bulk_extend batches of the killed ingest
 ALL = SessionFilter(include_sub=True)
@@ -86,7 +85,6 @@ def test_a_killed_ingest_leaves_nothing_of_its_file(tmp_path, files, expected, c
     # readers see the store as it was, before a writer opens it again
     now = local_source(path)
     assert set(now.store) == base_quads and now.index.roots() == base_sessions
-    assert (path / WRITER_LOCK).exists()
     # the next writer undoes the write, and the next snapshot holds nothing of the file
     _store(path, files["seed"])
     _assert_like(path, expected / "without", capsys)
