@@ -232,7 +232,8 @@ def report(label: str, visits: list[Visit], expected: Expected, cpu: float | Non
     problems = [p for v in visits for p in v.problems(expected)]
     checked = 2 * len(visits) + sum(3 * len(v.opened) for v in visits)
     print(f"{label:<22} {_seconds(shell):>20} {_seconds(first):>20} {_seconds(pages):>20}   {len(pages):>5}   "
-          f"{'—' if cpu is None else f'{cpu:.1f} s':>10}   {'—' if browsers is None else f'{browsers:.1f} s':>12}   "
+          f"{'—' if cpu is None else f'{cpu:.1f} s':>10}   "
+          f"{'—' if browsers is None else f'{browsers:.1f} s':>12}   "
           f"{'all correct' if not problems else f'{len(problems)} wrong'} ({checked} checks)")
     for problem in problems:
         print(f"    {problem}")
@@ -253,8 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"app {url}; {platform.machine()}, {platform.python_version()}, {os.cpu_count()} cores, load average "
               f"{os.getloadavg()[0]:.1f} at start; "
               f"{len(expected.top)} top-level sessions, {expected.total} in all; {args.sessions} session pages a person")
-        print(f"{'run':<22} {'front end med/max':>20} {'first render med/max':>20} {'session page med/max':>20}   {'pages':>5}   "
-              f"{'server CPU':>10}   {'browsers CPU':>12}   result")
+        print(f"{'run':<22} {'front end med/max':>20} {'first render med/max':>20} "
+              f"{'session page med/max':>20}   {'pages':>5}   {'server CPU':>10}   {'browsers CPU':>12}   result")
 
         def run(label: str, users: int) -> list[str]:
             before, browsers = server_cpu_seconds(url), browsers_cpu_seconds()

@@ -146,7 +146,8 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
     session index; within a process the same ``LocalStore`` is shared (``users`` + 1). A store
     that has traces but no index file yet, or one of an older version (filled by an older
     version of this app, or by other tools), is indexed on opening, which reads every session
-    once; one without a snapshot gets its first.
+    once; one without a snapshot gets its first. A write that a killed writer left unfinished is
+    undone first, and one it finished but did not publish is published (``write_journal``).
 
     Raises StoreBusy when another process writes it still after ``wait_s`` seconds, and
     SourceError when the directory cannot be opened (not a store, no permission)."""
@@ -317,10 +318,11 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
 def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = None, *,
                   publish: bool = True) -> LoadedSource:
     """Add what one file (or one session fetched from a deployment) held to the store
-    ``local``, as ``ingest_file`` does once the file is read: its quads and texts in one write
-    (atomic up to ``BULK_QUADS`` quads), then the session index, then (unless ``publish`` is
-    False) a flush and a new snapshot for readers; nothing when a file with the same digest was
-    added before (``skipped``). ``publish`` False leaves the flush and the snapshot (about
+    ``local``, as ``ingest_file`` does once the file is read: its quads and texts (one atomic
+    write up to ``BULK_QUADS`` quads, batches above, undone by the next writer should this one
+    be killed before its rows are in: ``write_journal``), then the session index, then (unless
+    ``publish`` is False) a flush and a new snapshot for readers; nothing when a file with the
+    same digest was added before (``skipped``). ``publish`` False leaves the flush and the snapshot (about
     0.1 s together) to the caller (``publish_snapshot``), for many small writes in a row; the
     write itself is in the store's log either way. Raises TraceLoadError for a document key
     that is not an IRI (nothing written), OSError when the store cannot be written,
