@@ -126,3 +126,24 @@ def test_a_killed_small_write_on_an_unpublished_store_takes_out_only_what_it_add
     _store(path, files["later"])
     _store(reference, files["later"])
     _assert_like(path, reference, capsys)
+
+
+def test_a_roll_back_cut_short_is_done_again_by_the_next_writer(tmp_path, files):
+    # a writer left a pending write; the next one died while putting the snapshot's files back
+    # (CURRENT is the first file it removes): the one after finishes the job
+    import pyoxigraph as ox
+
+    from trace_explorer.sources.snapshots import current_generation
+
+    path = tmp_path / "store"
+    _store(path, files["base"])
+    base_quads = set(local_source(path).store)
+    with open_local_store(path) as local:
+        local.index.begin_write("extra.nq", generation=current_generation(path))
+        extra = ox.Quad(ox.NamedNode("urn:x:s"), ox.NamedNode("urn:x:p"), ox.Literal("half a file"), ox.DefaultGraph())
+        local.store.extend([extra])
+        local.store.flush()
+    (path / "CURRENT").unlink()
+    with open_local_store(path) as local:
+        assert local.index.pending_write() is None
+        assert set(local.store) == base_quads and extra not in local.store
