@@ -15,6 +15,11 @@ overrides). A context is a person: its own cookies, its own Streamlit session. E
    waits for each page to finish; the heading must be the manifest's question, the session's
    IRI must be on the page and no exception may show.
 
+Each row also gives when Streamlit's front end was up in each browser (its app shell on screen,
+before the server is asked for the list: the time to fetch and run Streamlit's JavaScript), and
+the CPU seconds the server and the browsers spent on the run: with the browsers on the same
+machine as the server, these say whose work the wait is. The header gives the machine's load.
+
 A warm-up visit (the server's first, which parses the demo into the shared cache) runs first and
 is reported on its own. Every figure is printed, none asserted (speed targets live in
 benchmarks, never in unit tests); ``tests/test_browser_users.py`` runs the same visits with ten
@@ -95,6 +100,7 @@ class Visit:
     sessions_metric: str = ""
     opened: list[Opened] = field(default_factory=list)
     error: str | None = None
+    front_end_s: float | None = None  # from navigation to Streamlit's front end up (its app shell on screen)
 
     def problems(self, expected: Expected) -> list[str]:
         """Every way this visit's pages differ from the manifest (empty: all correct)."""
@@ -136,6 +142,8 @@ async def visit(context, url: str, expected: Expected, picks: list[str], user: i
     try:
         start = time.perf_counter()
         await page.goto(url + "/")
+        await page.locator('[data-testid="stApp"]').first.wait_for()
+        result.front_end_s = time.perf_counter() - start
         caption = page.get_by_text(LIST_CAPTION).first
         await caption.wait_for()
         result.first_render_s = time.perf_counter() - start
@@ -207,15 +215,25 @@ def _seconds(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} s / {max(values):.2f} s"
 
 
-def report(label: str, visits: list[Visit], expected: Expected, cpu: float | None = None) -> list[str]:
-    """Print one row for a run of visits (``cpu``: the server's CPU seconds during it); return
-    the problems found."""
+def browsers_cpu_seconds() -> float:
+    """CPU time (user + system) of the child processes this process has waited for: the
+    Playwright driver and the Chromium it ran, once a run of visits has closed them."""
+    times = os.times()
+    return times.children_user + times.children_system
+
+
+def report(label: str, visits: list[Visit], expected: Expected, cpu: float | None = None,
+           browsers: float | None = None) -> list[str]:
+    """Print one row for a run of visits (``cpu``: the server's CPU seconds during it,
+    ``browsers``: the browsers'); return the problems found."""
     first = [v.first_render_s for v in visits if v.first_render_s is not None]
+    shell = [v.front_end_s for v in visits if v.front_end_s is not None]
     pages = [p.seconds for v in visits for p in v.opened]
     problems = [p for v in visits for p in v.problems(expected)]
     checked = 2 * len(visits) + sum(3 * len(v.opened) for v in visits)
-    print(f"{label:<22} {_seconds(first):>20} {_seconds(pages):>20}   {len(pages):>5}   "
+    print(f"{label:<22} {_seconds(shell):>20} {_seconds(first):>20} {_seconds(pages):>20}   {len(pages):>5}   "
           f"{'—' if cpu is None else f'{cpu:.1f} s':>10}   "
+          f"{'—' if browsers is None else f'{browsers:.1f} s':>12}   "
           f"{'all correct' if not problems else f'{len(problems)} wrong'} ({checked} checks)")
     for problem in problems:
         print(f"    {problem}")
@@ -233,16 +251,18 @@ def main(argv: list[str] | None = None) -> int:
     expected = expected_from_manifest()
 
     def measure(url: str) -> int:
-        print(f"app {url}; {platform.machine()}, {platform.python_version()}; "
+        print(f"app {url}; {platform.machine()}, {platform.python_version()}, {os.cpu_count()} cores, load average "
+              f"{os.getloadavg()[0]:.1f} at start; "
               f"{len(expected.top)} top-level sessions, {expected.total} in all; {args.sessions} session pages a person")
-        print(f"{'run':<22} {'first render med/max':>20} {'session page med/max':>20}   {'pages':>5}   "
-              f"{'server CPU':>10}   result")
+        print(f"{'run':<22} {'front end med/max':>20} {'first render med/max':>20} "
+              f"{'session page med/max':>20}   {'pages':>5}   {'server CPU':>10}   {'browsers CPU':>12}   result")
 
         def run(label: str, users: int) -> list[str]:
-            before = server_cpu_seconds(url)
+            before, browsers = server_cpu_seconds(url), browsers_cpu_seconds()
             visits = asyncio.run(run_users(url, users, expected, args.sessions))
-            after = server_cpu_seconds(url)
-            return report(label, visits, expected, None if before is None or after is None else after - before)
+            after, browsers = server_cpu_seconds(url), browsers_cpu_seconds() - browsers
+            return report(label, visits, expected, None if before is None or after is None else after - before,
+                          browsers)
 
         wrong = run("warm-up (1 user)", 1)
         for users in counts:

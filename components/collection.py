@@ -269,6 +269,13 @@ def demo_bytes() -> tuple[tuple[str, bytes], ...]:
     return tuple((p.name, Path(p).read_bytes()) for p in demo_paths())
 
 
+@st.cache_resource(show_spinner=False)
+def demo_files() -> tuple[FileRead, ...]:
+    """The bundled demo files, read once per process for every visitor (they are the same for
+    all, and never change while the server runs): no visitor's run hashes or parses them again."""
+    return tuple(read_file(n, d) for n, d in demo_bytes())
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _files_source(key: tuple, _files: tuple[FileRead, ...]) -> StoreSource:
     """The in-memory store and session index of ``_files``, built once per content (``key``:
@@ -292,7 +299,7 @@ def files_collection(files: list[FileRead], demo: bool) -> Collection:
     """A collection of the files that loaded, read into an in-memory store."""
     good = tuple(f for f in files if f.loaded is not None)
     key = ("files", demo) + tuple(f.key for f in good)
-    yours = len(good) - (len(demo_bytes()) if demo else 0)
+    yours = len(good) - (len(demo_files()) if demo else 0)
     parts = (["demo traces"] if demo else []) + ([f"{yours} file{'s' if yours != 1 else ''} of yours"] if yours > 0 else [])
     return Collection(_files_source(key, good), key, " + ".join(parts) or "no files", list(good), demo)
 
@@ -301,7 +308,7 @@ def current_collection() -> Collection:
     """This user's collection (the demo until the sidebar has chosen another source)."""
     collection = st.session_state.get(STATE_KEY)
     if collection is None:
-        collection = files_collection([read_file(n, d) for n, d in demo_bytes()], True)
+        collection = files_collection(list(demo_files()), True)
         st.session_state[STATE_KEY] = collection
     return collection
 

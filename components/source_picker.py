@@ -47,7 +47,7 @@ from trace_explorer.sources.local_store import ROCKSDB_MARK, ingest_file, local_
 from trace_explorer.sources.source import SourceError
 from trace_explorer.views.visible_text import visible_controls
 
-from .collection import (Collection, FileRead, credential_digest, current_collection, demo_bytes, files_collection,
+from .collection import (Collection, FileRead, credential_digest, current_collection, demo_files, files_collection,
                          not_connected, read_file, set_collection)
 from .configured_sources import OTHER, endpoint_policy, sources_config
 from .kept_uploads import FILES_PARAM, gone_message, keep, kept_bytes, limits_text, reopen
@@ -150,7 +150,7 @@ def _files_source() -> Collection:
     for error in state.get(_ERRORS_KEY, []):
         st.error(md_escape(error), icon=":material/error:")
     uploaded: list[FileRead] = state[_UPLOADED_KEY]
-    files = ([read_file(n, d) for n, d in demo_bytes()] if state[DEMO_KEY] else []) + uploaded
+    files = (list(demo_files()) if state[DEMO_KEY] else []) + uploaded
     key = ("files", bool(state[DEMO_KEY])) + tuple(f.key for f in files if f.loaded is not None)
     collection = current_collection()
     if state.get(_GONE_KEY) and not files:

@@ -4,8 +4,9 @@ beside it, and the read-only snapshots readers open (``snapshots``).
 Who opens what, so that no directory is ever open for reading beside its writer:
 
 - **Writers** (``open_local_store``: ``trace-explorer ingest`` and ``reindex``, the app's uploader)
-  open the live directory for writing. One process at a time: pyoxigraph locks the directory,
-  and a second writer gets ``StoreBusy`` (after waiting up to ``wait_s``). Within a process the
+  open the live directory for writing. One process at a time: the writers' lock
+  (``write_journal.lock_writer``) and pyoxigraph's lock of the directory, and a second writer
+  gets ``StoreBusy`` (after waiting up to ``wait_s``). Within a process the
   writer is shared: opening the same directory again returns the same ``LocalStore``, and it
   closes when its last user calls ``close()`` (or lets it go). After every change the writer
   publishes a snapshot.
@@ -15,17 +16,20 @@ Who opens what, so that no directory is ever open for reading beside its writer:
   read; they see what it added once they open the next generation (``SnapshotSource.is_current``
   says when). Within a process, one snapshot is opened once and shared.
 
-``ingest_file`` adds one file all or nothing: the file is parsed in full first, so a file that
-fails (bad syntax, bad encoding, over the size limit) leaves the store exactly as it was. Then
-its quads (and, for a content file, its texts as ``<doc> tg:content "text"`` in the documents
-graph) go in: in one atomic ``Store.extend`` up to ``BULK_QUADS`` quads, and with
-``Store.bulk_extend`` above, in batches (about five times faster on a million quads, but not
-atomic against a crash or a full disk, which re-ingesting the file mends). The session index
-(``session_index``) reads the file's new sessions before the write and gets their rows after
-it, with those of the sessions the file changed and the file's digest: the same file twice adds
-nothing (quads are a set, blank nodes get names derived from the bytes, and a recorded digest
-is skipped). Then the new snapshot is published: readers see the new sessions listed and
-readable together. (Measured slower on two cores: writing with ``Store.bulk_load`` of the bytes
+``ingest_file`` adds one file all or nothing, after any kill too: the file is parsed in full
+first, so a file that fails (bad syntax, bad encoding, over the size limit) leaves the store
+exactly as it was. Then its quads (and, for a content file, its texts as ``<doc> tg:content
+"text"`` in the documents graph) go in: in one atomic ``Store.extend`` up to ``BULK_QUADS``
+quads, and with ``Store.bulk_extend`` above, in batches (about five times faster on a million
+quads). Before the first quad goes in, the session index records how to undo the write, and the
+index transaction that writes the file's rows forgets it; a writer killed in between (between
+two batches, or while the rows are read) leaves the record, and the next writer undoes the
+write on opening the store (``write_journal``). The session index (``session_index``) reads the
+file's new sessions before the write and gets their rows after it, with those of the sessions
+the file changed and the file's digest: the same file twice adds nothing (quads are a set, blank
+nodes get names derived from the bytes, and a recorded digest is skipped). Then the new snapshot
+is published: readers see the new sessions listed and readable together, and never a part of a
+file. (Measured slower on two cores: writing with ``Store.bulk_load`` of the bytes
 on a second thread while the index is read, both halves taking twice as long; and reading the
 index in a worker process that parses the file again while the quads are written, which costs
 ``bulk_extend``, already on more than one core, its second core.)
@@ -39,6 +43,7 @@ import time
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import pyoxigraph as ox
 
@@ -52,6 +57,7 @@ from .session_index import INDEX_FILE, IndexUpdate, SessionIndex, build_index
 from .snapshots import Snapshot, current_generation, open_snapshot, publish
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
 from .store import StoreSource
+from .write_journal import begin, lock_writer, needs_publishing, roll_back, undo
 
 BULK_QUADS = 10_000  # larger files go in with Store.bulk_extend,
 BULK_BATCH = 50_000  # this many quads a call: on 750,000 quads, 3.9 s and no memory beyond the
@@ -78,6 +84,7 @@ class LocalStore:
     store: ox.Store | None
     index: SessionIndex
     users: int = 1
+    lock: IO[bytes] | None = field(default=None, repr=False)  # the writers' lock (write_journal.lock_writer)
     _writing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def source(self) -> SnapshotSource:
@@ -99,6 +106,8 @@ class LocalStore:
                 del _writers[self.path.resolve()]
             self.index.close()
             self.store = None  # pyoxigraph closes the directory (and its lock) with the object
+            if self.lock is not None:
+                self.lock.close()
 
     def __enter__(self) -> LocalStore:
         return self
@@ -137,7 +146,8 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
     session index; within a process the same ``LocalStore`` is shared (``users`` + 1). A store
     that has traces but no index file yet, or one of an older version (filled by an older
     version of this app, or by other tools), is indexed on opening, which reads every session
-    once; one without a snapshot gets its first.
+    once; one without a snapshot gets its first. A write that a killed writer left unfinished is
+    undone first, and one it finished but did not publish is published (``write_journal``).
 
     Raises StoreBusy when another process writes it still after ``wait_s`` seconds, and
     SourceError when the directory cannot be opened (not a store, no permission)."""
@@ -148,23 +158,67 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
         if local is not None and local.store is not None:
             local.users += 1
             return local
-        store = _open_for_writing(path, wait_s)
+        deadline = time.monotonic() + wait_s
+        lock = _lock_writer(path, deadline)
         index_path = path / INDEX_FILE
         try:
-            index = SessionIndex(index_path)
-            if index.created and len(store):  # filled before it had an index (of this version): index it now
-                build_index(store, index)
-        except sqlite3.Error as error:
-            raise SourceError(f"cannot open the session index {index_path}: {error}") from None
-        if current_generation(path) is None:
-            _publish(store, path)
-        local = LocalStore(path, store, index)
+            try:
+                index = SessionIndex(index_path)
+                store = _open_recovered(path, index, deadline)
+                if index.created and len(store):  # filled before it had an index (of this version): index it now
+                    build_index(store, index)
+            except sqlite3.Error as error:
+                raise SourceError(f"cannot open the session index {index_path}: {error}") from None
+            if needs_publishing(index, path):
+                _publish(store, path, index)
+        except BaseException:
+            lock.close()
+            raise
+        local = LocalStore(path, store, index, lock=lock)
         _writers[key] = local
         return local
 
 
-def _open_for_writing(path: Path, wait_s: float) -> ox.Store:
-    deadline = time.monotonic() + wait_s
+def _lock_writer(path: Path, deadline: float) -> IO[bytes]:
+    while True:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            lock = lock_writer(path)
+        except OSError as error:
+            raise SourceError(f"cannot open the store at {path}: {error}") from None
+        if lock is not None:
+            return lock
+        if time.monotonic() >= deadline:
+            raise _busy(path)
+        time.sleep(0.1)
+
+
+def _busy(path: Path) -> StoreBusy:
+    return StoreBusy(f"the store at {path} is being written by another process (an ingest, or an app saving "
+                     f"uploads); add files again once it is done. Reading the store goes on meanwhile.")
+
+
+def _open_recovered(path: Path, index: SessionIndex, deadline: float) -> ox.Store:
+    """Open the store for writing (the writers' lock held), once the write a killed writer left
+    pending (``write_journal``) is undone: its directory rolled back to a snapshot before it is
+    opened, or the quads it added removed."""
+    pending = index.pending_write()
+    if pending is not None and pending.generation is not None:
+        try:
+            roll_back(path, pending.generation)
+        except OSError as error:
+            raise SourceError(f"cannot undo the unfinished write of {pending.name} into the store at {path}: "
+                              f"{error}") from None
+    store = _open_for_writing(path, deadline)
+    if pending is not None:
+        if pending.generation is None:
+            undo(store, pending)
+            store.flush()
+        index.end_write()
+    return store
+
+
+def _open_for_writing(path: Path, deadline: float) -> ox.Store:
     while True:
         try:
             path.mkdir(parents=True, exist_ok=True)
@@ -173,16 +227,16 @@ def _open_for_writing(path: Path, wait_s: float) -> ox.Store:
             if "LOCK" not in str(error):
                 raise SourceError(f"cannot open the store at {path}: {error}") from None
             if time.monotonic() >= deadline:
-                raise StoreBusy(f"the store at {path} is being written by another process (an ingest, or an "
-                                f"app saving uploads); add files again once it is done. Reading the store "
-                                f"goes on meanwhile.") from None
+                raise _busy(path) from None
             time.sleep(0.1)
 
 
-def _publish(store: ox.Store, path: Path) -> int:
+def _publish(store: ox.Store, path: Path, index: SessionIndex) -> int:
     try:
-        return publish(store, path)
-    except OSError as error:
+        generation = publish(store, path)
+        index.mark_published(generation)
+        return generation
+    except (OSError, sqlite3.Error) as error:
         raise SourceError(f"cannot write a snapshot of the store at {path}: {error}") from None
 
 
@@ -239,7 +293,7 @@ def reindex(local: LocalStore) -> int:
     of sessions."""
     with local._writing:
         build_index(local._open(), local.index)
-        _publish(local._open(), local.path)
+        _publish(local._open(), local.path, local.index)
     return local.index.count(SessionFilter(include_sub=True))
 
 
@@ -264,10 +318,11 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
 def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = None, *,
                   publish: bool = True) -> LoadedSource:
     """Add what one file (or one session fetched from a deployment) held to the store
-    ``local``, as ``ingest_file`` does once the file is read: its quads and texts in one write
-    (atomic up to ``BULK_QUADS`` quads), then the session index, then (unless ``publish`` is
-    False) a flush and a new snapshot for readers; nothing when a file with the same digest was
-    added before (``skipped``). ``publish`` False leaves the flush and the snapshot (about
+    ``local``, as ``ingest_file`` does once the file is read: its quads and texts (one atomic
+    write up to ``BULK_QUADS`` quads, batches above, undone by the next writer should this one
+    be killed before its rows are in: ``write_journal``), then the session index, then (unless
+    ``publish`` is False) a flush and a new snapshot for readers; nothing when a file with the
+    same digest was added before (``skipped``). ``publish`` False leaves the flush and the snapshot (about
     0.1 s together) to the caller (``publish_snapshot``), for many small writes in a row; the
     write itself is in the store's log either way. Raises TraceLoadError for a document key
     that is not an IRI (nothing written), OSError when the store cannot be written,
@@ -290,7 +345,9 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
                 quads.append(ox.Quad(ox.NamedNode(document), ox.NamedNode(CONTENT), ox.Literal(text), graph))
             except ValueError:
                 raise TraceLoadError(name, f"a document IRI as key, got {document!r:.100}") from None
-        if len(quads) > BULK_QUADS:
+        bulk = len(quads) > BULK_QUADS
+        begin(local.path, store, index, name, quads, bulk, lambda: _publish(store, local.path, index))
+        if bulk:
             while quads:  # in batches, each let go once written (order does not matter in a set)
                 batch = quads[-BULK_BATCH:]
                 del quads[-BULK_BATCH:]
@@ -305,7 +362,7 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
         update.apply([(name, loaded.digest)])
         clock.lap("index")
         if publish:
-            _publish(store, local.path)  # after the index: a reader of the new snapshot finds its rows
+            _publish(store, local.path, local.index)  # after the index: a reader of the new snapshot finds its rows
             clock.lap("write")
     return LoadedSource(name, loaded.format, loaded.size, count, len(loaded.documents), loaded.recovered)
 
@@ -316,7 +373,7 @@ def publish_snapshot(local: LocalStore) -> None:
     with local._writing:
         store = local._open()
         store.flush()
-        _publish(store, local.path)
+        _publish(store, local.path, local.index)
 
 
 class _Clock:

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from datetime import timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyoxigraph as ox
 
@@ -64,7 +64,7 @@ _PARENT_LIMIT = 64  # levels of parent sessions followed up when totals change (
 # searched words in an FTS5 table (rowid = sessions.id; unicode61 folds case and accents) and the
 # summaries in a table of their own: a filter over 100,000 rows then reads a few megabytes, not
 # every summary.
-_TABLES = ("meta", "sessions", "search", "summaries", "files")
+_TABLES = ("meta", "sessions", "search", "summaries", "files", "pending")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
@@ -76,7 +76,10 @@ CREATE INDEX IF NOT EXISTS sessions_parent ON sessions (parent);
 CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(words, tokenize = 'unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS summaries (id INTEGER PRIMARY KEY, summary TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (digest TEXT PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pending (id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL, generation INTEGER,
+    undo BLOB);
 """
+PUBLISHED_KEY = "published"  # meta: the snapshot generation that holds every quad the rows describe
 # SessionOrder keys -> the column sorted on
 _SORT_COLUMNS = {"time": "time", "id": "root", "type": "mechanism", "pattern": "pattern",
                  "question": "question_key", "steps": "steps", "status": "status", "duration": "duration",
@@ -111,6 +114,14 @@ def index_row(session: Session) -> dict[str, Any]:
         "summary": json.dumps(summary, ensure_ascii=False, sort_keys=True),
         "insights": json.dumps(insight_row(session), ensure_ascii=False),
     }
+
+
+class PendingWrite(NamedTuple):
+    """A write into the store that its writer began and did not finish (``begin_write``)."""
+
+    name: str  # the file
+    generation: int | None  # the snapshot to roll the store back to, or
+    undo: bytes | None  # the N-Quads of the quads to take out
 
 
 class SessionIndex:
@@ -229,17 +240,49 @@ class SessionIndex:
         with self._lock:
             return set(_ids(self._db, roots))
 
+    def pending_write(self) -> PendingWrite | None:
+        """The write begun (``begin_write``) and not finished by a ``replace``: what a killed
+        writer left (``write_journal.recover`` undoes it), or None."""
+        found = self._query("SELECT name, generation, undo FROM pending")
+        return PendingWrite(*found[0]) if found else None
+
+    def published_generation(self) -> int | None:
+        """The snapshot generation published since the last ``replace``, or None when the store
+        has quads the newest snapshot lacks (written and indexed, not yet published)."""
+        found = self._query("SELECT value FROM meta WHERE key = ?", (PUBLISHED_KEY,))
+        return int(found[0][0]) if found else None
+
     def is_ingested(self, digest: str) -> bool:
         """True when a file with SHA-256 ``digest`` was added to the store before."""
         return bool(self._query("SELECT 1 FROM files WHERE digest = ?", (digest,)))
 
     # -- writing ------------------------------------------------------------------------------
+    def begin_write(self, name: str, generation: int | None = None, undo: bytes | None = None) -> None:
+        """Record, before a file's quads go into the store, how to take them out again should
+        the writer die before ``replace`` records the file: ``generation``, the snapshot that
+        holds the store as it is now, or ``undo``, the N-Quads of the quads the write adds."""
+        with self._lock, self._db:
+            self._db.execute("INSERT OR REPLACE INTO pending VALUES (1, ?, ?, ?)", (name, generation, undo))
+
+    def end_write(self) -> None:
+        """Forget the pending write (once it is undone)."""
+        with self._lock, self._db:
+            self._db.execute("DELETE FROM pending")
+
+    def mark_published(self, generation: int) -> None:
+        """Note that snapshot ``generation`` holds every quad the rows describe."""
+        with self._lock, self._db:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (PUBLISHED_KEY, str(generation)))
+
     def replace(self, drop: Iterable[str], rows: Iterable[dict], files: Iterable[tuple[str, str]] = ()) -> None:
         """In one transaction: remove the rows of ``drop`` (and any older row of a session in
-        ``rows``), write ``rows`` (``index_row`` dicts), and record ``files`` as (name, SHA-256)
-        pairs."""
+        ``rows``), write ``rows`` (``index_row`` dicts), record ``files`` as (name, SHA-256)
+        pairs, forget the pending write (``begin_write``: the write is whole) and note that the
+        newest snapshot is behind (``published_generation`` None)."""
         rows = list(rows)
         with self._lock, self._db:
+            self._db.execute("DELETE FROM pending")  # the write it finishes is whole now
+            self._db.execute("DELETE FROM meta WHERE key = ?", (PUBLISHED_KEY,))  # until the next snapshot
             old = _ids(self._db, set(drop) | {r["root"] for r in rows})
             above = _parents(self._db, list(old))  # their totals change with the rows dropped
             gone = [(i,) for i in old.values()]

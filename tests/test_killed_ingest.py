@@ -1,0 +1,149 @@
+"""A file is in a local store whole or not at all after any kill: an ingest killed with SIGKILL
+while its batches are written, while its rows are written, or before its snapshot is published,
+leaves a store whose next snapshot, listed sessions and ``lint`` are those of a store that never
+saw the file (or, killed after its rows, saw it whole); and the same file then goes in whole."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import CORPUS, manifest_sessions
+from tests.killed_ingest import BATCH, ingest_until
+from tests.store_copies import SESSIONS_PER_COPY, copies
+from trace_explorer.cli.main import main
+from trace_explorer.sources.catalog import SessionFilter, count_sessions
+from trace_explorer.sources.local_store import BULK_QUADS, ingest_file, local_source, open_local_store
+from trace_explorer.sources.session_index import build_index
+
+BIG_COPIES = 80  # about 49,000 quads: three bulk_extend batches of the killed ingest
+ALL = SessionFilter(include_sub=True)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """The files: ``base`` (copies 0-1, in every store first), ``big`` (copies 1-80: it shares
+    copy 1 with base), ``small`` and ``later`` (small files), ``seed``: a corpus file."""
+    folder = tmp_path_factory.mktemp("files")
+    made = {"base": copies(0, 2), "big": copies(1, BIG_COPIES), "small": copies(300, 2), "later": copies(301, 2)}
+    paths = {}
+    for name, data in made.items():
+        paths[name] = folder / f"{name}.nq"
+        paths[name].write_bytes(data)
+    paths["seed"] = CORPUS / "seed-sessions.ttl"
+    return paths
+
+
+def _store(path, *names_files) -> None:
+    with open_local_store(path) as local:
+        for file in names_files:
+            ingest_file(local, str(file))
+
+
+def _lint(path, capsys) -> list:
+    capsys.readouterr()
+    main(["lint", "--store", str(path), "--format", "json"])
+    return json.loads(capsys.readouterr().out)
+
+
+def _state(path, capsys, lint: bool) -> tuple:
+    """What readers of the store see: its snapshot's quads, the listed sessions, the sessions its
+    traces hold (read again from the snapshot, without the index), and lint's findings."""
+    reader = local_source(path)
+    listed = reader.index.roots()
+    in_traces = build_index(reader.store).roots()
+    return set(reader.store), listed, in_traces, _lint(path, capsys) if lint else None
+
+
+@pytest.fixture(scope="module")
+def expected(files, tmp_path_factory):
+    """The quads, listed sessions and lint findings of stores that were never killed."""
+    folder = tmp_path_factory.mktemp("expected")
+    _store(folder / "without", files["base"], files["seed"])
+    _store(folder / "with", files["base"], files["big"], files["seed"])
+    return folder
+
+
+def _assert_like(path, reference, capsys, lint: bool = True) -> None:
+    """The store in ``path`` reads as the one in ``reference``: the same quads, the same sessions
+    listed and in its traces, and (``lint``) the same findings."""
+    quads, listed, in_traces, lint = _state(path, capsys, lint)
+    want_quads, want_listed, _, want_lint = _state(reference, capsys, lint)
+    assert len(quads) == len(want_quads) and quads == want_quads
+    assert listed == in_traces == want_listed
+    assert lint == want_lint
+
+
+@pytest.mark.parametrize("stop, word", [("batch", "batch"), ("write", "batch"), ("index", "index")])
+def test_a_killed_ingest_leaves_nothing_of_its_file(tmp_path, files, expected, capsys, stop, word):
+    path = tmp_path / "store"
+    _store(path, files["base"])
+    before = local_source(path)
+    base_quads, base_sessions = set(before.store), before.index.roots()
+    ingest_until(path, stop, [files["big"]], word=word)
+    # readers see the store as it was, before a writer opens it again
+    now = local_source(path)
+    assert set(now.store) == base_quads and now.index.roots() == base_sessions
+    # the next writer undoes the write, and the next snapshot holds nothing of the file
+    _store(path, files["seed"])
+    _assert_like(path, expected / "without", capsys)
+    # the same file then goes in whole
+    _store(path, files["big"])
+    _assert_like(path, expected / "with", capsys, lint=False)
+    assert count_sessions(local_source(path), ALL) == (
+        (BIG_COPIES + 1) * SESSIONS_PER_COPY + len(manifest_sessions("seed-sessions.ttl")))
+
+
+def test_the_big_file_is_written_in_batches(files):
+    # what the kills above rely on: the file takes three bulk_extend batches
+    from trace_explorer.read.files import read_trace_file
+
+    quads = len(read_trace_file(str(files["big"])).quads)
+    assert BULK_QUADS < 2 * BATCH < quads <= 3 * BATCH
+
+
+def test_an_ingest_killed_after_its_rows_is_published_whole_by_the_next_writer(tmp_path, files, expected, capsys):
+    path = tmp_path / "store"
+    _store(path, files["base"])
+    base_quads = set(local_source(path).store)
+    ingest_until(path, "publish", [files["big"]], word="publish")
+    assert set(local_source(path).store) == base_quads  # not published yet: readers see the store as it was
+    _store(path, files["seed"])
+    _assert_like(path, expected / "with", capsys)
+
+
+def test_a_killed_small_write_on_an_unpublished_store_takes_out_only_what_it_added(tmp_path, files, capsys):
+    # as sync writes: one session after another, published at the end; killed on the last, whose
+    # copy 301 the store had already from "small"
+    path = tmp_path / "store"
+    _store(path, files["base"])
+    ingest_until(path, "index", [files["small"], files["later"]], word="index", unpublished=True)
+    _store(path, files["seed"])
+    reference = tmp_path / "reference"
+    _store(reference, files["base"], files["small"], files["seed"])
+    _assert_like(path, reference, capsys)
+    _store(path, files["later"])
+    _store(reference, files["later"])
+    _assert_like(path, reference, capsys)
+
+
+def test_a_roll_back_cut_short_is_done_again_by_the_next_writer(tmp_path, files):
+    # a writer left a pending write; the next one died while putting the snapshot's files back
+    # (CURRENT is the first file it removes): the one after finishes the job
+    import pyoxigraph as ox
+
+    from trace_explorer.sources.snapshots import current_generation
+
+    path = tmp_path / "store"
+    _store(path, files["base"])
+    base_quads = set(local_source(path).store)
+    with open_local_store(path) as local:
+        local.index.begin_write("extra.nq", generation=current_generation(path))
+        extra = ox.Quad(ox.NamedNode("urn:x:s"), ox.NamedNode("urn:x:p"), ox.Literal("half a file"), ox.DefaultGraph())
+        local.store.extend([extra])
+        local.store.flush()
+    (path / "CURRENT").unlink()
+    with open_local_store(path) as local:
+        assert local.index.pending_write() is None
+        assert set(local.store) == base_quads and extra not in local.store
