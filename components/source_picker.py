@@ -108,7 +108,7 @@ def _files_source() -> Collection:
     for error in state.get(_ERRORS_KEY, []):
         st.error(md_escape(error), icon=":material/error:")
     uploaded: list[FileRead] = state[_UPLOADED_KEY]
-    files = ([read_file(n, d) for n, d in demo_bytes()] if state[DEMO_KEY] else []) + uploaded
+    files = ([read_file(n, d, trusted=True) for n, d in demo_bytes()] if state[DEMO_KEY] else []) + uploaded
     key = ("files", bool(state[DEMO_KEY])) + tuple(f.key for f in files if f.loaded is not None)
     collection = current_collection()
     if collection.key != key:
@@ -303,7 +303,7 @@ def _save(store, uploads: list, bar) -> list[str]:
             done = min(done + n, start + upload.size)
             bar.progress(min(done / total, 1.0), text=f"Saving {upload.name}…")
         try:
-            ingest_file(store, upload.name, upload.getvalue(), progress=advance)
+            ingest_file(store, upload.name, upload.getvalue(), progress=advance, untrusted=True)
         except TraceLoadError as error:
             errors.append(str(error))
         except Exception as error:  # noqa: BLE001 - a bad file must not become a traceback in the page
