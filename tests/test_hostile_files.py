@@ -197,3 +197,31 @@ def test_after_a_hostile_file_a_good_file_loads_and_the_earlier_ones_stay():
     assert len(good.quads) == MANIFEST["graph-dump.ttl"]["quads"]
     assert len(collection) == len(set(collection.store)) > before
     assert [s.name for s in collection.sources] == ["seed-sessions.ttl", "graph-dump.ttl"]
+
+
+def test_an_upload_saved_into_a_store_is_read_in_the_worker_and_a_hostile_one_adds_nothing(tmp_path):
+    from trace_explorer.sources.local_store import ingest_file, open_local_store
+
+    with open_local_store(tmp_path / "store") as store:
+        done = ingest_file(store, "seed-sessions.ttl", (CORPUS / "seed-sessions.ttl").read_bytes(), untrusted=True)
+        assert done.quads == MANIFEST["seed-sessions.ttl"]["quads"]
+        for name, make, message in HOSTILE[:1] + HOSTILE[3:4]:  # deep triple terms, billion laughs
+            with pytest.raises(TraceLoadError) as raised:
+                ingest_file(store, name, make(), untrusted=True)
+            assert str(raised.value) == message
+        assert len(store.writer_source().store) == MANIFEST["seed-sessions.ttl"]["quads"]
+
+
+def test_limits_belong_to_uploads_and_a_local_file_needs_no_variable(monkeypatch, tmp_path):
+    from trace_explorer.cli.main import main
+    from trace_explorer.sources.local_store import local_source
+
+    monkeypatch.setenv("TRACE_EXPLORER_MAX_FILE_MB", "0.01")  # 10 KiB
+    monkeypatch.setenv("TRACE_EXPLORER_MAX_EXPANDED_MB", "0.01")
+    seed = CORPUS / "seed-sessions.ttl"  # 14.5 KiB
+    with pytest.raises(TraceLoadError, match=r"^seed-sessions\.ttl: expected a file of at most 10\.2 KiB"):
+        read_in_worker("seed-sessions.ttl", seed.read_bytes())  # an upload obeys the limits
+    assert main(["ingest", str(seed), "--store", str(tmp_path / "store"), "--quiet"]) == 0  # the CLI does not
+    assert len(local_source(tmp_path / "store").store) == MANIFEST["seed-sessions.ttl"]["quads"]
+    collection = TraceStore()
+    assert collection.add_paths([seed]) == [] and len(collection) == MANIFEST["seed-sessions.ttl"]["quads"]
