@@ -225,3 +225,37 @@ def test_limits_belong_to_uploads_and_a_local_file_needs_no_variable(monkeypatch
     assert len(local_source(tmp_path / "store").store) == MANIFEST["seed-sessions.ttl"]["quads"]
     collection = TraceStore()
     assert collection.add_paths([seed]) == [] and len(collection) == MANIFEST["seed-sessions.ttl"]["quads"]
+
+
+def test_an_endpoint_answer_nesting_triple_terms_deeply_is_refused_before_parsing():
+    """A fetched answer gets the pre-scan too: 100,000 nested triple terms crashed the parser."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from trace_explorer.sources.endpoint import EndpointSource
+    from trace_explorer.sources.source import SourceError
+
+    deep = ("<http://example.org/s> <http://example.org/p> " + "<<( <http://example.org/a> <http://example.org/b> "
+            * 100_000 + "<http://example.org/c>" + " )>>" * 100_000 + " .\n").encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/n-triples")
+            self.send_header("Content-Length", str(len(deep)))
+            self.end_headers()
+            self.wfile.write(deep)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/sparql"
+        with pytest.raises(SourceError) as raised:
+            EndpointSource(url).construct("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }")
+    finally:
+        server.shutdown()
+    assert str(raised.value) == (f"endpoint {url}: unreadable answer ({TRIPLE_REFUSAL.removeprefix('expected ')})")
