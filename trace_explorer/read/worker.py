@@ -49,6 +49,7 @@ DEFAULT_MEMORY_MB = 3072
 DEFAULT_CPU_S = 300
 DEFAULT_WALL_S = 600
 WORKERS = 2  # files parsed at once; more wait their turn
+TASKS_PER_WORKER = 25  # then the worker is replaced: a large parse leaves a heap Python keeps
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def _shared_pool() -> ProcessPool:
         if _pool is None or not _pool.active:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(["trace_explorer.read.worker", "trace_explorer.read.files"])
-            _pool = ProcessPool(max_workers=WORKERS, context=context)
+            _pool = ProcessPool(max_workers=WORKERS, max_tasks=TASKS_PER_WORKER, context=context)
             atexit.register(_pool.stop)
         return _pool
 
