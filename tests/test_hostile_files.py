@@ -259,3 +259,18 @@ def test_an_endpoint_answer_nesting_triple_terms_deeply_is_refused_before_parsin
     finally:
         server.shutdown()
     assert str(raised.value) == (f"endpoint {url}: unreadable answer ({TRIPLE_REFUSAL.removeprefix('expected ')})")
+
+
+def test_a_piece_too_long_to_judge_is_refused_in_xml_and_left_to_the_turtle_parser():
+    """A 33 MiB XML comment does not hide the billion laughs after it, and one that never ends
+    is refused past 32 MiB; a Turtle token that long the parser refuses itself (its buffer holds
+    16 MiB), naming the line."""
+    hidden = gzip.compress(b'<?xml version="1.0"?>\n<!-- ' + b"x" * (33 * MIB) + b" -->\n" + billion_laughs()[22:])
+    assert refusal("hidden.rdf.gz", hidden, in_worker=True) == f"hidden.rdf.gz:3: {DTD_REFUSAL}"
+    endless = gzip.compress(b'<?xml version="1.0"?>\n<!-- ' + b"x" * (40 * MIB))
+    assert refusal("endless.rdf.gz", endless, in_worker=True) == (
+        "endless.rdf.gz:2: expected no single tag, comment or string longer than 32 MiB; one runs on for longer "
+        "from here (refused before parsing)")
+    long_comment = gzip.compress(b"<urn:a> <urn:b> <urn:c> .\n#" + b"x" * (33 * MIB) + b"\n<urn:a> <urn:b> <urn:d> .\n")
+    assert refusal("long.nt.gz", long_comment, in_worker=True).startswith(
+        "long.nt.gz:2: expected valid N-Triples, each token (an IRI, a literal, a comment) under 16 MiB")

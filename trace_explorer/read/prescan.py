@@ -10,8 +10,9 @@ EdgeSelection's ``tg:edge``) and write no DTD.
 
 The scan reads the (decompressed) text afresh, a chunk at a time, so memory stays bounded: a
 piece that cannot be judged yet (a string cut by the chunk's end) is carried into the next
-chunk, at most ``MAX_CARRY`` bytes of it (past that the parser, whose buffer is smaller, refuses
-the token itself). Strings, IRIs, comments and CDATA are skipped, so ``<<`` in a literal (a
+chunk, at most ``MAX_CARRY`` bytes of it: past that a Turtle-family file is left to the parser,
+whose buffer is smaller (it refuses the token itself, naming the line), and any other file is
+refused (a 33 MiB XML comment must not hide the DTD after it). Strings, IRIs, comments and CDATA are skipped, so ``<<`` in a literal (a
 merge conflict in a tool's output) is only text. Refusals are TraceLoadErrors naming the file
 and line.
 """
@@ -24,6 +25,7 @@ import zlib
 import pyoxigraph as ox
 
 from .errors import TraceLoadError
+from .limits import format_size
 from .lines import LineCounter, line_breaks
 from .streams import CHUNK, Opener
 
@@ -95,7 +97,10 @@ def check_before_parsing(name: str, open_bytes: Opener, fmt: ox.RdfFormat | str,
 
 
 class _Scan:
-    """What the scanners share: the text carried between chunks, the lines passed, the error."""
+    """What the scanners share: the text carried between chunks, the lines passed, the error.
+    ``parser_holds_less``: the parser refuses a piece longer than ``MAX_CARRY`` itself."""
+
+    parser_holds_less = False
 
     def __init__(self, name: str):
         self.name = name
@@ -104,9 +109,15 @@ class _Scan:
         self.lines = LineCounter()
 
     def _keep(self, buf: bytes, pos: int) -> bool:
+        """Carry ``buf[pos:]`` into the next chunk; True when the scan ends here."""
         self.lines.add(buf[:pos])
         self.carry = buf[pos:]
-        return len(self.carry) > MAX_CARRY
+        if len(self.carry) <= MAX_CARRY:
+            return False
+        if self.parser_holds_less:
+            return True
+        raise self._refused(buf, pos, f"no single tag, comment or string longer than {format_size(MAX_CARRY)}",
+                            "one runs on for longer from here (refused before parsing)")
 
     def _refused(self, buf: bytes, pos: int, expected: str, found: str) -> TraceLoadError:
         line = self.lines.lines + line_breaks(buf, 0, pos) + 1
@@ -122,6 +133,7 @@ class _NestingScan(_Scan):
                  cut_at_white: bool, quiet: tuple[bytes, ...] = ()):
         super().__init__(name)
         self.quiet = quiet
+        self.parser_holds_less = cut_at_white  # the Turtle family: pyoxigraph holds 16 MiB of a token
         self.skip, self.steps, self.limit, self.what, self.need = skip, steps, limit, what, need
         self.width = len(next(iter(steps)))
         self.cut_at_white = cut_at_white
