@@ -274,3 +274,20 @@ def test_a_piece_too_long_to_judge_is_refused_in_xml_and_left_to_the_turtle_pars
     long_comment = gzip.compress(b"<urn:a> <urn:b> <urn:c> .\n#" + b"x" * (33 * MIB) + b"\n<urn:a> <urn:b> <urn:d> .\n")
     assert refusal("long.nt.gz", long_comment, in_worker=True).startswith(
         "long.nt.gz:2: expected valid N-Triples, each token (an IRI, a literal, a comment) under 16 MiB")
+
+
+def test_wire_triple_terms_nested_past_the_limit_are_refused():
+    from trace_explorer.read.wire import MAX_WIRE_DEPTH
+
+    def nested(depth: int) -> dict:
+        term = {"t": "i", "i": "http://example.org/c"}
+        for _ in range(depth):
+            term = {"t": "t", "tr": {"s": {"t": "i", "i": "http://example.org/a"},
+                                     "p": {"t": "i", "i": "http://example.org/b"}, "o": term}}
+        return {"s": {"t": "i", "i": "http://example.org/s"}, "p": {"t": "i", "i": "http://example.org/p"}, "o": term}
+
+    import json
+    assert len(read_trace_file("ok.json", json.dumps([nested(MAX_WIRE_DEPTH)]).encode()).quads) == 1
+    assert refusal("deep.json", json.dumps([nested(MAX_WIRE_DEPTH + 1)]).encode(), in_worker=False) == (
+        'deep.json: expected a TrustGraph wire triple ({"s", "p", "o", "g"?}) as item 0 of the array; it needs '
+        f"triple terms nested at most {MAX_WIRE_DEPTH} deep")
