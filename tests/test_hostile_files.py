@@ -12,6 +12,10 @@ from /proc (``VmHWM``, reset before each read).
 from __future__ import annotations
 
 import gzip
+import os
+import signal
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -291,3 +295,55 @@ def test_wire_triple_terms_nested_past_the_limit_are_refused():
     assert refusal("deep.json", json.dumps([nested(MAX_WIRE_DEPTH + 1)]).encode(), in_worker=False) == (
         'deep.json: expected a TrustGraph wire triple ({"s", "p", "o", "g"?}) as item 0 of the array; it needs '
         f"triple terms nested at most {MAX_WIRE_DEPTH} deep")
+
+
+def _worker_pids() -> list[int]:
+    """The pids of this process's parse workers: the children of its fork server."""
+    def children(pid: int) -> list[int]:
+        found = []
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            found += [int(c) for c in (task / "children").read_text().split()]
+        return found
+
+    servers = [c for c in children(os.getpid())
+               if b"forkserver" in Path(f"/proc/{c}/cmdline").read_bytes()]
+    return [w for s in servers for w in children(s)]
+
+
+def test_a_parser_that_crashes_costs_its_file_one_line_and_the_next_file_reads():
+    """A worker killed by a segmentation fault mid-parse (as pyoxigraph did on deep nesting)."""
+    read_in_worker("seed-sessions.ttl", (CORPUS / "seed-sessions.ttl").read_bytes())  # the pool is up
+    slow = gzip.compress(b'{"@context": {}, "@graph": [' + b"[]," * 10_000_000 + b"[]]}")
+    outcome: list = []
+
+    def parse() -> None:
+        try:
+            read_in_worker("crash.jsonld.gz", slow, limits=WorkerLimits(memory=500 * MIB, cpu=600, wall=600))
+        except TraceLoadError as error:
+            outcome.append(str(error))
+
+    thread = threading.Thread(target=parse)
+    thread.start()
+    busy: list[int] = []
+    for _ in range(200):  # the worker that took the file is the one using CPU
+        busy = [p for p in _worker_pids() if _cpu_ticks(p) > 20]
+        if busy:
+            break
+        time.sleep(0.05)
+    assert busy, "no worker took the file"
+    for pid in busy:
+        os.kill(pid, signal.SIGSEGV)
+    thread.join(60)
+    assert outcome == ["crash.jsonld.gz: expected a file the parser can read within the limits on uploads; the "
+                       "parser stopped: the parser crashed on it (a segmentation fault)"]
+    seed = read_in_worker("seed-sessions.ttl", (CORPUS / "seed-sessions.ttl").read_bytes())
+    assert len(seed.quads) == MANIFEST["seed-sessions.ttl"]["quads"]
+
+
+def _cpu_ticks(pid: int) -> int:
+    """User and system clock ticks the process has used so far (/proc/PID/stat)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
