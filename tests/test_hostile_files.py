@@ -322,11 +322,12 @@ def test_a_parser_that_crashes_costs_its_file_one_line_and_the_next_file_reads()
         except TraceLoadError as error:
             outcome.append(str(error))
 
+    before = {pid: _cpu_ticks(pid) for pid in _worker_pids()}  # earlier files' CPU time
     thread = threading.Thread(target=parse)
     thread.start()
     busy: list[int] = []
-    for _ in range(200):  # the worker that took the file is the one using CPU
-        busy = [p for p in _worker_pids() if _cpu_ticks(p) > 20]
+    for _ in range(200):  # the worker that took the file is the one using CPU now
+        busy = [p for p in _worker_pids() if _cpu_ticks(p) - before.get(p, 0) > 20]
         if busy:
             break
         time.sleep(0.05)
@@ -347,3 +348,11 @@ def _cpu_ticks(pid: int) -> int:
     except OSError:
         return 0
     return int(fields[11]) + int(fields[12])
+
+
+def test_deep_nesting_after_a_long_line_without_white_space_is_still_found():
+    """35 MiB of triples on one line with no white space, then the deep triple term: the
+    pre-scan judges the line as it comes, rather than waiting for a line end or a space."""
+    flat = b"<urn:a><urn:b><urn:c>." * 1_700_000
+    deep = b"<urn:s><urn:p>" + b"<<(<urn:a><urn:b>" * 100 + b"<urn:c>" + b")>>" * 100 + b".\n"
+    assert refusal("flat.nt.gz", gzip.compress(flat + deep), in_worker=True) == f"flat.nt.gz:1: {TRIPLE_REFUSAL}"

@@ -36,8 +36,8 @@ MAX_CARRY = 32 << 20  # bytes of one unjudged piece carried between chunks
 
 # Turtle family: everything but "<<" and ">>" is skipped in one match (possessive, so the regex
 # engine does the walking): plain text, escapes, long and short strings, comments, IRIs, and a
-# lone < or > (N3's "<=", or a syntax error the parser reports). A lookahead needs the byte
-# after, so a chunk is judged only up to its last white space (see _NestingScan).
+# lone < or > (N3's "<=", or a syntax error the parser reports). A quote's lookahead needs the
+# bytes after it, so a chunk is judged only up to the quotes it ends with (see _NestingScan).
 _TURTLE_SKIP = re.compile(rb"""(?:
     [^"'\#<>\\]++
   | \\.
@@ -77,11 +77,11 @@ def check_before_parsing(name: str, open_bytes: Opener, fmt: ox.RdfFormat | str,
         scanner = _XmlScan(name)
     elif fmt == ox.RdfFormat.JSON_LD or not isinstance(fmt, ox.RdfFormat):
         scanner = _NestingScan(name, _JSON_SKIP, {b"[": 1, b"{": 1, b"]": -1, b"}": -1}, MAX_JSON_DEPTH,
-                               "JSON arrays and objects", "a trace needs a handful", cut_at_white=False)
+                               "JSON arrays and objects", "a trace needs a handful", turtle=False)
     else:
         scanner = _NestingScan(name, _TURTLE_SKIP, {b"<<": 1, b">>": -1}, MAX_TRIPLE_DEPTH,
                                "quoted triples and triple terms (<< >>, <<( )>>)", "a trace needs one or two",
-                               cut_at_white=True, quiet=(b"<<", b">>", b'"""', b"'''"))
+                               turtle=True, quiet=(b"<<", b">>", b'"""', b"'''"))
     try:
         with open_bytes() as source:
             read = 0
@@ -126,29 +126,30 @@ class _Scan:
 
 class _NestingScan(_Scan):
     """Depth of brackets (``steps``: token -> +1 or -1, all of one width) outside what ``skip``
-    passes over. ``cut_at_white``: a chunk is judged up to its last white space only (the
-    skip's lookaheads need the byte after a token)."""
+    passes over. ``turtle``: the Turtle family, whose skip looks ahead past a quote (so a chunk
+    is judged up to the quotes it ends with) and whose parser refuses a token over 16 MiB.
+    ``quiet``: a chunk with none of these (the brackets, and strings that may span lines) and a
+    line end cannot change the depth, and is passed over up to its last line end."""
 
     def __init__(self, name: str, skip: re.Pattern, steps: dict[bytes, int], limit: int, what: str, need: str,
-                 cut_at_white: bool, quiet: tuple[bytes, ...] = ()):
+                 turtle: bool, quiet: tuple[bytes, ...] = ()):
         super().__init__(name)
-        self.quiet = quiet
-        self.parser_holds_less = cut_at_white  # the Turtle family: pyoxigraph holds 16 MiB of a token
         self.skip, self.steps, self.limit, self.what, self.need = skip, steps, limit, what, need
         self.width = len(next(iter(steps)))
-        self.cut_at_white = cut_at_white
+        self.turtle = self.parser_holds_less = turtle
+        self.quiet = quiet
 
     def feed(self, chunk: bytes, final: bool) -> bool:
         """Judge the next chunk; True once nothing more can be judged (the rest is the parser's)."""
         buf = self.carry + chunk
         end = len(buf)
-        if not final and self.cut_at_white:
-            end = max(buf.rfind(b" "), buf.rfind(b"\n"), buf.rfind(b"\t"), buf.rfind(b"\r")) + 1
+        if not final and self.turtle:
+            end = len(buf.rstrip(b"\"'"))
         pos = 0
         if self.quiet and not any(token in buf for token in self.quiet):
-            # nothing here can nest, and no string runs on past a line end: on from the last one
-            pos = max(buf.rfind(b"\n", 0, end), buf.rfind(b"\r", 0, end)) + 1
-            end = pos
+            line_end = max(buf.rfind(b"\n", 0, end), buf.rfind(b"\r", 0, end)) + 1
+            if line_end:  # no string runs on past a line end here: on from the last one
+                pos = end = line_end
         while pos < end:
             pos = self.skip.match(buf, pos, end).end()
             if pos >= end:
