@@ -129,6 +129,11 @@ def test_json_values_are_capped_where_no_wire_triple_is_expected(tmp_path):
     assert refusal("held.json.gz", held, in_worker=True) == (
         f"held.json.gz: expected JSON of at most {MAX_JSON_VALUES:,} values held at once; it holds more "
         "(refused as it was read)")
+    # one value under the cap (the object, the outer array, its arrays) is read, and is no trace
+    under = gzip.compress(b'{"a": [' + b"[]," * (MAX_JSON_VALUES - 4) + b"[]]}")
+    assert refusal("under.json.gz", under, in_worker=True).startswith(
+        'under.json.gz: expected a JSON array of TrustGraph wire triples ({"s", "p", "o", "g"?}), or an object '
+        "mapping document IRIs to texts")
     deep = b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     assert refusal("deep.json", deep, in_worker=False) == (
         f"deep.json: expected JSON arrays and objects nested at most {MAX_JSON_DEPTH} deep; they nest deeper "

@@ -58,20 +58,19 @@ def build_value(name: str, events: Iterable[tuple[str, Any]], *, wire: bool) -> 
                 if wire and len(stack) == 1 and value in JSON_LD_KEYS:
                     raise LooksLikeJsonLd()
                 continue
-            held += 1
-            if held > MAX_JSON_VALUES:
-                raise TraceLoadError(name, f"JSON of at most {MAX_JSON_VALUES:,} values held at once",
-                                     found="it holds more (refused as it was read)")
-            if event in ("start_map", "start_array"):
-                if len(stack) >= MAX_JSON_DEPTH:
-                    raise TraceLoadError(name, f"JSON arrays and objects nested at most {MAX_JSON_DEPTH} deep",
-                                         found="they nest deeper (refused as it was read)")
-                path = _path(stack)
-                stack.append([{} if event == "start_map" else [], path, None, held])
-                continue
-            if event in ("end_map", "end_array"):
+            if event == "end_map" or event == "end_array":
                 value, _, _, began = stack.pop()
             else:
+                held += 1
+                if held > MAX_JSON_VALUES:
+                    raise TraceLoadError(name, f"JSON of at most {MAX_JSON_VALUES:,} values held at once",
+                                         found="it holds more (refused as it was read)")
+                if event == "start_map" or event == "start_array":
+                    if len(stack) >= MAX_JSON_DEPTH:
+                        raise TraceLoadError(name, f"JSON arrays and objects nested at most {MAX_JSON_DEPTH} deep",
+                                             found="they nest deeper (refused as it was read)")
+                    stack.append([{} if event == "start_map" else [], _path(stack), None, held])
+                    continue
                 began = held
             if stack:
                 parent = stack[-1]
