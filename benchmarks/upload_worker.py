@@ -7,13 +7,15 @@ For each small demo file (as an upload: its bytes) prints the median millisecond
 bytes sent, parsed under the limits, the quads sent back as N-Quads and read again here), their
 ratio, and what the worker adds. Also: the first call's cost (the fork server and a worker
 started), a worker replaced after one is killed, and the two ways of sending quads back
-(N-Quads bytes read by pyoxigraph, or pickled Quad objects) on the largest file. Nothing is
-asserted: numbers only.
+(N-Quads bytes read by pyoxigraph, or pickled Quad objects) on the largest file, and what the
+pre-scan (``read.prescan``) costs on about 40 MB of TriG and N-Quads. Nothing is asserted:
+numbers only.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import pickle
 import statistics
 import sys
@@ -43,6 +45,9 @@ def main() -> None:
     import pyoxigraph as ox
 
     from trace_explorer.read.files import read_trace_file
+    from trace_explorer.read.formats import RDF_SUFFIXES
+    from trace_explorer.read.limits import NO_LIMIT
+    from trace_explorer.read.prescan import check_before_parsing
     from trace_explorer.read.worker import WorkerLimits, read_in_worker
     from trace_explorer.read.errors import TraceLoadError
     from trace_explorer.sources.demo import DEMO_DIR
@@ -77,6 +82,17 @@ def main() -> None:
     as_pickle = median_ms(lambda: pickle.loads(pickle.dumps(quads)), args.repeat)
     print(f"quads sent back ({largest}, {len(quads):,} quads): N-Quads {len(nquads):,} bytes, written and read "
           f"in {as_nquads:.1f} ms; pickle {len(pickled):,} bytes, {as_pickle:.1f} ms")
+
+    for name in ("collection.trig", "orchestrated.nq"):  # the pre-scan against the whole read, on ~40 MB
+        big = data[name] * (40_000_000 // len(data[name]))
+        start = time.perf_counter()
+        check_before_parsing(name, lambda: io.BytesIO(big), RDF_SUFFIXES[Path(name).suffix])
+        scan = time.perf_counter() - start
+        start = time.perf_counter()
+        read_trace_file(name, big, max_bytes=NO_LIMIT, file_limit=NO_LIMIT)
+        whole = time.perf_counter() - start
+        print(f"pre-scan of {name} x{len(big) // len(data[name])} ({len(big) / 1e6:.0f} MB): {scan:.2f} s, "
+              f"{len(big) / 1e6 / scan:.0f} MB/s; {scan / whole:.0%} of the whole read ({whole:.2f} s, pre-scan included)")
 
 
 if __name__ == "__main__":  # the worker's fork server imports this file again: run only as a script
