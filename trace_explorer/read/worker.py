@@ -1,5 +1,6 @@
-"""Untrusted files (uploads, fetched files) parsed in a worker process with limits, so that a
-parser that crashes, aborts or runs away costs that file alone, never the server.
+"""Untrusted files (uploads, in the app's file list or saved into a local store) parsed in a
+worker process with limits, so that a parser that crashes, aborts or runs away costs that file
+alone, never the server.
 
 The worker is a warm process of a ``pebble.ProcessPool`` (a maintained pool that survives a
 worker's death: the task fails with ``ProcessExpired`` and a fresh worker takes the next one;
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 from pebble import ProcessExpired, ProcessPool
 
+from .collector import collector_paused
 from .errors import TraceLoadError
 from .limits import MIB, format_size, max_expanded_bytes, max_file_bytes
 from .loaded import LoadedFile
@@ -118,7 +120,7 @@ def read_in_worker(name: str, data: bytes | None = None, *, max_bytes: int | Non
     file_limit = max_file_bytes() if file_limit is None else file_limit
     pool = _shared_pool()
     future = pool.schedule(_parse, (name, data, max_bytes, file_limit, limits.memory, limits.cpu),
-                                     timeout=limits.wall)
+                           timeout=limits.wall)
     try:
         outcome = future.result()
     except FutureTimeout:
@@ -134,7 +136,8 @@ def read_in_worker(name: str, data: bytes | None = None, *, max_bytes: int | Non
     if outcome[0] == "memory":
         raise _stopped(name, _over_memory(limits))
     fields, nquads = outcome[1], outcome[2]
-    quads = list(ox.parse(nquads, format=ox.RdfFormat.N_QUADS)) if nquads else []
+    with collector_paused():
+        quads = list(ox.parse(nquads, format=ox.RdfFormat.N_QUADS)) if nquads else []
     return LoadedFile(quads=quads, **fields)
 
 
