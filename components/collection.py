@@ -35,6 +35,7 @@ from trace_explorer.read.collection import TraceStore
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.read.files import read_trace_file
 from trace_explorer.read.loaded import LoadedFile
+from trace_explorer.read.worker import read_in_worker
 from trace_explorer.sources.catalog import (SessionFilter, SessionOrder, SessionPage, count_sessions, count_steps,
                                             fetch_sessions, find_session_ids, indexed_summary, list_sessions)
 from trace_explorer.sources.demo import demo_paths
@@ -250,17 +251,21 @@ def _plausible(session_id: str) -> bool:
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _read_cached(name: str, digest: str, _data: bytes) -> FileRead:
-    """Parse one file; cached by (name, content digest). Never raises on bad input."""
+def _read_cached(name: str, digest: str, _data: bytes, trusted: bool) -> FileRead:
+    """Parse one file; cached by (name, content digest). Never raises on bad input. An upload
+    (not ``trusted``) is parsed in a worker process with limits (``read.worker``): a hostile
+    file costs one error line, never the server."""
     try:
-        return FileRead(name, digest, read_trace_file(name, _data), None)
+        loaded = read_trace_file(name, _data) if trusted else read_in_worker(name, _data)
+        return FileRead(name, digest, loaded, None)
     except TraceLoadError as error:
         return FileRead(name, digest, None, str(error))
 
 
-def read_file(name: str, data: bytes) -> FileRead:
-    """Read ``data`` (the bytes of a file called ``name``) through the parse cache."""
-    return _read_cached(name, hashlib.sha256(data).hexdigest(), data)
+def read_file(name: str, data: bytes, *, trusted: bool = False) -> FileRead:
+    """Read ``data`` (the bytes of a file called ``name``) through the parse cache;
+    ``trusted`` (the bundled demo) is parsed in this process, anything else in a worker."""
+    return _read_cached(name, hashlib.sha256(data).hexdigest(), data, trusted)
 
 
 @st.cache_resource(show_spinner=False)
@@ -273,7 +278,7 @@ def demo_bytes() -> tuple[tuple[str, bytes], ...]:
 def demo_files() -> tuple[FileRead, ...]:
     """The bundled demo files, read once per process for every visitor (they are the same for
     all, and never change while the server runs): no visitor's run hashes or parses them again."""
-    return tuple(read_file(n, d) for n, d in demo_bytes())
+    return tuple(read_file(n, d, trusted=True) for n, d in demo_bytes())
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

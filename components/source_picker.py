@@ -395,7 +395,7 @@ def _save(store, uploads: list, bar) -> list[str]:
             done = min(done + n, start + upload.size)
             bar.progress(min(done / total, 1.0), text=f"Saving {upload.name}…")
         try:
-            ingest_file(store, upload.name, upload.getvalue(), progress=advance)
+            ingest_file(store, upload.name, upload.getvalue(), progress=advance, untrusted=True)
         except TraceLoadError as error:
             errors.append(str(error))
         except Exception as error:  # noqa: BLE001 - a bad file must not become a traceback in the page

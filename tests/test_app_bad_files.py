@@ -249,3 +249,18 @@ def test_many_problems_are_cut_in_the_warning_and_all_listed_below_it(problems_a
     table = [d.value for d in at.main.dataframe if list(d.value.columns) == ["Problem"]]
     assert len(table) == 1 and len(table[0]) == 4
     assert "…/i1: arguments is not JSON: '{not json'" in table[0]["Problem"].tolist()
+
+
+def test_hostile_files_each_give_one_line_and_the_demo_and_a_later_file_stay():
+    """Deep triple terms (a 7 KB .ttl.gz that crashed the parser), billion laughs, a 64 MiB
+    ``[[],[],…]`` .json.gz and deep RDF/XML, in one batch: one line each, nothing lost; then a
+    good file still loads beside the demo."""
+    from tests.test_hostile_files import HOSTILE
+    at = start()
+    upload(at, *[(name, make()) for name, make, _ in HOSTILE])
+    assert sidebar_errors(at) == [message for _, _, message in HOSTILE]
+    assert_still_fine(at)
+    upload(at, ("seed-sessions.ttl", (CORPUS / "seed-sessions.ttl").read_bytes()))
+    assert sidebar_errors(at) == []
+    assert not at.exception
+    assert set(SEED) <= set(table_ids(at))

@@ -15,6 +15,7 @@ import pyoxigraph as ox
 from .errors import TraceLoadError
 from .files import read_trace_file
 from .formats import SUPPORTED_SUFFIXES
+from .limits import NO_LIMIT
 from .loaded import LoadedFile
 
 
@@ -56,11 +57,13 @@ class TraceStore:
         return self.sources[-1]
 
     def add_paths(self, paths: Iterable[str | Path], *, max_bytes: int | None = None) -> list[TraceLoadError]:
-        """Add every file in ``paths`` (a folder adds the trace files in it); returns the errors of those that failed."""
+        """Add every file in ``paths`` (a folder adds the trace files in it); returns the errors of those that failed.
+        Local files are a person's own: no size limit unless ``max_bytes`` sets one (``limits``)."""
         errors = []
         for path in expand_paths(paths):
             try:
-                self.add_file(str(path), max_bytes=max_bytes)
+                self.add(read_trace_file(str(path), max_bytes=NO_LIMIT if max_bytes is None else max_bytes,
+                                         file_limit=NO_LIMIT))
             except TraceLoadError as error:
                 errors.append(error)
         return errors

@@ -15,6 +15,7 @@ import pyoxigraph as ox
 from .errors import TraceLoadError
 from .formats import DOCUMENTS_JSON, WIRE_JSON
 from .limits import format_size
+from .lines import LineCounter, last_line_start, line_breaks
 from .streams import Opener, scan
 
 PARSER_POSITION = re.compile(r"^Parser error at line \d+ (?:column \d+|between columns \d+ and \d+): ")
@@ -39,9 +40,9 @@ def clip(text: str, width: int = _MESSAGE_LIMIT) -> str:
 
 
 def _position(data: bytes, offset: int) -> tuple[int, int]:
-    """1-based line and column (in bytes) of ``offset`` in ``data``."""
-    line = data.count(b"\n", 0, offset) + 1
-    return line, offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    """1-based line and column (in bytes) of ``offset`` in ``data`` (lines end at LF, CR or
+    CR LF: ``lines``)."""
+    return line_breaks(data, 0, offset) + 1, offset - last_line_start(data, offset) + 1
 
 
 def check_binary(name: str, data: bytes, label: str) -> None:
@@ -82,7 +83,7 @@ def empty_file(name: str, label: str, decompressed: bool = False) -> TraceLoadEr
 def check_text_stream(name: str, open_bytes: Opener, label: str) -> None:
     """``check_text`` for a streamed file: raise a TraceLoadError at its first byte that is not
     UTF-8, reading it again a chunk at a time; return when every byte is UTF-8."""
-    state = {"carry": b"", "carry_start": 0, "line": 1, "line_start": 0}
+    state = {"carry": b"", "carry_start": 0, "line": 1, "line_start": 0, "lines": LineCounter()}
     found: list[TraceLoadError] = []
 
     def visit(offset: int, chunk: bytes) -> bool:
@@ -107,10 +108,11 @@ def check_text_stream(name: str, open_bytes: Opener, label: str) -> None:
 
 
 def _advance(state: dict, text: bytes, start: int) -> None:
-    newlines = text.count(b"\n")
-    if newlines:
-        state["line"] += newlines
-        state["line_start"] = start + text.rfind(b"\n") + 1
+    counter = state["lines"]
+    counter.add(text)
+    if counter.lines + 1 != state["line"]:
+        state["line"] = counter.lines + 1
+        state["line_start"] = start + last_line_start(text)
 
 
 def _not_utf8(name: str, label: str, buffer: bytes, start: int, bad: int, state: dict) -> TraceLoadError:
@@ -123,14 +125,14 @@ def _not_utf8(name: str, label: str, buffer: bytes, start: int, bad: int, state:
 
 def line_at(open_bytes: Opener, offset: int) -> int:
     """The 1-based line of byte ``offset`` in the file, counted by reading it again."""
-    count = [1]
+    counter = LineCounter()
 
     def visit(start: int, chunk: bytes) -> bool:
-        count[0] += chunk.count(b"\n", 0, max(0, offset - start))
+        counter.add(chunk[:max(0, offset - start)])
         return start + len(chunk) >= offset
 
     scan(open_bytes, visit)
-    return count[0]
+    return counter.lines + 1
 
 
 def token_too_long(name: str, label: str, open_bytes: Opener, read: int, buffer_bytes: int) -> TraceLoadError:

@@ -12,14 +12,15 @@ from __future__ import annotations
 import os
 
 
-from .diagnosis import BLANK, clip, empty_file, format_label
+from .diagnosis import clip
 from .errors import TraceLoadError
 from .formats import DOCUMENTS_JSON, WIRE_JSON, format_for_name
-from .json_files import parse_json_file, read_documents, read_json
+from .json_files import read_json_file
 from .limits import MAX_EXPANDED_VARIABLE, file_too_big, format_size, max_expanded_bytes, max_file_bytes
 from .loaded import LoadedFile
-from .rdf import read_rdf, stable_blank_nodes
-from .streams import DecompressionError, OverLimit, Progress, TextStream, opener
+from .prescan import check_before_parsing
+from .rdf import read_rdf
+from .streams import DecompressionError, OverLimit, Progress, opener
 
 
 def read_trace_file(
@@ -32,8 +33,9 @@ def read_trace_file(
     from the environment); ``file_limit`` the file as given (default: ``max_file_bytes()``).
     ``progress(n)`` is called as the parser consumes each further ``n`` bytes (of the
     decompressed text), for progress bars. RDF formats are streamed into the parser (a ``.gz``
-    decompressed on the way), so memory follows the quads, not the file; JSON is read whole,
-    within the limits. Blank nodes get names derived from the file's bytes, so reading the same
+    decompressed on the way), so memory follows the quads, not the file; JSON is streamed
+    too, within caps on depth and values (``json_stream``). What no trace needs is refused
+    before parsing (``prescan``: deep nesting, XML entities). Blank nodes get names derived from the file's bytes, so reading the same
     file twice gives the same quads. Raises TraceLoadError (with line and column where the
     parser gives them) when the file cannot be read in full; nothing is returned then.
     """
@@ -58,7 +60,8 @@ def read_trace_file(
     read = opener(name, data)
     try:
         if fmt in (DOCUMENTS_JSON, WIRE_JSON):
-            return _read_json(name, fmt, read, max_bytes, progress, gz and given > 0)
+            return read_json_file(name, fmt, read, max_bytes, progress, gz and given > 0)
+        check_before_parsing(name, read, fmt, max_bytes)
         return read_rdf(name, read, fmt, progress, max_bytes=max_bytes, decompressed=gz and given > 0)
     except OverLimit:
         raise TraceLoadError(name, f"gzip content of at most {format_size(max_bytes)} when expanded "
@@ -69,20 +72,3 @@ def read_trace_file(
                              found=clip(f"the decompressor says: {error.cause}")) from None
     except OSError as error:
         raise TraceLoadError(name, "a readable file", found=f"the system says: {error.strerror or error}") from None
-
-
-def _read_json(name: str, fmt: str, read, max_bytes: int, progress: Progress | None, decompressed: bool) -> LoadedFile:
-    """A JSON file (wire triples or document texts), read whole: JSON has no streaming parser here."""
-    with TextStream(read, max_bytes) as stream:
-        data = stream.read_all()
-    if BLANK.fullmatch(data):
-        raise empty_file(name, format_label(fmt), decompressed)
-    if fmt == DOCUMENTS_JSON:
-        loaded = LoadedFile(name, DOCUMENTS_JSON, len(data), documents=read_documents(name, parse_json_file(name, data)))
-    else:
-        loaded = read_json(name, data)
-    if progress is not None:
-        progress(len(data))
-    loaded.digest = stream.digest()  # SHA-256 of the text, hashed as the stream read it
-    loaded.quads = stable_blank_nodes(loaded.quads, loaded.digest[:16])
-    return loaded

@@ -1,20 +1,26 @@
 """JSON files: TrustGraph's gateway wire triples (a list, ``{"triples": [...]}`` or a gateway
-response), document content (``{document IRI: text}``), and JSON-LD under a ``.json`` name."""
+response), document content (``{document IRI: text}``), and JSON-LD under a ``.json`` name.
+They are read as a stream, within caps on depth and values (``json_stream``)."""
 
 from __future__ import annotations
 
-import io
 import json
 
 import pyoxigraph as ox
 
-from .diagnosis import check_binary, check_text, clip, describe
+from .diagnosis import check_binary, check_text, clip, describe, empty_file, format_label
 from .errors import TraceLoadError
 from .formats import DOCUMENTS_JSON, WIRE_JSON
+from .json_stream import JsonSyntax, LooksLikeJsonLd, build_value, json_events
+from .limits import format_size
 from .loaded import LoadedFile
+from .prescan import check_before_parsing
 from .quoted_triples import normalise_quoted_triples
-from .rdf import read_rdf
-from .wire import WireFormatError, decode_quad
+from .rdf import read_rdf, stable_blank_nodes
+from .streams import Opener, Progress, TextStream
+
+_BOM = b"\xef\xbb\xbf"
+_PLACED_BYTES = 16 << 20  # JSON read again by Python's parser to place a syntax error, at most
 
 
 def parse_json_file(name: str, data: bytes):
@@ -40,30 +46,71 @@ def read_documents(name: str, value) -> dict[str, str]:
     return dict(value)
 
 
-def read_json(name: str, data: bytes) -> LoadedFile:
-    value = parse_json_file(name, data)
+def read_json_file(name: str, fmt: str, read: Opener, max_bytes: int | None, progress: Progress | None,
+                   decompressed: bool) -> LoadedFile:
+    """The JSON file ``read()`` (its text, decompressed) in ``fmt`` (WIRE_JSON or DOCUMENTS_JSON),
+    streamed through ``json_stream`` under its caps: wire triples (a list, ``{"triples": [...]}``
+    or a gateway response), document texts, or JSON-LD under a ``.json`` name (then read by
+    pyoxigraph, after the pre-scan). ``LoadedFile.digest``: SHA-256 of the text; blank nodes
+    named from it. Raises TraceLoadError (JSON syntax errors placed by line and column where
+    the text read is under ``_PLACED_BYTES``); ``streams.OverLimit`` and
+    ``streams.DecompressionError`` for the caller to word."""
+    with TextStream(read, max_bytes, progress) as stream:
+        source = stream.buffered()
+        if source.peek(len(_BOM))[:len(_BOM)] == _BOM:
+            source.read(len(_BOM))
+        try:
+            value = build_value(name, json_events(source), wire=fmt == WIRE_JSON)
+            source.read()  # to the end, for the digest (only white space is left)
+        except LooksLikeJsonLd:
+            check_before_parsing(name, read, ox.RdfFormat.JSON_LD, max_bytes)
+            return read_rdf(name, read, ox.RdfFormat.JSON_LD, max_bytes=max_bytes, decompressed=decompressed)
+        except JsonSyntax as error:
+            if stream.failure is not None:
+                raise stream.failure from None
+            if stream.blank:
+                raise empty_file(name, format_label(fmt), decompressed) from None
+            raise _placed(name, read, stream.size, str(error)) from None
+    if fmt == DOCUMENTS_JSON:
+        loaded = LoadedFile(name, DOCUMENTS_JSON, stream.size, documents=read_documents(name, value))
+    else:
+        loaded = _wire_file(name, value, stream.size)
+    loaded.digest = stream.digest()
+    loaded.quads = stable_blank_nodes(loaded.quads, loaded.digest[:16])
+    return loaded
+
+
+def _placed(name: str, read: Opener, consumed: int, message: str) -> TraceLoadError:
+    """The error for JSON that stopped the streaming parser within its first ``consumed``
+    bytes: Python's own parser, run on those bytes when they are few enough, names the line and
+    column; otherwise the streaming parser's words."""
+    if consumed <= _PLACED_BYTES:
+        with read() as source:
+            head = source.read(consumed)
+        try:
+            parse_json_file(name, head)
+        except TraceLoadError as error:
+            return error
+    words = message.strip().splitlines()[0] if message.strip() else "not JSON"
+    return TraceLoadError(name, "JSON", found=clip(f"the parser says: {words} (within the first "
+                                                   f"{format_size(consumed)})"))
+
+
+def _wire_file(name: str, value, size: int) -> LoadedFile:
+    """The wire triples (already Quads, ``json_stream``) or document texts that ``value`` holds."""
     if isinstance(value, dict) and "triples" in value:
         value = value["triples"]
     elif isinstance(value, dict) and "response" in value and isinstance(value["response"], dict):
         value = value["response"].get("triples", value["response"])
-    if _looks_like_json_ld(value):
-        return read_rdf(name, lambda: io.BytesIO(data), ox.RdfFormat.JSON_LD)
     if isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()) \
             and all(_is_iri(k) for k in value):
-        return LoadedFile(name, DOCUMENTS_JSON, len(data), documents=dict(value))
+        return LoadedFile(name, DOCUMENTS_JSON, size, documents=dict(value))
     if not isinstance(value, list):
         raise TraceLoadError(name, "a JSON array of TrustGraph wire triples ({\"s\", \"p\", \"o\", \"g\"?}), "
                                    "or an object mapping document IRIs to texts (content files are best named *.documents.json)",
                              found=describe(value))
-    quads = []
-    for index, item in enumerate(value):
-        try:
-            quads.append(decode_quad(item))
-        except (WireFormatError, AttributeError) as error:
-            raise TraceLoadError(name, f"a TrustGraph wire triple ({{\"s\", \"p\", \"o\", \"g\"?}}) as item {index} "
-                                       f"of the array", found=clip(f"it needs {error}")) from None
-    quads, recovered = normalise_quoted_triples(quads)
-    return LoadedFile(name, WIRE_JSON, len(data), quads=quads, recovered=recovered)
+    quads, recovered = normalise_quoted_triples(value)
+    return LoadedFile(name, WIRE_JSON, size, quads=quads, recovered=recovered)
 
 
 def _is_iri(value: str) -> bool:
@@ -74,9 +121,5 @@ def _is_iri(value: str) -> bool:
     return True
 
 
-def _looks_like_json_ld(value) -> bool:
-    if isinstance(value, dict):
-        return "@context" in value or "@graph" in value or "@id" in value
-    return bool(value) and isinstance(value, list) and isinstance(value[0], dict) and "@id" in value[0]
 
 

@@ -1,8 +1,9 @@
-"""How much a reader takes in (a deployment sets the limits in the environment; both default to
-512 MiB): ``TRACE_EXPLORER_MAX_FILE_MB`` caps a file as given (an upload, a file on disk; a
-``.gz`` by its compressed size) and ``TRACE_EXPLORER_MAX_EXPANDED_MB`` caps the text parsed (what
-a ``.gz`` expands to; a plain file counts its own size). A file over either is refused with a
-message naming the limit and the variable, before it is parsed."""
+"""How much a reader takes in from an untrusted file (an upload): a deployment sets the limits
+in the environment; both default to 512 MiB. ``TRACE_EXPLORER_MAX_FILE_MB`` caps a file as given
+(a ``.gz`` by its compressed size) and ``TRACE_EXPLORER_MAX_EXPANDED_MB`` caps the text parsed
+(what a ``.gz`` expands to; a plain file counts its own size). A file over either is refused
+with a message naming the limit and the variable, before it is parsed. A person's own files,
+read by the command line (``ingest``, ``list``, …), pass ``NO_LIMIT``: they need no variable."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ MIB = 1024 * 1024
 MAX_FILE_VARIABLE = "TRACE_EXPLORER_MAX_FILE_MB"
 MAX_EXPANDED_VARIABLE = "TRACE_EXPLORER_MAX_EXPANDED_MB"
 DEFAULT_LIMIT_MB = 512
+NO_LIMIT = 1 << 62  # bytes: a limit no file reaches (a local file read on its owner's behalf)
 
 
 def limit_from_environment(variable: str, environ: dict[str, str] | None = None) -> int:

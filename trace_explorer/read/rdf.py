@@ -27,7 +27,8 @@ _BUFFER_FULL = re.compile(r"buffer maximal size of (\d+)")
 
 def stable_blank_nodes(quads: list[ox.Quad], salt: str) -> list[ox.Quad]:
     """Rename blank nodes to ``{salt}b{n}`` in order of first appearance (n from 0), so the
-    same file always gives the same quads (a store then holds them once)."""
+    same file always gives the same quads (a store then holds them once). Triple terms are
+    walked with a stack, not recursion, however deep they nest."""
     names: dict[ox.BlankNode, ox.BlankNode] = {}
 
     def rename(term):
@@ -36,7 +37,7 @@ def stable_blank_nodes(quads: list[ox.Quad], salt: str) -> list[ox.Quad]:
                 names[term] = ox.BlankNode(f"{salt}b{len(names)}")
             return names[term]
         if isinstance(term, ox.Triple):
-            return ox.Triple(rename(term.subject), term.predicate, rename(term.object))
+            return _renamed_triple(term, rename)
         return term
 
     if not any(_has_blank_node(t) for q in quads for t in (q.subject, q.object, q.graph_name)):
@@ -44,10 +45,35 @@ def stable_blank_nodes(quads: list[ox.Quad], salt: str) -> list[ox.Quad]:
     return [ox.Quad(rename(q.subject), q.predicate, rename(q.object), rename(q.graph_name)) for q in quads]
 
 
+def _renamed_triple(triple: ox.Triple, rename) -> ox.Triple:
+    """``triple`` rebuilt with ``rename`` applied to every subject and object that is not a
+    triple, at any depth, in the order a recursive walk meets them (subject before object)."""
+    built: list = []
+    stack: list[tuple[object, bool]] = [(triple, False)]
+    while stack:
+        term, ready = stack.pop()
+        if not isinstance(term, ox.Triple):
+            built.append(rename(term))
+        elif ready:
+            obj = built.pop()
+            built.append(ox.Triple(built.pop(), term.predicate, obj))
+        else:
+            stack += [(term, True), (term.object, False), (term.subject, False)]
+    return built[0]
+
+
 def _has_blank_node(term) -> bool:
-    if isinstance(term, ox.BlankNode):
-        return True
-    return isinstance(term, ox.Triple) and (_has_blank_node(term.subject) or _has_blank_node(term.object))
+    """Whether ``term`` is a blank node or a triple term holding one at any depth (a stack, no
+    recursion)."""
+    stack = [term]
+    while stack:
+        term = stack.pop()
+        if isinstance(term, ox.BlankNode):
+            return True
+        if isinstance(term, ox.Triple):
+            stack.append(term.object)
+            stack.append(term.subject)
+    return False
 
 
 def read_rdf(name: str, open_bytes: Opener, fmt: ox.RdfFormat, progress: Progress | None = None, *,

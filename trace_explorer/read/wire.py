@@ -17,10 +17,15 @@ class WireFormatError(ValueError):
     """A value is not a wire term or triple; the message says what was expected."""
 
 
-def decode_term(term: Any) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple:
-    """Turn one wire term (a dict) into a pyoxigraph term.
+MAX_WIRE_DEPTH = 16  # triple terms inside triple terms (as read.prescan.MAX_TRIPLE_DEPTH for files)
 
-    Raises WireFormatError when ``term`` is not one of the shapes in the module docstring.
+
+def decode_term(term: Any, depth: int = 0) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple:
+    """Turn one wire term (a dict) into a pyoxigraph term (``depth``: the triple terms it lies in).
+
+    Raises WireFormatError when ``term`` is not one of the shapes in the module docstring, or
+    nests triple terms more than ``MAX_WIRE_DEPTH`` deep (a gateway's answer is untrusted: no
+    depth of it may exhaust the stack).
     """
     if not isinstance(term, dict):
         raise WireFormatError(f"a term object, got {type(term).__name__}")
@@ -39,10 +44,10 @@ def decode_term(term: Any) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Trip
             return ox.Literal(value)
         if kind == "b":
             return ox.BlankNode(_text(term, "d"))
-        if kind == "t":
-            return decode_triple(term.get("tr"))
-        if kind == "r":
-            return decode_triple(term.get("r"))
+        if kind in ("t", "r"):
+            if depth >= MAX_WIRE_DEPTH:
+                raise WireFormatError(f"triple terms nested at most {MAX_WIRE_DEPTH} deep")
+            return decode_triple(term.get("tr" if kind == "t" else "r"), depth + 1)
         if kind is None and "v" in term:
             value = str(term["v"])
             return ox.NamedNode(value) if term.get("e") else ox.Literal(value)
@@ -53,17 +58,18 @@ def decode_term(term: Any) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Trip
     raise WireFormatError(f'a term with "t" of i, l, b, t or r, got {kind!r}')
 
 
-def decode_triple(triple: Any) -> ox.Triple:
-    """Turn a wire triple ``{"s","p","o"}`` into a pyoxigraph Triple (raises WireFormatError)."""
+def decode_triple(triple: Any, depth: int = 0) -> ox.Triple:
+    """Turn a wire triple ``{"s","p","o"}`` into a pyoxigraph Triple (raises WireFormatError);
+    ``depth``: the triple terms it lies in."""
     if not isinstance(triple, dict) or not {"s", "p", "o"} <= triple.keys():
         raise WireFormatError('a triple object with "s", "p" and "o"')
-    subject = decode_term(triple["s"])
-    predicate = decode_term(triple["p"])
+    subject = decode_term(triple["s"], depth)
+    predicate = decode_term(triple["p"], depth)
     if not isinstance(predicate, ox.NamedNode):
         raise WireFormatError("an IRI as predicate")
     if isinstance(subject, ox.Literal):
         raise WireFormatError("an IRI, blank node or triple as subject")
-    return ox.Triple(subject, predicate, decode_term(triple["o"]))
+    return ox.Triple(subject, predicate, decode_term(triple["o"], depth))
 
 
 def decode_quad(triple: Any) -> ox.Quad:

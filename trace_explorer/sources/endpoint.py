@@ -7,13 +7,16 @@ first, then cut (``secret_scrub``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import io
 import threading
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyoxigraph as ox
 
+from ..read.errors import TraceLoadError
+from ..read.prescan import check_before_parsing
 from .bounded_http import HttpFailure, bounded_post
 from .pinned_http import Pins, pinned_session
 from .secret_scrub import SecretScrub
@@ -86,6 +89,7 @@ class EndpointSource(TraceSource):
 
     def select(self, query: str) -> list[dict[str, Term]]:
         body, _ = self._post(query, "application/sparql-results+json")
+        self._check_nesting(body, "results")
         try:
             solutions = ox.parse_query_results(body, format=ox.QueryResultsFormat.JSON)
         except (SyntaxError, ValueError) as error:
@@ -96,10 +100,19 @@ class EndpointSource(TraceSource):
     def construct(self, query: str) -> list[ox.Triple]:
         body, content_type = self._post(query, "application/n-triples, text/turtle;q=0.9, text/plain;q=0.5")
         fmt = ox.RdfFormat.TURTLE if content_type == "text/turtle" else ox.RdfFormat.N_TRIPLES
+        self._check_nesting(body, fmt)
         try:
             return [ox.Triple(q.subject, q.predicate, q.object) for q in ox.parse(body, format=fmt)]
         except SyntaxError as error:
             raise SourceError(f"{self.label}: unreadable triples ({self.scrub.clean(error, 300)})") from None
+
+    def _check_nesting(self, body: bytes, fmt: ox.RdfFormat | str) -> None:
+        """Raise SourceError when the answer ``body`` (in ``fmt``, or JSON results) nests triple
+        terms or JSON deeper than a trace does (``read.prescan``): the parser recurses on them."""
+        try:
+            check_before_parsing(self.label, lambda: io.BytesIO(body), fmt)
+        except TraceLoadError as error:
+            raise SourceError(f"{self.label}: unreadable answer ({error.expected}; {error.found})") from None
 
     def document_texts(self, iris: Iterable[str]) -> dict[str, str]:
         iris = list(iris)

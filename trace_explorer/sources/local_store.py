@@ -50,6 +50,8 @@ import pyoxigraph as ox
 from ..read.collection import LoadedSource
 from ..read.errors import TraceLoadError
 from ..read.files import read_trace_file
+from ..read.limits import NO_LIMIT
+from ..read.worker import read_in_worker
 from ..read.loaded import LoadedFile
 from ..read.streams import Progress
 from .filter import SessionFilter
@@ -299,9 +301,13 @@ def reindex(local: LocalStore) -> int:
 
 def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
                 progress: Progress | None = None, max_bytes: int | None = None,
-                timings: dict[str, float] | None = None) -> LoadedSource:
+                timings: dict[str, float] | None = None, untrusted: bool = False) -> LoadedSource:
     """Add the file ``name`` (or its bytes ``data``) to the store ``local``, all or nothing,
     then publish a snapshot for readers. One ingest at a time per store in a process.
+    ``untrusted`` (an upload): parsed in a worker process under the upload limits
+    (``read.worker.read_in_worker``; ``progress`` then hears of the whole file once it is read);
+    otherwise (a person's own file, the CLI) in this process, with no size limit unless
+    ``max_bytes`` sets one.
 
     ``progress(n)`` is called as each further ``n`` bytes are parsed; ``max_bytes`` caps the
     text read (``read.files.read_trace_file``); ``timings``, when given, gets the seconds spent
@@ -310,7 +316,13 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     bytes were ingested before). Raises TraceLoadError on bad input (the store is untouched
     then); OSError when the store cannot be written; SourceError for a closed store."""
     clock = _Clock(timings)
-    loaded = read_trace_file(name, data, max_bytes=max_bytes, progress=progress)
+    if untrusted:
+        loaded = read_in_worker(name, data, max_bytes=max_bytes)
+        if progress is not None:
+            progress(loaded.size)
+    else:
+        loaded = read_trace_file(name, data, max_bytes=NO_LIMIT if max_bytes is None else max_bytes,
+                                 progress=progress, file_limit=NO_LIMIT)
     clock.lap("read")
     return ingest_loaded(local, loaded, clock)
 

@@ -1,0 +1,193 @@
+"""Untrusted files (uploads, in the app's file list or saved into a local store) parsed in a
+worker process with limits, so that a parser that crashes, aborts or runs away costs that file
+alone, never the server.
+
+The worker is a warm process of a ``pebble.ProcessPool`` (a maintained pool that survives a
+worker's death: the task fails with ``ProcessExpired`` and a fresh worker takes the next one;
+a task past its deadline is killed the same way). Each task runs under:
+
+- an address-space cap (``RLIMIT_AS``), ``TRACE_EXPLORER_WORKER_MB`` (default 3072 MiB): past it
+  Python raises MemoryError and the Rust parser aborts, and either way the file gets "more than
+  N MB";
+- a CPU-time cap (``RLIMIT_CPU``, reset for each task), ``TRACE_EXPLORER_WORKER_CPU_S``
+  (default 300 s): past it the kernel ends the worker with SIGXCPU;
+- a wall-clock deadline, ``TRACE_EXPLORER_WORKER_WALL_S`` (default 600 s), after which the pool
+  kills the worker.
+
+Workers start from a fork server (``multiprocessing`` "forkserver"), never by forking the app
+itself: Streamlit's server runs threads, and a fork of a threaded process may inherit a held
+lock. The worker returns the quads as N-Quads bytes, which the parent reads back with
+pyoxigraph's N-Quads parser (quicker than unpickling one Python object per term, measured in
+``benchmarks/upload_worker.py``), and a file's refusal as the parts of its TraceLoadError.
+A fork server runs the main script's module again in the worker, as ``__mp_main__``: a script
+that reads uploads this way keeps its work under ``if __name__ == "__main__":`` (Streamlit's
+and the CLI's entry points do).
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import resource
+import signal
+import threading
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+import pyoxigraph as ox
+from pebble import ProcessExpired, ProcessPool
+
+from .collector import collector_paused
+from .errors import TraceLoadError
+from .limits import MIB, format_size, max_expanded_bytes, max_file_bytes
+from .loaded import LoadedFile
+
+MEMORY_VARIABLE = "TRACE_EXPLORER_WORKER_MB"
+CPU_VARIABLE = "TRACE_EXPLORER_WORKER_CPU_S"
+WALL_VARIABLE = "TRACE_EXPLORER_WORKER_WALL_S"
+DEFAULT_MEMORY_MB = 3072
+DEFAULT_CPU_S = 300
+DEFAULT_WALL_S = 600
+WORKERS = 2  # files parsed at once; more wait their turn
+TASKS_PER_WORKER = 25  # then the worker is replaced: a large parse leaves a heap Python keeps
+
+
+@dataclass(frozen=True)
+class WorkerLimits:
+    """What one parse may take: ``memory`` bytes of address space, ``cpu`` seconds of CPU time,
+    ``wall`` seconds from the start of the task."""
+
+    memory: int
+    cpu: float
+    wall: float
+
+    @classmethod
+    def from_environment(cls, environ: dict[str, str] | None = None) -> WorkerLimits:
+        """The limits the deployment sets (see the module), defaults where unset or not a
+        positive number."""
+        env = os.environ if environ is None else environ
+        return cls(memory=int(_positive(env.get(MEMORY_VARIABLE), DEFAULT_MEMORY_MB) * MIB),
+                   cpu=_positive(env.get(CPU_VARIABLE), DEFAULT_CPU_S),
+                   wall=_positive(env.get(WALL_VARIABLE), DEFAULT_WALL_S))
+
+
+def _positive(raw: str | None, default: float) -> float:
+    try:
+        value = float((raw or "").strip() or default)
+    except ValueError:
+        return default
+    return value if 0 < value < float("inf") else default
+
+
+_pool: ProcessPool | None = None
+_pool_lock = threading.Lock()
+
+
+def _shared_pool() -> ProcessPool:
+    """The process's pool of parse workers, started on first use."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or not _pool.active:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["trace_explorer.read.worker", "trace_explorer.read.files"])
+            _pool = ProcessPool(max_workers=WORKERS, max_tasks=TASKS_PER_WORKER, context=context)
+            atexit.register(_pool.stop)
+        return _pool
+
+
+def _discard(pool: ProcessPool) -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is pool:
+            _pool = None
+    pool.stop()
+
+
+def read_in_worker(name: str, data: bytes | None = None, *, max_bytes: int | None = None,
+                   file_limit: int | None = None, limits: WorkerLimits | None = None) -> LoadedFile:
+    """``read.files.read_trace_file(name, data, max_bytes=…, file_limit=…)`` run in a worker
+    process under ``limits`` (default: ``WorkerLimits.from_environment()``); the same
+    LoadedFile comes back (its quads equal, blank nodes included).
+
+    Raises the reader's TraceLoadError for bad input, and a TraceLoadError naming the limit
+    when the parser stopped short of one ("…; the parser stopped: it needed more than 3 GiB of
+    memory"), crashed or was killed. Whatever the file does, this process is untouched."""
+    limits = limits or WorkerLimits.from_environment()
+    # the upload limits as this process's environment sets them (a worker's may be older)
+    max_bytes = max_expanded_bytes() if max_bytes is None else max_bytes
+    file_limit = max_file_bytes() if file_limit is None else file_limit
+    pool = _shared_pool()
+    future = pool.schedule(_parse, (name, data, max_bytes, file_limit, limits.memory, limits.cpu),
+                           timeout=limits.wall)
+    try:
+        outcome = future.result()
+    except FutureTimeout:
+        raise _stopped(name, f"it ran past the deadline of {limits.wall:g} s (the limit set by {WALL_VARIABLE})") from None
+    except ProcessExpired as expired:
+        raise _stopped(name, _death(expired.exitcode, limits)) from None
+    except BrokenProcessPool:  # a worker died between tasks: a new pool serves the next file
+        _discard(pool)
+        raise _stopped(name, "the parser's process ended unexpectedly") from None
+    if outcome[0] == "error":
+        file, expected, line, column, found = outcome[1]
+        raise TraceLoadError(file, expected, line, column, found)
+    if outcome[0] == "memory":
+        raise _stopped(name, _over_memory(limits))
+    fields, nquads = outcome[1], outcome[2]
+    with collector_paused():
+        quads = list(ox.parse(nquads, format=ox.RdfFormat.N_QUADS)) if nquads else []
+    return LoadedFile(quads=quads, **fields)
+
+
+def _stopped(name: str, why: str) -> TraceLoadError:
+    return TraceLoadError(name, "a file the parser can read within the limits on uploads",
+                          found=f"the parser stopped: {why}")
+
+
+def _over_memory(limits: WorkerLimits) -> str:
+    return f"it needed more than {format_size(limits.memory)} of memory (the limit set by {MEMORY_VARIABLE})"
+
+
+def _death(exitcode: int | None, limits: WorkerLimits) -> str:
+    """Why a worker that ended with ``exitcode`` (minus the signal that ended it) stopped."""
+    if exitcode == -signal.SIGXCPU:
+        return f"it needed more than {limits.cpu:g} s of CPU time (the limit set by {CPU_VARIABLE})"
+    if exitcode == -signal.SIGABRT:  # Rust aborts when an allocation fails under the cap
+        return _over_memory(limits)
+    if exitcode == -signal.SIGSEGV:
+        return "the parser crashed on it (a segmentation fault)"
+    return f"the parser's process ended unexpectedly (exit code {exitcode})"
+
+
+def _lower(limit: int, soft: int) -> None:
+    """Set the soft ``limit`` to ``soft`` (never above the hard limit, which stays)."""
+    hard = resource.getrlimit(limit)[1]
+    resource.setrlimit(limit, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
+def _parse(name: str, data: bytes | None, max_bytes: int | None, file_limit: int | None,
+           memory: int, cpu: float):
+    """In the worker: the limits set, the file read. Returns ("ok", LoadedFile fields, N-Quads
+    bytes), ("error", TraceLoadError parts) or ("memory",)."""
+    from .files import read_trace_file
+
+    before = {limit: resource.getrlimit(limit) for limit in (resource.RLIMIT_CPU, resource.RLIMIT_AS)}
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    _lower(resource.RLIMIT_CPU, int(used.ru_utime + used.ru_stime + cpu) + 1)
+    _lower(resource.RLIMIT_AS, int(memory))
+    try:
+        loaded = read_trace_file(name, data, max_bytes=max_bytes, file_limit=file_limit)
+        nquads = ox.serialize(loaded.quads, format=ox.RdfFormat.N_QUADS) if loaded.quads else b""
+    except TraceLoadError as error:
+        return ("error", (error.file, error.expected, error.line, error.column, error.found))
+    except MemoryError:
+        return ("memory",)
+    finally:  # the next task arrives under the worker's own limits, not this one's
+        del data
+        for limit, (soft, hard) in before.items():
+            resource.setrlimit(limit, (soft, hard))
+    fields = {"name": loaded.name, "format": loaded.format, "size": loaded.size, "documents": loaded.documents,
+              "recovered": loaded.recovered, "digest": loaded.digest}
+    return ("ok", fields, nquads)
