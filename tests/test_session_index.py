@@ -159,7 +159,7 @@ def test_filters_on_the_index_equal_filters_on_the_traces():
     for filters in (SessionFilter(), SessionFilter(include_sub=True), SessionFilter(mechanism=("GraphRAG", "DocRAG")),
                     SessionFilter(pattern=("react", "supervisor"), include_sub=True),
                     SessionFilter(mechanism="GraphRAG", pattern="react"), SessionFilter(status="unfinished", include_sub=True),
-                    SessionFilter(text="LÜBECK"), SessionFilter(text="4787f93b")):
+                    SessionFilter(text="question:LÜBECK"), SessionFilter(text="iri:4787f93b")):
         assert list_sessions(indexed, filters, limit=0).rows == list_sessions(bare, filters, limit=0).rows, filters
         assert count_sessions(indexed, filters) == count_sessions(bare, filters)
     for offset in (0, 3, 7):

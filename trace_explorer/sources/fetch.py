@@ -4,6 +4,8 @@ then read with the same rules as a whole collection (``model.reader.SessionReade
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pyoxigraph as ox
 
 from ..model.reader import SessionReader
@@ -35,18 +37,21 @@ def fetch_session(source: TraceSource, session_id: str) -> Session | None:
     return fetch_sessions(source, [session_id]).get(session_id)
 
 
-def fetch_sessions(source: TraceSource, roots: list[str], *, context: bool = True) -> dict[str, Session]:
+def fetch_sessions(source: TraceSource, roots: list[str], *, context: bool = True,
+                   documents: Mapping[str, str] | None = None) -> dict[str, Session]:
     """Read several sessions at once (``{root IRI: Session}``, roots not found left out): their
     entities (and their sub-sessions'), and with ``context`` the labels and extraction
     provenance of their chosen edges, the texts of their documents and each sub-session's
     parent session (what the session page shows; a summary needs none of it).
-    Raises SourceError when the source fails; ValueError for a root that is not an IRI."""
+    ``documents``: without ``context``, texts to read the sessions with (document IRI -> text; a
+    session index reads its words from them). Raises SourceError when the source fails;
+    ValueError for a root that is not an IRI."""
     if not roots:
         return {}
     if source.lookup is not None:
         return source.lookup.read(list(roots), context)
     with collector_paused():  # a long session is a great many objects, all kept
-        return _fetch(source, roots, context)
+        return _fetch(source, roots, context, documents)
 
 
 POINTERS = frozenset({SELECTED_EDGE, SELECTED_CHUNK, THOUGHT})  # what a step points at
@@ -73,10 +78,11 @@ def session_triples(source: TraceSource, roots: list[str]) -> list[ox.Triple]:
     return triples
 
 
-def _fetch(source: TraceSource, roots: list[str], context: bool) -> dict[str, Session]:
+def _fetch(source: TraceSource, roots: list[str], context: bool,
+           documents: Mapping[str, str] | None = None) -> dict[str, Session]:
     triples = session_triples(source, roots)
     if not context:  # a summary: no graph to draw
-        reader = SessionReader(TripleIndex(triples), graphs=False)
+        reader = SessionReader(TripleIndex(triples), documents, graphs=False)
         return {r: reader.read(r) for r in roots if r in reader.roots}
     triples += _edge_context(source, triples)
     index = TripleIndex(triples)
