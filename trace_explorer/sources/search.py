@@ -167,6 +167,39 @@ def matches(words: dict[str, str], terms: Sequence[tuple[str | None, str]]) -> b
     return True
 
 
+def text_match(words: dict[str, str], terms: Sequence[tuple[str | None, str]],
+               tokens: int = 16) -> dict[str, str] | None:
+    """Where ``terms`` are found in ``words`` (as ``matches`` finds them), in the shape of the
+    session index's matches (``index_words.match_rows``): ``{"field", "snippet"}``, the words
+    found between the marks ``"\x02"`` and ``"\x03"``, about ``tokens`` words of text around
+    the first; the field with the most words found, the question and the IRI last. None when
+    nothing is found."""
+    order = [f for f in WORD_FIELDS if f not in ("question", "iri")] + ["question", "iri"]
+    best: tuple[int, str, list[re.Match]] | None = None
+    for field in order:
+        text = (words.get(field) or "").replace("\x02", " ").replace("\x03", " ")
+        wanted = [w for f, w in terms if f in (None, field)]
+        found = [m for m in _WORD.finditer(text) if any(fold(m.group()).startswith(w) for w in wanted)]
+        if found and (best is None or len(found) > best[0]):
+            best = (len(found), field, found)
+    if best is None:
+        return None
+    _, field, found = best
+    text = (words.get(field) or "").replace("\x02", " ").replace("\x03", " ")
+    spans = [m.span() for m in _WORD.finditer(text)]
+    first = next(i for i, span in enumerate(spans) if span == found[0].span())
+    start_token, end_token = max(0, first - tokens // 4), min(len(spans), max(0, first - tokens // 4) + tokens)
+    start = spans[start_token][0] if start_token else 0
+    end = spans[end_token - 1][1] if end_token < len(spans) else len(text)
+    marked, at = [], start
+    for m in found:
+        if start <= m.start() and m.end() <= end:
+            marked += [text[at:m.start()], "\x02", m.group(), "\x03"]
+            at = m.end()
+    marked.append(text[at:end])
+    return {"field": field, "snippet": ("…" if start else "") + "".join(marked) + ("…" if end < len(text) else "")}
+
+
 def _plain_words(text: str) -> list[str]:
     """The words of ``text`` lower-cased, accents kept (NFC), each once."""
     out: list[str] = []
