@@ -34,7 +34,7 @@ def list_filters(collection: Collection) -> SessionFilter:
                             bind="query-params", persist_state="session")
         status = st.segmented_control("Status", list(STATUSES), key="status", bind="query-params",
                                       persist_state="session")
-        search = st.text_input("Search", key="q", placeholder="words in the question or IRI",
+        search = st.text_input("Search", key="q", placeholder="any words, or answer:, tool:, error:, question:",
                                icon=":material/search:", width=280, bind="query-params", persist_state="session",
                                help=text_search(collection.source).note)
         health = health_filter(collection)

@@ -102,8 +102,8 @@ def owners_of_documents(store: ox.Store, documents: Sequence[str]) -> tuple[set[
 def match_rows(db: sqlite3.Connection, query: str, ids: Sequence[int]) -> dict[int, dict[str, str]]:
     """Where the FTS5 MATCH expression ``query`` found its words in rows ``ids`` of the index's
     ``search`` table: ``{id: {"field": a WORD_FIELDS name, "snippet": its text around the words
-    found, each between MARKS}}``; the field with the most words found, the question and the IRI
-    last. One query (the caller holds the index's lock)."""
+    found, each between MARKS}}``: the first field in ``WORD_FIELDS`` order with a word found,
+    the question and the IRI last. One query (the caller holds the index's lock)."""
     snippets = ", ".join(f"snippet(search, {WORD_FIELDS.index(f)}, char(2), char(3), '…', {SNIPPET_TOKENS})"
                          for f in _SNIPPET_ORDER)
     marks = ", ".join("?" * len(ids))
@@ -111,9 +111,8 @@ def match_rows(db: sqlite3.Connection, query: str, ids: Sequence[int]) -> dict[i
                        [query, *ids]).fetchall()
     out: dict[int, dict[str, str]] = {}
     for rowid, *texts in found:
-        counts = [t.count(MARKS[0]) if t else 0 for t in texts]
-        best = max(range(len(texts)), key=lambda i: (counts[i], -i))
-        if counts[best]:
+        best = next((i for i, text in enumerate(texts) if text and MARKS[0] in text), None)
+        if best is not None:
             out[rowid] = {"field": _SNIPPET_ORDER[best], "snippet": texts[best]}
     return out
 

@@ -172,7 +172,7 @@ def text_match(words: dict[str, str], terms: Sequence[tuple[str | None, str]],
     """Where ``terms`` are found in ``words`` (as ``matches`` finds them), in the shape of the
     session index's matches (``index_words.match_rows``): ``{"field", "snippet"}``, the words
     found between the marks ``"\x02"`` and ``"\x03"``, about ``tokens`` words of text around
-    the first; the field with the most words found, the question and the IRI last. None when
+    the first; the first field with a word found, the question and the IRI last. None when
     nothing is found."""
     order = [f for f in WORD_FIELDS if f not in ("question", "iri")] + ["question", "iri"]
     best: tuple[int, str, list[re.Match]] | None = None
@@ -180,8 +180,9 @@ def text_match(words: dict[str, str], terms: Sequence[tuple[str | None, str]],
         text = (words.get(field) or "").replace("\x02", " ").replace("\x03", " ")
         wanted = [w for f, w in terms if f in (None, field)]
         found = [m for m in _WORD.finditer(text) if any(fold(m.group()).startswith(w) for w in wanted)]
-        if found and (best is None or len(found) > best[0]):
+        if found:
             best = (len(found), field, found)
+            break
     if best is None:
         return None
     _, field, found = best

@@ -183,10 +183,12 @@ class SessionIndex:
             chunk = ids[start:start + 500]
             summaries.update(self._query(f"SELECT id, summary FROM summaries WHERE id IN ({','.join('?' * len(chunk))})", chunk))
         out = {i: json.loads(summaries[i]) for i in ids if i in summaries}
-        if filters.needle and filters.words and limit and out:
-            with self._lock:
-                for i, found_match in match_rows(self._db, fts_query(filters.terms), list(out)).items():
-                    out[i]["match"] = found_match
+        if filters.needle and filters.words and out:
+            matched, query = list(out), fts_query(filters.terms)
+            for start in range(0, len(matched), 500):
+                with self._lock:
+                    for i, found_match in match_rows(self._db, query, matched[start:start + 500]).items():
+                        out[i]["match"] = found_match
         return [out[i] for i in ids if i in out]
 
     def summary(self, root: str) -> dict | None:
