@@ -56,7 +56,7 @@ def test_the_session_panel_lists_each_problem_with_a_link_to_its_step():
 
 def test_the_insights_page_counts_what_the_manifest_says():
     at = start()
-    at.switch_page("pages/insights.py").run()
+    at.switch_page("app_pages/insights.py").run()
     assert not at.exception, at.exception
     metrics = {m.label: m.value for m in at.main.metric}
     calls = Counter(a for s in TOP for a in s.get("actions") or [])
@@ -71,7 +71,7 @@ def test_insights_follow_the_lists_filters():
     at = start()
     at.pills(key="type").set_value(["Agent"]).run()
     at.toggle(key="sub").set_value(True).run()
-    at.switch_page("pages/insights.py").run()
+    at.switch_page("app_pages/insights.py").run()
     metrics = {m.label: m.value for m in at.main.metric}
     agents = [s for s in manifest_sessions() if s["mechanism"] == "agent"]
     assert metrics["Sessions"] == str(len(agents))
