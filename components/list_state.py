@@ -20,7 +20,8 @@ from .health import health_filter
 from .insights import insight_filters
 
 SORT_PARAM, PAGE_PARAM = "sort", "page"
-_SORT_KEY, _PAGE_KEY, _VIEW_KEY = "te_list_sort", "te_list_page", "te_list_view"
+_SORT_KEY, _PAGE_KEY, _VIEW_KEY, _URL_KEY = "te_list_sort", "te_list_page", "te_list_view", "te_list_url"
+SESSION_PARAMS = ("session", "step")  # the session page's parameters, never the list's
 STATUSES = ("answered", "unfinished")
 
 
@@ -48,6 +49,16 @@ def list_filters(collection: Collection) -> SessionFilter:
                          **insight_filters())
 
 
+def restore_list_url() -> None:
+    """Give the list its own URL parameters back when it runs with a session page's (``session``,
+    ``step``): Back from a session opened from the list comes to the list's address with the
+    session's parameters (Streamlit writes them before the page's path), and the list's
+    filters, sort and page are then those it had (remembered by ``list_view``)."""
+    if any(name in st.query_params for name in SESSION_PARAMS):
+        st.query_params.from_dict(st.session_state.get(_URL_KEY) or {})
+        st.rerun()  # the filters, bound to the URL, read it again
+
+
 def _page_number(value: object) -> int:
     try:
         return max(1, int(str(value)))
@@ -66,6 +77,7 @@ def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOr
         page = 1
     state[_VIEW_KEY] = view
     set_list_view(order, page)
+    state[_URL_KEY] = {k: v for k, v in st.query_params.to_dict().items() if k not in SESSION_PARAMS}
     return order, page
 
 
