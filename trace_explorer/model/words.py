@@ -30,6 +30,10 @@ from .session import Session
 
 WORD_FIELDS = ("question", "answer", "thought", "tool", "observation", "error", "finding", "result", "iri")
 
+# an entity's kind -> the search field of the text behind its tg:document (session.TEXT_FIELDS;
+# any other kind's text is "result")
+DOCUMENT_FIELDS = {"Thought": "thought", "Observation": "observation", "Conclusion": "answer", "Synthesis": "answer",
+                   "StepResult": "result", "Finding": "finding"}
 # step field -> the search field its words go to (lists are every value)
 _FIELD_WORDS = {"answer": "answer", "thought": "thought", "reasoning": "thought", "plan_steps": "thought",
                 "goals": "thought", "concepts": "thought", "action": "tool", "arguments": "tool",

@@ -4,10 +4,12 @@ written, and where a search found them when a page is read.
 Texts behind a ``tg:document`` come from the texts loaded beside the traces (a
 ``*.documents.json``: ``GraphTexts``' ``loaded``) or from a store's documents graph (written
 there at ingest and by ``sync``). A file of texts alone, ingested after its traces, changes the
-words of the sessions whose steps point at them (``documents_named``, ``owners_of_documents``).
+words of the sessions whose steps point at them (``documents_named``, ``words_of_documents``):
+they are added to those sessions' words, without reading the sessions again.
 
-A match is shown with FTS5's ``snippet()``: the words found between ``MARKS`` (control
-characters that ``session_index.index_row`` takes out of the texts, so every mark is ours).
+A match is shown as a snippet of the field where the words were found, the words between
+``MARKS`` (control characters that ``session_index.index_row`` takes out of the texts, so every
+mark is ours): ``search.text_match``, the same for every source.
 """
 
 from __future__ import annotations
@@ -17,15 +19,13 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import pyoxigraph as ox
 
+from ..model.fields import kind_of
 from ..model.roots import step_owner
-from ..model.vocabulary import DOCUMENT
-from ..model.words import WORD_FIELDS
+from ..model.vocabulary import DOCUMENT, RDF_TYPE
+from ..model.words import DOCUMENT_FIELDS, WORD_FIELDS
+from .search import MARKS, text_match
 from .source import CONTENT, DOCUMENTS_GRAPH
 
-MARKS = ("\x02", "\x03")  # before and after each word found, in a snippet
-SNIPPET_TOKENS = 16  # words of text around a match in a snippet
-# the fields a snippet is taken from first (the row shows the question and the id already)
-_SNIPPET_ORDER = [f for f in WORD_FIELDS if f not in ("question", "iri")] + ["question", "iri"]
 
 
 class GraphTexts(Mapping):
@@ -81,39 +81,45 @@ def documents_named(store: ox.Store, texts: Mapping[str, str]) -> list[str]:
     return out
 
 
-def owners_of_documents(store: ox.Store, documents: Sequence[str]) -> tuple[set[str], list[str]]:
-    """The sessions whose steps in ``store`` point at ``documents``: ``(roots, steps)``, the
-    roots named by a step's IRI (``model.roots.step_owner``) and the steps whose owner only
-    their derivations tell."""
-    predicate = ox.NamedNode(DOCUMENT)
-    roots: set[str] = set()
-    steps: list[str] = []
+def words_of_documents(store: ox.Store, texts: Mapping[str, str],
+                       documents: Sequence[str]) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict[str, list[str]]]]:
+    """The words that ``texts`` of ``documents`` add to the sessions whose steps in ``store``
+    point at them, by the field the step's kind puts them in (``model.words``: a Thought's in
+    "thought", an Observation's in "observation", an answer's in "answer", …): ``(by_root,
+    by_step)``, ``{root or step IRI: {field: [text, …]}}``; ``by_root`` for steps whose IRI
+    names their session (``model.roots.step_owner``), ``by_step`` for the others (their
+    session is found from their derivations). A few lookups a document."""
+    predicate, rdf_type = ox.NamedNode(DOCUMENT), ox.NamedNode(RDF_TYPE)
+    by_root: dict[str, dict[str, list[str]]] = {}
+    by_step: dict[str, dict[str, list[str]]] = {}
     for document in documents:
         for quad in store.quads_for_pattern(None, predicate, ox.NamedNode(document), None):
-            if isinstance(quad.subject, ox.NamedNode):
-                owner = step_owner(quad.subject.value)
-                if owner is not None:
-                    roots.add(owner)
-                else:
-                    steps.append(quad.subject.value)
-    return roots, sorted(set(steps))
+            if not isinstance(quad.subject, ox.NamedNode):
+                continue
+            step = quad.subject.value
+            types = {t.object.value for t in store.quads_for_pattern(quad.subject, rdf_type, None, None)}
+            field = DOCUMENT_FIELDS.get(kind_of(step, types), "result")
+            owner = step_owner(step)
+            target = by_root.setdefault(owner, {}) if owner is not None else by_step.setdefault(step, {})
+            target.setdefault(field, []).append(texts[document])
+    return by_root, by_step
 
 
-def match_rows(db: sqlite3.Connection, query: str, ids: Sequence[int]) -> dict[int, dict[str, str]]:
-    """Where the FTS5 MATCH expression ``query`` found its words in rows ``ids`` of the index's
-    ``search`` table: ``{id: {"field": a WORD_FIELDS name, "snippet": its text around the words
-    found, each between MARKS}}``: the first field in ``WORD_FIELDS`` order with a word found,
-    the question and the IRI last. One query (the caller holds the index's lock)."""
-    snippets = ", ".join(f"snippet(search, {WORD_FIELDS.index(f)}, char(2), char(3), '…', {SNIPPET_TOKENS})"
-                         for f in _SNIPPET_ORDER)
+def match_rows(db: sqlite3.Connection, terms: Sequence[tuple[str | None, str]],
+               ids: Sequence[int]) -> dict[int, dict[str, str]]:
+    """Where the search ``terms`` (``search.search_terms``) were found in rows ``ids`` of the
+    index's ``search`` table: ``{id: {"field": a WORD_FIELDS name, "snippet": its text around
+    the words found, each between MARKS}}`` (``search.text_match``, on the texts the rows
+    hold). One lookup by rowid (the caller holds the index's lock). (FTS5's own ``snippet()``
+    evaluates the MATCH again for each row: a prefix query over every text costs about a
+    millisecond a row at 86,000 sessions, where this takes 2 ms a page.)"""
     marks = ", ".join("?" * len(ids))
-    found = db.execute(f"SELECT rowid, {snippets} FROM search WHERE search MATCH ? AND rowid IN ({marks})",
-                       [query, *ids]).fetchall()
+    found = db.execute(f"SELECT rowid, {', '.join(WORD_FIELDS)} FROM search WHERE rowid IN ({marks})", list(ids))
     out: dict[int, dict[str, str]] = {}
-    for rowid, *texts in found:
-        best = next((i for i, text in enumerate(texts) if text and MARKS[0] in text), None)
-        if best is not None:
-            out[rowid] = {"field": _SNIPPET_ORDER[best], "snippet": texts[best]}
+    for rowid, *texts in found.fetchall():
+        match = text_match(dict(zip(WORD_FIELDS, texts)), terms)
+        if match is not None:
+            out[rowid] = match
     return out
 
 

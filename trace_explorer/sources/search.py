@@ -40,6 +40,7 @@ from ..model.words import WORD_FIELDS
 from .sparql_text import literal
 
 MAX_WORDS = 16  # words of one search (the rest are ignored)
+MARKS = ("\x02", "\x03")  # before and after each word found, in a snippet (``text_match``)
 _WORD = re.compile(r"[^\W_]+")
 # a field name and its colon, then the quoted words or the run of text up to the next space
 _TERM = re.compile(r"(?:([A-Za-z]+):)?(\"[^\"]*\"?|[^\s\"]+)")
@@ -171,13 +172,13 @@ def text_match(words: dict[str, str], terms: Sequence[tuple[str | None, str]],
                tokens: int = 16) -> dict[str, str] | None:
     """Where ``terms`` are found in ``words`` (as ``matches`` finds them), in the shape of the
     session index's matches (``index_words.match_rows``): ``{"field", "snippet"}``, the words
-    found between the marks ``"\x02"`` and ``"\x03"``, about ``tokens`` words of text around
+    found between ``MARKS`` (taken out of the texts first, so every mark is ours), about ``tokens`` words of text around
     the first; the first field with a word found, the question and the IRI last. None when
     nothing is found."""
     order = [f for f in WORD_FIELDS if f not in ("question", "iri")] + ["question", "iri"]
     best: tuple[int, str, list[re.Match]] | None = None
     for field in order:
-        text = (words.get(field) or "").replace("\x02", " ").replace("\x03", " ")
+        text = _unmarked(words.get(field))
         wanted = [w for f, w in terms if f in (None, field)]
         found = [m for m in _WORD.finditer(text) if any(fold(m.group()).startswith(w) for w in wanted)]
         if found:
@@ -186,7 +187,7 @@ def text_match(words: dict[str, str], terms: Sequence[tuple[str | None, str]],
     if best is None:
         return None
     _, field, found = best
-    text = (words.get(field) or "").replace("\x02", " ").replace("\x03", " ")
+    text = _unmarked(words.get(field))
     spans = [m.span() for m in _WORD.finditer(text)]
     first = next(i for i, span in enumerate(spans) if span == found[0].span())
     start_token, end_token = max(0, first - tokens // 4), min(len(spans), max(0, first - tokens // 4) + tokens)
@@ -195,10 +196,15 @@ def text_match(words: dict[str, str], terms: Sequence[tuple[str | None, str]],
     marked, at = [], start
     for m in found:
         if start <= m.start() and m.end() <= end:
-            marked += [text[at:m.start()], "\x02", m.group(), "\x03"]
+            marked += [text[at:m.start()], MARKS[0], m.group(), MARKS[1]]
             at = m.end()
     marked.append(text[at:end])
     return {"field": field, "snippet": ("…" if start else "") + "".join(marked) + ("…" if end < len(text) else "")}
+
+
+def _unmarked(text: str | None) -> str:
+    """``text`` ("" for None) with the characters of ``MARKS`` made spaces."""
+    return (text or "").replace(MARKS[0], " ").replace(MARKS[1], " ")
 
 
 def _plain_words(text: str) -> list[str]:

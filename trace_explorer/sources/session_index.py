@@ -37,8 +37,8 @@ from ..model.words import WORD_FIELDS, session_words
 from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions
 from .filter import DEFAULT_ORDER, SessionFilter, SessionOrder
-from .index_words import GraphTexts, documents_named, match_rows, owners_of_documents
-from .search import fold, fts_query
+from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
+from .search import MARKS, fold, fts_query
 from .session_insights import INSIGHT_PREDICATES, filter_clauses, insight_row, mark_complete, prepare, write_rows
 from .source import DOCUMENTS_GRAPH
 from .sparql_text import PREFIXES, iri_batches, values_clause
@@ -99,7 +99,7 @@ def index_row(session: Session) -> dict[str, Any]:
     ``pattern``, ``status``, ``steps``, the sort keys ``question_key`` (the question folded:
     ``search.fold``), ``duration`` (ms), ``tokens``, ``tool_errors``, ``parent`` (the parent
     session), ``search`` (the words searched, by field: ``model.words.session_words``, without
-    the characters that mark a match: ``index_words.MARKS``) and ``summary`` (``session_summary``
+    the characters that mark a match: ``search.MARKS``) and ``summary`` (``session_summary``
     as JSON)."""
     summary = session_summary(session)
     return {
@@ -115,7 +115,7 @@ def index_row(session: Session) -> dict[str, Any]:
         "tokens": summary["tokens"],
         "tool_errors": summary["tool_errors"],
         "parent": summary["parent_session"],
-        "search": {k: v.replace("\x02", " ").replace("\x03", " ") for k, v in session_words(session).items()},
+        "search": {k: v.replace(MARKS[0], " ").replace(MARKS[1], " ") for k, v in session_words(session).items()},
         "summary": json.dumps(summary, ensure_ascii=False, sort_keys=True),
         "insights": json.dumps(insight_row(session), ensure_ascii=False),
     }
@@ -184,10 +184,10 @@ class SessionIndex:
             summaries.update(self._query(f"SELECT id, summary FROM summaries WHERE id IN ({','.join('?' * len(chunk))})", chunk))
         out = {i: json.loads(summaries[i]) for i in ids if i in summaries}
         if filters.needle and filters.words and out:
-            matched, query = list(out), fts_query(filters.terms)
+            matched = list(out)
             for start in range(0, len(matched), 500):
                 with self._lock:
-                    for i, found_match in match_rows(self._db, query, matched[start:start + 500]).items():
+                    for i, found_match in match_rows(self._db, filters.terms, matched[start:start + 500]).items():
                         out[i]["match"] = found_match
         return [out[i] for i in ids if i in out]
 
@@ -275,6 +275,30 @@ class SessionIndex:
             self._db.executemany("INSERT INTO summaries VALUES (:id, :summary)", numbered)
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
             write_rows(self._db, drop, rows)
+
+    def add_words(self, words: Mapping[str, Mapping[str, Sequence[str]]]) -> int:
+        """Add texts to the searched words of indexed sessions: ``{root: {field: [text, …]}}``
+        (``model.words.WORD_FIELDS`` fields; roots without a row are left out), one
+        transaction. Returns how many sessions changed."""
+        changed = 0
+        with self._lock, self._db:
+            ids = _ids(self._db, words)
+            for root, fields in words.items():
+                if root not in ids:
+                    continue
+                columns = [f for f in fields if f in WORD_FIELDS and fields[f]]
+                old = self._db.execute(f"SELECT {', '.join(columns)} FROM search WHERE rowid = ?", (ids[root],)).fetchone()
+                if not columns or old is None:
+                    continue
+                new = []
+                for before, column in zip(old, columns):
+                    added = [t.replace(MARKS[0], " ").replace(MARKS[1], " ") for t in fields[column]]
+                    lines = (before or "").split("\n") if before else []
+                    new.append("\n".join(dict.fromkeys(lines + added)))
+                self._db.execute(f"UPDATE search SET {', '.join(c + ' = ?' for c in columns)} WHERE rowid = ?",
+                                 (*new, ids[root]))
+                changed += 1
+        return changed
 
     def close(self) -> None:
         """Close the SQLite connection."""
@@ -426,11 +450,21 @@ class IndexUpdate:
 
     def apply(self, files: Iterable[tuple[str, str]] = ()) -> int:
         """Write the rows, once the file's quads are in the store (step 3); returns how many."""
-        named = owners_of_documents(self.store, self.documents_of_known)
-        outside = (self.outside | _roots_above(self.store, self.dangling + named[1]) | named[0]) - set(self.from_file)
+        outside = (self.outside | _roots_above(self.store, self.dangling)) - set(self.from_file)
         rows = self.rows + rows_from_store(self.store, sorted(outside), self.texts)
         self.index.replace(sorted(outside), rows, files)
+        self.index.add_words(self._words_of_texts(outside | set(self.from_file)))
         return len(rows)
+
+    def _words_of_texts(self, written: set[str]) -> dict[str, dict[str, list[str]]]:
+        """The words the file's texts add to sessions already indexed (not among ``written``,
+        read with the texts just now), by root and field."""
+        by_root, by_step = words_of_documents(self.store, self.texts, self.documents_of_known)
+        for step, words in by_step.items():
+            for root in _roots_above(self.store, [step]):
+                for field, texts in words.items():
+                    by_root.setdefault(root, {}).setdefault(field, []).extend(texts)
+        return {root: words for root, words in by_root.items() if root not in written}
 
 
 def _derived_from(store: ox.Store, roots: Sequence[str]) -> set[str]:
