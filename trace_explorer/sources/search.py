@@ -173,7 +173,8 @@ def text_match(words: dict[str, str], terms: Sequence[tuple[str | None, str]],
     """Where ``terms`` are found in ``words`` (as ``matches`` finds them), in the shape of the
     session index's matches (``index_words.match_rows``): ``{"field", "snippet"}``, the words
     found between ``MARKS`` (taken out of the texts first, so every mark is ours), about ``tokens`` words of text around
-    the first; the first field with a word found, the question and the IRI last. None when
+    the first; the field where the most of the words were found (the first of ``WORD_FIELDS`` on
+    a tie, the question and the IRI last). None when
     nothing is found."""
     order = [f for f in WORD_FIELDS if f not in ("question", "iri")] + ["question", "iri"]
     best: tuple[int, str, list[re.Match]] | None = None
@@ -181,9 +182,9 @@ def text_match(words: dict[str, str], terms: Sequence[tuple[str | None, str]],
         text = _unmarked(words.get(field))
         wanted = [w for f, w in terms if f in (None, field)]
         found = [m for m in _WORD.finditer(text) if any(fold(m.group()).startswith(w) for w in wanted)]
-        if found:
-            best = (len(found), field, found)
-            break
+        distinct = len({w for m in found for w in wanted if fold(m.group()).startswith(w)})
+        if found and (best is None or distinct > best[0]):
+            best = (distinct, field, found)
     if best is None:
         return None
     _, field, found = best
