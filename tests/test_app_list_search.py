@@ -8,7 +8,9 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import manifest_sessions
+from components.insights import list_params
 from tests.list_support import list_ids, list_rows
+from trace_explorer.views.insight_charts import FAILED, tool_calls
 
 REPO = Path(__file__).resolve().parents[1]
 TOP = [s for s in manifest_sessions() if s["parent"] is None]
@@ -47,3 +49,16 @@ def test_url_values_are_read_whatever_their_case_and_unknown_ones_named():
     assert [w.value.replace("\\", "") for w in at.warning] == \
         ["Not a value of the list's filters, left out: type=graphrags."]
     assert len(list_ids(at)) == min(50, len(TOP))
+
+
+def test_a_click_on_the_failed_part_of_a_tool_bar_lists_the_sessions_where_it_failed():
+    assert list_params("tool", {"tool": "mcp:weather", "outcome": FAILED}) == {"failed_tool": "mcp:weather"}
+    assert list_params("tool", {"tool": "mcp:weather", "outcome": "any"}) == {"tool": "mcp:weather"}
+    spec = tool_calls({"tools": {"mcp:weather": {"calls": 3, "errors": 1, "error_rate": 0.33, "p50_ms": 1,
+                                                 "p95_ms": 2}}}).chart.to_dict()
+    outcomes = [t["calculate"] for layer in spec["layer"] for t in layer.get("transform", [])]
+    assert outcomes == ["'any'", f"'{FAILED}'"]
+    at = app(failed_tool="mcp:weather")
+    used = [s["session"] for s in TOP if "mcp:weather" in (s.get("actions") or [])]
+    assert list_ids(at) == [REACT_12] and len(used) > 1
+    assert "Failed tool: mcp:weather" in [b.label.replace("\\", "") for b in at.button]

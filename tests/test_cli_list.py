@@ -65,6 +65,11 @@ def test_search_for_a_tool_names_the_sessions_that_called_it(capsys):
     assert {r["match"]["field"] for r in found} == {"tool"}
 
 
+def test_failed_tool_keeps_the_sessions_where_that_tool_failed(capsys):
+    assert [r["id"] for r in rows(capsys, "--all", "--failed-tool", "mcp:weather")] == FAILED_WEATHER
+    assert len(rows(capsys, "--all", "--tool", "mcp:weather")) > 1
+
+
 def test_status_pattern_and_type_filters_keep_the_manifest_sessions(capsys):
     assert sorted(r["id"] for r in rows(capsys, "--all", "--status", "unfinished")) == \
         sorted(s["session"] for s in ALL if not s["has_answer"])

@@ -178,7 +178,8 @@ def test_filters_on_the_index_equal_filters_on_the_traces():
     for filters in (SessionFilter(), SessionFilter(include_sub=True), SessionFilter(mechanism=("GraphRAG", "DocRAG")),
                     SessionFilter(pattern=("react", "supervisor"), include_sub=True),
                     SessionFilter(mechanism="GraphRAG", pattern="react"), SessionFilter(status="unfinished", include_sub=True),
-                    SessionFilter(text="question:LÜBECK"), SessionFilter(text="iri:4787f93b")):
+                    SessionFilter(text="question:LÜBECK"), SessionFilter(text="iri:4787f93b"),
+                    SessionFilter(failed_tool="mcp:weather", include_sub=True), SessionFilter(failed_tool="calculator")):
         rows = list_sessions(indexed, filters, limit=0).rows
         # the index also says where a search found its words (the SPARQL search does not)
         assert [r.get("match", {}).get("field") for r in rows] == (["question"] * len(rows) if "question:" in (filters.text or "")

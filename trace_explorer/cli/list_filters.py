@@ -19,7 +19,8 @@ STATUS_CHOICES = ("answered", "unfinished")
 
 def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the list's filters to ``parser``, in a group of their own: ``--type``, ``--pattern``,
-    ``--status``, ``--search``, ``--tool``, ``--model``, ``--termination``, ``--health``."""
+    ``--status``, ``--search``, ``--tool``, ``--failed-tool``, ``--model``, ``--termination``,
+    ``--health``."""
     chosen = parser.add_argument_group("filters (as the app's session list)")
     chosen.add_argument("--type", type=str.lower, choices=sorted(TYPE_CHOICES), help="only sessions of this mechanism")
     chosen.add_argument("--pattern", type=str.lower, choices=PATTERNS, help="only agents of this pattern")
@@ -29,6 +30,7 @@ def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
                              "observations, errors, findings, step results, IRI), in any order, ignoring case "
                              "and accents; answer:WORD, tool:WORD, error:WORD, question:WORD search one field")
     chosen.add_argument("--tool", help="only sessions that called this tool")
+    chosen.add_argument("--failed-tool", metavar="TOOL", help="only sessions where a call of this tool failed")
     chosen.add_argument("--model", help="only sessions that called this LLM")
     chosen.add_argument("--termination", metavar="REASON", help='only sessions that stopped for this reason ("none": no reason)')
     chosen.add_argument("--health", metavar="WHICH", type=_health,
@@ -66,7 +68,7 @@ def _health(text: str) -> str:
 def filters_of(args: argparse.Namespace) -> SessionFilter:
     """The SessionFilter the arguments name (``--all``: sub-sessions too)."""
     return SessionFilter(mechanism=TYPE_CHOICES.get(args.type), pattern=args.pattern, status=args.status,
-                         text=args.search, include_sub=args.all, tool=args.tool, model=args.model,
+                         text=args.search, include_sub=args.all, tool=args.tool, failed_tool=args.failed_tool, model=args.model,
                          termination=args.termination, health=args.health)
 
 

@@ -22,7 +22,8 @@ class SessionFilter:
     ``status``: "answered" | "unfinished"; ``text``: words, each found in the session's texts
     (``model.words``), in any order, ignoring case and accents, a word with a field name before
     it (``answer:elbrus``) only in that field (``search.search_terms``);
-    ``include_sub``: sub-sessions too; ``tool``: sessions that called this tool; ``model``: that
+    ``include_sub``: sub-sessions too; ``tool``: sessions that called this tool; ``failed_tool``:
+    sessions where a call of this tool failed (``tg:toolError``); ``model``: that
     called this LLM; ``termination``: that stopped for this reason ("none": that record none);
     ``health``: "errors", "warnings", "infos" (the worst severity found), "clean", "unchecked",
     or a rule id (``analysis.health.rules``; on a source with a session index only). Empty values
@@ -35,6 +36,7 @@ class SessionFilter:
     include_sub: bool = False
     tool: str | None = None
     model: str | None = None
+    failed_tool: str | None = None
     termination: str | None = None
     health: str | None = None
 
