@@ -51,12 +51,18 @@ def stats_text(numbers: dict) -> str:
         rows = [(tool, f"{t['calls']:,}", f"{t['errors']:,}", f"{100 * t['error_rate']:.1f}%", ms(t["p50_ms"]),
                  ms(t["p95_ms"]), ms(t["max_ms"])) for tool, t in numbers["tools"].items()]
         out.append("\n" + format_table(("Tool", "Calls", "Errors", "Error rate", "p50 ms", "p95 ms", "max ms"), rows))
+        out.append(f"Calls: every tool call (an Analysis with tg:action), {sum(t['calls'] for t in numbers['tools'].values()):,} "
+                   "in all; the times are those of the calls that record one.")
     rows = [(kind.upper() if kind == "llm" else "Tool", f"{d['calls']:,}", ms(d["p50_ms"]), ms(d["p95_ms"]), ms(d["max_ms"]))
             for kind, d in numbers["durations"].items()]
-    out.append("\n" + format_table(("Durations", "Calls", "p50 ms", "p95 ms", "max ms"), rows))
+    out.append("\n" + format_table(("Durations", "Timed calls", "p50 ms", "p95 ms", "max ms"), rows))
+    out.append("Timed calls: the LLM and tool calls that record their duration (tg:llmDurationMs, "
+               "tg:toolDurationMs); the other calls count in the tables above and below.")
     if numbers["tokens"]:
         rows = [(model, f"{t['calls']:,}", f"{t['in']:,}", f"{t['out']:,}") for model, t in numbers["tokens"].items()]
-        out.append("\n" + format_table(("Model", "Calls", "Tokens in", "Tokens out"), rows))
+        out.append("\n" + format_table(("Model", "LLM calls", "Tokens in", "Tokens out"), rows))
+        out.append("LLM calls: every step that records an LLM call (a model, tokens or an LLM duration), "
+                   f"{sum(t['calls'] for t in numbers['tokens'].values()):,} in all; \"unknown\": those naming no model.")
     out.append("\ntermination: " + ", ".join(f"{k} {v:,}" for k, v in numbers["termination"].items()))
     days = [(d["day"], d["mechanism"], d["pattern"] or "", f"{d['sessions']:,}") for d in numbers["per_day"]]
     if days:
