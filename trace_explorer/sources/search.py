@@ -172,35 +172,60 @@ def text_match(words: dict[str, str], terms: Sequence[tuple[str | None, str]],
                tokens: int = 16) -> dict[str, str] | None:
     """Where ``terms`` are found in ``words`` (as ``matches`` finds them), in the shape of the
     session index's matches (``index_words.match_rows``): ``{"field", "snippet"}``, the words
-    found between ``MARKS`` (taken out of the texts first, so every mark is ours), about ``tokens`` words of text around
-    the first; the field where the most of the words were found (the first of ``WORD_FIELDS`` on
-    a tie, the question and the IRI last). None when
-    nothing is found."""
+    found between ``MARKS`` (taken out of the texts first, so every mark is ours), about
+    ``tokens`` words of text around the first; the field where the most of the words were found
+    (the first of ``WORD_FIELDS`` on a tie, the question and the IRI last). None when nothing is
+    found."""
     order = [f for f in WORD_FIELDS if f not in ("question", "iri")] + ["question", "iri"]
-    best: tuple[int, str, list[re.Match]] | None = None
+    best: tuple[int, str, list[tuple[int, int]]] | None = None
     for field in order:
         text = _unmarked(words.get(field))
-        wanted = [w for f, w in terms if f in (None, field)]
-        found = [m for m in _WORD.finditer(text) if any(fold(m.group()).startswith(w) for w in wanted)]
-        distinct = len({w for m in found for w in wanted if fold(m.group()).startswith(w)})
-        if found and (best is None or distinct > best[0]):
-            best = (distinct, field, found)
+        wanted = tuple(w for f, w in terms if f in (None, field))
+        found, hits = _found(text, wanted)
+        if found and (best is None or len(hits) > best[0]):
+            best = (len(hits), field, found)
     if best is None:
         return None
     _, field, found = best
     text = _unmarked(words.get(field))
-    spans = [m.span() for m in _WORD.finditer(text)]
-    first = next(i for i, span in enumerate(spans) if span == found[0].span())
-    start_token, end_token = max(0, first - tokens // 4), min(len(spans), max(0, first - tokens // 4) + tokens)
-    start = spans[start_token][0] if start_token else 0
-    end = spans[end_token - 1][1] if end_token < len(spans) else len(text)
-    marked, at = [], start
-    for m in found:
-        if start <= m.start() and m.end() <= end:
-            marked += [text[at:m.start()], MARKS[0], m.group(), MARKS[1]]
-            at = m.end()
-    marked.append(text[at:end])
+    at = found[0][0]
+    before = [m.start() for m in _WORD.finditer(text, max(0, at - 40 * tokens), at)][-(tokens // 4):]
+    start = before[0] if before else at
+    after = [m.end() for m in _WORD.finditer(text, at, at + 40 * tokens)][:tokens - len(before)]
+    end = after[-1] if after else found[0][1]
+    end = len(text) if not _WORD.search(text, end) else end
+    start = 0 if not _WORD.search(text[:start]) else start
+    marked, position = [], start
+    for s, e in found:
+        if start <= s and e <= end:
+            marked += [text[position:s], MARKS[0], text[s:e], MARKS[1]]
+            position = e
+    marked.append(text[position:end])
     return {"field": field, "snippet": ("…" if start else "") + "".join(marked) + ("…" if end < len(text) else "")}
+
+
+def _found(text: str, wanted: Sequence[str]) -> tuple[list[tuple[int, int]], set[str]]:
+    """The spans of the words of ``text`` that start with one of ``wanted`` (folded words), and
+    which of ``wanted`` were found. Where folding keeps the text's length (ASCII, most Latin
+    text) one regular expression on the folded text finds them; else word by word."""
+    folded = fold(text)
+    wanted = tuple(w for w in wanted if w in folded)  # a word found is in the folded text
+    if not wanted:
+        return [], set()
+    if len(folded) == len(text):
+        pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(w) for w in sorted(wanted, key=len, reverse=True))
+                             + r")[^\W_]*")
+        found = [m.span() for m in pattern.finditer(folded)]
+        hits = {w for s, e in found for w in wanted if folded.startswith(w, s)}
+        return found, hits
+    found, hits = [], set()
+    for m in _WORD.finditer(text):
+        word = fold(m.group())
+        hit = [w for w in wanted if word.startswith(w)]
+        if hit:
+            found.append(m.span())
+            hits.update(hit)
+    return found, hits
 
 
 def _unmarked(text: str | None) -> str:
