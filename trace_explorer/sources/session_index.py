@@ -460,8 +460,9 @@ class IndexUpdate:
         """The words the file's texts add to sessions already indexed (not among ``written``,
         read with the texts just now), by root and field."""
         by_root, by_step = words_of_documents(self.store, self.texts, self.documents_of_known)
+        owners = _roots_of(self.store, sorted(by_step))
         for step, words in by_step.items():
-            for root in _roots_above(self.store, [step]):
+            for root in owners.get(step, ()):
                 for field, texts in words.items():
                     by_root.setdefault(root, {}).setdefault(field, []).extend(texts)
         return {root: words for root, words in by_root.items() if root not in written}
@@ -473,12 +474,21 @@ def _derived_from(store: ox.Store, roots: Sequence[str]) -> set[str]:
     return {r for r in roots if any(True for _ in store.quads_for_pattern(None, derived, ox.NamedNode(r), None))}
 
 
+def _roots_of(store: ox.Store, entities: Sequence[str]) -> dict[str, set[str]]:
+    """The session roots each of ``entities`` (IRIs in the store) derives from, through
+    ``prov:wasDerivedFrom``/``prov:wasGeneratedBy`` (itself when it is one), by entity: one
+    query a batch."""
+    out: dict[str, set[str]] = {}
+    for chunk in iri_batches(entities):
+        rows = store.query(PREFIXES + f"""SELECT DISTINCT ?e ?root WHERE {{ {values_clause('e', chunk)}
+  ?e {DERIVED}* ?root . {ROOTS} }}""", use_default_graph_as_union=True)
+        for row in rows:
+            if isinstance(row["root"], ox.NamedNode) and isinstance(row["e"], ox.NamedNode):
+                out.setdefault(row["e"].value, set()).add(row["root"].value)
+    return out
+
+
 def _roots_above(store: ox.Store, entities: Sequence[str]) -> set[str]:
     """The session roots that ``entities`` (IRIs in the store) derive from, through
     ``prov:wasDerivedFrom``/``prov:wasGeneratedBy``; those that are roots themselves too."""
-    out: set[str] = set()
-    for chunk in iri_batches(entities):
-        rows = store.query(PREFIXES + f"""SELECT DISTINCT ?root WHERE {{ {values_clause('e', chunk)}
-  ?e {DERIVED}* ?root . {ROOTS} }}""", use_default_graph_as_union=True)
-        out.update(r["root"].value for r in rows if isinstance(r["root"], ox.NamedNode))
-    return out
+    return set().union(*_roots_of(store, entities).values())
