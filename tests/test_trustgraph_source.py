@@ -318,6 +318,13 @@ def test_sync_mirrors_everything_then_nothing_new(capsys, monkeypatch, server, t
     status, _, err = cli(capsys, monkeypatch, "sync", *gateway_args(server.url), "--store", store, "--quiet")
     assert status == 0 and "0 new sessions" in err and f"{len(ALL)} of {len(ALL)} were there already" in err
     assert len(server.log) - before <= 10  # the list of roots only
+    # the texts fetched by the sync are searched: "Elbrus" is in answers only
+    highest = sorted(d["id"] for d in details.values() if "Elbrus" in (d.get("answer") or ""))
+    assert len(highest) == 2
+    status, out, err = cli(capsys, monkeypatch, "list", "--store", store, "--all", "--search", "answer:Elbrus",
+                           "--format", "json", "--limit", 0)
+    assert status == 0, err
+    assert sorted(r["id"] for r in json.loads(out)) == highest
     for expected in ALL:
         status, out, err = cli(capsys, monkeypatch, "show", "--store", store, "--session", expected["session"],
                                "--format", "json")
