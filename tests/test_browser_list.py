@@ -278,6 +278,11 @@ def test_search_reaches_answers_and_observations_and_back_restores_the_filters(a
     highest = sorted(s["session"] for s in TOP if s["question"].startswith("¿Cuál es la montaña más alta"))
     with chromium_page(viewport=(1400, 1100)) as page:
         list_page(page, app_url + "/")
+        # the pages by their titles; the uploader says its true limit (not Streamlit's "1GB per file")
+        nav = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
+        assert nav == ["Sessions", "Session", "Insights", "Documents", "Compare"]
+        assert page.locator('[data-testid="stFileUploaderDropzoneInstructions"]').inner_text().strip() == ""
+        assert page.get_by_text("Up to 512 MiB a file").is_visible()
         search(page, "Elbrus")
         assert sorted(row_ids(page)) == highest
         marks = page.locator(f"{LIST_ROW} .te-match mark")
