@@ -1,1 +1,1 @@
-"""Reusable Streamlit widgets of the Trace Explorer app (the pages in ``pages/`` compose them)."""
+"""Reusable Streamlit widgets of the Trace Explorer app (the pages in ``app_pages/`` compose them)."""

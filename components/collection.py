@@ -288,7 +288,7 @@ def _files_source(key: tuple, _files: tuple[FileRead, ...]) -> StoreSource:
     store = TraceStore()
     for f in _files:
         store.add(f.loaded)
-    source = StoreSource(store.store, label="files", documents=store.documents, index=build_index(store.store))
+    source = StoreSource(store.store, label="files", documents=store.documents, index=build_index(store.store, documents=store.documents))
     refresh_health(source)  # the list's health column
     return source
 

@@ -23,7 +23,7 @@ from trace_explorer.sources.store import StoreSource
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 
 from .collection import Collection
-from .text import SESSION_PAGE, clip, md_escape
+from .text import SESSION_PAGE, md_escape
 
 HEALTH_KEY = "health"  # also the query parameter the list keeps it in
 ICONS = {"error": "⛔", "warning": "⚠️", "info": "ℹ️"}
@@ -99,9 +99,9 @@ def _gateway_findings(session: Session, source: TrustGraphSource) -> list[Findin
 
 
 def health_panel(session: Session, collection: Collection) -> None:
-    """The session page's Health panel: the counts, then every problem as a link to its step
-    (``?session=…&step=…``; LINKS_PER_PAGE at a time), and a table of all of them with the rule,
-    step, message and triple."""
+    """The session page's Health panel: the counts, then every problem once, whole, as a link to
+    its step (``?session=…&step=…``; LINKS_PER_PAGE at a time) saying its severity, rule, step
+    IRI and message, with the triple it found under it."""
     try:
         if isinstance(collection.source, TrustGraphSource):
             checked = _gateway_findings(session, collection.source)
@@ -133,17 +133,15 @@ def health_panel(session: Session, collection: Collection) -> None:
             pages = (len(found) + LINKS_PER_PAGE - 1) // LINKS_PER_PAGE
             page = st.number_input(f"Page of problems (of {pages:,})", 1, pages, 1, key="te_health_page", width=180)
             first = (page - 1) * LINKS_PER_PAGE
-        for finding in found[first:first + LINKS_PER_PAGE]:
-            label = f"{ICONS[finding.severity]} {finding.rule} · {_short(finding.step, session) or 'the session'}: " \
-                    f"{clip(finding.message, 160)}"
+        for finding in found[first:first + LINKS_PER_PAGE]:  # each once, whole: the step's IRI, message, triple
+            label = f"{ICONS[finding.severity]} {finding.severity} · {finding.rule} · {finding.step or 'the session'}: " \
+                    f"{finding.message}"
             target = shown_step(session, finding.step)
             st.page_link(SESSION_PAGE, label=md_escape(label, one_line=True),
                          query_params={"session": session.id} | ({"step": target} if target else {}),
                          help=md_escape(RULES[finding.rule].finds))
-        st.dataframe([{"Severity": f.severity, "Rule": f.rule, "Step": _short(f.step, session) or "",
-                       "Message": f.message, "Triple": f.triple or ""} for f in found],
-                     hide_index=True, width="stretch",
-                     column_config={"Message": st.column_config.TextColumn("Message", width=360)})
+            if finding.triple:
+                st.caption(md_escape(f"Triple: {finding.triple}"))
 
 
 def shown_step(session: Session, node: str | None) -> str | None:
@@ -158,9 +156,3 @@ def shown_step(session: Session, node: str | None) -> str | None:
         near = [u for u, _ in graph.in_edges(node)] + [v for _, v in graph.out_edges(node)]
         return next((n for n in near if n in steps), None)
     return None
-
-
-def _short(step: str | None, session: Session) -> str | None:
-    if step and step.startswith(session.id + "/"):
-        return "…" + step[len(session.id):]
-    return step

@@ -16,15 +16,15 @@ import streamlit as st
 
 from trace_explorer.analysis.stats import collection_stats
 from trace_explorer.sources.filter import SessionFilter
-from trace_explorer.views.insight_charts import PICK, InsightChart, chart_png, insight_charts
+from trace_explorer.views.insight_charts import FAILED, PICK, InsightChart, chart_png, insight_charts
 
 from .collection import Collection
 from .text import SESSIONS_PAGE, md_escape
 
 # The query parameters (and the widget keys) the charts set: SessionFilter field -> parameter.
-CLICK_KEYS = {"tool": "tool", "model": "model", "termination": "termination"}
+CLICK_KEYS = {"tool": "tool", "failed_tool": "failed_tool", "model": "model", "termination": "termination"}
 _LAST_KEY = "te_list_insight_filters"  # the list's chart filters, as last shown (for this page)
-_NAMES = {"tool": "Tool", "model": "Model", "termination": "Termination"}
+_NAMES = {"tool": "Tool", "failed_tool": "Failed tool", "model": "Model", "termination": "Termination"}
 
 
 def insight_filters() -> dict[str, str | None]:
@@ -136,12 +136,21 @@ def _chart(chart: InsightChart) -> None:
 
 def _filter_list(field: str, picked: dict[str, Any]) -> None:
     """Set the session list's filter to the bar clicked and open the list."""
+    st.switch_page(SESSIONS_PAGE, query_params=list_params(field, picked))
+
+
+def list_params(field: str, picked: dict[str, Any]) -> dict[str, str]:
+    """The session list's URL parameters for a click on a bar of a chart filtering by ``field``
+    (``picked``: the selection's fields): a mechanism and pattern; a tool (its red "failed" part:
+    the sessions where that tool failed, ``failed_tool``); a model; a termination reason."""
     params: dict[str, str] = {}
     if field == "mechanism":
         if picked.get("mechanism"):
             params["type"] = str(picked["mechanism"])
             if picked.get("pattern"):
                 params["pattern"] = str(picked["pattern"])
+    elif field == "tool" and picked.get("outcome") == FAILED and picked.get("tool") is not None:
+        params[CLICK_KEYS["failed_tool"]] = str(picked["tool"])
     elif picked.get(field) is not None:
         params[CLICK_KEYS[field]] = str(picked[field])
-    st.switch_page(SESSIONS_PAGE, query_params=params)
+    return params

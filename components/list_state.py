@@ -11,21 +11,27 @@ from __future__ import annotations
 
 import streamlit as st
 
+from trace_explorer.analysis.health.rules import RULES
 from trace_explorer.model.session import MECHANISMS, PATTERNS
 from trace_explorer.sources.catalog import text_search
 from trace_explorer.sources.filter import DEFAULT_ORDER, SessionFilter, SessionOrder
+from trace_explorer.sources.session_insights import HEALTH_CHOICES
 
 from .collection import Collection
-from .health import health_filter
+from .health import health_filter, indexed
 from .insights import insight_filters
+from .text import md_escape
 
 SORT_PARAM, PAGE_PARAM = "sort", "page"
-_SORT_KEY, _PAGE_KEY, _VIEW_KEY = "te_list_sort", "te_list_page", "te_list_view"
+_SORT_KEY, _PAGE_KEY, _VIEW_KEY, _URL_KEY = "te_list_sort", "te_list_page", "te_list_view", "te_list_url"
+_UNKNOWN_KEY = "te_list_unknown_values"
+SESSION_PARAMS = ("session", "step")  # the session page's parameters, never the list's
 STATUSES = ("answered", "unfinished")
 
 
 def list_filters(collection: Collection) -> SessionFilter:
     """Draw the filters (bound to the URL) and return what they choose."""
+    _read_url_values(collection)
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
     with row:
         mechanisms = st.pills("Type", list(MECHANISMS), selection_mode="multi", key="type",
@@ -34,7 +40,7 @@ def list_filters(collection: Collection) -> SessionFilter:
                             bind="query-params", persist_state="session")
         status = st.segmented_control("Status", list(STATUSES), key="status", bind="query-params",
                                       persist_state="session")
-        search = st.text_input("Search", key="q", placeholder="words in the question or IRI",
+        search = st.text_input("Search", key="q", placeholder="any words, or answer:, tool:, error:, question:",
                                icon=":material/search:", width=280, bind="query-params", persist_state="session",
                                help=text_search(collection.source).note)
         health = health_filter(collection)
@@ -46,6 +52,42 @@ def list_filters(collection: Collection) -> SessionFilter:
                          status=status if status in STATUSES else None,
                          text=(search or "").strip() or None, include_sub=bool(sub_sessions), health=health,
                          **insight_filters())
+
+
+def _read_url_values(collection: Collection) -> None:
+    """Take the filters' values in the URL whatever their case (``?type=graphrag`` is GraphRAG),
+    writing them back as the filters spell them; a value no filter knows is dropped and named
+    in a warning."""
+    choices = {"type": MECHANISMS, "pattern": PATTERNS, "status": STATUSES}
+    if indexed(collection):
+        choices["health"] = tuple(HEALTH_CHOICES) + tuple(sorted(RULES))
+    unknown, changed = list(st.session_state.pop(_UNKNOWN_KEY, ())), False
+    for name, options in choices.items():
+        given = st.query_params.get_all(name)
+        if not given:
+            continue
+        known = {o.lower(): o for o in options}
+        kept = [known[v.strip().lower()] for v in given if v.strip().lower() in known]
+        unknown += [f"{name}={v}" for v in given if v.strip().lower() not in known]
+        if kept != given:
+            st.query_params[name] = list(dict.fromkeys(kept)) if name in ("type", "pattern") else kept[:1]
+            changed = True
+    if changed:  # the filters, bound to the URL, read it again (and the warning is shown then)
+        st.session_state[_UNKNOWN_KEY] = unknown
+        st.rerun()
+    if unknown:
+        st.warning(md_escape(f"Not a value of the list's filters, left out: {', '.join(unknown)}."),
+                   icon=":material/warning:")
+
+
+def restore_list_url() -> None:
+    """Give the list its own URL parameters back when it runs with a session page's (``session``,
+    ``step``): Back from a session opened from the list comes to the list's address with the
+    session's parameters (Streamlit writes them before the page's path), and the list's
+    filters, sort and page are then those it had (remembered by ``list_view``)."""
+    if any(name in st.query_params for name in SESSION_PARAMS):
+        st.query_params.from_dict(st.session_state.get(_URL_KEY) or {})
+        st.rerun()  # the filters, bound to the URL, read it again
 
 
 def _page_number(value: object) -> int:
@@ -66,6 +108,7 @@ def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOr
         page = 1
     state[_VIEW_KEY] = view
     set_list_view(order, page)
+    state[_URL_KEY] = {k: v for k, v in st.query_params.to_dict().items() if k not in SESSION_PARAMS}
     return order, page
 
 

@@ -1,11 +1,12 @@
-"""The app's pages, and the guard that makes a deep link run through ``app.py``.
+"""The app's pages, and the guard that makes a page run through ``app.py``.
 
-Streamlit treats an app with a ``pages/`` folder as an old-style multipage app until the first
-``st.navigation`` call in the server process: before that, a request for ``/session?session=...``
-runs ``pages/session.py`` on its own, without ``app.py`` (no page config, no sidebar loader).
-``app.py`` marks every run it makes; a page run without that mark registers the navigation and
-switches to the same page with the same query parameters, which now goes through ``app.py``.
-"""
+The pages live in ``app_pages/``, not ``pages/``: Streamlit takes an app with a ``pages/`` folder
+for an old-style multipage app until the first ``st.navigation`` call in the server process, and
+its first run then draws the folder's file names as the navigation ("app, compare, documents…")
+before ``app.py`` names them. With every page declared here, each page has its title from the
+first paint. Should a page still run without ``app.py`` (no page config, no sidebar loader),
+``ensure_entry_run`` registers the navigation and switches to the same page with the same query
+parameters, which then goes through ``app.py``."""
 
 from __future__ import annotations
 

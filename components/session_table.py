@@ -4,7 +4,8 @@ sorts the whole list on the source, tick boxes select several sessions.
 Drawn by an ``st.components.v2`` component (``session_table_assets``: no iframe, inline CSS and
 JavaScript, trace text set as text only). Columns: a tick box; the session's short id (the
 first characters of its UUID; the full IRI in the tooltip, a button copies it; sub-sessions
-marked ↳ and indented); the question with the answer's first words under it; type and pattern;
+marked ↳ and indented); the question with the answer's first words under it (and, under a
+search, where its words were found, marked); type and pattern;
 time; duration (LLM + tool) and tokens, with the sub-sessions' (README, "Totals"; the session's own
 under them when they differ); steps; tool errors; status; and, when sub-sessions are
 listed, the parent session. Rows are ``model.summary.session_summary`` dicts: a new column is a
@@ -13,6 +14,7 @@ new key there and an entry in ``COLUMNS``.
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ import streamlit as st
 from trace_explorer.model.roots import session_id
 from trace_explorer.model.totals import TOTAL_PREFIX
 from trace_explorer.sources.filter import SessionOrder
+from trace_explorer.sources.index_words import snippet_parts
 from trace_explorer.views.visible_text import visible_controls
 
 from .session_table_assets import CSS, JS
@@ -169,8 +172,19 @@ def table_rows(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             "parent_href": session_href(parent) if parent else None,
             "figures": " · ".join(f for f in figures if f),
             "health": s.get("health"),
+            **_match(s.get("match")),
         })
     return rows
+
+
+def _match(found: dict | None) -> dict[str, Any]:
+    """A row's search match (``session_index``'s ``match``) as the table draws it: ``match_field``
+    and ``match`` pieces ``[text, found]``, each text with its control characters shown (the
+    front end sets them as text and marks the found ones with ``<mark>``)."""
+    if not found or not found.get("snippet"):
+        return {}
+    parts = [[visible_controls(re.sub(r"\s+", " ", text)), hit] for text, hit in snippet_parts(found["snippet"])]
+    return {"match_field": found.get("field") or "", "match": [p for p in parts if p[0]]}
 
 
 def table_columns(rows: Sequence[dict[str, Any]], sortable: Iterable[str]) -> list[dict[str, Any]]:

@@ -43,6 +43,8 @@ tbody tr.te-ticked td { background: color-mix(in srgb, var(--st-primary-color, #
 .te-question { font-weight: 500; white-space: normal; overflow-wrap: anywhere; display: -webkit-box;
   -webkit-line-clamp: 2; -webkit-box-orient: vertical; }
 .te-none { font-style: italic; }
+.te-match mark { background: var(--st-yellow-background-color, rgba(255, 212, 0, 0.3)); color: inherit; padding: 0; }
+.te-match-field { font-style: italic; }
 .te-id { display: flex; align-items: center; gap: 0.15rem; white-space: nowrap; }
 .te-id a, .te-parent a { font-family: var(--st-code-font, monospace); font-size: 0.8rem;
   color: var(--st-link-color, #0068c9); text-decoration: none; }
@@ -265,6 +267,13 @@ export default function (component) {
       const answer = el("span", "te-line te-muted" + (row.answer ? "" : " te-none"), row.answer || row.no_answer);
       answer.title = row.answer || "";
       td.appendChild(answer);
+      if (row.match) {  // where the search found its words: trace text as text, the marks ours
+        const found = el("span", "te-line te-muted te-match");
+        found.appendChild(el("span", "te-match-field", row.match_field + ": "));
+        for (const [text, hit] of row.match) found.appendChild(el(hit ? "mark" : "span", null, text));
+        found.title = row.match.map((p) => p[0]).join("");
+        td.appendChild(found);
+      }
       td.appendChild(el("span", "te-line te-muted te-compact", row.figures));
     } else if (key === "type") {
       td.appendChild(el("span", "te-line", row.type));

@@ -188,9 +188,15 @@ def upload_limit() -> tuple[int, str]:
     return (ours, MAX_FILE_VARIABLE) if ours < streamlit_limit else (streamlit_limit, STREAMLIT_LIMIT)
 
 
+# Streamlit's drop zone writes the limit rounded to a whole unit of 1,000 (512 MiB shows as
+# "1GB per file"): its line is hidden and the true limit said under it (``_uploader``).
+_DROPZONE_SIZE_STYLE = "<style>[data-testid='stFileUploaderDropzoneInstructions'] span { display: none; }</style>"
+
+
 def _uploader(label: str):
     limit, setting = upload_limit()
-    return st.file_uploader(
+    st.html(_DROPZONE_SIZE_STYLE)
+    files = st.file_uploader(
         label, type=UPLOAD_TYPES, accept_multiple_files=True,
         key=f"{UPLOAD_KEY}_{st.session_state[_UPLOADER_GEN_KEY]}",
         # Streamlit's own limit stays the browser's: a file under it but over ours is sent and
@@ -198,6 +204,8 @@ def _uploader(label: str):
         help="Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML, TrustGraph wire JSON and "
              f"*.documents.json content files, optionally .gz. Several at once, up to {format_size(limit)} "
              f"a file; a .gz may expand to {format_size(max_expanded_bytes())}.")
+    st.caption(f"Up to {format_size(limit)} a file (a .gz up to {format_size(max_expanded_bytes())} expanded).")
+    return files
 
 
 def _oversized(upload, limit: int, setting: str) -> str | None:

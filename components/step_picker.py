@@ -5,8 +5,8 @@ one stop of the session's step walk (``views.step_walk``: the session's steps, e
 Question and steps right after the step it derives from). A click on the timeline or the DAG,
 or the keys j / k, set it in a callback (``select_step``, before the script reruns), so the
 selectbox, the timeline, the DAG and the inspector all follow. It is mirrored in the URL as
-``&step=<IRI>`` so a link opens the same step; a new session starts on the step named in the
-URL, else on its first step.
+``&step=<IRI>`` so a link opens the same step (the first stop as no ``step`` at all); a new
+session starts on the step named in the URL, else on its first step.
 
 A session of more than ``PICKER_ALL_ABOVE`` stops would send every label to the browser on every
 run (100,000 of them for the longest): its selectbox lists only the ``WINDOW_ROWS`` stops around
@@ -44,8 +44,15 @@ def selected_step(session: Session, walk: list[WalkEntry]) -> str | None:
     elif wanted in positions and wanted != st.session_state.get(_URL_KEY):  # a link to another step of this session
         st.session_state[STEP_KEY] = wanted
     chosen = st.session_state[STEP_KEY]
-    if st.query_params.get("step") != chosen or st.session_state.get(_URL_KEY) != chosen:
-        st.query_params["step"] = chosen  # (again after a link: the browser may still show the last one)
+    # the first stop is the URL without ``step``: opening a session is then one entry of the
+    # browser's history, and Back from it goes back to the list (a step written on opening
+    # would be a second entry, which Back would only write again)
+    shown = None if chosen == walk[0].id else chosen
+    if st.query_params.get("step") != shown or st.session_state.get(_URL_KEY) != chosen:
+        if shown is None:
+            st.query_params.pop("step", None)
+        else:
+            st.query_params["step"] = chosen  # (again after a link: the browser may still show the last one)
     st.session_state[_URL_KEY] = chosen
     return chosen
 

@@ -15,11 +15,11 @@ import streamlit as st
 
 from trace_explorer.views.visible_text import visible_controls
 
-SESSIONS_PAGE = "pages/sessions.py"
-SESSION_PAGE = "pages/session.py"
-DOCUMENTS_PAGE = "pages/documents.py"
-COMPARE_PAGE = "pages/compare.py"
-INSIGHTS_PAGE = "pages/insights.py"
+SESSIONS_PAGE = "app_pages/sessions.py"
+SESSION_PAGE = "app_pages/session.py"
+DOCUMENTS_PAGE = "app_pages/documents.py"
+COMPARE_PAGE = "app_pages/compare.py"
+INSIGHTS_PAGE = "app_pages/insights.py"
 
 _PUNCTUATION = frozenset(string.punctuation)
 WORD_JOINER = "\u2060"

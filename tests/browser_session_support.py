@@ -71,8 +71,12 @@ def step_in_url(page) -> str | None:
     return urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).get("step", [None])[0]
 
 
-def wait_step(page, step: str, timeout_ms: float = 20000) -> None:
-    """Wait until the URL names ``step``."""
+def wait_step(page, step: str, timeout_ms: float = 20000, first: bool = False) -> None:
+    """Wait until the URL names ``step``; ``first``: the session's first step, which the URL
+    names by leaving ``step`` out."""
+    if first:
+        page.wait_for_function("() => !new URLSearchParams(location.search).has('step')", timeout=timeout_ms)
+        return
     page.wait_for_function("(step) => new URLSearchParams(location.search).get('step') === step", arg=step,
                            timeout=timeout_ms)
 

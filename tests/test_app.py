@@ -45,7 +45,7 @@ def open_session(iri: str, step: str | None = None, at: AppTest | None = None) -
     """Open the session page at ``?session=iri[&step=step]``, in ``at`` (an app already run,
     with its uploads) or in a fresh app on the demo."""
     at = at or AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params.clear()
     at.query_params["session"] = iri
     if step:
@@ -360,7 +360,7 @@ def test_hostile_question_is_shown_as_text():
     at = run_app()
     at.sidebar.file_uploader[0].set_value(("evil.ttl", ttl, "text/turtle")).run()
     assert table_ids(at) == ["urn:trustgraph:question:evil"]
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params["session"] = "urn:trustgraph:question:evil"
     at.run()
     assert not at.exception
@@ -377,12 +377,12 @@ def test_uploaded_files_stay_loaded_on_the_session_page_and_can_be_removed():
     assert sorted(table_ids(at)) == sorted(s["session"] for s in seed)
     assert at.sidebar.file_uploader[0].value in (None, [])  # emptied: the files live in the collection
     iri = seed[1]["session"]
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params["session"] = iri
     at.run()
     assert header_question(at) == seed[1]["question"]
     assert {m.label: m.value for m in at.sidebar.metric}["Sessions"] == str(len(seed))
-    at.switch_page("pages/sessions.py").run()
+    at.switch_page("app_pages/sessions.py").run()
     at.sidebar.button[0].click().run()  # "Remove my files": back to the demo
     assert sorted(table_ids(at)) == sorted(s["session"] for s in TOP)
 
@@ -417,7 +417,7 @@ def test_hostile_sessions_are_listed_with_their_text_shown():
 def test_hostile_agent_page_escapes_every_text():
     from tests import hostile_traces as hostile
     at = hostile_app()
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params["session"] = hostile.AGENT
     at.query_params["step"] = hostile.AGENT + "/i1"
     at.run()
@@ -441,7 +441,7 @@ def test_hostile_agent_page_escapes_every_text():
 def test_hostile_graphrag_and_docrag_pages():
     from tests import hostile_traces as hostile
     at = hostile_app()
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params["session"] = hostile.GRAPHRAG
     at.query_params["step"] = "urn:trustgraph:prov:focus:0bad"
     at.run()

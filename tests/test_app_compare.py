@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def open_compare(value: str | None) -> AppTest:
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
-    at.switch_page("pages/compare.py")
+    at.switch_page("app_pages/compare.py")
     if value is not None:
         at.query_params["compare"] = value
     return at.run()

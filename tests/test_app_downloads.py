@@ -75,7 +75,7 @@ def recorded(monkeypatch) -> dict[str, Recorded]:
 
 def open_session(iri: str, export_open: bool = True, **state) -> AppTest:
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=90)
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params["session"] = iri
     if export_open:
         at.session_state[POPOVER_KEY] = True
@@ -384,7 +384,7 @@ def test_hostile_session_exports_show_nothing_as_markup(recorded):
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=90).run()
     files = [(name, data, "application/octet-stream") for name, data in hostile.hostile_files().items()]
     at.sidebar.file_uploader[0].set_value(files).run()
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params["session"] = hostile.GRAPHRAG
     at.session_state[POPOVER_KEY] = True
     at.session_state[PROV_FORMAT_KEY] = "PROV-JSON"

@@ -19,7 +19,7 @@ REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 
 def open_documents(document: str | None = None) -> AppTest:
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=90)
-    at.switch_page("pages/documents.py")
+    at.switch_page("app_pages/documents.py")
     at.query_params.clear()
     if document is not None:
         at.query_params["document"] = document

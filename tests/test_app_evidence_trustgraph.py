@@ -75,7 +75,7 @@ def on_gateway(at, page: str, **params):
 @pytest.mark.parametrize("session", [GRAPHRAG_BRONZE, GRAPHRAG_TRAPPIST, AGENT], ids=lambda s: s[-8:])
 def test_the_evidence_panel_shows_what_files_show(connected, session):
     from_files = evidence_panel(open_session(session))
-    at = on_gateway(connected, "pages/session.py", session=session)
+    at = on_gateway(connected, "app_pages/session.py", session=session)
     panel = evidence_panel(at)
     assert panel == from_files
     assert panel[0] == ("markdown", "##### :material/plagiarism: Evidence")
@@ -99,7 +99,7 @@ def test_the_evidence_panel_shows_what_files_show(connected, session):
 
 
 def test_the_documents_page_lists_the_deployments_documents_with_their_sessions(connected):
-    at = on_gateway(connected, "pages/documents.py")
+    at = on_gateway(connected, "app_pages/documents.py")
     frame = documents_table(at).value
     assert list(frame["Title"]) == ["The Late Bronze Age collapse", "Trappist breweries of Belgium"]
     assert list(frame["Sessions"]) == [1, 3]
@@ -110,7 +110,7 @@ def test_the_documents_page_lists_the_deployments_documents_with_their_sessions(
 @pytest.mark.parametrize("document", [TRAPPIST, BRONZE], ids=("trappist", "bronze"))
 def test_a_documents_sessions_are_what_files_show(connected, document):
     from_files = shown(open_documents(document), "#### ", "documents in")
-    at = on_gateway(connected, "pages/documents.py", document=document)
+    at = on_gateway(connected, "app_pages/documents.py", document=document)
     page = shown(at, "#### ", "documents in")
     assert page == from_files
     assert page[0] == ("markdown", "#### " + ("Trappist breweries of Belgium" if document == TRAPPIST

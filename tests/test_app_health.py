@@ -48,16 +48,19 @@ def test_the_session_panel_lists_each_problem_with_a_link_to_its_step():
     at = open_session(BROKEN_ID, at=at)
     panel = [e for e in at.main.expander if e.label.startswith("Health")]
     assert [e.label for e in panel] == ["Health: 1 warning"]
-    rows = panel[0].dataframe[0].value
-    assert rows[["Severity", "Rule", "Step"]].values.tolist() == [["warning", "unknown-type", "…/i1"]]
-    assert rows["Triple"][0] == f"<{BROKEN_ID}/i1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://trustgraph.ai/ns/Daydream>"
+    # each problem once (no table beside the links), with its step's whole IRI and its triple
+    assert not panel[0].dataframe
+    (link,) = [unescape(e.proto.label) for e in panel[0].get("page_link")] or [None]
+    assert link is not None and link.startswith(f"⚠️ warning · unknown-type · {BROKEN_ID}/i1: ")
+    assert [unescape(c.value) for c in panel[0].caption] == [
+        f"Triple: <{BROKEN_ID}/i1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://trustgraph.ai/ns/Daydream>"]
     clean = open_session(HEALTHY, at=at)
     assert [e.label for e in clean.main.expander if e.label.startswith("Health")] == ["Health: clean"]
 
 
 def test_the_insights_page_counts_what_the_manifest_says():
     at = start()
-    at.switch_page("pages/insights.py").run()
+    at.switch_page("app_pages/insights.py").run()
     assert not at.exception, at.exception
     metrics = {m.label: m.value for m in at.main.metric}
     # the calls of the top-level sessions and of every session below them (README, "Totals")
@@ -76,7 +79,7 @@ def test_insights_follow_the_lists_filters():
     at = start()
     at.pills(key="type").set_value(["Agent"]).run()
     at.toggle(key="sub").set_value(True).run()
-    at.switch_page("pages/insights.py").run()
+    at.switch_page("app_pages/insights.py").run()
     metrics = {m.label: m.value for m in at.main.metric}
     agents = [s for s in manifest_sessions() if s["mechanism"] == "agent"]
     assert metrics["Sessions"] == str(len(agents))

@@ -33,10 +33,10 @@ def app_env(tmp_path, monkeypatch):
     return tmp_path
 
 
-def fresh(page: str = "pages/sessions.py", **params) -> AppTest:
+def fresh(page: str = "app_pages/sessions.py", **params) -> AppTest:
     """A new browser session (a reload, a new tab, a shared link) at ``page?params``."""
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
-    if page != "pages/sessions.py":
+    if page != "app_pages/sessions.py":
         at.switch_page(page)
     for name, value in params.items():
         at.query_params[name] = value
@@ -72,7 +72,7 @@ def test_uploaded_files_come_back_from_the_address_in_a_new_browser_session(app_
     again = fresh(files=digest)  # a reload
     assert sorted(table_ids(again)) == seed
     assert param(again, "files") == digest
-    tab = fresh("pages/session.py", session=SEED[1]["session"], files=digest)  # a copied session link
+    tab = fresh("app_pages/session.py", session=SEED[1]["session"], files=digest)  # a copied session link
     assert header_question(tab) == SEED[1]["question"]
     assert param(tab, "files") == digest and param(tab, "session") == SEED[1]["session"]
     # more files in that session: one new digest names them all
@@ -88,7 +88,7 @@ def test_uploaded_files_come_back_from_the_address_in_a_new_browser_session(app_
 
 
 def test_a_digest_that_is_gone_says_so_and_how_to_keep_files(app_env):
-    at = fresh("pages/session.py", session=SEED[0]["session"], files="0" * 64)
+    at = fresh("app_pages/session.py", session=SEED[0]["session"], files="0" * 64)
     gone = [unescape(w.value) for w in at.sidebar.warning]
     assert gone and gone[0].startswith("The files of this link are gone")
     assert "trace-explorer ingest" in gone[0]
@@ -112,7 +112,7 @@ def test_a_typed_gateway_is_in_the_address_and_a_reload_asks_for_its_token_namin
     assert TOKEN not in str(at.query_params.to_dict() if hasattr(at.query_params, "to_dict") else dict(at.query_params))
 
     before = len(corpus_gateway.log)
-    reload = fresh("pages/session.py", session=REACT, **params)
+    reload = fresh("app_pages/session.py", session=REACT, **params)
     assert len(corpus_gateway.log) == before  # nothing sent without the token
     assert reload.sidebar.segmented_control(key="te_source_kind").value == "TrustGraph"
     assert [reload.sidebar.text_input(key=k).value for k in ("te_tg_url", "te_tg_token", "te_tg_flow", "te_tg_collection")] \
@@ -146,7 +146,7 @@ def test_a_configured_gateway_is_picked_by_name_and_a_reload_uses_its_token(app_
     assert corpus_gateway.log[-1][2] == f"Bearer {TOKEN}"
     shown = everything_shown(at)
     assert TOKEN not in shown and TOKEN not in str(dict(at.query_params))
-    reload = fresh("pages/session.py", session=REACT, trustgraph=param(at, "trustgraph"), flow=FLOW,
+    reload = fresh("app_pages/session.py", session=REACT, trustgraph=param(at, "trustgraph"), flow=FLOW,
                    collection=COLLECTION)
     assert header_question(reload) == "¿Cuál es la montaña más alta de Europa? — 最高峰は？"
     assert TOKEN not in everything_shown(reload)

@@ -48,7 +48,7 @@ def test_a_tool_that_ran_a_sub_trace_shows_its_observation():
 def test_the_insights_page_counts_unreadable_replies_apart_from_tools():
     at = uploaded()
     at.toggle(key="sub").set_value(True).run()
-    at.switch_page("pages/insights.py").run()
+    at.switch_page("app_pages/insights.py").run()
     assert not at.exception, at.exception
     metrics = {m.label: m.value for m in at.main.metric}
     tools = [a for s in MANIFEST["sessions"] for a in s.get("actions", []) if not a["parse_error"]]

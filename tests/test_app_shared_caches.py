@@ -45,7 +45,7 @@ def connect(url: str, token: str | None) -> AppTest:
 
 
 def insights(at: AppTest) -> AppTest:
-    at.switch_page("pages/insights.py").run()
+    at.switch_page("app_pages/insights.py").run()
     assert not at.exception, at.exception
     return at
 

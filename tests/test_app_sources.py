@@ -136,7 +136,7 @@ def test_files_ingested_by_another_process_appear_while_the_app_shows_the_store(
     assert metrics["Sessions"] == f"{every:,}"
     # the last file's sessions open on the session page, read from the new snapshot
     original = manifest_sessions(SOURCE)[0]
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params["session"] = copy_iri(original["session"], INGESTS * COPIES_PER_INGEST - 1)
     at.run()
     assert not at.exception and header_question(at) == original["question"]
@@ -153,7 +153,7 @@ def test_sparql_endpoint_source(app_env, monkeypatch, virtuoso_url):
     at.sidebar.button(key="te_endpoint_connect").click().run()
     assert not at.exception, at.exception
     assert sorted(table_ids(at)) == sorted(SEED)
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params["session"] = SEED[1]
     at.run()
     assert not at.exception

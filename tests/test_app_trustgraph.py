@@ -56,7 +56,7 @@ def test_the_allowlist_opens_the_deployment_and_texts_come_when_shown(app_env, m
     at = connect(corpus_gateway)
     assert sorted(table_ids(at)) == sorted(TOP)
     assert librarian_asks(corpus_gateway, before) == []  # the list needs no text
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params["session"] = REACT
     mark = len(corpus_gateway.log)
     at.run()
@@ -119,7 +119,7 @@ def test_a_sessions_health_on_a_gateway_is_checked_when_asked_with_every_text(ap
 
     monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "127.0.0.1")
     at = connect(corpus_gateway)
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params["session"] = REACT
     at.run()
     assert [e.label for e in at.main.expander if e.label.startswith("Health")] == ["Health: not checked yet"]

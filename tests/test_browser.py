@@ -41,7 +41,7 @@ def test_list_row_opens_the_session_with_dag_and_timeline(app_url, sessions):
         page.wait_for_timeout(500)
         screenshot(page, "list")
         # narrow the list to one row with the search box (it matches IRIs too), then click it
-        search = page.get_by_placeholder("words in the question or IRI")
+        search = page.get_by_placeholder("any words, or answer:, tool:, error:, question:")
         search.fill("62c33a4f")
         search.press("Enter")
         wait_for_streamlit_idle(page)
@@ -216,7 +216,7 @@ def test_hostile_corpus_runs_nothing_and_loads_nothing(app_url, tmp_path):
         wait_for_streamlit_idle(page)
         page.get_by_text("of 3 matching · 3 top-level sessions").wait_for()
         for iri in (hostile.AGENT, hostile.GRAPHRAG, hostile.DOCRAG):
-            search = page.get_by_placeholder("words in the question or IRI")
+            search = page.get_by_placeholder("any words, or answer:, tool:, error:, question:")
             search.fill(iri.rsplit(":", 1)[-1][-12:])
             search.press("Enter")
             wait_for_streamlit_idle(page)

@@ -11,7 +11,7 @@ import urllib.parse
 import pytest
 
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
-from tests.list_support import open_row
+from tests.list_support import open_row, row_ids
 from tests.conftest import manifest_sessions
 from tests.health_traces import BROKEN_ID, HEALTHY, documents, healthy
 
@@ -114,3 +114,22 @@ def test_insights_charts_filter_the_list_and_download(app_url):
         chip.click()
         wait_for_streamlit_idle(page)
         page.get_by_text(f"1–{len(TOP)} of {len(TOP)} matching").wait_for()
+
+
+def test_a_click_on_the_failed_part_of_a_tool_bar_lists_the_sessions_where_it_failed(app_url):
+    failed = [s["session"] for s in TOP if s.get("tool_errors") and "mcp:weather" in (s.get("actions") or [])]
+    used = [s for s in TOP if "mcp:weather" in (s.get("actions") or [])]
+    assert len(failed) == 1 and len(used) > 1
+    with chromium_page(viewport=(1440, 1800)) as page:
+        page.goto(app_url + "/insights")
+        wait_for_streamlit_idle(page)
+        chart = page.locator('[data-testid="stVegaLiteChart"]').nth(1)
+        red = chart.locator('g.mark-rect').nth(1).locator('path[aria-label*="mcp:weather"]')
+        red.wait_for()
+        box = red.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_url(lambda url: "/insights" not in url, timeout=30000)
+        wait_for_streamlit_idle(page)
+        assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query) == {"failed_tool": ["mcp:weather"]}
+        page.get_by_role("button", name="Failed tool: mcp:weather").wait_for()
+        assert row_ids(page) == failed

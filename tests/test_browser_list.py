@@ -24,7 +24,7 @@ BY_ID = {s["session"]: s for s in SESSIONS}
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 TOOL_PARENT = "urn:trustgraph:agent:fa7f0eab-4c4f-4b06-8732-2e25c215a82a"
 SUB_GRAPHRAG = "urn:trustgraph:question:332dd331-3a0b-4965-8da6-c6fdbd685167"
-SEARCH = "words in the question or IRI"
+SEARCH = "any words, or answer:, tool:, error:, question:"
 
 
 def query(page) -> dict[str, list[str]]:
@@ -276,3 +276,47 @@ def test_the_table_fits_its_width(app_url, width):
             assert supervisor.locator("td.c-tokens").inner_text().split() == ["13,333", "780", "own"]
             assert supervisor.locator("td.c-duration").inner_text().split() == ["22.5", "s", "—", "own"]
         screenshot(page, f"list-{width}")
+
+
+def test_search_reaches_answers_and_observations_and_back_restores_the_filters(app_url):
+    """"Elbrus" is only in answers and "upstream timed out" only in an Observation: each finds
+    its sessions, with the words marked where they were found; Back from a session opened from
+    a filtered list comes back to that list, without the session's parameters."""
+    highest = sorted(s["session"] for s in TOP if s["question"].startswith("¿Cuál es la montaña más alta"))
+    with chromium_page(viewport=(1400, 1100)) as page:
+        list_page(page, app_url + "/")
+        # the pages by their titles; the uploader says its true limit (not Streamlit's "1GB per file")
+        nav = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
+        assert nav == ["Sessions", "Session", "Insights", "Documents", "Compare"]
+        assert page.locator('[data-testid="stFileUploaderDropzoneInstructions"]').inner_text().strip() == ""
+        assert page.get_by_text("Up to 512 MiB a file").is_visible()
+        search(page, "Elbrus")
+        assert sorted(row_ids(page)) == highest
+        marks = page.locator(f"{LIST_ROW} .te-match mark")
+        assert marks.count() == len(highest) and set(marks.all_inner_texts()) == {"Elbrus"}
+        assert page.locator(f"{LIST_ROW} .te-match-field").all_inner_texts() == ["answer: "] * len(highest)
+        search(page, "upstream timed out")
+        assert row_ids(page) == [REACT_12]
+        assert page.locator(f"{LIST_ROW} .te-match mark").all_inner_texts() == ["upstream", "timed", "out"]
+        screenshot(page, "list-search-observation")
+        search(page, "")
+        page.get_by_role("button", name="GraphRAG", exact=True).click()
+        wait_for_streamlit_idle(page)
+        graphrag = row_ids(page)
+        assert sorted(graphrag) == sorted(s["session"] for s in TOP if s["mechanism"] == "graphrag")
+        open_row(page)
+        page.wait_for_url("**/session?session=*", timeout=30000)
+        wait_for_streamlit_idle(page)
+        assert "step" not in query(page)
+        page.go_back()
+        page.wait_for_function("() => !location.search.includes('session=')")
+        wait_for_streamlit_idle(page)
+        assert query(page) == {"type": ["GraphRAG"]}
+        assert row_ids(page) == graphrag
+        page.go_forward()
+        page.wait_for_url("**/session?session=*", timeout=30000)
+        wait_for_streamlit_idle(page)
+        page.go_back()
+        page.wait_for_function("() => !location.search.includes('session=')")
+        wait_for_streamlit_idle(page)
+        assert query(page) == {"type": ["GraphRAG"]} and row_ids(page) == graphrag

@@ -24,9 +24,10 @@ DOCRAG = "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"
 KINDS = {"react": REACT_12, "plan": PLAN, "supervisor": SUPERVISOR, "graphrag": GRAPHRAG, "docrag": DOCRAG}
 
 
-def selected_everywhere(page, step: str, node: str | None = None) -> None:
-    """``step`` is selected in the URL, the picker, the timeline and (as ``node``) the DAG."""
-    wait_step(page, step)
+def selected_everywhere(page, step: str, node: str | None = None, first: bool = False) -> None:
+    """``step`` is selected in the URL (``first``: the session's first step, no ``step`` in
+    it), the picker, the timeline and (as ``node``) the DAG."""
+    wait_step(page, step, first=first)
     wait_for_streamlit_idle(page)
     page.locator(f'{DAG}[data-selected="{node or step}"]').wait_for(timeout=10000)
     assert page.locator(f"{TIMELINE} .te-wf-row.te-selected").get_attribute("data-step") == step
@@ -87,7 +88,7 @@ def test_a_click_on_a_node_selects_its_step_everywhere(app_url, sessions):
         click_node(page, REACT_12 + "/i5/thought")
         selected_everywhere(page, REACT_12 + "/i5")
         click_node(page, REACT_12)
-        selected_everywhere(page, REACT_12 + "/pattern-decision")
+        selected_everywhere(page, REACT_12 + "/pattern-decision", first=True)
         screenshot(page, "session-dag-click")
 
 

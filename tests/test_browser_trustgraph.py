@@ -35,7 +35,7 @@ def connect(page, url: str, token: str) -> None:
 
 def open_from_the_list(page, words: str) -> None:
     """Search the session list for ``words`` and open the first row's session."""
-    search = page.get_by_placeholder("words in the question or IRI")
+    search = page.get_by_placeholder("any words, or answer:, tool:, error:, question:")
     search.fill(words)
     search.press("Enter")
     wait_for_streamlit_idle(page)

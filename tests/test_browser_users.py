@@ -70,7 +70,7 @@ def caption(page) -> str:
 
 
 def search(page, text: str) -> None:
-    box = page.get_by_placeholder("words in the question or IRI")
+    box = page.get_by_placeholder("any words, or answer:, tool:, error:, question:")
     box.fill(text)
     box.press("Enter")
     wait_for_streamlit_idle(page)
@@ -126,7 +126,7 @@ def test_two_people_at_once_never_see_each_others_uploads_filters_or_session(app
         search(b, BRONZE)
         bronze = sum(BRONZE in q for q in TOP.values())
         assert caption(b).startswith(f"1–{bronze} of {bronze} matching · {len(TOP)} top-level sessions in all")
-        assert a.get_by_placeholder("words in the question or IRI").input_value() == SECRET
+        assert a.get_by_placeholder("any words, or answer:, tool:, error:, question:").input_value() == SECRET
         assert caption(a).startswith("1–1 of 1 matching")
 
         # A opens their one row; the same IRI is a different session for B (the demo's)
@@ -148,7 +148,7 @@ def test_two_people_at_once_never_see_each_others_uploads_filters_or_session(app
         # back on A's list (in the app, same session): A's file and A's filter are still there
         a.locator('[data-testid="stMain"] [data-testid="stPageLink"]').filter(has_text="Sessions").first.click()
         wait_for_streamlit_idle(a)
-        assert a.get_by_placeholder("words in the question or IRI").input_value() == SECRET
+        assert a.get_by_placeholder("any words, or answer:, tool:, error:, question:").input_value() == SECRET
         assert caption(a).startswith(f"1–1 of 1 matching · {len(SEED)} top-level sessions in all")
         screenshot(a, "users-a-list-after")
 

@@ -1,6 +1,6 @@
 """The package's folders are layers, and imports run only downward (README, "Layout"):
 model <- read <- sources <- views <- analysis <- export <- cli. Nothing in the core imports
-Streamlit or the app (``app.py``, ``pages/``, ``components/``), and no class outgrows a module's
+Streamlit or the app (``app.py``, ``app_pages/``, ``components/``), and no class outgrows a module's
 one job."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "trace_explorer"
 # Lowest first: a module may import from its own folder and from those before it.
 LAYERS = ("model", "read", "sources", "views", "analysis", "export", "cli")
-APP_MODULES = ("streamlit", "components", "pages", "app")
+APP_MODULES = ("streamlit", "components", "app_pages", "app")
 MAX_CLASS_LINES = 200
 
 

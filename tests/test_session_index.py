@@ -73,6 +73,25 @@ def test_ingested_store_rows_equal_the_whole_corpus(tmp_path):
     assert count_steps(source) == sum(len(s.steps) for s in read_sessions(whole))
 
 
+@pytest.mark.parametrize("texts", ["before their traces", "after their traces"])
+def test_the_searched_words_of_a_store_are_those_of_the_files_read_together(tmp_path, texts):
+    """Each session's words, field by field, whether its content file was ingested before its
+    traces (read with them) or after (added to the sessions indexed already)."""
+    store = open_local_store(tmp_path / "s")
+    late = texts == "after their traces"
+    for path in sorted(expand_paths([CORPUS]), key=lambda p: p.name.endswith(".documents.json") == late):
+        ingest_file(store, str(path))
+    whole, _ = load_collection([CORPUS])
+    expected = {r["root"]: r["search"] for r in build_index(whole.store, documents=whole.documents).rows()}
+    found = {r["root"]: r["search"] for r in store.index.rows()}
+    assert set(found) == set(expected) == {s["session"] for s in manifest_sessions()}
+    for root, words in expected.items():
+        assert {f: set(t.split("\n")) for f, t in found[root].items()} == {f: set(t.split("\n")) for f, t in words.items()}, root
+    elbrus = list_sessions(store.source(), SessionFilter(text="answer:Elbrus", include_sub=True), limit=0)
+    assert sorted(r["id"] for r in elbrus.rows) == sorted(s["session"] for s in manifest_sessions()
+                                                          if s["question"].startswith("¿Cuál es la montaña más alta"))
+
+
 def _split(name: str, root: str, keep_in_first) -> tuple[bytes, bytes]:
     """The quads of corpus file ``name`` as two N-Quads files: the quads whose subject passes
     ``keep_in_first`` (and everything not of session ``root``) first, the rest second."""
@@ -196,8 +215,13 @@ def test_filters_on_the_index_equal_filters_on_the_traces():
     for filters in (SessionFilter(), SessionFilter(include_sub=True), SessionFilter(mechanism=("GraphRAG", "DocRAG")),
                     SessionFilter(pattern=("react", "supervisor"), include_sub=True),
                     SessionFilter(mechanism="GraphRAG", pattern="react"), SessionFilter(status="unfinished", include_sub=True),
-                    SessionFilter(text="LÜBECK"), SessionFilter(text="4787f93b")):
-        assert list_sessions(indexed, filters, limit=0).rows == list_sessions(bare, filters, limit=0).rows, filters
+                    SessionFilter(text="question:LÜBECK"), SessionFilter(text="iri:4787f93b"),
+                    SessionFilter(failed_tool="mcp:weather", include_sub=True), SessionFilter(failed_tool="calculator")):
+        rows = list_sessions(indexed, filters, limit=0).rows
+        # the index also says where a search found its words (the SPARQL search does not)
+        assert [r.get("match", {}).get("field") for r in rows] == (["question"] * len(rows) if "question:" in (filters.text or "")
+                                                                 else ["iri"] * len(rows) if filters.text else [None] * len(rows))
+        assert [{k: v for k, v in r.items() if k != "match"} for r in rows] == list_sessions(bare, filters, limit=0).rows, filters
         assert count_sessions(indexed, filters) == count_sessions(bare, filters)
     for offset in (0, 3, 7):
         assert list_sessions(indexed, SessionFilter(include_sub=True), limit=4, offset=offset).rows == \
@@ -274,7 +298,8 @@ def test_totals_reach_up_every_level_whatever_order_the_rows_come_in():
         summary = dict(figures, id=root, **{TOTAL_PREFIX + k: v for k, v in figures.items()}, sub_sessions=0)
         return {"root": root, "top": int(parent is None), "time": None, "mechanism": "Agent", "pattern": None,
                 "status": "answered", "steps": 1, "question_key": None, "duration": llm_ms, "tokens": tokens_in,
-                "tool_errors": 0, "parent": parent, "search": root, "summary": _json.dumps(summary), "insights": None}
+                "tool_errors": 0, "parent": parent, "search": {"iri": root}, "summary": _json.dumps(summary),
+                "insights": None}
 
     index = SessionIndex()
     index.replace([], [row("urn:a", None, 780, 100)])

@@ -99,6 +99,20 @@ def test_the_stats_command_prints_the_same_numbers_as_json(capsys, sources):
     assert text.startswith(f"{len(searched)} sessions\n") and len(searched) == 5 and "web-search" in text
 
 
+def test_the_stats_text_names_what_each_count_counts(capsys, sources):
+    assert main(["stats", str(CORPUS)]) == 0
+    text = capsys.readouterr().out
+    numbers = collection_stats(sources[0], SessionFilter())
+    tool_calls = sum(t["calls"] for t in numbers["tools"].values())
+    llm_calls = sum(t["calls"] for t in numbers["tokens"].values())
+    timed = numbers["durations"]
+    assert tool_calls != timed["tool"]["calls"] and llm_calls != timed["llm"]["calls"]  # why the words are needed
+    assert f"Calls: every tool call (an Analysis with tg:action), {tool_calls:,} in all" in text
+    assert "Durations  Timed calls" in text and "Timed calls: the LLM and tool calls that record their duration" in text
+    assert f"LLM calls: every step that records an LLM call (a model, tokens or an LLM duration), {llm_calls:,} in all" in text
+    assert "Model        LLM calls" in text
+
+
 def test_the_stats_command_on_a_store(capsys, corpus_stores):
     store = corpus_stores["collection.trig"]
     assert main(["stats", "--store", str(store), "--format", "json"]) == 0

@@ -279,7 +279,7 @@ def long_session_app(iterations: int, step_index: int):
     at.sidebar.file_uploader[0].set_value([("long.nq", nquads, "application/n-quads"),
                                            ("long.documents.json", documents, "application/json")]).run()
     assert not at.exception and not at.sidebar.error
-    at.switch_page("pages/session.py")
+    at.switch_page("app_pages/session.py")
     at.query_params["session"] = root
     at.query_params["step"] = long_react(iterations).steps[step_index].id
     at.run()

@@ -156,7 +156,7 @@ def test_filters_and_pages_agree_with_the_files(server, from_files):
     details, _ = from_files
     tg = source(server)
     for filters in (SessionFilter(mechanism="GraphRAG"), SessionFilter(pattern="react", include_sub=True),
-                    SessionFilter(status="unfinished", include_sub=True), SessionFilter(text="bronze")):
+                    SessionFilter(status="unfinished", include_sub=True), SessionFilter(text="question:bronze")):
         page = list_sessions(tg, filters, limit=3, offset=1)
         everything = list_sessions(tg, filters, limit=0)
         assert [r["id"] for r in page.rows] == [r["id"] for r in everything.rows][1:4]
@@ -169,6 +169,25 @@ def test_filters_and_pages_agree_with_the_files(server, from_files):
             assert not filters.needle or "bronze" in (detail["question"] or "").lower()
     assert list_sessions(tg, SessionFilter(status="unfinished", include_sub=True), limit=0).total == \
         sum(1 for d in details.values() if d["status"] == "unfinished")
+
+
+def test_search_finds_the_question_everywhere_and_every_word_of_sessions_read(server, from_files):
+    """Before a session is read its question and IRI are searched; once read (opened), every
+    word of it: "upstream timed out" is in one demo session's Observation only."""
+    details, _ = from_files
+    tg = source(server)
+    errored = [d["id"] for d in details.values()
+               if any("upstream timed out" in (s.get("error") or "") for s in d["steps"])]
+    assert len(errored) == 1
+    assert list_sessions(tg, SessionFilter(text="upstream timed out", include_sub=True), limit=0).total == 0
+    tg.read(errored, context=True)
+    found = list_sessions(tg, SessionFilter(text="error:upstream timed out", include_sub=True), limit=0)
+    assert [r["id"] for r in found.rows] == errored
+    assert found.rows[0]["match"] == {"field": "error",
+                                      "snippet": "mcp:weather failed: \x02upstream\x03 \x02timed\x03 \x02out\x03 after 30 s"}
+    question = details[errored[0]]["question"]
+    asked = list_sessions(tg, SessionFilter(text=f"question:{question}", include_sub=True), limit=0)
+    assert [r["id"] for r in asked.rows] == [i for i, d in details.items() if d["question"] == question]
 
 
 def test_texts_given_later_read_as_texts_given_at_once(server, from_files):
@@ -300,6 +319,13 @@ def test_sync_mirrors_everything_then_nothing_new(capsys, monkeypatch, server, t
     status, _, err = cli(capsys, monkeypatch, "sync", *gateway_args(server.url), "--store", store, "--quiet")
     assert status == 0 and "0 new sessions" in err and f"{len(ALL)} of {len(ALL)} were there already" in err
     assert len(server.log) - before <= 10  # the list of roots only
+    # the texts fetched by the sync are searched: "Elbrus" is in answers only
+    highest = sorted(d["id"] for d in details.values() if "Elbrus" in (d.get("answer") or ""))
+    assert len(highest) == 2
+    status, out, err = cli(capsys, monkeypatch, "list", "--store", store, "--all", "--search", "answer:Elbrus",
+                           "--format", "json", "--limit", 0)
+    assert status == 0, err
+    assert sorted(r["id"] for r in json.loads(out)) == highest
     for expected in ALL:
         status, out, err = cli(capsys, monkeypatch, "show", "--store", store, "--session", expected["session"],
                                "--format", "json")

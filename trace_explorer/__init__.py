@@ -10,5 +10,5 @@ The folders follow the data, and imports run one way, from the top of this list 
 - ``read/``: files to quads;
 - ``model/``: the trace model and the reader that turns quads into sessions.
 
-Nothing here imports Streamlit; the app (``app.py``, ``pages/``, ``components/``) sits on top.
+Nothing here imports Streamlit; the app (``app.py``, ``app_pages/``, ``components/``) sits on top.
 """

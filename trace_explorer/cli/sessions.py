@@ -10,28 +10,31 @@ from collections.abc import Sequence
 from wcwidth import wcswidth
 
 from ..export.table import sessions_csv
-from ..model.session import AGENT, DOCRAG, GRAPHRAG, Session
+from ..model.session import Session
 from ..model.totals import FIGURES, TOTAL_PREFIX
 from ..read.diagnosis import clip
-from ..sources.catalog import SessionFilter, find_session_ids, list_sessions
+from ..sources.catalog import find_session_ids, list_sessions
 from ..sources.family import fetch_family
+from ..sources.index_words import snippet_parts
 from ..sources.source import TraceSource
 from ..views.report import session_detail, session_text
 from ..views.visible_text import visible_controls
+from .list_filters import add_filter_arguments, add_sort_argument, check_health, filters_of
 from .sources import add_source_arguments
-
-TYPE_CHOICES = {"agent": AGENT, "graphrag": GRAPHRAG, "docrag": DOCRAG}
 TABLE_COLUMNS = ("Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status", "Tokens")
 
 
 def add_parser(commands) -> None:
     """Add ``list`` and ``show`` to the subcommands ``commands``."""
-    listing = commands.add_parser("list", help="list sessions, newest first")
+    listing = commands.add_parser("list", help="list sessions, newest first",
+                                  description="List sessions a page at a time, filtered and sorted as the app's "
+                                              "session list (top-level sessions unless --all).")
     add_source_arguments(listing)
     listing.add_argument("--limit", type=int, default=50, metavar="N", help="sessions per page (0: all; default 50)")
     listing.add_argument("--offset", type=int, default=0, metavar="M", help="skip the first M sessions")
-    listing.add_argument("--type", choices=sorted(TYPE_CHOICES), help="only sessions of this mechanism")
     listing.add_argument("--all", action="store_true", help="include sub-sessions")
+    add_sort_argument(listing)
+    add_filter_arguments(listing)
     listing.add_argument("--format", choices=("table", "json", "csv"), default="table")
     listing.set_defaults(run=_list)
 
@@ -58,8 +61,9 @@ def session_family(source: TraceSource, key: str) -> tuple[Session | None, dict[
 
 
 def _list(args, source: TraceSource) -> int:
-    filters = SessionFilter(mechanism=TYPE_CHOICES.get(args.type), include_sub=args.all)
-    page = list_sessions(source, filters, limit=max(args.limit, 0), offset=max(args.offset, 0))
+    check_health(args, source)
+    page = list_sessions(source, filters_of(args), limit=max(args.limit, 0), offset=max(args.offset, 0),
+                         order=args.sort)
     rows = page.rows
     if args.format == "csv":
         print(sessions_csv(rows), end="")
@@ -68,13 +72,16 @@ def _list(args, source: TraceSource) -> int:
         keys = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions", "tool_errors",
                 "parse_errors") \
             + FIGURES + tuple(TOTAL_PREFIX + name for name in FIGURES) + ("sub_sessions",)
-        print(json.dumps([{k: r.get(k) for k in keys} for r in rows], ensure_ascii=False, indent=2))
+        print(json.dumps([{k: r.get(k) for k in keys} | _json_match(r.get("match")) for r in rows],
+                         ensure_ascii=False, indent=2))
         return 0
+    searched = bool(args.search and args.search.strip())
     table = [(r["id"], r["type"], r["pattern"] or "", clip(r["question"] or "", 60), r["time"] or "",
               str(r["step_count"]), r["status"], _tokens(r)) + ((r["parent"] or "",) if args.all else ())
-             for r in rows]
+             + ((_text_match(r.get("match")),) if searched else ()) for r in rows]
     # with --all, sub-sessions are listed too: the parent session tells them from top-level ones
-    print(visible_controls(format_table(TABLE_COLUMNS + (("Parent",) if args.all else ()), table)))
+    header = TABLE_COLUMNS + (("Parent",) if args.all else ()) + (("Found in",) if searched else ())
+    print(visible_controls(format_table(header, table)))
     shown = f"{page.offset + 1}-{page.offset + len(rows)} of {page.total}" if rows else f"none of {page.total}"
     more = " (--offset or --limit 0 for more)" if page.offset + len(rows) < page.total else ""
     print(f"\nsessions {shown}{more}")
@@ -88,6 +95,24 @@ def _tokens(row: dict) -> str:
     if total is None:
         return ""
     return f"{total:,}" + (f" ({own or 0:,} own)" if total != own else "")
+
+
+def _text_match(found: dict | None) -> str:
+    """Where the search found its words, for a terminal: ``answer: Mount [Elbrus] (5,642 m)…``
+    (the words found between brackets, the text on one line, at most 80 columns of it)."""
+    if not found:
+        return ""
+    text = "".join(f"[{t}]" if hit else t for t, hit in snippet_parts(" ".join(found["snippet"].split())))
+    return f"{found['field']}: {clip(text, 80)}"
+
+
+def _json_match(found: dict | None) -> dict:
+    """A JSON row's ``match``: ``{"field", "snippet" (the text), "found" (the words found)}``."""
+    if not found:
+        return {}
+    parts = snippet_parts(found["snippet"])
+    return {"match": {"field": found["field"], "snippet": "".join(t for t, _ in parts),
+                      "found": list(dict.fromkeys(t for t, hit in parts if hit))}}
 
 
 def _show(args, source: TraceSource) -> int:

@@ -125,7 +125,7 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
         return None, [str(e) for e in errors] or ["no trace files found"]
     label = "the files" if not args.demo else "the demo traces and the files" if args.paths else "the demo traces"
     return StoreSource(collection.store, label=label, documents=collection.documents,
-                       index=build_index(collection.store)), [str(e) for e in errors]
+                       index=build_index(collection.store, documents=collection.documents)), [str(e) for e in errors]
 
 
 def report(errors: list[str]) -> None:

@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import json
 
-from ..analysis.health.index import refresh_health
 from ..analysis.stats import collection_stats
-from ..model.session import PATTERNS
-from ..sources.filter import SessionFilter
-from ..sources.session_insights import HEALTH_CHOICES
 from ..sources.source import TraceSource
-from ..sources.store import StoreSource
 from ..views.visible_text import visible_controls
-from .sessions import TYPE_CHOICES, format_table
+from .list_filters import add_filter_arguments, check_health, filters_of
+from .sessions import format_table
 from .sources import add_source_arguments
 
 
@@ -24,30 +20,13 @@ def add_parser(commands) -> None:
                                 description="Count what the chosen sessions did (top-level sessions unless --all).")
     add_source_arguments(stats)
     stats.add_argument("--all", action="store_true", help="count sub-sessions too")
-    chosen = stats.add_argument_group("filters (as the session list's)")
-    chosen.add_argument("--type", choices=sorted(TYPE_CHOICES), help="only sessions of this mechanism")
-    chosen.add_argument("--pattern", choices=PATTERNS, help="only agents of this pattern")
-    chosen.add_argument("--status", choices=("answered", "unfinished"))
-    chosen.add_argument("--search", metavar="TEXT", help="words in the question or the session IRI")
-    chosen.add_argument("--tool", help="only sessions that called this tool")
-    chosen.add_argument("--model", help="only sessions that called this LLM")
-    chosen.add_argument("--termination", metavar="REASON", help='only sessions that stopped for this reason ("none": no reason)')
-    chosen.add_argument("--health", metavar="WHICH",
-                        help=f"{', '.join(HEALTH_CHOICES)} or a rule id (a store or files only)")
+    add_filter_arguments(stats)
     stats.add_argument("--format", choices=("text", "json"), default="text")
     stats.set_defaults(run=_stats)
 
 
-def filters_of(args) -> SessionFilter:
-    """The SessionFilter the arguments name."""
-    return SessionFilter(mechanism=TYPE_CHOICES.get(args.type), pattern=args.pattern, status=args.status,
-                         text=args.search, include_sub=args.all, tool=args.tool, model=args.model,
-                         termination=args.termination, health=args.health)
-
-
 def _stats(args, source: TraceSource) -> int:
-    if args.health and isinstance(source, StoreSource):
-        refresh_health(source)  # files read into memory are checked now (a store's rows are kept by ingest)
+    check_health(args, source)
     numbers = collection_stats(source, filters_of(args))
     if args.format == "json":
         print(json.dumps(numbers, ensure_ascii=False, indent=2))
@@ -72,14 +51,20 @@ def stats_text(numbers: dict) -> str:
         rows = [(tool, f"{t['calls']:,}", f"{t['errors']:,}", f"{100 * t['error_rate']:.1f}%", ms(t["p50_ms"]),
                  ms(t["p95_ms"]), ms(t["max_ms"])) for tool, t in numbers["tools"].items()]
         out.append("\n" + format_table(("Tool", "Calls", "Errors", "Error rate", "p50 ms", "p95 ms", "max ms"), rows))
+        out.append(f"Calls: every tool call (an Analysis with tg:action), {sum(t['calls'] for t in numbers['tools'].values()):,} "
+                   "in all; the times are those of the calls that record one.")
     if numbers["parse_errors"]:
         out.append(f"model replies the agent could not parse (no tool call): {numbers['parse_errors']:,}")
     rows = [(kind.upper() if kind == "llm" else "Tool", f"{d['calls']:,}", ms(d["p50_ms"]), ms(d["p95_ms"]), ms(d["max_ms"]))
             for kind, d in numbers["durations"].items()]
-    out.append("\n" + format_table(("Durations", "Calls", "p50 ms", "p95 ms", "max ms"), rows))
+    out.append("\n" + format_table(("Durations", "Timed calls", "p50 ms", "p95 ms", "max ms"), rows))
+    out.append("Timed calls: the LLM and tool calls that record their duration (tg:llmDurationMs, "
+               "tg:toolDurationMs); the other calls count in the tables above and below.")
     if numbers["tokens"]:
         rows = [(model, f"{t['calls']:,}", f"{t['in']:,}", f"{t['out']:,}") for model, t in numbers["tokens"].items()]
-        out.append("\n" + format_table(("Model", "Calls", "Tokens in", "Tokens out"), rows))
+        out.append("\n" + format_table(("Model", "LLM calls", "Tokens in", "Tokens out"), rows))
+        out.append("LLM calls: every step that records an LLM call (a model, tokens or an LLM duration), "
+                   f"{sum(t['calls'] for t in numbers['tokens'].values()):,} in all; \"unknown\": those naming no model.")
     out.append("\ntermination: " + ", ".join(f"{k} {v:,}" for k, v in numbers["termination"].items()))
     days = [(d["day"], d["mechanism"], d["pattern"] or "", f"{d['sessions']:,}") for d in numbers["per_day"]]
     if days:

@@ -4,6 +4,8 @@ then read with the same rules as a whole collection (``model.reader.SessionReade
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pyoxigraph as ox
 
 from ..model.reader import SessionReader
@@ -36,20 +38,22 @@ def fetch_session(source: TraceSource, session_id: str) -> Session | None:
 
 
 def fetch_sessions(source: TraceSource, roots: list[str], *, context: bool = True,
-                   family: bool = False) -> dict[str, Session]:
+                   family: bool = False, documents: Mapping[str, str] | None = None) -> dict[str, Session]:
     """Read several sessions at once (``{root IRI: Session}``, roots not found left out): their
     entities (and their sub-sessions'), and with ``context`` the labels and extraction
     provenance of their chosen edges, the texts of their documents and each sub-session's
     parent session (what the session page shows; a summary needs none of it). With ``family``
     the result also holds every sub-session of ``roots``, recursively, read from the same
     triples (no more queries: what a summary's totals count, ``model.totals``).
-    Raises SourceError when the source fails; ValueError for a root that is not an IRI."""
+    ``documents``: without ``context``, texts to read the sessions with (document IRI -> text; a
+    session index reads its words from them). Raises SourceError when the source fails;
+    ValueError for a root that is not an IRI."""
     if not roots:
         return {}
     if source.lookup is not None:
         return source.lookup.read(list(roots), context, family=family)
     with collector_paused():  # a long session is a great many objects, all kept
-        return _fetch(source, roots, context, family)
+        return _fetch(source, roots, context, family, documents)
 
 
 POINTERS = frozenset({SELECTED_EDGE, SELECTED_CHUNK, THOUGHT})  # what a step points at
@@ -76,10 +80,11 @@ def session_triples(source: TraceSource, roots: list[str]) -> list[ox.Triple]:
     return triples
 
 
-def _fetch(source: TraceSource, roots: list[str], context: bool, family: bool = False) -> dict[str, Session]:
+def _fetch(source: TraceSource, roots: list[str], context: bool, family: bool = False,
+           documents: Mapping[str, str] | None = None) -> dict[str, Session]:
     triples = session_triples(source, roots)
     if not context:  # a summary: no graph to draw
-        reader = SessionReader(TripleIndex(triples), graphs=False)
+        reader = SessionReader(TripleIndex(triples), documents, graphs=False)
         return {r: reader.read(r) for r in (reader.roots if family else roots) if r in reader.roots}
     triples += _edge_context(source, triples)
     index = TripleIndex(triples)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .search import search_words
+from .search import search_terms
 
 # The keys the list sorts on, with their default direction (True: descending, as a header's
 # first click sorts). "time": the Question's prov:startedAtTime; "duration": LLM + tool time in
@@ -20,9 +20,11 @@ SORT_KEYS = {"time": True, "id": False, "type": False, "pattern": False, "questi
 class SessionFilter:
     """What the session list shows. ``mechanism``: one of "Agent", "GraphRAG", "DocRAG", or a
     tuple of them (any of); ``pattern``: "react", "plan-then-execute", "supervisor", or a tuple;
-    ``status``: "answered" | "unfinished"; ``text``: words, each found in the question or the
-    session IRI, in any order, ignoring case and accents (``search.search_words``);
-    ``include_sub``: sub-sessions too; ``tool``: sessions that called this tool; ``model``: that
+    ``status``: "answered" | "unfinished"; ``text``: words, each found in the session's texts
+    (``model.words``), in any order, ignoring case and accents, a word with a field name before
+    it (``answer:elbrus``) only in that field (``search.search_terms``);
+    ``include_sub``: sub-sessions too; ``tool``: sessions that called this tool; ``failed_tool``:
+    sessions where a call of this tool failed (``tg:toolError``); ``model``: that
     called this LLM; ``termination``: that stopped for this reason ("none": that record none);
     ``health``: "errors", "warnings", "infos" (the worst severity found), "clean", "unchecked",
     or a rule id (``analysis.health.rules``; on a source with a session index only). Empty values
@@ -35,6 +37,7 @@ class SessionFilter:
     include_sub: bool = False
     tool: str | None = None
     model: str | None = None
+    failed_tool: str | None = None
     termination: str | None = None
     health: str | None = None
 
@@ -55,8 +58,13 @@ class SessionFilter:
 
     @property
     def words(self) -> list[str]:
-        """The search's words, folded (``search.search_words``); [] when there is no search."""
-        return search_words(self.text)
+        """The search's words, folded, without their fields; [] when there is no search."""
+        return list(dict.fromkeys(w for _, w in self.terms))
+
+    @property
+    def terms(self) -> list[tuple[str | None, str]]:
+        """The search's words with the field each must be in (None: any), ``search.search_terms``."""
+        return search_terms(self.text)
 
 
 @dataclass(frozen=True)

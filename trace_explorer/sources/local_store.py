@@ -346,7 +346,7 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
         if index.is_ingested(loaded.digest):
             return LoadedSource(name, loaded.format, loaded.size, len(loaded.quads), len(loaded.documents),
                                 loaded.recovered, skipped=True)
-        update = IndexUpdate(store, index, loaded.quads)
+        update = IndexUpdate(store, index, loaded.quads, loaded.documents)
         update.read()  # from the file alone: its triples are let go before its quads are written
         clock.lap("index")
         quads, count = loaded.quads, len(loaded.quads)

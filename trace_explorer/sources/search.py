@@ -3,16 +3,24 @@
 ``search_words("France capital")`` -> ``["france", "capital"]``: the text folded (NFKD, combining
 marks dropped, case-folded) and cut into runs of letters and digits, as SQLite FTS5's
 ``unicode61`` tokenizer with ``remove_diacritics 2`` cuts and folds what it indexes. A session
-matches when every word starts a word of its question or of its IRI (``capital`` finds
-"What is the capital of France?", ``montana`` finds "montaña", ``62c33a4f`` finds
-``urn:trustgraph:agent:62c33a4f-…``).
+matches when every word starts a word of its texts (``model.words``: its question, answer,
+thoughts, tools and their arguments, observations, errors, findings, step results, its IRI):
+``capital`` finds "What is the capital of France?", ``montana`` finds "montaña", ``62c33a4f``
+finds ``urn:trustgraph:agent:62c33a4f-…``.
+
+A word may name the field it must be in (``search_terms``): ``answer:elbrus``,
+``tool:weather``, ``error:"timed out"`` (every word of the quotes), ``question:``,
+``thought:``, ``observation:``, ``finding:``, ``result:``, ``iri:`` (``model.words.WORD_FIELDS``).
 
 Where the words are looked for depends on the source, and each source says how it does it with
 its ``text_search`` (a ``TextSearch``):
 
 - a store with a session index: the index's FTS5 table (``fts_query``), whatever ``text_search``
-  says;
-- a SPARQL endpoint: ``REGEX_SEARCH``, SPARQL ``REGEX`` with the accented letters of each plain
+  says (every field);
+- a TrustGraph gateway: the question and the IRI of every session, and every field of the
+  sessions read so far (``matches``);
+- a SPARQL endpoint (the question and the IRI only: the ``question:`` and ``iri:`` fields, a
+  search naming another field is refused): ``REGEX_SEARCH``, SPARQL ``REGEX`` with the accented letters of each plain
   one as alternatives (``(a|à|á|…)``), in either case: portable, the nearest a SPARQL 1.1 server
   offers (each word is found anywhere in the text, not only at a word's start);
 - ``CONTAINS_SEARCH``: ``CONTAINS`` on lower-cased text, for servers whose ``REGEX`` is slow or
@@ -28,10 +36,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..model.words import WORD_FIELDS
 from .sparql_text import literal
 
 MAX_WORDS = 16  # words of one search (the rest are ignored)
+MARKS = ("\x02", "\x03")  # before and after each word found, in a snippet (``text_match``)
 _WORD = re.compile(r"[^\W_]+")
+# a field name and its colon, then the quoted words or the run of text up to the next space
+_TERM = re.compile(r"(?:([A-Za-z]+):)?(\"[^\"]*\"?|[^\s\"]+)")
 
 
 def fold(text: str) -> str:
@@ -52,10 +64,31 @@ def search_words(text: str | None) -> list[str]:
     return out[:MAX_WORDS]
 
 
-def fts_query(words: Sequence[str]) -> str:
-    """An FTS5 MATCH expression for ``words`` (from ``search_words``): every word as a prefix,
-    ``"france"* AND "capital"*``. Words hold only letters and digits, so quoting is safe."""
-    return " AND ".join(f'"{w}"*' for w in words)
+def search_terms(text: str | None) -> list[tuple[str | None, str]]:
+    """The words of a search (folded, as ``search_words``) each with the field it must be found
+    in, or None for any: ``'answer:Elbrus tool:"mcp weather" peak'`` -> ``[("answer", "elbrus"),
+    ("tool", "mcp"), ("tool", "weather"), (None, "peak")]``. A name before a colon that is not a
+    field (``mcp:weather``) is searched as words; a field name with nothing after it names no
+    field. Each (field, word) once, at most ``MAX_WORDS``."""
+    out: list[tuple[str | None, str]] = []
+    for name, rest in _TERM.findall(text or ""):
+        field = name.lower() if name.lower() in WORD_FIELDS else None
+        words = _WORD.findall(fold(rest if field or not name else f"{name} {rest}"))
+        for word in words:
+            if (field, word) not in out:
+                out.append((field, word))
+    return out[:MAX_WORDS]
+
+
+def fts_query(terms: Sequence[tuple[str | None, str] | str]) -> str:
+    """An FTS5 MATCH expression for ``terms`` (from ``search_terms``, or plain words): every word
+    as a prefix, in its field when it names one: ``answer : "elbrus"* AND "peak"*``. Words hold
+    only letters and digits and fields are ``WORD_FIELDS`` names, so quoting is safe."""
+    parts = []
+    for term in terms:
+        field, word = (None, term) if isinstance(term, str) else term
+        parts.append(f'{field} : "{word}"*' if field in WORD_FIELDS else f'"{word}"*')
+    return " AND ".join(parts)
 
 
 @lru_cache(maxsize=1)
@@ -96,7 +129,12 @@ class TextSearch:
         """A SPARQL ``FILTER`` keeping the solutions whose ``question`` (a string) or ``root``
         (an IRI) holds every word of ``text``; "" when it has no words. Raises ValueError for
         a source that cannot search ("none")."""
-        words = search_words(text) if self.kind == "regex" else _plain_words(text)
+        fields = {f for f, _ in search_terms(text) if f is not None} - {"question", "iri"}
+        if fields:
+            raise ValueError(f"this source searches only the question and the session IRI, not the "
+                             f"{', '.join(sorted(fields))} (a local store searches every field: ingest or sync into one)")
+        plain = " ".join(w for _, w in search_terms(text))
+        words = search_words(plain) if self.kind == "regex" else _plain_words(_unfielded(text))
         if not words:
             return ""
         if self.kind == "none":
@@ -112,6 +150,89 @@ class TextSearch:
         return "FILTER(" + " && ".join(tests) + ")"
 
 
+def _unfielded(text: str) -> str:
+    """``text`` without its field names (``question:paris`` -> ``paris``)."""
+    return " ".join(rest if name.lower() in WORD_FIELDS else f"{name}:{rest}" if name else rest
+                    for name, rest in _TERM.findall(text or ""))
+
+
+def matches(words: dict[str, str], terms: Sequence[tuple[str | None, str]]) -> bool:
+    """Whether a session whose texts are ``words`` (``model.words.session_words``; fields
+    missing are empty) holds every one of ``terms`` (``search_terms``) at the start of a word of
+    its field (any field for None), as the index's FTS5 table finds them."""
+    folded = {name: _WORD.findall(fold(text)) for name, text in words.items() if text}
+    for field, word in terms:
+        pools = [folded.get(field, [])] if field else list(folded.values())
+        if not any(w.startswith(word) for pool in pools for w in pool):
+            return False
+    return True
+
+
+def text_match(words: dict[str, str], terms: Sequence[tuple[str | None, str]],
+               tokens: int = 16) -> dict[str, str] | None:
+    """Where ``terms`` are found in ``words`` (as ``matches`` finds them), in the shape of the
+    session index's matches (``index_words.match_rows``): ``{"field", "snippet"}``, the words
+    found between ``MARKS`` (taken out of the texts first, so every mark is ours), about
+    ``tokens`` words of text around the first; the field where the most of the words were found
+    (the first of ``WORD_FIELDS`` on a tie, the question and the IRI last). None when nothing is
+    found."""
+    order = [f for f in WORD_FIELDS if f not in ("question", "iri")] + ["question", "iri"]
+    best: tuple[int, str, list[tuple[int, int]]] | None = None
+    for field in order:
+        text = _unmarked(words.get(field))
+        wanted = tuple(w for f, w in terms if f in (None, field))
+        found, hits = _found(text, wanted)
+        if found and (best is None or len(hits) > best[0]):
+            best = (len(hits), field, found)
+    if best is None:
+        return None
+    _, field, found = best
+    text = _unmarked(words.get(field))
+    at = found[0][0]
+    before = [m.start() for m in _WORD.finditer(text, max(0, at - 40 * tokens), at)][-(tokens // 4):]
+    start = before[0] if before else at
+    after = [m.end() for m in _WORD.finditer(text, at, at + 40 * tokens)][:tokens - len(before)]
+    end = after[-1] if after else found[0][1]
+    end = len(text) if not _WORD.search(text, end) else end
+    start = 0 if not _WORD.search(text[:start]) else start
+    marked, position = [], start
+    for s, e in found:
+        if start <= s and e <= end:
+            marked += [text[position:s], MARKS[0], text[s:e], MARKS[1]]
+            position = e
+    marked.append(text[position:end])
+    return {"field": field, "snippet": ("…" if start else "") + "".join(marked) + ("…" if end < len(text) else "")}
+
+
+def _found(text: str, wanted: Sequence[str]) -> tuple[list[tuple[int, int]], set[str]]:
+    """The spans of the words of ``text`` that start with one of ``wanted`` (folded words), and
+    which of ``wanted`` were found. Where folding keeps the text's length (ASCII, most Latin
+    text) one regular expression on the folded text finds them; else word by word."""
+    folded = fold(text)
+    wanted = tuple(w for w in wanted if w in folded)  # a word found is in the folded text
+    if not wanted:
+        return [], set()
+    if len(folded) == len(text):
+        pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(w) for w in sorted(wanted, key=len, reverse=True))
+                             + r")[^\W_]*")
+        found = [m.span() for m in pattern.finditer(folded)]
+        hits = {w for s, e in found for w in wanted if folded.startswith(w, s)}
+        return found, hits
+    found, hits = [], set()
+    for m in _WORD.finditer(text):
+        word = fold(m.group())
+        hit = [w for w in wanted if word.startswith(w)]
+        if hit:
+            found.append(m.span())
+            hits.update(hit)
+    return found, hits
+
+
+def _unmarked(text: str | None) -> str:
+    """``text`` ("" for None) with the characters of ``MARKS`` made spaces."""
+    return (text or "").replace(MARKS[0], " ").replace(MARKS[1], " ")
+
+
 def _plain_words(text: str) -> list[str]:
     """The words of ``text`` lower-cased, accents kept (NFC), each once."""
     out: list[str] = []
@@ -121,8 +242,16 @@ def _plain_words(text: str) -> list[str]:
     return out[:MAX_WORDS]
 
 
-INDEX_SEARCH = TextSearch("index", "Words in the question or the session IRI, in any order, ignoring case and "
-                                   "accents; each word matches the start of a word (full-text index).")
+INDEX_SEARCH = TextSearch("index", "Words anywhere in a session: its question, answer, thoughts, tools and their "
+                                   "arguments, observations, errors, findings, step results and IRI; in any order, "
+                                   "ignoring case and accents; each word matches the start of a word (full-text "
+                                   "index). Name a field to search only there: answer:, tool:, error:, question:, "
+                                   "thought:, observation:, finding:, result:, iri:.")
+GATEWAY_SEARCH = TextSearch("gateway", "Words in the question or the session IRI of every session, and anywhere "
+                                       "(answer, thoughts, tools, observations, errors, …) in the sessions read so "
+                                       "far; in any order, ignoring case and accents. Name a field to search only "
+                                       "there: answer:, tool:, error:, question:. To search every word of every "
+                                       "session, sync the deployment into a local store.")
 REGEX_SEARCH = TextSearch("regex", "Words in the question or the session IRI, in any order, ignoring case and "
                                    "accents (SPARQL REGEX on the server: slower on large stores).")
 CONTAINS_SEARCH = TextSearch("contains", "Words in the question or the session IRI, in any order, ignoring case "

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import timezone
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -34,12 +34,15 @@ from ..model.totals import FIGURES, TOTAL_PREFIX, add_totals
 from ..model.triple_index import TripleIndex
 from ..model.vocabulary import (PROV, QUERY, RDF_TYPE, SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_TIME, TG, THOUGHT,
                                 WAS_DERIVED_FROM)
+from ..model.words import WORD_FIELDS, session_words
 from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions
 from .filter import DEFAULT_ORDER, SessionFilter, SessionOrder
-from .search import fold, fts_query
+from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
+from .search import MARKS, fold, fts_query
 from .session_insights import INSIGHT_PREDICATES, filter_clauses, insight_row, mark_complete, prepare, write_rows
 from .session_insights import TABLES as INSIGHT_TABLES
+from .source import DOCUMENTS_GRAPH
 from .sparql_text import PREFIXES, iri_batches, values_clause
 from .store import StoreSource
 
@@ -56,12 +59,20 @@ SUMMARY_PREDICATES = frozenset({
     TG + "entity", TG + "chunkCount", TG + "llmDurationMs", TG + "toolDurationMs", TG + "inToken",
     TG + "outToken",
 }) | INSIGHT_PREDICATES
+# What the search's words are read from besides (``model.words``): inline texts, links to a
+# step's Thought and Observation, ``tg:document`` (its text from the store's documents), tools
+# and their arguments, reasoning, plan steps, goals and concepts.
+WORD_PREDICATES = frozenset(TG + p for p in ("answer", "content", "thought", "observation", "document", "arguments",
+                                             "reasoning", "planStep", "subagentGoal", "concept"))
+INDEX_PREDICATES = SUMMARY_PREDICATES | WORD_PREDICATES
+_CONTENT = TG + "content"
 _BATCH = 200  # sessions read from a store per query batch
 _PARENT_LIMIT = 64  # levels of parent sessions followed up when totals change (a loop is cut)
 
 # The list's columns in a narrow table (a covering index serves the default order and the
 # filters; the other sort keys are columns too, so a sort is one query on the whole result), the
-# searched words in an FTS5 table (rowid = sessions.id; unicode61 folds case and accents) and the
+# searched words in an FTS5 table (rowid = sessions.id; a column per ``model.words.WORD_FIELDS``
+# name, so that a search may name its field; unicode61 folds case and accents) and the
 # summaries in a table of their own: a filter over 100,000 rows then reads a few megabytes, not
 # every summary.
 _TABLES = ("meta", "sessions", "search", "summaries", "files", "pending")
@@ -73,7 +84,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     question_key TEXT, duration INTEGER, tokens INTEGER, tool_errors INTEGER NOT NULL, parent TEXT);
 CREATE INDEX IF NOT EXISTS sessions_listed ON sessions (top, time IS NULL, time DESC, root, mechanism, pattern, status);
 CREATE INDEX IF NOT EXISTS sessions_parent ON sessions (parent);
-CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(words, tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(""" + ", ".join(WORD_FIELDS) + """,
+    tokenize = 'unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS summaries (id INTEGER PRIMARY KEY, summary TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (digest TEXT PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS pending (id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL, generation INTEGER,
@@ -94,7 +106,8 @@ def index_row(session: Session) -> dict[str, Any]:
     ``pattern``, ``status``, ``steps``, the sort keys ``question_key`` (the question folded:
     ``search.fold``), ``duration`` (ms) and ``tokens`` (with sub-sessions, README "Totals": the
     session's own until ``SessionIndex.replace`` adds its sub-sessions' rows), ``tool_errors``,
-    ``parent`` (the parent session), ``search`` (the words searched: the question and the IRI)
+    ``parent`` (the parent session), ``search`` (the words searched, by field:
+    ``model.words.session_words``, without the characters that mark a match: ``search.MARKS``)
     and ``summary`` (``session_summary`` as JSON)."""
     summary = session_summary(session)
     return {
@@ -110,7 +123,7 @@ def index_row(session: Session) -> dict[str, Any]:
         "tokens": summary["total_tokens"],
         "tool_errors": summary["tool_errors"],
         "parent": summary["parent_session"],
-        "search": f"{summary['question'] or ''}\n{session.id}",
+        "search": {k: v.replace(MARKS[0], " ").replace(MARKS[1], " ") for k, v in session_words(session).items()},
         "summary": json.dumps(summary, ensure_ascii=False, sort_keys=True),
         "insights": json.dumps(insight_row(session), ensure_ascii=False),
     }
@@ -173,7 +186,9 @@ class SessionIndex:
     def page(self, filters: SessionFilter, limit: int = 50, offset: int = 0,
              order: SessionOrder = DEFAULT_ORDER) -> list[dict]:
         """The ``session_summary`` dicts of one page of matching sessions in ``order`` (sessions
-        without a value for its key last, ties newest first, then by IRI); ``limit`` 0 means all."""
+        without a value for its key last, ties newest first, then by IRI); ``limit`` 0 means all.
+        Under a search each also has ``match``: where its words were found
+        (``index_words.match_rows``: ``{"field", "snippet"}``)."""
         where, params = _where(filters)
         tail = " LIMIT ? OFFSET ?" if limit else (" LIMIT -1 OFFSET ?" if offset else "")
         params += [int(limit), int(offset)] if limit else ([int(offset)] if offset else [])
@@ -183,7 +198,14 @@ class SessionIndex:
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             summaries.update(self._query(f"SELECT id, summary FROM summaries WHERE id IN ({','.join('?' * len(chunk))})", chunk))
-        return [json.loads(summaries[i]) for i in ids if i in summaries]
+        out = {i: json.loads(summaries[i]) for i in ids if i in summaries}
+        if filters.needle and filters.words and out:
+            matched = list(out)
+            for start in range(0, len(matched), 500):
+                with self._lock:
+                    for i, found_match in match_rows(self._db, filters.terms, matched[start:start + 500]).items():
+                        out[i]["match"] = found_match
+        return [out[i] for i in ids if i in out]
 
     def summary(self, root: str) -> dict | None:
         """The ``session_summary`` of one session, or None when it has no row."""
@@ -226,10 +248,12 @@ class SessionIndex:
     def rows(self) -> list[dict[str, Any]]:
         """Every row, as the ``index_row`` dicts it was written from."""
         columns = ", ".join(f"s.{c}" for c in _ROW_COLUMNS)
-        found = self._query(f"SELECT {columns}, w.words, m.summary FROM sessions s "
+        words = ", ".join(f"w.{c}" for c in WORD_FIELDS)
+        found = self._query(f"SELECT {columns}, m.summary, {words} FROM sessions s "
                             "JOIN search w ON w.rowid = s.id JOIN summaries m ON m.id = s.id")
-        keys = _ROW_COLUMNS + ("search", "summary")
-        return [dict(zip(keys, row)) for row in found]
+        n = len(_ROW_COLUMNS) + 1
+        return [dict(zip(_ROW_COLUMNS + ("summary",), row[:n]), search=dict(zip(WORD_FIELDS, row[n:])))
+                for row in found]
 
     def roots(self) -> set[str]:
         """Every indexed session IRI."""
@@ -294,17 +318,47 @@ class SessionIndex:
             columns = ("id",) + _ROW_COLUMNS
             self._db.executemany(f"INSERT INTO sessions ({', '.join(columns)}) "
                                  f"VALUES ({', '.join(':' + c for c in columns)})", numbered)
-            self._db.executemany("INSERT INTO search (rowid, words) VALUES (:id, :search)", numbered)
+            self._db.executemany(f"INSERT INTO search (rowid, {', '.join(WORD_FIELDS)}) "
+                                 f"VALUES (?, {', '.join('?' * len(WORD_FIELDS))})",
+                                 ((row["id"], *(row["search"].get(f, "") for f in WORD_FIELDS)) for row in numbered))
             self._db.executemany("INSERT INTO summaries VALUES (:id, :summary)", numbered)
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
             write_rows(self._db, drop, rows)
             written = [r["root"] for r in rows]
             _refresh_totals(self._db, written + [p for p in above if p], fresh=written)
 
+    def add_words(self, words: Mapping[str, Mapping[str, Sequence[str]]]) -> int:
+        """Add texts to the searched words of indexed sessions, ``{root: {field: [text, …]}}``, in
+        one transaction (roots without a row are left out). Returns how many sessions changed."""
+        with self._lock, self._db:
+            return _add_words(self._db, words)
+
     def close(self) -> None:
         """Close the SQLite connection."""
         with self._lock:
             self._db.close()
+
+
+def _add_words(db: sqlite3.Connection, words: Mapping[str, Mapping[str, Sequence[str]]]) -> int:
+    """``SessionIndex.add_words`` inside its transaction: each session's new texts joined to its
+    search row's, field by field, without repeating a line. Returns how many rows changed."""
+    changed = 0
+    ids = _ids(db, words)
+    for root, fields in words.items():
+        if root not in ids:
+            continue
+        columns = [f for f in fields if f in WORD_FIELDS and fields[f]]
+        old = db.execute(f"SELECT {', '.join(columns)} FROM search WHERE rowid = ?", (ids[root],)).fetchone()
+        if not columns or old is None:
+            continue
+        new = []
+        for before, column in zip(old, columns):
+            added = [t.replace(MARKS[0], " ").replace(MARKS[1], " ") for t in fields[column]]
+            lines = (before or "").split("\n") if before else []
+            new.append("\n".join(dict.fromkeys(lines + added)))
+        db.execute(f"UPDATE search SET {', '.join(c + ' = ?' for c in columns)} WHERE rowid = ?", (*new, ids[root]))
+        changed += 1
+    return changed
 
 
 def _ids(db: sqlite3.Connection, roots: Iterable[str]) -> dict[str, int]:
@@ -412,7 +466,7 @@ def _where(filters: SessionFilter) -> tuple[str, list[Any]]:
         if words:
             tables = "search CROSS JOIN sessions ON sessions.id = search.rowid"
             clauses.append("search MATCH ?")
-            params.append(fts_query(words))
+            params.append(fts_query(filters.terms))
         else:  # punctuation only: no word to find, so nothing matches
             clauses.append("0")
     if not filters.include_sub:
@@ -433,27 +487,37 @@ def _where(filters: SessionFilter) -> tuple[str, list[Any]]:
 
 # -- keeping the rows true to the traces -------------------------------------------------------
 def summary_quads(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
-    """The quads a session summary is read from (``SUMMARY_PREDICATES``), in their order."""
-    return [q for q in quads if q.predicate.value in SUMMARY_PREDICATES]
+    """The quads a row is read from (``INDEX_PREDICATES``: the summary and the searched words),
+    in their order; the texts of the documents graph are looked up, not read here."""
+    documents = ox.NamedNode(DOCUMENTS_GRAPH)
+    return [q for q in quads if q.predicate.value in INDEX_PREDICATES
+            and (q.predicate.value != _CONTENT or q.graph_name != documents)]
 
 
-def rows_from_store(store: ox.Store, roots: Sequence[str]) -> list[dict]:
+def rows_from_store(store: ox.Store, roots: Sequence[str], documents: Mapping[str, str] | None = None) -> list[dict]:
     """Rows of ``roots`` read from ``store`` (each session with all its steps, wherever they
-    came from), ``_BATCH`` sessions per query batch."""
+    came from), ``_BATCH`` sessions per query batch; the texts behind ``tg:document`` from
+    ``documents`` (by default the store's documents graph)."""
     source = StoreSource(store, label="store")
+    texts = documents if documents is not None else GraphTexts(store)
     out: list[dict] = []
     for start in range(0, len(roots), _BATCH):
-        found = fetch_sessions(source, list(roots[start:start + _BATCH]), context=False)
+        found = fetch_sessions(source, list(roots[start:start + _BATCH]), context=False, documents=texts)
         out.extend(index_row(s) for s in found.values())
     return out
 
 
-def build_index(store: ox.Store, index: SessionIndex | None = None) -> SessionIndex:
+def build_index(store: ox.Store, index: SessionIndex | None = None,
+                documents: Mapping[str, str] | None = None) -> SessionIndex:
     """(Re)build the rows of every session in ``store`` into ``index`` (a new in-memory index
-    when None); returns the index. Reads every session once, from the summary triples."""
+    when None); returns the index. Reads every session once, from the summary and word triples,
+    with the texts behind ``tg:document`` from ``documents`` (texts loaded beside the store: a
+    ``*.documents.json``) or the store's documents graph."""
     index = index or SessionIndex()
+    texts = GraphTexts(store, documents)
     with collector_paused():
-        reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))), graphs=False)
+        reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))), texts,
+                               graphs=False)
         rows = [index_row(reader.read(root)) for root in reader.roots]
     index.replace(index.roots(), rows)
     with index._lock, index._db:
@@ -475,12 +539,16 @@ class IndexUpdate:
        and writes every row.
     """
 
-    def __init__(self, store: ox.Store, index: SessionIndex, quads: Sequence[ox.Quad]):
+    def __init__(self, store: ox.Store, index: SessionIndex, quads: Sequence[ox.Quad],
+                 documents: Mapping[str, str] | None = None):
         self.store, self.index = store, index
+        self.texts = GraphTexts(store, documents)  # the file's texts, then the store's
         with collector_paused():  # a file's quads are millions of live objects: nothing to collect
             self.quads = summary_quads(quads)
             in_file = root_iris(self.quads)
         self.known = index.has(in_file) | _derived_from(store, in_file)
+        # texts new to the store whose steps are already there: their sessions' words change
+        self.documents_of_known = documents_named(store, documents or {})
         self.rows: list[dict] = []
         self.outside: set[str] = set(self.known)
         self.from_file: list[str] = []
@@ -494,7 +562,7 @@ class IndexUpdate:
     def _read(self) -> None:
         triples = TripleIndex(self.quads)
         self.quads = []
-        reader = SessionReader(triples, graphs=False)
+        reader = SessionReader(triples, self.texts, graphs=False)
         self.from_file = [r for r in reader.roots if r not in self.known]
         self.rows = [index_row(reader.read(r)) for r in self.from_file]
         members = {m for r in reader.roots for m in reader.members(r)}
@@ -515,9 +583,21 @@ class IndexUpdate:
     def apply(self, files: Iterable[tuple[str, str]] = ()) -> int:
         """Write the rows, once the file's quads are in the store (step 3); returns how many."""
         outside = (self.outside | _roots_above(self.store, self.dangling)) - set(self.from_file)
-        rows = self.rows + rows_from_store(self.store, sorted(outside))
+        rows = self.rows + rows_from_store(self.store, sorted(outside), self.texts)
         self.index.replace(sorted(outside), rows, files)
+        self.index.add_words(self._words_of_texts(outside | set(self.from_file)))
         return len(rows)
+
+    def _words_of_texts(self, written: set[str]) -> dict[str, dict[str, list[str]]]:
+        """The words the file's texts add to sessions already indexed (not among ``written``,
+        read with the texts just now), by root and field."""
+        by_root, by_step = words_of_documents(self.store, self.texts, self.documents_of_known)
+        owners = _roots_of(self.store, sorted(by_step), pointed=True)
+        for step, words in by_step.items():
+            for root in owners.get(step, ()):
+                for field, texts in words.items():
+                    by_root.setdefault(root, {}).setdefault(field, []).extend(texts)
+        return {root: words for root, words in by_root.items() if root not in written}
 
 
 def _derived_from(store: ox.Store, roots: Sequence[str]) -> set[str]:
@@ -526,12 +606,24 @@ def _derived_from(store: ox.Store, roots: Sequence[str]) -> set[str]:
     return {r for r in roots if any(True for _ in store.quads_for_pattern(None, derived, ox.NamedNode(r), None))}
 
 
+def _roots_of(store: ox.Store, entities: Sequence[str], pointed: bool = False) -> dict[str, set[str]]:
+    """The session roots each of ``entities`` (IRIs in the store) derives from, through
+    ``prov:wasDerivedFrom``/``prov:wasGeneratedBy`` (itself when it is one), by entity: one
+    query a batch. ``pointed``: an entity a step points at (a reranker's ChunkSelection, an
+    EdgeSelection, a Thought: ``tg:selectedChunk``, ``tg:selectedEdge``, ``tg:thought``), which
+    derives from nothing, belongs to the sessions of that step."""
+    out: dict[str, set[str]] = {}
+    path = f"(^tg:selectedChunk|^tg:selectedEdge|^tg:thought)?/{DERIVED}*" if pointed else f"{DERIVED}*"
+    for chunk in iri_batches(entities):
+        rows = store.query(PREFIXES + f"""SELECT DISTINCT ?e ?root WHERE {{ {values_clause('e', chunk)}
+  ?e {path} ?root . {ROOTS} }}""", use_default_graph_as_union=True)
+        for row in rows:
+            if isinstance(row["root"], ox.NamedNode) and isinstance(row["e"], ox.NamedNode):
+                out.setdefault(row["e"].value, set()).add(row["root"].value)
+    return out
+
+
 def _roots_above(store: ox.Store, entities: Sequence[str]) -> set[str]:
     """The session roots that ``entities`` (IRIs in the store) derive from, through
     ``prov:wasDerivedFrom``/``prov:wasGeneratedBy``; those that are roots themselves too."""
-    out: set[str] = set()
-    for chunk in iri_batches(entities):
-        rows = store.query(PREFIXES + f"""SELECT DISTINCT ?root WHERE {{ {values_clause('e', chunk)}
-  ?e {DERIVED}* ?root . {ROOTS} }}""", use_default_graph_as_union=True)
-        out.update(r["root"].value for r in rows if isinstance(r["root"], ox.NamedNode))
-    return out
+    return set().union(*_roots_of(store, entities).values())

@@ -107,14 +107,18 @@ _OR_ABOVE = ("root IN (WITH RECURSIVE found(root) AS ({calls} UNION "
 
 
 def filter_clauses(filters: SessionFilter) -> tuple[list[str], list[Any]]:
-    """SQL conditions on ``sessions.root`` for the filters this module answers: ``tool`` and
-    ``model`` (a session that made such a call, or one of its sub-sessions, at any depth),
-    ``termination`` (the session's own) and ``health`` (one of HEALTH_CHOICES, or a rule id)."""
+    """SQL conditions on ``sessions.root`` for the filters this module answers: ``tool``,
+    ``failed_tool`` and ``model`` (a session that made such a call, or one of its sub-sessions, at
+    any depth), ``termination`` (the session's own) and ``health`` (one of HEALTH_CHOICES, or a
+    rule id)."""
     clauses: list[str] = []
     params: list[Any] = []
     if filters.tool:
         clauses.append(_OR_ABOVE.format(calls="SELECT root FROM insight_tools WHERE tool = ?"))
         params.append(filters.tool)
+    if filters.failed_tool:
+        clauses.append(_OR_ABOVE.format(calls="SELECT root FROM insight_tools WHERE tool = ? AND error = 1"))
+        params.append(filters.failed_tool)
     if filters.model:
         clauses.append(_OR_ABOVE.format(calls="SELECT root FROM insight_llm WHERE model = ?"))
         params.append(filters.model)
@@ -145,6 +149,11 @@ def sparql_clauses(filters: SessionFilter) -> list[str]:
         else:  # a join, not EXISTS: not every server evaluates a property path inside EXISTS
             parts.append(f"  ?{field}Step prov:wasDerivedFrom+ ?root ; {predicate} ?{field}Value "
                          f"FILTER(STR(?{field}Value) = {literal(value)})")
+    if filters.failed_tool:  # the error on the call (seed shape) or on its Observation
+        parts.append(f"  ?failedStep prov:wasDerivedFrom+ ?root ; tg:action ?failedTool "
+                     f"FILTER(STR(?failedTool) = {literal(filters.failed_tool)})\n"
+                     "  { ?failedStep tg:toolError ?failedError } UNION "
+                     "{ ?failedObservation prov:wasDerivedFrom ?failedStep ; tg:toolError ?failedError }")
     if filters.health:
         raise SourceError("the health filter needs a session index (a local store or files), not a SPARQL endpoint")
     return parts

@@ -15,6 +15,7 @@ import pandas as pd
 from .palette import ERROR_COLOUR
 
 PICK = "pick"  # the name of each chart's point selection
+FAILED = "failed"  # the ``outcome`` of the red part of a tool's bar (its failed calls; else "any")
 WIDTH = 520
 HEIGHT = 260
 
@@ -63,14 +64,15 @@ def tool_calls(numbers: dict) -> InsightChart:
                           "error_rate": t["error_rate"], "p50_ms": t["p50_ms"], "p95_ms": t["p95_ms"]}
                          for tool, t in numbers["tools"].items()],
                         columns=["tool", "calls", "errors", "error_rate", "p50_ms", "p95_ms"])
-    pick = _pick("tool")
+    pick = _pick("tool", "outcome")  # a click on the red part picks the outcome "failed"
     base = alt.Chart(rows).encode(y=alt.Y("tool:N", title=None, sort="-x"))
-    calls = base.mark_bar(color="#2563eb").encode(
+    calls = base.transform_calculate(outcome="'any'").mark_bar(color="#2563eb").encode(
         x=alt.X("calls:Q", title="Calls"),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.35)),
         tooltip=["tool", "calls", "errors", alt.Tooltip("error_rate:Q", format=".1%"), "p50_ms", "p95_ms"],
     ).add_params(pick)
-    errors = base.mark_bar(color=ERROR_COLOUR).encode(x="errors:Q", tooltip=["tool", "errors"])
+    errors = base.transform_calculate(outcome=f"'{FAILED}'").mark_bar(color=ERROR_COLOUR).encode(
+        x="errors:Q", tooltip=["tool", "errors"])
     labels = base.mark_text(align="left", dx=4, color="#374151").encode(
         x="calls:Q", text=alt.Text("error_rate:Q", format=".0%"))
     return InsightChart("tool-calls", "Tool calls (red: failed) and error rate, per tool", rows,

@@ -11,13 +11,14 @@ prov:wasDerivedFrom ?o``); without it, every derivation in one answer, or, when 
 than one answer holds (100,000), each root asked for its own properties.
 
 Order: newest first, undated last, then by IRI (as ``session_index``). Filters on the
-question, the IRI, the parent and the mechanism named by the root's type or IRI are decided
-from the roots; a pattern or status filter (or a mechanism only the steps tell) reads the
+question, the IRI (and the other words of the sessions read so far), the parent and the
+mechanism named by the root's type or IRI are decided from the roots; a pattern or status filter (or a mechanism only the steps tell) reads the
 candidate sessions first.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -29,6 +30,7 @@ from ...model.session import AGENT
 from ...model.vocabulary import (AGENT_QUESTION, DOC_RAG_QUESTION, GRAPH_RAG_QUESTION, QUERY, QUESTION, RDF_TYPE,
                                  RETRIEVAL_GRAPH, STARTED_AT_TIME, WAS_DERIVED_FROM, WAS_GENERATED_BY)
 from ..filter import SessionFilter
+from ..search import matches
 from ..source import SourceError
 from ..sparql_text import PREFIXES
 from .gateway import MAX_LIMIT, Gateway
@@ -60,6 +62,11 @@ class RootInfo:
             if self.root.startswith(prefix):
                 return mechanism
         return None
+
+    def words(self) -> dict[str, str]:
+        """What a search finds in a session not read yet (``model.words.session_words``'s
+        fields): its question and its IRI."""
+        return {"question": self.question or "", "iri": self.root}
 
     def order_key(self) -> tuple:
         """Newest first, undated last, then by IRI."""
@@ -124,11 +131,14 @@ def _infos(properties: dict[str, list[tuple[str, object]]]) -> dict[str, RootInf
     return out
 
 
-def candidates(roots: dict[str, RootInfo], filters: SessionFilter) -> tuple[list[RootInfo], bool]:
+def candidates(roots: dict[str, RootInfo], filters: SessionFilter,
+               words: Mapping[str, dict[str, str]] | None = None) -> tuple[list[RootInfo], bool]:
     """The roots ``filters`` may keep, in the list's order, and whether the sessions must be read
     to decide (a pattern or status filter, or a mechanism filter on a root whose type and IRI do
-    not name its mechanism)."""
-    needle = filters.needle.lower() if filters.needle else None
+    not name its mechanism). A search looks in ``words`` (``model.words.session_words`` of the
+    sessions read so far, by root), else in the root's question and IRI (``search.matches``)."""
+    terms = filters.terms if filters.needle else None
+    words = words or {}
     mechanisms = filters.mechanisms
     if filters.patterns and not mechanisms:
         mechanisms = (AGENT,)
@@ -136,7 +146,7 @@ def candidates(roots: dict[str, RootInfo], filters: SessionFilter) -> tuple[list
     for info in roots.values():
         if not filters.include_sub and info.parent is not None:
             continue
-        if needle and needle not in (info.question or "").lower() and needle not in info.root.lower():
+        if terms is not None and not (terms and matches(words.get(info.root) or info.words(), terms)):
             continue
         if mechanisms:
             mechanism = info.mechanism

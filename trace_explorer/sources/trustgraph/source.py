@@ -28,9 +28,11 @@ from ...model.session import Session
 from ...model.summary import session_summary
 from ...model.texts import note_missing_texts
 from ...model.triple_index import TripleIndex
+from ...model.words import session_words
 from ...model.vocabulary import DOCUMENT, QUESTION, RDF_TYPE, RETRIEVAL_GRAPH, WAS_DERIVED_FROM
 from ...read.collector import collector_paused
 from ..filter import SessionFilter
+from ..search import GATEWAY_SEARCH, text_match
 from ..store import StoreSource
 from ..source import SourceError, Term, TraceSource
 from .catalog import RootInfo, candidates, fetch_roots, row_matches
@@ -56,7 +58,9 @@ class TrustGraphSource(TraceSource):
         self.missing_texts: dict[str, str] = {}
         self._roots: dict[str, RootInfo] | None = None
         self._rows: dict[str, dict] = {}
+        self.words: dict[str, dict[str, str]] = {}  # root -> the searched words of a session read
         self.lookup = self
+        self.text_search = GATEWAY_SEARCH
         self._lineage = GatewayLineage(gateway, lambda: self.sparql)
 
     @property
@@ -116,17 +120,31 @@ class TrustGraphSource(TraceSource):
 
     def page(self, filters: SessionFilter, limit: int, offset: int) -> tuple[list[dict], int]:
         """One page of the list: ``(rows, total)``; ``limit`` 0: all."""
-        found, must_read = candidates(self.roots(), filters)
+        found, must_read = candidates(self.roots(), filters, self.words)
         if must_read:
             missing = [i.root for i in found if i.root not in self._rows]
             for start in range(0, len(missing), READ_BATCH):
                 self._summarise(missing[start:start + READ_BATCH])
             rows = [self._rows[i.root] for i in found if i.root in self._rows and row_matches(self._rows[i.root], filters)]
             window = rows[offset:offset + limit] if limit else rows[offset:]
-            return window, len(rows)
+            return self._matched(window, filters), len(rows)
         window = found[offset:offset + limit] if limit else found[offset:]
         self._summarise([i.root for i in window if i.root not in self._rows])
-        return [self._rows[i.root] for i in window if i.root in self._rows], len(found)
+        rows = [self._rows[i.root] for i in window if i.root in self._rows]
+        return self._matched(rows, filters), len(found)
+
+    def _matched(self, rows: list[dict], filters: SessionFilter) -> list[dict]:
+        """``rows`` each with ``match`` (``search.text_match``) under a search."""
+        if not filters.needle:
+            return rows
+        roots = self.roots()
+        out = []
+        for row in rows:
+            info = roots.get(row["id"])
+            words = self.words.get(row["id"]) or (info.words() if info else {})
+            found = text_match(words, filters.terms)
+            out.append(dict(row, match=found) if found else row)
+        return out
 
     def _summarise(self, roots: list[str]) -> None:
         found = self.read(roots, context=False, family=True) if roots else {}
@@ -169,6 +187,9 @@ class TrustGraphSource(TraceSource):
                 self.fetch_texts(documents_in(quads))
             reader = SessionReader(TripleIndex(quads), self.documents)
             found = {r: reader.read(r) for r in (reader.roots if family else roots) if r in reader.roots}
+        for root, session in found.items():
+            if context or root not in self.words:
+                self.words[root] = session_words(session)
         for session in found.values():
             note_missing_texts(session, self.missing_texts)
             if context and session.parent is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.collection import current_collection
-from components.list_state import list_filters, list_view
+from components.list_state import list_filters, list_view, restore_list_url
 from components.navigation import ensure_entry_run
 from components.session_list import session_list
 from components.text import SESSION_PAGE, SESSIONS_PAGE
@@ -22,6 +22,7 @@ ensure_entry_run(SESSIONS_PAGE)
 if st.query_params.get("session") and not st.session_state.get(LIST_SHOWN):
     st.switch_page(SESSION_PAGE, query_params={k: st.query_params[k] for k in ("session", "step") if k in st.query_params})
 st.session_state[LIST_SHOWN] = True
+restore_list_url()  # Back from a session lands on the session's parameters: the list's own again
 
 
 @st.fragment

@@ -1,0 +1,64 @@
+"""The app's list (AppTest): the search reaches answers and observations and says where it found
+the words; filter values in the URL are read whatever their case, and an unknown one is named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import manifest_sessions
+from components.insights import list_params
+from tests.list_support import list_ids, list_rows
+from trace_explorer.views.insight_charts import FAILED, tool_calls
+
+REPO = Path(__file__).resolve().parents[1]
+TOP = [s for s in manifest_sessions() if s["parent"] is None]
+HIGHEST = sorted(s["session"] for s in TOP if s["question"].startswith("¿Cuál es la montaña más alta"))
+REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
+
+
+def app(**params: str) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def test_search_finds_an_answer_word_and_an_observation_and_marks_them():
+    at = app()
+    at.text_input(key="q").set_value("Elbrus").run()
+    assert sorted(list_ids(at)) == HIGHEST
+    assert {r["match_field"] for r in list_rows(at)} == {"answer"}
+    assert all(["Elbrus", True] in r["match"] for r in list_rows(at))
+    at.text_input(key="q").set_value("upstream timed out").run()
+    assert list_ids(at) == [REACT_12]
+    (row,) = list_rows(at)
+    assert row["match_field"] == "observation"
+    assert [text for text, hit in row["match"] if hit] == ["upstream", "timed", "out"]
+    at.text_input(key="q").set_value("error:upstream").run()
+    assert list_ids(at) == [REACT_12] and list_rows(at)[0]["match_field"] == "error"
+
+
+def test_url_values_are_read_whatever_their_case_and_unknown_ones_named():
+    at = app(type="graphrag", status="ANSWERED")
+    expected = [s["session"] for s in TOP if s["mechanism"] == "graphrag" and s["has_answer"]]
+    assert sorted(list_ids(at)) == sorted(expected)
+    assert at.query_params["type"] in (["GraphRAG"], "GraphRAG") and not at.warning
+    at = app(type="graphrags")
+    assert [w.value.replace("\\", "") for w in at.warning] == \
+        ["Not a value of the list's filters, left out: type=graphrags."]
+    assert len(list_ids(at)) == min(50, len(TOP))
+
+
+def test_a_click_on_the_failed_part_of_a_tool_bar_lists_the_sessions_where_it_failed():
+    assert list_params("tool", {"tool": "mcp:weather", "outcome": FAILED}) == {"failed_tool": "mcp:weather"}
+    assert list_params("tool", {"tool": "mcp:weather", "outcome": "any"}) == {"tool": "mcp:weather"}
+    spec = tool_calls({"tools": {"mcp:weather": {"calls": 3, "errors": 1, "error_rate": 0.33, "p50_ms": 1,
+                                                 "p95_ms": 2}}}).chart.to_dict()
+    outcomes = [t["calculate"] for layer in spec["layer"] for t in layer.get("transform", [])]
+    assert outcomes == ["'any'", f"'{FAILED}'"]
+    at = app(failed_tool="mcp:weather")
+    used = [s["session"] for s in TOP if "mcp:weather" in (s.get("actions") or [])]
+    assert list_ids(at) == [REACT_12] and len(used) > 1
+    assert "Failed tool: mcp:weather" in [b.label.replace("\\", "") for b in at.button]

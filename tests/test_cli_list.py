@@ -1,0 +1,101 @@
+"""``trace-explorer list`` filters and sorts as the app's list does (``--search``, ``--sort``,
+``--status``, ``--pattern``, ``--health``, ``--type``), on the demo traces, against the manifest."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import manifest_sessions
+from trace_explorer.cli.main import main
+from trace_explorer.sources.search import fold
+
+ALL = manifest_sessions()
+TOP = [s for s in ALL if s["parent"] is None]
+# "Elbrus" is in the answers (documents) of the sessions asking for Europe's highest mountain,
+# never in a question
+HIGHEST = sorted(s["session"] for s in ALL if (s["question"] or "").startswith("¿Cuál es la montaña más alta"))
+# "upstream timed out" is the error of the one mcp:weather call that failed
+FAILED_WEATHER = sorted(s["session"] for s in ALL if s.get("tool_errors") and "mcp:weather" in (s.get("actions") or []))
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    status = main(["list", "--demo", *map(str, argv)])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def rows(capsys, *argv) -> list[dict]:
+    status, out, err = run(capsys, *argv, "--format", "json", "--limit", 0)
+    assert status == 0, err
+    return json.loads(out)
+
+
+def test_the_demo_has_what_the_search_tests_look_for():
+    assert len(HIGHEST) == 2 and len(FAILED_WEATHER) == 1
+    assert not any("elbrus" in (s["question"] or "").lower() for s in ALL)
+
+
+def test_search_finds_a_word_of_an_answer(capsys):
+    found = rows(capsys, "--all", "--search", "Elbrus")
+    assert sorted(r["id"] for r in found) == HIGHEST
+    assert {r["match"]["field"] for r in found} == {"answer"}
+    assert all(r["match"]["found"] == ["Elbrus"] and "Elbrus" in r["match"]["snippet"] for r in found)
+    assert sorted(r["id"] for r in rows(capsys, "--all", "--search", "answer:ELBRÚS")) == HIGHEST
+    assert rows(capsys, "--all", "--search", "question:Elbrus") == []
+
+
+def test_search_finds_the_words_of_an_observation_and_an_error(capsys):
+    found = rows(capsys, "--all", "--search", "upstream timed out")
+    assert [r["id"] for r in found] == FAILED_WEATHER
+    assert found[0]["match"]["found"] == ["upstream", "timed", "out"]
+    assert [r["id"] for r in rows(capsys, "--all", "--search", "error:upstream")] == FAILED_WEATHER
+    assert rows(capsys, "--all", "--search", "answer:upstream") == []
+    status, out, _ = run(capsys, "--search", "upstream timed out")
+    assert status == 0
+    line = next(x for x in out.splitlines() if FAILED_WEATHER[0] in x)
+    assert "[upstream] [timed] [out] after 30 s" in line and "Found in" in out
+
+
+def test_search_for_a_tool_names_the_sessions_that_called_it(capsys):
+    expected = sorted(s["session"] for s in ALL if "knowledge-query" in (s.get("actions") or []))
+    found = rows(capsys, "--all", "--search", "tool:knowledge-query")
+    assert sorted(r["id"] for r in found) == expected
+    assert {r["match"]["field"] for r in found} == {"tool"}
+
+
+def test_failed_tool_keeps_the_sessions_where_that_tool_failed(capsys):
+    assert [r["id"] for r in rows(capsys, "--all", "--failed-tool", "mcp:weather")] == FAILED_WEATHER
+    assert len(rows(capsys, "--all", "--tool", "mcp:weather")) > 1
+
+
+def test_status_pattern_and_type_filters_keep_the_manifest_sessions(capsys):
+    assert sorted(r["id"] for r in rows(capsys, "--all", "--status", "unfinished")) == \
+        sorted(s["session"] for s in ALL if not s["has_answer"])
+    assert sorted(r["id"] for r in rows(capsys, "--pattern", "react")) == \
+        sorted(s["session"] for s in TOP if s.get("pattern") == "react")
+    assert sorted(r["id"] for r in rows(capsys, "--type", "GraphRAG", "--status", "answered")) == \
+        sorted(s["session"] for s in TOP if s["mechanism"] == "graphrag" and s["has_answer"])
+
+
+def test_sort_on_a_column_either_way(capsys):
+    ascending = [r["question"] for r in rows(capsys, "--sort", "question")]
+    asked = sorted(fold(s["question"]) for s in TOP if s["question"])
+    assert [fold(q) for q in ascending if q] == asked
+    assert [fold(q) for q in [r["question"] for r in rows(capsys, "--sort", "question:desc")] if q] == asked[::-1]
+    oldest = [r["time"] for r in rows(capsys, "--sort", "time")]
+    assert oldest == sorted(s["started"] for s in TOP)
+    with pytest.raises(SystemExit) as stopped:
+        run(capsys, "--sort", "colour")
+    assert stopped.value.code == 2 and "unknown column 'colour'" in capsys.readouterr().err
+
+
+def test_health_filters_split_the_sessions(capsys):
+    split = {which: sorted(r["id"] for r in rows(capsys, "--health", which))
+             for which in ("errors", "warnings", "infos", "clean")}
+    assert sorted(i for ids in split.values() for i in ids) == sorted(s["session"] for s in TOP)
+    assert rows(capsys, "--health", "unchecked") == []
+    with pytest.raises(SystemExit) as stopped:
+        run(capsys, "--health", "sickly")
+    assert stopped.value.code == 2 and "unknown health 'sickly'" in capsys.readouterr().err

@@ -1,0 +1,31 @@
+"""The search's words and fields (``search.search_terms``), and where a match is shown
+(``search.text_match``): the same rules as the session index's FTS5 table."""
+
+from __future__ import annotations
+
+from trace_explorer.sources.search import MARKS, fts_query, matches, search_terms, text_match
+
+
+def test_field_names_limit_a_word_and_other_colons_are_words():
+    assert search_terms('answer:Elbrus tool:"mcp weather" peak') == [
+        ("answer", "elbrus"), ("tool", "mcp"), ("tool", "weather"), (None, "peak")]
+    assert search_terms("mcp:weather ERROR:Timed") == [(None, "mcp"), (None, "weather"), ("error", "timed")]
+    assert search_terms("urn:trustgraph:agent:62c33a4f") == [(None, w) for w in ("urn", "trustgraph", "agent", "62c33a4f")]
+    assert fts_query(search_terms("answer:elbrus peak")) == 'answer : "elbrus"* AND "peak"*'
+
+
+def test_a_match_marks_the_words_where_most_of_them_are():
+    words = {"question": "¿Cuál es la montaña más alta de Europa?", "answer": "Mount Elbrus is Europe's highest peak.",
+             "observation": "facts about Elbrus", "iri": "urn:trustgraph:agent:62c33a4f"}
+    found = text_match(words, search_terms("elbrus highest"))
+    assert found == {"field": "answer", "snippet": f"Mount {MARKS[0]}Elbrus{MARKS[1]} is Europe's "
+                                                   f"{MARKS[0]}highest{MARKS[1]} peak."}
+    assert text_match(words, search_terms("MONTANA"))["snippet"].count(MARKS[0] + "montaña" + MARKS[1]) == 1
+    assert text_match(words, search_terms("observation:elbrus"))["field"] == "observation"
+    assert text_match(words, search_terms("answer:facts")) is None
+    assert matches(words, search_terms("montana elbrus")) and not matches(words, search_terms("question:elbrus"))
+
+
+def test_marks_in_the_text_are_never_taken_for_ours():
+    found = text_match({"answer": f"a {MARKS[0]}fake{MARKS[1]} mark and a real word"}, search_terms("real"))
+    assert found["snippet"].count(MARKS[0]) == 1 and f"{MARKS[0]}real{MARKS[1]}" in found["snippet"]
