@@ -12,7 +12,6 @@ from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
 from trace_explorer.sources.demo import DEMO_DIR, SERVICES_DIR, SERVICES_MANIFEST
 from trace_explorer.sources.demo import MANIFEST as MANIFEST_PATH
-from trace_explorer.sources.demo import SERVICES_DIR, SERVICES_MANIFEST
 from trace_explorer.sources.local_store import ingest_file, open_local_store
 from trace_explorer.sources.source import CONTENT, DOCUMENTS_GRAPH
 
@@ -51,6 +50,28 @@ def manifest_sessions(name: str | None = None) -> list[dict]:
     """The manifest's sessions of one file (or of every file), each with its ``file``."""
     names = [name] if name else TRACE_FILES
     return [dict(s, file=n) for n in names for s in MANIFEST[n]["sessions"]]
+
+
+def service_sessions() -> list[dict]:
+    """The service corpus manifest's sessions in the reference manifest's terms: ``session``,
+    ``question``, ``parent``, ``started``, ``mechanism``, ``pattern``, ``answer``, ``file``,
+    ``has_answer``, ``actions`` (the tools called, in order: a model reply that could not be
+    parsed is no call) and ``tool_errors`` (the calls whose tool failed). The manifest's own
+    action records stay in ``action_records``; its other keys are kept."""
+    out = []
+    for s in SERVICES["sessions"]:
+        records = s.get("actions") or []
+        calls = [a for a in records if not a["parse_error"]]
+        out.append(dict(s, file="services.trig", has_answer=bool(s["answer"]), action_records=records,
+                        actions=[a["action"] for a in calls],
+                        tool_errors=sum(1 for a in calls if a["tool_error"])))
+    return out
+
+
+def demo_sessions() -> list[dict]:
+    """Every session the demo shows: the reference corpus's (``manifest_sessions``) and the
+    service corpus's (``service_sessions``)."""
+    return manifest_sessions() + service_sessions()
 
 
 def newest_first(sessions) -> list[str]:

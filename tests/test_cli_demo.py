@@ -9,7 +9,7 @@ import sys
 
 import pyoxigraph as ox
 
-from tests.conftest import CORPUS, MANIFEST, manifest_sessions
+from tests.conftest import CORPUS, MANIFEST, demo_sessions, manifest_sessions
 from trace_explorer.cli.main import main
 
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
@@ -33,9 +33,9 @@ def _json(capsys, argv) -> list | dict:
 
 def test_list_and_show_the_demo_without_a_path(capsys):
     rows = _json(capsys, ["list", "--demo", "--all", "--limit", "0", "--format", "json"])
-    assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions())
+    assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in demo_sessions())
     by_id = {r["id"]: r for r in rows}
-    for expected in manifest_sessions():
+    for expected in demo_sessions():
         assert by_id[expected["session"]]["question"] == expected["question"]
         assert by_id[expected["session"]]["has_answer"] == expected["has_answer"]
     shown = _json(capsys, ["show", "--demo", "--session", "4787f93b", "--format", "json"])
@@ -59,8 +59,9 @@ def test_ingest_the_demo_into_a_store(tmp_path, capsys):
     assert main(["ingest", "--demo", "--store", str(store), "--quiet"]) == 0
     err = capsys.readouterr().err
     assert all(f"{name}: {MANIFEST[name]['quads']:,} quads" in err for name in MANIFEST if name.endswith((".trig", ".nq")))
+    assert "services.trig:" in err
     rows = _json(capsys, ["list", "--store", str(store), "--all", "--limit", "0", "--format", "json"])
-    assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions())
+    assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in demo_sessions())
 
 
 def test_demo_with_another_source_or_nothing_at_all_is_bad_usage(tmp_path, capsys):
@@ -85,7 +86,7 @@ def test_list_all_names_each_sub_sessions_parent(capsys):
     assert main(["list", "--demo", "--all", "--limit", "0"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[-1] == "Parent"
-    subs = [s for s in manifest_sessions() if s["parent"]]
+    subs = [s for s in demo_sessions() if s["parent"]]
     for s in subs:
         row = next(line for line in lines if line.startswith(s["session"] + " "))
         assert row.rstrip().endswith(s["parent"]), (row, s["parent"])
