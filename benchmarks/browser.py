@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import statistics
@@ -42,6 +43,7 @@ for path in (str(REPO), str(HERE)):
         sys.path.insert(0, path)
 
 from tests.browser_support import _IDLE_JS, chromium_page, streamlit_server  # noqa: E402
+from trace_explorer.sources.demo import MANIFEST, SERVICES_MANIFEST  # noqa: E402
 
 BARE_APP = 'import streamlit as st\n\nst.write("Trace Explorer bare page")\n'
 BARE_TEXT = "Trace Explorer bare page"
@@ -128,7 +130,14 @@ def bare_page(probe: Probe) -> float:
 
 def _first_rows(probe: Probe) -> int:
     """How many rows the list's first page has on this server (50, or all when fewer)."""
-    return 50 if probe.server == "store" else 22  # the demo's 22 top-level sessions
+    return 50 if probe.server == "store" else _demo_top_level()
+
+
+def _demo_top_level() -> int:
+    """How many top-level sessions the demo has: both corpora's, from their manifests."""
+    reference = [s for f in json.loads(MANIFEST.read_text(encoding="utf-8")).values() for s in f["sessions"]]
+    services = json.loads(SERVICES_MANIFEST.read_text(encoding="utf-8"))["sessions"]
+    return sum(1 for s in reference + services if s["parent"] is None)
 
 
 def _list_on_screen(probe: Probe, path: str = "/") -> float:

@@ -55,7 +55,7 @@ TIMEOUT_MS = 180_000  # ten people on a 2-core machine: generous, a hang still e
 
 @dataclass(frozen=True)
 class Expected:
-    """What the demo must show, from the corpus manifest: the top-level sessions (IRI ->
+    """What the demo must show, from the corpus manifests: the top-level sessions (IRI ->
     question) and how many sessions there are in all."""
 
     top: dict[str, str]
@@ -68,9 +68,13 @@ class Expected:
         return f"1–{n} of {n} matching · {n} top-level sessions in all"
 
 
-def expected_from_manifest(path: Path = CORPUS / "manifest.json") -> Expected:
+def expected_from_manifest(path: Path = CORPUS / "manifest.json",
+                           services: Path = CORPUS / "services" / "manifest.json") -> Expected:
+    """What the demo shows: the sessions of the reference corpus's manifest (``path``) and of the
+    service corpus's (``services``, a list under ``"sessions"``)."""
     manifest = json.loads(path.read_text(encoding="utf-8"))
     sessions = [s for f in manifest.values() for s in f["sessions"]]
+    sessions += json.loads(services.read_text(encoding="utf-8"))["sessions"]
     return Expected({s["session"]: s["question"] for s in sessions if s["parent"] is None}, len(sessions))
 
 

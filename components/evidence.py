@@ -18,6 +18,7 @@ import streamlit as st
 
 from trace_explorer.analysis.evidence.evidence import (ChunkEvidence, EdgeEvidence, Lineage, SessionEvidence,
                                                        chosen_chunks, session_evidence)
+from trace_explorer.model.docrag import PLAIN_CHUNK_ID, is_plain_chunk_id
 from trace_explorer.model.session import Session
 from trace_explorer.model.vocabulary import local_name
 from trace_explorer.sources.source import SourceError
@@ -156,6 +157,8 @@ def _lineage(lineage: Lineage, words: list[str]) -> None:
     if lineage.chunk_text is not None:
         text = lineage.chunk_text[:TEXT_CHARS] + (" …" if len(lineage.chunk_text) > TEXT_CHARS else "")
         st.html(f'<div class="te-chunk-text" style="{_TEXT_STYLE}">{marked_html(text, find_marks(text, words))}</div>')
+    elif lineage.chunk and is_plain_chunk_id(lineage.chunk):
+        st.caption(md_escape(f"No text: {lineage.chunk} is {PLAIN_CHUNK_ID}."))
     elif lineage.chunk:
         st.caption("The chunk's text is not loaded (add its documents file, or use a source that reaches "
                    "the librarian).")

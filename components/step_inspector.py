@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from trace_explorer.model.docrag import PLAIN_CHUNK_ID, is_plain_chunk_id
 from trace_explorer.model.literals import format_time
 from trace_explorer.model.session import Session, Step
 from trace_explorer.views.report import FIELD_ORDER
@@ -211,16 +212,23 @@ def edge_rows(edges: list[dict[str, Any]]) -> pd.DataFrame:
                                        "Reasoning", "Triple"])
 
 
+PLAIN_TEXT = "(none: a plain id, not an IRI)"
+
+
 def chunk_rows(chunks: list[Any], texts: dict[str, str] | None = None) -> pd.DataFrame:
     """DocRAG chunks as a table: Text (the chunk's words: from the selection, else from
     ``texts``, chunk IRI -> text, as the source's documents or the librarian hold them; None when
-    not loaded), Score (a reranker's Focus; None for an Exploration's chunks) and Chunk (IRI)."""
+    not loaded; ``PLAIN_TEXT`` for a seed-shape plain id, which has no text anywhere), Score (a
+    reranker's Focus; None for an Exploration's chunks) and Chunk (IRI, or the plain id)."""
     texts = texts or {}
     rows = []
     for chunk in chunks:
         iri, score, text = (chunk.get("chunk"), chunk.get("score"), chunk.get("text")) if isinstance(chunk, dict) \
             else (str(chunk), None, None)
         text = text if text is not None else texts.get(iri or "")
+        if text is None and iri and is_plain_chunk_id(iri):
+            rows.append({"Text": PLAIN_TEXT, "Score": score, "Chunk": iri})
+            continue
         rows.append({"Text": None if text is None else _cell(visible_controls(text)), "Score": score, "Chunk": iri})
     return pd.DataFrame(rows, columns=["Text", "Score", "Chunk"])
 
@@ -250,6 +258,10 @@ def _chunks(chunks: list[Any], collection: Collection) -> None:
     st.dataframe(frame[columns], hide_index=True, width="stretch", column_config=config,
                  placeholder="not loaded")
     missing = int(frame["Text"].isna().sum())
+    plain = int((frame["Text"] == PLAIN_TEXT).sum())
+    if plain:
+        st.caption(f"{'These chunks are each' if plain == len(frame) else f'{plain:,} chunks are each'} named by "
+                   f"{PLAIN_CHUNK_ID}.")
     if missing:
         st.caption(f"{'The texts of these chunks are' if missing == len(frame) else f'{missing:,} chunk texts are'} "
                    "not in this source: add the *.documents.json file (or connect the librarian) that holds them.")

@@ -52,6 +52,28 @@ def manifest_sessions(name: str | None = None) -> list[dict]:
     return [dict(s, file=n) for n in names for s in MANIFEST[n]["sessions"]]
 
 
+def service_sessions() -> list[dict]:
+    """The service corpus manifest's sessions in the reference manifest's terms: ``session``,
+    ``question``, ``parent``, ``started``, ``mechanism``, ``pattern``, ``answer``, ``file``,
+    ``has_answer``, ``actions`` (the tools called, in order: a model reply that could not be
+    parsed is no call) and ``tool_errors`` (the calls whose tool failed). The manifest's own
+    action records stay in ``action_records``; its other keys are kept."""
+    out = []
+    for s in SERVICES["sessions"]:
+        records = s.get("actions") or []
+        calls = [a for a in records if not a["parse_error"]]
+        out.append(dict(s, file="services.trig", has_answer=bool(s["answer"]), action_records=records,
+                        actions=[a["action"] for a in calls],
+                        tool_errors=sum(1 for a in calls if a["tool_error"])))
+    return out
+
+
+def demo_sessions() -> list[dict]:
+    """Every session the demo shows: the reference corpus's (``manifest_sessions``) and the
+    service corpus's (``service_sessions``)."""
+    return manifest_sessions() + service_sessions()
+
+
 def newest_first(sessions) -> list[str]:
     """The IRIs of manifest ``sessions``, newest first."""
     return [s["session"] for s in sorted(sessions, key=lambda s: s["started"], reverse=True)]

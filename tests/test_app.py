@@ -1,5 +1,5 @@
-"""The Streamlit app, run headless with ``streamlit.testing.v1.AppTest``, against the manifest of
-the reference corpus (the bundled demo is a copy of it)."""
+"""The Streamlit app, run headless with ``streamlit.testing.v1.AppTest``, against the manifests of
+the bundled demo: the reference corpus's and the service corpus's."""
 
 from __future__ import annotations
 
@@ -14,15 +14,17 @@ from streamlit.testing.v1 import AppTest
 
 from components.session_table import short_id
 from tests.list_support import files_table, list_ids, list_rows, list_table
-from tests.conftest import CORPUS, MANIFEST
+from tests.conftest import CORPUS, MANIFEST, SERVICES_FILES, demo_sessions
 from tests.totals_support import expected_totals
 from trace_explorer.model.reader import read_sessions
+from trace_explorer.model.summary import answer_preview
 from trace_explorer.read.collection import load_collection
+from trace_explorer.sources.demo import demo_paths
 from trace_explorer.views.visible_text import visible_controls
 
 REPO = Path(__file__).resolve().parents[1]
 
-SESSIONS = [s for f in MANIFEST.values() for s in f["sessions"]]
+SESSIONS = demo_sessions()
 TOP = [s for s in SESSIONS if s["parent"] is None]
 BY_ID = {s["session"]: s for s in SESSIONS}
 MECHANISMS = {"agent": "Agent", "graphrag": "GraphRAG", "docrag": "DocRAG"}
@@ -96,7 +98,8 @@ def test_list_shows_every_top_level_demo_session():
     # newest first, and each row says what the manifest says
     newest = sorted(TOP, key=lambda s: s["started"], reverse=True)
     assert [r["id"] for r in rows] == [s["session"] for s in newest]
-    assert [f"{r['date']}T{r['clock'][:8]}Z" for r in rows] == [s["started"] for s in newest]
+    # to the second (the services' times carry microseconds)
+    assert [f"{r['date']}T{r['clock'][:8]}" for r in rows] == [s["started"][:19] for s in newest]
     for row in rows:
         expected = BY_ID[row["id"]]
         assert row["short"] == short_id(row["id"]) == row["id"].rsplit(":", 1)[1][:8]
@@ -107,7 +110,7 @@ def test_list_shows_every_top_level_demo_session():
         assert row["errors"] == expected.get("tool_errors", 0)
         assert row["sub"] is False and row["parent_id"] is None
         if expected.get("answer"):
-            assert row["answer"] == expected["answer"]
+            assert row["answer"] == answer_preview(expected["answer"])  # on one line
     steps = {r["id"]: r["steps"] for r in rows}
     assert steps[REACT_12] == "26"  # PatternDecision + 12 x (Analysis, Observation) + Conclusion
     assert steps[PLAN] == str(2 + len(BY_ID[PLAN]["plan_steps"]) + 1)
@@ -120,10 +123,15 @@ def test_sidebar_counts_sessions_steps_and_triples():
     files = files_table(at)
     per_file = dict(zip(files["File"], files["Triples"]))
     assert {name: per_file[name] for name in MANIFEST} == {name: f["quads"] for name, f in MANIFEST.items()}
+    # the service corpus's manifest counts no quads: the file read alone (a reifier and its
+    # ``rdf:reifies`` are read as the one quoted triple they spell)
+    services, _ = load_collection(SERVICES_FILES[:1])
+    service_quads = len(services)
+    assert per_file[SERVICES_FILES[0].name] == service_quads
     # distinct quads: files share vocabulary triples, so the store holds fewer than their sum
-    collection, _ = load_collection([CORPUS])
+    collection, _ = load_collection(demo_paths())
     assert metrics["Triples"] == f"{len(collection):,}"
-    assert len(collection) <= sum(f["quads"] for f in MANIFEST.values())
+    assert len(collection) <= sum(f["quads"] for f in MANIFEST.values()) + service_quads
     assert int(metrics["Steps"]) == sum(len(s.steps) for s in read_sessions(collection))
 
 

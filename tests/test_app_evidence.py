@@ -1,16 +1,25 @@
 """The evidence panel and the documents page, run headless with AppTest on the demo (the corpus,
-with ``evidence.trig`` and its texts)."""
+with ``evidence.trig`` and its texts, and the service corpus with its extraction provenance)."""
 
 from __future__ import annotations
 
+import json
 import urllib.parse
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from components.step_inspector import CELL_LIMIT, PLAIN_TEXT
+
+from tests.conftest import SERVICES, demo_sessions, service_sessions
 from tests.evidence_traces import AGENT, BRONZE, GRAPHRAG_BRONZE, SUB_GRAPHRAG, TRAPPIST
 from tests.test_app import open_session, unescape
 from tests.test_evidence import TEXTS
+from trace_explorer.model.docrag import PLAIN_CHUNK_ID
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import load_collection
+from trace_explorer.sources.demo import demo_paths
 from trace_explorer.views.marked_text import find_marks, marked_html
 
 REPO = Path(__file__).resolve().parents[1]
@@ -78,13 +87,37 @@ def test_a_session_that_chose_nothing_has_no_panel():
     assert not any("Evidence" in m.value for m in at.markdown)
 
 
+# The reference corpus's documents (evidence.trig): title -> the sessions that used it.
+REFERENCE_DOCUMENTS = {"Belgian beer guide": 0, "Bronze Age Collapse notes": 0, "The Late Bronze Age collapse": 1,
+                       "Trappist breweries of Belgium": 3}
+
+
+def service_documents() -> dict[str, int]:
+    """The service corpus's documents, title -> how many sessions used it: those whose chosen
+    edges or chunks the manifest traces to it, and every session above them (``children``)."""
+    sessions = service_sessions()
+    parent_of = {c: s["session"] for s in sessions for c in s["children"]}
+    used: dict[str, set[str]] = {d["document"]: set() for d in SERVICES["documents"]}
+    for s in sessions:
+        sources = [e["evidence"]["document"] for e in s.get("edges") or [] if e.get("evidence")]
+        sources += [c["document"] for c in s.get("chunks") or []]
+        for document in sources:
+            session = s["session"]
+            while session:
+                used[document].add(session)
+                session = parent_of.get(session)
+    return {d["title"]: len(used[d["document"]]) for d in SERVICES["documents"]}
+
+
+DOCUMENTS = dict(sorted({**REFERENCE_DOCUMENTS, **service_documents()}.items()))
+
+
 def test_documents_page_lists_documents_with_their_sessions():
     at = open_documents()
     frame = documents_table(at).value
-    assert list(frame["Title"]) == ["Belgian beer guide", "Bronze Age Collapse notes", "The Late Bronze Age collapse",
-                                    "Trappist breweries of Belgium"]
-    assert list(frame["Sessions"]) == [0, 0, 1, 3]
-    assert list(frame["MIME type"]) == ["application/pdf"] * 4
+    assert list(frame["Title"]) == list(DOCUMENTS)
+    assert list(frame["Sessions"]) == list(DOCUMENTS.values())
+    assert list(frame["MIME type"]) == ["application/pdf"] * len(DOCUMENTS)
 
 
 def test_a_documents_sessions_directly_and_through_a_sub_session():
@@ -105,4 +138,40 @@ def test_documents_page_bad_and_unknown_documents():
     assert any("Nothing in demo traces describes this document" in unescape(w.value) for w in at.warning)
     at = open_documents("not an iri")
     assert any("Not a document IRI: not an iri" in unescape(e.value) for e in at.error)
-    assert len(documents_table(at).value) == 4  # the list is still there
+    assert len(documents_table(at).value) == len(DOCUMENTS)  # the list is still there
+
+
+# -- every demo DocRAG session shows its chunks' texts ------------------------------------------
+
+DOCRAG = [s["session"] for s in demo_sessions() if s["mechanism"] == "docrag"]
+
+
+@pytest.fixture(scope="module")
+def demo_docrag():
+    """The demo's DocRAG sessions by IRI, and every text its content files hold (chunk IRI -> text)."""
+    collection, errors = load_collection(demo_paths())
+    assert errors == []
+    chunk_texts = {}
+    for path in demo_paths():
+        if path.name.endswith(".documents.json"):
+            chunk_texts.update(json.loads(path.read_text(encoding="utf-8")))
+    return {s.id: s for s in read_sessions(collection) if s.id in DOCRAG}, chunk_texts
+
+
+@pytest.mark.parametrize("iri", DOCRAG)
+def test_every_demo_docrag_session_shows_its_chunks_texts_or_says_why_there_is_none(iri, demo_docrag):
+    sessions, chunk_texts = demo_docrag
+    [exploration] = sessions[iri].steps_of("Exploration")
+    chosen = exploration.fields["chunks"]
+    at = open_session(iri, step=exploration.id)
+    [table] = [d.value for d in at.dataframe if "Chunk" in d.value.columns]
+    assert list(table["Chunk"]) == chosen
+    captions = texts(at.caption)
+    assert not any("not in this source" in c or "not loaded" in c for c in captions), captions
+    for chunk, shown in zip(chosen, table["Text"]):
+        if chunk.startswith("urn:"):
+            assert len(chunk_texts[chunk]) < CELL_LIMIT and shown == chunk_texts[chunk]
+        else:  # the seed shape's plain ids ("chunk-id-1"): no text anywhere, and the page says so
+            assert shown == PLAIN_TEXT
+    plain = [c for c in chosen if not c.startswith("urn:")]
+    assert (f"These chunks are each named by {PLAIN_CHUNK_ID}." in captions) == bool(plain) == (len(plain) == len(chosen))

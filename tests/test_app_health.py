@@ -9,14 +9,15 @@ from collections import Counter
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import manifest_sessions
+from tests.conftest import demo_sessions, manifest_sessions, service_sessions
 from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy
 from tests.list_support import list_ids, list_rows
 from tests.test_app import REPO, TOP, open_session, unescape
 from tests.totals_support import family_of
 
-# Only the unfinished sessions: demo-chunks.documents.json gives every DocRAG chunk of the demo a text.
-INFOS = {s["session"] for s in TOP if not s["has_answer"]}
+# Only the unfinished sessions and those with a model reply that could not be parsed:
+# demo-chunks.documents.json gives every DocRAG chunk of the demo a text.
+INFOS = {s["session"] for s in TOP if not s["has_answer"] or s.get("parse_errors")}
 
 
 def start() -> AppTest:
@@ -34,7 +35,7 @@ def test_the_list_shows_each_sessions_health_and_filters_by_it():
     assert sorted(list_ids(at)) == sorted(INFOS)
     at.selectbox(key="health").select("clean").run()
     assert len(list_ids(at)) == len(TOP) - len(INFOS)
-    at.selectbox(key="health").select("unfinished").run()
+    at.selectbox(key="health").select("unfinished").run()  # the parse errors are infos of their own
     assert sorted(list_ids(at)) == sorted(s["session"] for s in TOP if not s["has_answer"])
 
 
@@ -65,8 +66,14 @@ def test_the_insights_page_counts_what_the_manifest_says():
     metrics = {m.label: m.value for m in at.main.metric}
     # the calls of the top-level sessions and of every session below them (README, "Totals")
     below = {m for s in manifest_sessions() if s["parent"] is None for m in family_of(s["file"], s["session"])}
-    counted = [s for s in manifest_sessions() if s["session"] in below]
-    assert len(counted) == len(manifest_sessions()) > len(TOP)
+    # the service corpus names each session's sub-sessions (``children``)
+    services = {s["session"]: s for s in service_sessions()}
+    wanted = [s for s in services if services[s]["parent"] is None]
+    while wanted:
+        below.update(wanted)
+        wanted = [c for w in wanted for c in services[w]["children"]]
+    counted = [s for s in demo_sessions() if s["session"] in below]
+    assert len(counted) == len(demo_sessions()) > len(TOP)
     calls = Counter(a for s in counted for a in s.get("actions") or [])
     errors = sum(s.get("tool_errors") or 0 for s in counted)
     assert metrics["Sessions"] == str(len(TOP))
@@ -81,5 +88,5 @@ def test_insights_follow_the_lists_filters():
     at.toggle(key="sub").set_value(True).run()
     at.switch_page("app_pages/insights.py").run()
     metrics = {m.label: m.value for m in at.main.metric}
-    agents = [s for s in manifest_sessions() if s["mechanism"] == "agent"]
+    agents = [s for s in demo_sessions() if s["mechanism"] == "agent"]
     assert metrics["Sessions"] == str(len(agents))

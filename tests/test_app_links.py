@@ -11,14 +11,15 @@ import os
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS, MANIFEST, manifest_sessions
+from tests.conftest import CORPUS, MANIFEST, demo_sessions, manifest_sessions
 from tests.test_app import REPO, header_question, table_ids, unescape, walk
 from tests.test_app_trustgraph import fill_and_connect
 from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, corpus_gateway  # noqa: F401 - a fixture
 from trace_explorer.read.upload_cache import cache_from_settings
 
 SEED = MANIFEST["seed-sessions.ttl"]["sessions"]
-TOP = [s["session"] for s in manifest_sessions() if s["parent"] is None]
+TOP = [s["session"] for s in manifest_sessions() if s["parent"] is None]  # the gateway's
+DEMO_TOP = [s["session"] for s in demo_sessions() if s["parent"] is None]
 REACT = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 
 
@@ -175,7 +176,7 @@ def test_a_bad_config_file_is_an_error_in_the_sidebar_without_its_secrets(app_en
     errors = [unescape(e.value) for e in at.sidebar.error]
     assert len(errors) == 1 and "expected an http:// or https:// url" in errors[0]
     assert "cfg-secret-51" not in everything_shown(at)
-    assert sorted(table_ids(at)) == sorted(TOP)  # the demo, as without a file
+    assert sorted(table_ids(at)) == sorted(DEMO_TOP)  # the demo, as without a file
 
 
 def test_a_configured_gateway_that_fails_is_tried_again_only_when_asked(app_env, monkeypatch, corpus_gateway, caplog):

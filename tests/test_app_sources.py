@@ -12,14 +12,14 @@ import sys
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS, MANIFEST, file_graph, manifest_sessions
+from tests.conftest import CORPUS, MANIFEST, demo_sessions, file_graph, manifest_sessions
 from tests.store_copies import SESSIONS_PER_COPY, SOURCE, TOP_PER_COPY, copies, copy_iri
 from tests.test_app import REPO, header_question, table_ids, unescape
 from trace_explorer.cli.main import main
 from trace_explorer.sources.catalog import SessionFilter, count_sessions, fetch_session
 from trace_explorer.sources.local_store import local_source
 
-TOP = [s["session"] for s in manifest_sessions() if s["parent"] is None]
+DEMO_TOP = [s["session"] for s in demo_sessions() if s["parent"] is None]
 SEED = [s["session"] for s in manifest_sessions("seed-sessions.ttl")]
 SEED_BY_ID = {s["session"]: s for s in manifest_sessions("seed-sessions.ttl")}
 
@@ -58,7 +58,7 @@ def test_the_store_is_remembered_in_the_browsers_address_never_on_the_server(app
     # another visitor (a new browser session, no address of theirs) lands on the demo
     other = start()
     assert other.sidebar.segmented_control(key="te_source_kind").value == "Files"
-    assert sorted(table_ids(other)) == sorted(TOP) and _param(other, "store") is None
+    assert sorted(table_ids(other)) == sorted(DEMO_TOP) and _param(other, "store") is None
     # the first person's reload, bookmark or shared link (the address) opens the store again
     again = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
     again.query_params["store"] = str(store.resolve())
@@ -68,7 +68,7 @@ def test_the_store_is_remembered_in_the_browsers_address_never_on_the_server(app
     assert sorted(table_ids(again)) == sorted(SEED)
     # back to the files: the address forgets the store
     again.sidebar.segmented_control(key="te_source_kind").set_value("Files").run()
-    assert _param(again, "store") is None and sorted(table_ids(again)) == sorted(TOP)
+    assert _param(again, "store") is None and sorted(table_ids(again)) == sorted(DEMO_TOP)
     assert not list((app_env).glob("**/app.json"))  # nothing remembered server-side
 
 
@@ -183,7 +183,7 @@ def test_loopback_endpoint_refused_without_an_allowlist(app_env, virtuoso_url):
 
 def test_a_source_not_connected_shows_an_empty_state_never_the_last_sources_sessions(app_env):
     at = start()
-    assert sorted(table_ids(at)) == sorted(TOP)  # the demo, first
+    assert sorted(table_ids(at)) == sorted(DEMO_TOP)  # the demo, first
     at.sidebar.segmented_control(key="te_source_kind").set_value("SPARQL endpoint").run()
     assert table_ids(at) == [] and not at.exception
     assert any("No SPARQL endpoint is connected" in unescape(i.value) for i in at.main.info)
@@ -192,7 +192,7 @@ def test_a_source_not_connected_shows_an_empty_state_never_the_last_sources_sess
     assert table_ids(at) == []
     assert any("No local store is open" in unescape(i.value) for i in at.main.info)
     at.sidebar.segmented_control(key="te_source_kind").set_value("Files").run()
-    assert sorted(table_ids(at)) == sorted(TOP)  # and back
+    assert sorted(table_ids(at)) == sorted(DEMO_TOP)  # and back
 
 
 def test_large_counts_fit_the_sidebar_metrics():

@@ -17,9 +17,9 @@ from trace_explorer.views.step_walk import step_walk
 
 pytestmark = pytest.mark.browser  # fails (never skips) without Chromium: see tests/conftest.py
 
-from tests.conftest import MANIFEST  # noqa: E402
+from tests.conftest import demo_sessions  # noqa: E402
 
-TOP = [s for f in MANIFEST.values() for s in f["sessions"] if s["parent"] is None]
+TOP = [s for s in demo_sessions() if s["parent"] is None]
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 ONE_OF_EACH = {

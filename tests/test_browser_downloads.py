@@ -26,9 +26,9 @@ from trace_explorer.views.report import session_detail
 
 pytestmark = pytest.mark.browser  # fails (never skips) without Chromium: see tests/conftest.py
 
-from tests.conftest import MANIFEST  # noqa: E402
+from tests.conftest import demo_sessions  # noqa: E402
 
-SESSIONS = [s for f in MANIFEST.values() for s in f["sessions"]]
+SESSIONS = demo_sessions()
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 GRAPHRAG = "urn:trustgraph:question:95e60af5-93bd-44cf-8fd6-30f1f29d0da9"

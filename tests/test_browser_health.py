@@ -12,14 +12,14 @@ import pytest
 
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
 from tests.list_support import open_row, row_ids
-from tests.conftest import manifest_sessions
+from tests.conftest import demo_sessions
 from tests.health_traces import BROKEN_ID, HEALTHY, documents, healthy
 
 pytestmark = pytest.mark.browser  # fails, never skips, when Chromium is missing
 
 HOSTILE_ARGS = '<img src=x onerror="window.__pwned=1">{not json'
-TOP = [s for s in manifest_sessions() if s["parent"] is None]
-SESSIONS = manifest_sessions()  # every sub-session of the corpus sits under a top-level one
+TOP = [s for s in demo_sessions() if s["parent"] is None]
+SESSIONS = demo_sessions()  # every sub-session of the demo sits under a top-level one
 
 
 def upload_broken(page, tmp_path) -> None:

@@ -11,14 +11,14 @@ import urllib.parse
 import pytest
 
 from tests.browser_support import REPO_ROOT, chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
-from tests.conftest import MANIFEST, newest_first
+from tests.conftest import MANIFEST, demo_sessions, newest_first
 from tests.list_support import LIST_ROW, open_row, row_ids
 from trace_explorer.sources.catalog import SessionFilter, SessionOrder, list_sessions
 from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
 
 pytestmark = pytest.mark.browser
 
-SESSIONS = [s for f in MANIFEST.values() for s in f["sessions"]]
+SESSIONS = demo_sessions()
 TOP = [s for s in SESSIONS if s["parent"] is None]
 BY_ID = {s["session"]: s for s in SESSIONS}
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"

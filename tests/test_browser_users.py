@@ -17,7 +17,7 @@ import urllib.parse
 import pytest
 
 from tests.browser_support import CHROMIUM_ARGS, CHROMIUM_PATH, REPO_ROOT, screenshot, wait_for_streamlit_idle
-from tests.conftest import CORPUS, MANIFEST
+from tests.conftest import CORPUS, MANIFEST, demo_sessions
 from tests.list_support import open_row
 
 browser = pytest.mark.browser  # fails (never skips) without Chromium: see tests/conftest.py
@@ -33,7 +33,7 @@ def _module(name: str, path):
 
 concurrent_users = _module("benchmark_concurrent_users", REPO_ROOT / "benchmarks" / "concurrent_users.py")
 
-TOP = {s["session"]: s["question"] for f in MANIFEST.values() for s in f["sessions"] if s["parent"] is None}
+TOP = {s["session"]: s["question"] for s in demo_sessions() if s["parent"] is None}
 SEED = {s["session"]: s["question"] for s in MANIFEST["seed-sessions.ttl"]["sessions"]}
 DEMO_CAPTION = f"1–{len(TOP)} of {len(TOP)} matching · {len(TOP)} top-level sessions in all"
 CAPTION = re.compile(r"^(?:\d+–\d+|0) of [\d,]+ matching")
@@ -156,7 +156,7 @@ def test_two_people_at_once_never_see_each_others_uploads_filters_or_session(app
 @browser
 def test_ten_people_at_once_all_get_correct_pages(app_url):
     expected = concurrent_users.expected_from_manifest(CORPUS / "manifest.json")
-    assert expected.top == TOP and expected.total == sum(len(f["sessions"]) for f in MANIFEST.values())
+    assert expected.top == TOP and expected.total == len(demo_sessions())
     visits = asyncio.run(concurrent_users.run_users(app_url, 10, expected, sessions=2))
     assert [v.user for v in visits] == list(range(10))
     for visit in visits:

@@ -9,8 +9,10 @@ import sys
 
 import pyoxigraph as ox
 
-from tests.conftest import CORPUS, MANIFEST, manifest_sessions
+from tests.conftest import CORPUS, MANIFEST, demo_sessions, manifest_sessions
 from trace_explorer.cli.main import main
+from trace_explorer.model.docrag import PLAIN_CHUNK_ID
+from trace_explorer.sources.demo import demo_paths
 
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 
@@ -33,9 +35,9 @@ def _json(capsys, argv) -> list | dict:
 
 def test_list_and_show_the_demo_without_a_path(capsys):
     rows = _json(capsys, ["list", "--demo", "--all", "--limit", "0", "--format", "json"])
-    assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions())
+    assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in demo_sessions())
     by_id = {r["id"]: r for r in rows}
-    for expected in manifest_sessions():
+    for expected in demo_sessions():
         assert by_id[expected["session"]]["question"] == expected["question"]
         assert by_id[expected["session"]]["has_answer"] == expected["has_answer"]
     shown = _json(capsys, ["show", "--demo", "--session", "4787f93b", "--format", "json"])
@@ -59,8 +61,9 @@ def test_ingest_the_demo_into_a_store(tmp_path, capsys):
     assert main(["ingest", "--demo", "--store", str(store), "--quiet"]) == 0
     err = capsys.readouterr().err
     assert all(f"{name}: {MANIFEST[name]['quads']:,} quads" in err for name in MANIFEST if name.endswith((".trig", ".nq")))
+    assert "services.trig:" in err
     rows = _json(capsys, ["list", "--store", str(store), "--all", "--limit", "0", "--format", "json"])
-    assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions())
+    assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in demo_sessions())
 
 
 def test_demo_with_another_source_or_nothing_at_all_is_bad_usage(tmp_path, capsys):
@@ -85,7 +88,7 @@ def test_list_all_names_each_sub_sessions_parent(capsys):
     assert main(["list", "--demo", "--all", "--limit", "0"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[-1] == "Parent"
-    subs = [s for s in manifest_sessions() if s["parent"]]
+    subs = [s for s in demo_sessions() if s["parent"]]
     for s in subs:
         row = next(line for line in lines if line.startswith(s["session"] + " "))
         assert row.rstrip().endswith(s["parent"]), (row, s["parent"])
@@ -103,3 +106,27 @@ def test_list_columns_stay_in_line_with_wide_characters(capsys):
     # the Time column starts at the same terminal column on every row (a CJK character takes two)
     starts = {wcswidth(line[:line.index(" 2026-")]) for line in rows}
     assert len(starts) == 1 and wcswidth(lines[0][:lines[0].index(" Time")]) in starts
+
+
+def test_every_demo_docrag_sessions_evidence_gives_its_chunks_texts_or_says_why_there_is_none(capsys):
+    texts = {}
+    for path in demo_paths():
+        if path.name.endswith(".documents.json"):
+            texts.update(json.loads(path.read_text(encoding="utf-8")))
+    seed = CORPUS / "seed-sessions.ttl"
+    plain_ids = {q.object.value for q in ox.parse(path=str(seed), format=ox.RdfFormat.TURTLE)
+                 if q.predicate.value == "https://trustgraph.ai/ns/selectedChunk"}
+    assert plain_ids and not any(":" in c for c in plain_ids)  # literals, no IRIs
+    for session in (s for s in demo_sessions() if s["mechanism"] == "docrag"):
+        assert main(["evidence", "--demo", "--session", session["session"]]) == 0
+        out = capsys.readouterr().out
+        assert "not loaded" not in out
+        chunks = [line.split(None, 1)[1] for line in out.splitlines() if line.strip().startswith("chunk ")]
+        shown = [line.split(None, 1)[1] for line in out.splitlines() if line.strip().startswith("text ")]
+        assert chunks and len(shown) == len(chunks)
+        for chunk, text in zip(chunks, shown):
+            if chunk in plain_ids:
+                assert text == f"(none: {PLAIN_CHUNK_ID})"
+            else:
+                iri = chunk.rsplit("<", 1)[1].rstrip(">")
+                assert " ".join(texts[iri].split()).startswith(text.removesuffix(" …")), (iri, text)

@@ -74,6 +74,8 @@ def test_each_session_reads_as_the_services_wrote_it(read, iri):
     assert session.question == expected["question"]
     assert session.time.isoformat().replace("+00:00", "Z") == expected["started"]
     assert session.parent == expected["parent"]
+    assert session.shape == "current"  # the manifest's trustgraph: every session written by 2.11.1's services
+    assert SERVICES["trustgraph"].startswith("trustgraph-flow 2.11.1")
     assert sorted(session.children) == sorted(expected["children"])
     assert session.answer == expected["answer"]
     if expected["mechanism"] == "agent":

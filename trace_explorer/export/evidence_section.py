@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 
 from ..analysis.evidence.evidence import EdgeEvidence, Lineage, SessionEvidence
+from ..model.docrag import PLAIN_CHUNK_ID, is_plain_chunk_id
 from ..views.marked_text import find_marks, marked_html
 from ..views.visible_text import visible_controls
 
@@ -68,7 +69,9 @@ def _cells(lineage: Lineage, edge: EdgeEvidence | None) -> str:
     chunk = _t(lineage.chunk_label or "") + (f"<br><code>{_t(lineage.chunk)}</code>" if lineage.chunk else "")
     made = lineage.extraction
     extracted = _t(made.summary()) if made else ""
-    if lineage.chunk_text is None:
+    if lineage.chunk_text is None and lineage.chunk and is_plain_chunk_id(lineage.chunk):
+        text = f'<span class="missing">none: {_t(PLAIN_CHUNK_ID)}</span>'
+    elif lineage.chunk_text is None:
         text = '<span class="missing">not loaded</span>'
     else:
         words = lineage.chunk_text[:TEXT_CHARS]

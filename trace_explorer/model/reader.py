@@ -223,10 +223,13 @@ class SessionReader:
 
 
 def _is_seed(session: Session) -> bool:
-    """The seed shape (TRACE-MODEL.md): a ``prov:Activity`` root, or words written inline."""
+    """The seed shape (TRACE-MODEL.md): a ``prov:Activity`` root, or words written inline. Words
+    an Analysis took from its own Thought or Observation entity (``thought_id``,
+    ``observation_id``: 2.11.1's services write one even for a model reply that could not be
+    parsed, with no Thought) are not inline."""
     if session.root.prov_class == "Activity":
         return True
     inline = ("thought", "observation", "answer")
-    return any(f in s.fields and "document" not in s.fields and s.kind not in ("Thought", "Observation")
-               and s.kind in ("Analysis", "Conclusion", "Synthesis") and not s.fields.get("thought_id")
+    return any(f in s.fields and "document" not in s.fields and not s.fields.get(f + "_id")
+               and s.kind in ("Analysis", "Conclusion", "Synthesis")
                for s in session.steps for f in inline)

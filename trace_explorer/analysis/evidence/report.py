@@ -12,6 +12,7 @@ from typing import Any
 
 from ...views.marked_text import find_marks, marked_plain
 from ...views.visible_text import visible_controls
+from ...model.docrag import PLAIN_CHUNK_ID, is_plain_chunk_id
 from .evidence import ChunkEvidence, EdgeEvidence, Lineage, SessionEvidence
 from .used_by import Use
 
@@ -96,7 +97,8 @@ def _lineage_lines(lineage: Lineage, words: list[str], lines: list[str], indent:
     mime = f" ({lineage.mime_type})" if lineage.mime_type else ""
     row("document", (lineage.title or "(untitled)") + mime if lineage.document else "unknown", lineage.document)
     row("page", str(lineage.page_number) if lineage.page_number is not None else None, lineage.page)
-    row("chunk", lineage.chunk_label, lineage.chunk)
+    plain = bool(lineage.chunk) and is_plain_chunk_id(lineage.chunk)
+    row("chunk", lineage.chunk if plain else lineage.chunk_label, None if plain else lineage.chunk)
     if lineage.holder:
         row("subgraph", f"(tg:{lineage.held_by})", lineage.holder)
     made = lineage.extraction
@@ -105,6 +107,8 @@ def _lineage_lines(lineage: Lineage, words: list[str], lines: list[str], indent:
     if lineage.chunk_text is not None:
         text = lineage.chunk_text[:TEXT_CHARS] + (" …" if len(lineage.chunk_text) > TEXT_CHARS else "")
         row("text", " ".join(marked_plain(text, find_marks(text, words)).split()))
+    elif plain:
+        row("text", f"(none: {PLAIN_CHUNK_ID})")
     elif lineage.chunk:
         row("text", "(not loaded: give the documents file, or a source with the librarian)")
 
