@@ -216,6 +216,16 @@ class TrustGraphSource(TraceSource):
         """Texts behind ``tg:document`` IRIs, from the librarian (kept once fetched)."""
         return self.fetch_texts(iris)
 
+    def copy_of_all(self) -> StoreSource:
+        """Every session of the deployment (sub-sessions, edge context and texts included) read
+        ``READ_BATCH`` at a time into ``store``, returned as ``fetched_copy()``: for work that
+        asks SPARQL of a whole collection (``lint``), which the gateway's SPARQL service (basic
+        graph patterns only) cannot answer. Raises SourceError when the gateway fails."""
+        roots = sorted(self.roots())
+        for start in range(0, len(roots), READ_BATCH):
+            self.read(roots[start:start + READ_BATCH], family=True)
+        return self.fetched_copy()
+
     def fetched_copy(self) -> StoreSource:
         """What was fetched so far (the sessions' quads and the texts read) as a source that
         answers SPARQL, for work that asks it of a session already read (its health check).
