@@ -18,7 +18,8 @@ as data like one read from files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 import pyoxigraph as ox
 
@@ -39,6 +40,7 @@ from .lineage import GatewayLineage
 from .walk import Walk, edge_context
 
 READ_BATCH = 100  # sessions read together when a filter needs every candidate read
+T = TypeVar("T")
 NAMED_ROOTS = 4  # with triple patterns, sessions read at once up to which their steps are named
 
 
@@ -51,6 +53,7 @@ class TrustGraphSource(TraceSource):
         self.gateway = gateway
         self.eager_texts = eager_texts
         self._sparql = sparql
+        self.sparql_failure: str | None = None  # why the SPARQL service was given up, if it was
         self.store = ox.Store()
         self.documents: dict[str, str] = {}
         self.missing_texts: dict[str, str] = {}
@@ -85,6 +88,21 @@ class TrustGraphSource(TraceSource):
             self._sparql = answers[0] is not None and (answers[0] or not answers[1])
         return self._sparql
 
+    def sparql_or_patterns(self, work: Callable[[bool], T]) -> T:
+        """``work(sparql)`` with the SPARQL service when it is used; when that service drops the
+        request (``GatewayError.sparql_dropped``), ``work(False)`` with triple patterns instead,
+        for this call and every later one (``sparql_failure`` keeps why). Raises what ``work``
+        raises otherwise."""
+        if not self.sparql:
+            return work(False)
+        try:
+            return work(True)
+        except GatewayError as error:
+            if not error.sparql_dropped:
+                raise
+            self._sparql, self.sparql_failure = False, str(error)
+            return work(False)
+
     def _probe(self, service: str) -> bool | None:
         if service == "triples":
             return bool(self.gateway.triples(p=ox.NamedNode(RDF_TYPE), o=ox.NamedNode(QUESTION), g=RETRIEVAL_GRAPH,
@@ -94,8 +112,8 @@ class TrustGraphSource(TraceSource):
         except ServiceRefusal:
             return None  # the flow has the service, but it cannot answer this
         except GatewayError as error:
-            if error.status == 404 or (error.status or 0) >= 500:
-                return None  # no SPARQL service in this flow
+            if error.status == 404 or error.sparql_dropped:
+                return None  # no SPARQL service in this flow, or one that drops its connections
             raise
 
     # -- the list ---------------------------------------------------------------------------
@@ -103,7 +121,7 @@ class TrustGraphSource(TraceSource):
         """Every session root, fetched once per source (``refresh`` forgets them). Raises
         SourceError when there are none (an unknown collection is empty) or the gateway fails."""
         if self._roots is None:
-            roots = fetch_roots(self.gateway, self.sparql)
+            roots = self.sparql_or_patterns(lambda sparql: fetch_roots(self.gateway, sparql))
             if not roots:  # TrustGraph answers an unknown collection with nothing at all
                 raise SourceError(f"{self.label}: no sessions in collection {self.gateway.collection!r} "
                                   f"(is the collection name right? an unknown collection is simply empty)")
@@ -158,10 +176,10 @@ class TrustGraphSource(TraceSource):
         (when ``eager_texts``) every text; with ``family`` also every sub-session of ``roots``
         the walk reached. Raises SourceError when the gateway fails."""
         with collector_paused():
-            walk = Walk(self.gateway, self.sparql)
             # naming steps by IRI shape saves rounds; with triple patterns it costs a request a
             # name, worth it for a few sessions, not for a page of them
-            quads = walk.closure(roots, named=self.sparql or len(roots) <= NAMED_ROOTS)
+            quads = self.sparql_or_patterns(lambda sparql: Walk(self.gateway, sparql).closure(
+                roots, named=sparql or len(roots) <= NAMED_ROOTS))
             if context:
                 quads += edge_context(self.gateway, quads)
             self.store.extend(quads)
@@ -216,21 +234,22 @@ class TrustGraphSource(TraceSource):
         """Texts behind ``tg:document`` IRIs, from the librarian (kept once fetched)."""
         return self.fetch_texts(iris)
 
-    def copy_of_all(self) -> StoreSource:
-        """Every session of the deployment (sub-sessions, edge context and texts included) read
-        ``READ_BATCH`` at a time into ``store``, returned as ``fetched_copy()``: for work that
-        asks SPARQL of a whole collection (``lint``), which the gateway's SPARQL service (basic
-        graph patterns only) cannot answer. Raises SourceError when the gateway fails."""
-        roots = sorted(self.roots())
-        for start in range(0, len(roots), READ_BATCH):
-            self.read(roots[start:start + READ_BATCH], family=True)
-        return self.fetched_copy()
-
     def fetched_copy(self) -> StoreSource:
         """What was fetched so far (the sessions' quads and the texts read) as a source that
         answers SPARQL, for work that asks it of a session already read (its health check).
         A text the librarian was not asked for yet is not in it."""
         return StoreSource(self.store, label=self.label, documents=self.documents)
+
+
+def copy_of_all(source: TrustGraphSource) -> StoreSource:
+    """Every session of ``source``'s deployment (sub-sessions, edge context and texts included)
+    read ``READ_BATCH`` at a time into its ``store``, returned as ``fetched_copy()``: for work
+    that asks SPARQL of a whole collection (``lint``), which the gateway's SPARQL service (basic
+    graph patterns only) cannot answer. Raises SourceError when the gateway fails."""
+    roots = sorted(source.roots())
+    for start in range(0, len(roots), READ_BATCH):
+        source.read(roots[start:start + READ_BATCH], family=True)
+    return source.fetched_copy()
 
 
 def documents_in(quads: Iterable[ox.Quad]) -> list[str]:

@@ -88,8 +88,7 @@ def sync(source: TrustGraphSource, local: LocalStore, progress: Callable[[int, i
 def _fetch(source: TrustGraphSource, roots: list[str]) -> list[LoadedFile]:
     """The sessions ``roots``, fetched together, as one LoadedFile each (quads and texts)."""
     with collector_paused():
-        walk = Walk(source.gateway, source.sparql)
-        quads = walk.closure(roots)
+        quads = source.sparql_or_patterns(lambda sparql: Walk(source.gateway, sparql).closure(roots))
         quads += edge_context(source.gateway, quads)
         index = TripleIndex(quads)
         reader = SessionReader(index)
