@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import REPO, Row, verdict  # noqa: E402 - beside this file
+from run import REPO, Row, print_rows, verdict  # noqa: E402 - beside this file
 
 TARGET_S = 3.0
 SESSION = "62c33a4f"  # the demo's 26-step agent session (a unique part of its IRI)
@@ -73,11 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--session", default=SESSION, help="the session (a unique part of its IRI)")
     args = parser.parse_args(argv)
     rows = measure(args.session, args.repeat)
-    widths = [max(len(getattr(r, f)) for r in rows) for f in ("label", "result", "target", "verdict")]
-    for r in rows:
-        print("  ".join(v.ljust(w) for v, w in zip((r.label, r.result, r.target, r.verdict), widths))
-              + ("  " + r.note if r.note else ""))
-    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+    print_rows(rows)
     return 0
 
 
