@@ -251,6 +251,9 @@ def test_a_sparql_service_that_drops_connections_gives_way_to_triple_patterns(ca
                            "--format", "json")
     assert status == 0, err
     assert sorted(r["id"] for r in json.loads(out)) == sorted(s["session"] for s in ALL)
+    if answered:  # a probe that is dropped only says there is no usable SPARQL service
+        assert "warning: read with triple patterns instead of the SPARQL service" in err
+        assert "sparql-query: cannot reach the server" in err
     services = [path.rsplit("/", 1)[1] for path, _, _ in faulty.log]
     last_sparql = max(i for i, s in enumerate(services) if s == "sparql-query")
     assert faulty.sparql_requests == DROPS[answered]  # the ones dropped, then none
