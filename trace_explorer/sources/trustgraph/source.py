@@ -88,21 +88,6 @@ class TrustGraphSource(TraceSource):
             self._sparql = answers[0] is not None and (answers[0] or not answers[1])
         return self._sparql
 
-    def sparql_or_patterns(self, work: Callable[[bool], T]) -> T:
-        """``work(sparql)`` with the SPARQL service when it is used; when that service drops the
-        request (``GatewayError.sparql_dropped``), ``work(False)`` with triple patterns instead,
-        for this call and every later one (``sparql_failure`` keeps why). Raises what ``work``
-        raises otherwise."""
-        if not self.sparql:
-            return work(False)
-        try:
-            return work(True)
-        except GatewayError as error:
-            if not error.sparql_dropped:
-                raise
-            self._sparql, self.sparql_failure = False, str(error)
-            return work(False)
-
     def _probe(self, service: str) -> bool | None:
         if service == "triples":
             return bool(self.gateway.triples(p=ox.NamedNode(RDF_TYPE), o=ox.NamedNode(QUESTION), g=RETRIEVAL_GRAPH,
@@ -121,7 +106,7 @@ class TrustGraphSource(TraceSource):
         """Every session root, fetched once per source (``refresh`` forgets them). Raises
         SourceError when there are none (an unknown collection is empty) or the gateway fails."""
         if self._roots is None:
-            roots = self.sparql_or_patterns(lambda sparql: fetch_roots(self.gateway, sparql))
+            roots = sparql_or_patterns(self, lambda sparql: fetch_roots(self.gateway, sparql))
             if not roots:  # TrustGraph answers an unknown collection with nothing at all
                 raise SourceError(f"{self.label}: no sessions in collection {self.gateway.collection!r} "
                                   f"(is the collection name right? an unknown collection is simply empty)")
@@ -178,7 +163,7 @@ class TrustGraphSource(TraceSource):
         with collector_paused():
             # naming steps by IRI shape saves rounds; with triple patterns it costs a request a
             # name, worth it for a few sessions, not for a page of them
-            quads = self.sparql_or_patterns(lambda sparql: Walk(self.gateway, sparql).closure(
+            quads = sparql_or_patterns(self, lambda sparql: Walk(self.gateway, sparql).closure(
                 roots, named=sparql or len(roots) <= NAMED_ROOTS))
             if context:
                 quads += edge_context(self.gateway, quads)
@@ -239,6 +224,22 @@ class TrustGraphSource(TraceSource):
         answers SPARQL, for work that asks it of a session already read (its health check).
         A text the librarian was not asked for yet is not in it."""
         return StoreSource(self.store, label=self.label, documents=self.documents)
+
+
+def sparql_or_patterns(source: TrustGraphSource, work: Callable[[bool], T]) -> T:
+    """``work(sparql)`` with the SPARQL service when ``source`` uses it; when that service drops
+    the request (``GatewayError.sparql_dropped``), ``work(False)`` with triple patterns instead,
+    for this call and every later one (``source.sparql_failure`` keeps why). Raises what
+    ``work`` raises otherwise."""
+    if not source.sparql:
+        return work(False)
+    try:
+        return work(True)
+    except GatewayError as error:
+        if not error.sparql_dropped:
+            raise
+        source._sparql, source.sparql_failure = False, str(error)
+        return work(False)
 
 
 def copy_of_all(source: TrustGraphSource) -> StoreSource:
