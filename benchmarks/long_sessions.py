@@ -20,7 +20,6 @@ target and the verdict. Nothing is asserted.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import threading
@@ -29,7 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import Row, verdict  # noqa: E402 - beside this file; it puts the repository on the path too
+from run import Row, print_rows, verdict  # noqa: E402 - beside this file; it puts the repository on the path too
 
 
 def react(iterations: int):
@@ -151,11 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs after the first (median reported)")
     args = parser.parse_args(argv)
     rows = measure(args.huge_iterations, args.repeat)
-    widths = [max(len(getattr(r, f)) for r in rows) for f in ("label", "result", "target", "verdict")]
-    for r in rows:
-        print("  ".join(v.ljust(w) for v, w in zip((r.label, r.result, r.target, r.verdict), widths))
-              + ("  " + r.note if r.note else ""))
-    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+    print_rows(rows)
     return 0
 
 

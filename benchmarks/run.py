@@ -431,6 +431,16 @@ def benchmark(sessions: int, work: Path, *, seed: int, repeat: int, profile: Pat
     return rows, made
 
 
+def print_rows(rows: list[Row]) -> None:
+    """The rows as an aligned table (label, result, target, verdict, note), then the load
+    average: the short report of the scripts that time one thing."""
+    widths = [max(len(getattr(r, f)) for r in rows) for f in ("label", "result", "target", "verdict")]
+    for r in rows:
+        print("  ".join(v.ljust(w) for v, w in zip((r.label, r.result, r.target, r.verdict), widths))
+              + ("  " + r.note if r.note else ""))
+    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+
+
 def print_report(rows: list[Row], made: dict, info: dict, sessions: int, seconds: float, options: str = "") -> None:
     print("Trace Explorer benchmark")
     print("machine: " + ", ".join(f"{k} {v}" for k, v in info.items()))

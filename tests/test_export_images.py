@@ -9,6 +9,7 @@ small readable picture, rendered in well under 5 s.
 from __future__ import annotations
 
 import io
+import re
 import xml.etree.ElementTree as ET
 
 import pyoxigraph as ox
@@ -16,7 +17,7 @@ import pytest
 from PIL import Image
 
 from trace_explorer.export.images import (IMAGE_FORMATS, LABEL_CHARS, dag_dot, dag_image, dag_layout, image_format,
-                                          timeline_image)
+                                          timeline_image, timeline_spec)
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import TraceStore
 from trace_explorer.views.dag.folding import FOLDED, ITERATION, MAX_DRAWN_NODES
@@ -262,3 +263,39 @@ def test_the_shared_hostile_corpus_draws_literally_as_valid_svg():
     drawn = " ".join(nodes_line for lines in svg_nodes(dag_image(sessions[hostile.AGENT], "svg", sessions)).values()
                      for nodes_line in lines)
     assert "<img src=x onerror=" in drawn and "<script>window." in drawn
+
+
+# -- the timeline's time axis --------------------------------------------------------------------
+def time_axis(svg: str) -> tuple[list[str], list[float], float]:
+    """The x axis's tick labels, the x (px) of every point of every bar, and the plot's width
+    (px), read from a timeline SVG drawn by vl-convert."""
+    root = ET.fromstring(svg)
+    groups = [g for g in root.iter(SVG + "g") if "role-axis-label" in (g.get("class") or "")]
+    # the x axis's labels are the ones placed along a row (same y), the row labels down a column
+    ticks = next([t.text for t in g.iter(SVG + "text")] for g in groups
+                 if len({t.get("transform").split(",")[1] for t in g.iter(SVG + "text")}) == 1)
+    xs: list[float] = []
+    for group in root.iter(SVG + "g"):
+        if (group.get("class") or "").startswith("mark-rect role-mark"):
+            for path in group.iter(SVG + "path"):
+                xs += [float(x) for x in re.findall(r"[MLC ]?(-?[\d.]+),-?[\d.]+", path.get("d"))]
+    frame = next(p for p in root.iter(SVG + "path") if p.get("class") == "background")  # the plot's
+    return ticks, xs, float(re.match(r"M[\d.]+,[\d.]+h([\d.]+)", frame.get("d")).group(1))
+
+
+def test_the_timeline_image_axis_starts_at_0_and_draws_every_bar_whole(sessions):
+    """No negative time on the axis ("−10 s −5 s" came from the scale's pixel padding, widened
+    further by "nice"), its first tick "0 s" (or "step 1" on the order axis), and every bar
+    inside the plot, for every session of the demo."""
+    import vl_convert as vlc
+
+    by_ms = 0
+    for session in sessions.values():
+        spec = timeline_spec(session, sessions)
+        ticks, xs, width = time_axis(vlc.vegalite_to_svg(spec))
+        assert ticks[0] in ("0 s", "step 1"), (session.id, ticks)
+        assert not [t for t in ticks if t.startswith(("-", "−")) or t == "step 0"], (session.id, ticks)
+        assert min(xs, default=0) >= 0 and max(xs, default=0) <= width + 0.01, (session.id, xs, width)
+        assert spec["encoding"]["x"]["scale"].get("domainMin") == 0, session.id
+        by_ms += ticks[0] == "0 s" and bool(xs)
+    assert by_ms >= 9  # the demo's sessions drawn in time with bars (nine were drawn from below 0)

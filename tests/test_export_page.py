@@ -219,3 +219,44 @@ def test_page_opens_from_disk_offline_and_clicks_open_details(sessions, hostile,
                 details = page.locator("details[open]").first
                 assert "<script>window.__pwned = 1</script>" in page.locator("main").inner_text()
                 assert details.is_visible()
+
+
+def test_the_page_timeline_axis_starts_at_0(sessions):
+    """The page's timeline spec, drawn as the page's Vega draws it (here by vl-convert, at the
+    width of a page's container), has no tick below "0 s" (it started at −1 s) and every bar
+    inside the plot."""
+    import json
+
+    import vl_convert as vlc
+
+    from tests.test_export_images import time_axis
+
+    for iri in (AGENT_12, SUPERVISOR):
+        page = session_page(sessions[iri], sessions)
+        spec = json.loads(re.search(r'<script id="timeline-spec" type="application/json">(.*?)</script>',
+                                    page, re.S).group(1))
+        ticks, xs, width = time_axis(vlc.vegalite_to_svg(dict(spec, width=900)))
+        assert ticks[0] == "0 s" and not [t for t in ticks if t.startswith(("-", "−"))], ticks
+        assert spec["encoding"]["x"]["scale"].get("domainMin") == 0
+        assert xs and min(xs) >= 0 and max(xs) <= width + 0.01
+
+
+def test_the_vega_bundle_is_made_once_and_kept_on_disk(tmp_path, monkeypatch, request):
+    """Making the bundle was most of a page export's time, paid by every ``export --html``: it is
+    made once per vl-convert version and read back from the cache folder by the next process."""
+    import vl_convert as vlc
+
+    from trace_explorer.export.page import bundle_path, vega_bundle
+
+    asked = []
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(vlc, "javascript_bundle", lambda *a, **k: asked.append(a) or "vega(); </script> <!-- x")
+    request.addfinalizer(vega_bundle.cache_clear)  # no other test gets this fake bundle
+    vega_bundle.cache_clear()
+    first = vega_bundle()
+    assert first == "vega(); <\\/script> <\\!-- x" and asked == [()]
+    kept = tmp_path / "trace-explorer" / f"vega-bundle-{vlc.__version__}.js"
+    assert bundle_path(vlc.__version__) == kept and kept.read_text(encoding="utf-8") == first
+    vega_bundle.cache_clear()  # as a new process would
+    assert vega_bundle() == first and asked == [()]  # read back, not made again
+    assert [p.name for p in kept.parent.iterdir()] == [kept.name]  # no partial file left

@@ -132,3 +132,47 @@ def test_lint_and_stats_read_a_sparql_endpoint(capsys, virtuoso_url):
     assert sum(t["errors"] for t in numbers["tools"].values()) == 1
     assert main(["stats", "--endpoint", virtuoso_url, "--tool", "calculator", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["sessions"] == 3
+
+
+def lint_json(capsys, *argv) -> tuple[int, list[dict]]:
+    status = main([str(a) for a in argv] + ["--format", "json"])
+    out = capsys.readouterr()
+    assert status in (0, 1), out.err
+    return status, json.loads(out.out)
+
+
+def test_lint_reads_a_trustgraph_gateway_as_it_reads_the_demo(capsys, monkeypatch):
+    """The gateway's SPARQL service answers basic graph patterns only, so lint reads every
+    session through the gateway (as list and show do) and checks what it read: the stand-in
+    deployment holding the demo gives exactly the findings of ``lint --demo``."""
+    from tests.trustgraph_server import TOKEN, FakeGateway, gateway_args
+
+    monkeypatch.setenv("TRUSTGRAPH_TOKEN", TOKEN)
+    gateway = FakeGateway()
+    try:
+        status, found = lint_json(capsys, "lint", *gateway_args(gateway.start()), "--fail-on", "info")
+    finally:
+        gateway.stop()
+    assert (status, found) == lint_json(capsys, "lint", "--demo", "--fail-on", "info")
+    assert {f["session"] for f in found if f["rule"] == "unfinished"} == {
+        s["session"] for s in manifest_sessions() if not s["has_answer"]}
+    assert any("/service/triples" in path for path, _, _ in gateway.log)
+
+
+@pytest.mark.parametrize("rule", sorted(BROKEN))
+def test_lint_finds_each_rule_through_a_trustgraph_gateway(capsys, monkeypatch, tmp_path, rule):
+    """Each broken session, served by the stand-in deployment (texts from its librarian), gives
+    the findings lint gives for the same files."""
+    from tests.trustgraph_server import TOKEN, FakeGateway, corpus_deployment, gateway_args
+
+    trace, texts, (session, _, _) = BROKEN[rule]
+    files = [write(tmp_path, "broken.trig", healthy(HEALTHY) + trace.split("\n", 3)[3]),
+             write(tmp_path, "broken.documents.json", json.dumps({**documents(HEALTHY), **texts}))]
+    expected = lint_json(capsys, "lint", *files)
+    assert (rule, session) in {(f["rule"], f["session"]) for f in expected[1]}
+    monkeypatch.setenv("TRUSTGRAPH_TOKEN", TOKEN)
+    gateway = FakeGateway(*corpus_deployment(files))
+    try:
+        assert lint_json(capsys, "lint", *gateway_args(gateway.start())) == expected
+    finally:
+        gateway.stop()

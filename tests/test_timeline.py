@@ -253,7 +253,7 @@ def test_a_window_of_a_long_session_spans_its_own_time():
 
 def test_a_short_session_chart_has_no_window_scale(sessions):
     spec = timeline_chart(timeline_rows(sessions[REACT_12])).to_dict()
-    assert spec["encoding"]["x"]["scale"] == {"padding": 8}  # room for a diamond at either end
+    assert spec["encoding"]["x"]["scale"] == {"domainMin": 0, "nice": True}  # from 0, room at the end
 
 
 def test_a_100000_step_timeline_builds_its_rows_and_a_window():

@@ -255,6 +255,46 @@ def test_a_hanging_gateway_times_out(capsys, monkeypatch, faulty):
     assert "no complete answer within 0.5 s" in err and "Traceback" not in err
 
 
+# SPARQL requests answered before the drop -> SPARQL requests sent in all: the probe; the probe
+# and the list of roots' two concurrent queries (both dropped); those three and the first read's
+DROPS = {0: 1, 1: 3, 3: 4}
+
+
+@pytest.mark.parametrize("answered", sorted(DROPS), ids=["probe dropped", "list dropped", "read dropped"])
+def test_a_sparql_service_that_drops_connections_gives_way_to_triple_patterns(capsys, monkeypatch, faulty, answered):
+    """The SPARQL service closes its connections with no answer after ``answered`` requests (the
+    probe, the list of roots, the first read): ``list`` falls back to triple patterns for that
+    call and every later one, and lists the manifest's sessions."""
+    faulty.drop_sparql_after = answered
+    status, out, err = cli(capsys, monkeypatch, "list", *gateway_args(faulty.url), "--all", "--limit", "0",
+                           "--format", "json")
+    assert status == 0, err
+    assert sorted(r["id"] for r in json.loads(out)) == sorted(s["session"] for s in ALL)
+    if answered:  # a probe that is dropped only says there is no usable SPARQL service
+        assert "warning: read with triple patterns instead of the SPARQL service" in err
+        assert "sparql-query: cannot reach the server" in err
+    services = [path.rsplit("/", 1)[1] for path, _, _ in faulty.log]
+    last_sparql = max(i for i, s in enumerate(services) if s == "sparql-query")
+    assert faulty.sparql_requests == DROPS[answered]  # the ones dropped, then none
+    assert "triples" in services[last_sparql + 1:]  # the rest by triple patterns
+
+
+def test_a_dropped_sparql_request_is_remembered_and_other_failures_still_fail(faulty):
+    faulty.drop_sparql_after = 1  # the probe is answered, the next SPARQL request dropped
+    tg = source(faulty)
+    assert tg.sparql is True
+    roots = tg.roots()
+    assert tg.sparql is False and "sparql-query" in tg.sparql_failure
+    assert sorted(roots) == sorted(s["session"] for s in ALL)
+    asked = faulty.sparql_requests
+    assert sorted(tg.read(sorted(roots))) == sorted(roots)  # by triple patterns from now on
+    assert faulty.sparql_requests == asked
+    faulty.fail_after = faulty.requests  # now the triples service fails too: that is an error
+    tg.refresh()
+    with pytest.raises(SourceError, match="HTTP 500"):
+        tg.roots()
+
+
 @pytest.mark.parametrize("kind", ["json", "shape", "term"])
 def test_a_malformed_answer_is_a_clear_error(capsys, monkeypatch, faulty, kind):
     faulty.malformed = kind

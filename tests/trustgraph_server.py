@@ -20,7 +20,9 @@ Faults, for the tests: ``hang`` (no answer for that many seconds), ``malformed``
 are not what the spec says), ``lost`` (documents the librarian no longer has), ``fail_after``
 (requests answered before every further one fails with HTTP 500), ``latency`` (seconds added
 to every request, for the benchmarks), ``sparql`` False (a flow without the SPARQL service),
-``stream`` False (a librarian without ``stream-document``). ``log`` records every request
+``stream`` False (a librarian without ``stream-document``), ``drop_sparql_after`` (SPARQL
+requests answered before every further one has its connection closed with no answer, as a
+SPARQL service that drops its connections). ``log`` records every request
 (path and body; the Authorization header as received, for the token tests).
 """
 
@@ -125,6 +127,8 @@ class FakeGateway:
         self.malformed: str | None = None
         self.lost: set[str] = set()
         self.fail_after: int | None = None
+        self.drop_sparql_after: int | None = None
+        self.sparql_requests = 0
         self.log: list[tuple[str, dict, str | None]] = []
         self.requests = 0
         self._lock = threading.Lock()
@@ -190,6 +194,12 @@ class FakeGateway:
             if parts[5] == "triples":
                 return self._send(handler, 200, self._triples(body))
             if parts[5] == "sparql-query" and self.sparql:
+                with self._lock:
+                    self.sparql_requests += 1
+                    drop = self.drop_sparql_after is not None and self.sparql_requests > self.drop_sparql_after
+                if drop:  # the connection is closed with no answer at all
+                    handler.close_connection = True
+                    return None
                 return self._send(handler, 200, self._sparql(body))
         return self._send(handler, 404, {"error": {"type": "not-found", "message": handler.path}})
 

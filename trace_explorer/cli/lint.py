@@ -12,6 +12,7 @@ import json
 from ..analysis.health.checks import Finding, check_source, counts
 from ..analysis.health.rules import SEVERITIES, WARNING, at_or_above
 from ..sources.source import TraceSource
+from ..sources.trustgraph.source import TrustGraphSource, copy_of_all
 from ..views.visible_text import visible_controls
 from .sources import add_source_arguments
 
@@ -30,6 +31,8 @@ def add_parser(commands) -> None:
 
 
 def _lint(args, source: TraceSource) -> int:
+    if isinstance(source, TrustGraphSource):  # its gateway answers no full SPARQL: check a copy
+        source = copy_of_all(source)
     findings = list(check_source(source))
     if args.format == "json":
         print(json.dumps([f.as_json() for f in findings], ensure_ascii=False, indent=2))

@@ -45,6 +45,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as Python's docs advise
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 1
+    finally:
+        dropped = getattr(source, "sparql_failure", None)  # a gateway's SPARQL service given up
+        if dropped:
+            report([f"warning: read with triple patterns instead of the SPARQL service, which failed: {dropped}"])
     return status or (1 if errors else 0)
 
 

@@ -216,9 +216,12 @@ def timeline_spec(session: Session, sessions: Mapping[str, Session] | None = Non
 def _label_every_row(spec: dict[str, Any]) -> dict[str, Any]:
     """A picture has no hover: when the chart hid its row labels (a long session), give every
     row ``IMAGE_ROW_PX`` and its label back, so the image grows instead of losing its words."""
+    from ..views.timeline import LABEL_PADDING_PX
+
     y = spec.get("encoding", {}).get("y")
     if isinstance(y, dict) and y.get("axis", {}) is None:
-        y["axis"] = {"title": None, "labelLimit": 260, "labelFontSize": 9, "ticks": False, "domain": False}
+        y["axis"] = {"title": None, "labelLimit": 260, "labelFontSize": 9, "ticks": False, "domain": False,
+                     "labelPadding": LABEL_PADDING_PX}
         y["title"] = None
         spec["height"] = {"step": IMAGE_ROW_PX}
     return spec

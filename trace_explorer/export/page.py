@@ -21,10 +21,14 @@ No clock time goes into the page: the same session gives the same bytes.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
 import json
+import os
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ..analysis.evidence.evidence import SessionEvidence
@@ -32,6 +36,7 @@ from ..model.literals import format_time
 from ..model.session import Session
 from ..model.summary import status
 from ..model.totals import totals_lines
+from ..read.upload_cache import default_folder
 from ..views.report import step_record
 from ..views.step_labels import step_tag
 from ..views.visible_text import visible_controls
@@ -51,12 +56,38 @@ _SKIP = {"id", "kind", "label"}
 @functools.lru_cache(maxsize=1)
 def vega_bundle() -> str:
     """Vega, Vega-Lite and vega-embed as one script (from ``vl_convert.javascript_bundle``) that
-    sets ``window.vegaEmbed``; safe to inline in a ``<script>`` element. Cached: it takes ~2 s.
+    sets ``window.vegaEmbed``; safe to inline in a ``<script>`` element.
+
+    Making the bundle takes vl-convert ~2 s of CPU, most of a page export, so it is kept: in the
+    process, and on disk as ``bundle_path()`` (one file per vl-convert version, written whole or
+    not at all). A folder that cannot be written only costs the next export the 2 s again.
 
     Raises ImportError when vl-convert-python is not installed."""
     import vl_convert as vlc
 
-    return vlc.javascript_bundle().replace("</script", "<\\/script").replace("<!--", "<\\!--")
+    path = bundle_path(getattr(vlc, "__version__", "unknown"))
+    with contextlib.suppress(OSError, UnicodeError):
+        kept = path.read_text(encoding="utf-8")
+        if kept:
+            return kept
+    bundle = vlc.javascript_bundle().replace("</script", "<\\/script").replace("<!--", "<\\!--")
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(bundle, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+    return bundle
+
+
+def bundle_path(version: str, environ: Mapping[str, str] | None = None) -> Path:
+    """Where ``vega_bundle`` keeps the bundle of vl-convert ``version``: beside the upload cache
+    (``$XDG_CACHE_HOME/trace-explorer``, else ``~/.cache/trace-explorer``), as
+    ``vega-bundle-VERSION.js``."""
+    folder = default_folder(dict(os.environ if environ is None else environ)).parent
+    return folder / f"vega-bundle-{re.sub(r'[^0-9A-Za-z.]', '_', version)}.js"
 
 
 def session_page(session: Session, sessions: Mapping[str, Session] | None = None, *,

@@ -36,6 +36,7 @@ ROW_PX = 22  # height of one row while the rows fit in MAX_HEIGHT_PX
 MAX_HEIGHT_PX = 720
 SELECTED_OUTLINE = "#111827"
 TOOLTIP_CHARS = 160  # a tooltip value is cut to this many characters
+LABEL_PADDING_PX = 10  # room between a row's label and the plot, for a diamond at time 0
 WINDOW_ROWS = 200  # a longer session's timeline shows a window of this many steps at a time
 
 
@@ -118,7 +119,7 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.LayerCh
     pick = alt.selection_point(name=SELECTION, fields=["step"], on="click", toggle=False,
                                clear=False)
     y_axis = alt.Axis(title=None, labelLimit=260, labelFontSize=11 if row_px >= 14 else 9,
-                      ticks=False, domain=False) if row_px >= 9 else None
+                      ticks=False, domain=False, labelPadding=LABEL_PADDING_PX) if row_px >= 9 else None
     x_title = ("time from the session start (a session's steps end to end, a sub-session from its own start; "
                "◆ no duration recorded)") if by_ms \
         else "step order"
@@ -127,9 +128,12 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.LayerCh
     # a window of a long session (its first row is not the session's first step) spans its own
     # time, not the time from zero
     late = count > 0 and int(data["index"].iloc[0]) > 0
-    # (a few pixels of room at both ends, so a diamond at the start or end is drawn whole)
+    # (a few pixels of room at both ends, so a diamond at the start or end is drawn whole). From
+    # the start the axis begins at 0, never below: no padding (Vega pads after ``domainMin``, so
+    # padding would widen the axis below 0), a "nice" end above the last step instead; a diamond
+    # at 0 overhangs the axis into the row labels' padding (marks are not clipped).
     x_scale = alt.Scale(domain=[float(data["start_ms"].min()), float(data["end_ms"].max())], nice=False,
-                        zero=False, padding=8) if late else alt.Scale(padding=8)
+                        zero=False, padding=8) if late else alt.Scale(domainMin=0, nice=True)
     tooltip = [
         alt.Tooltip("label:N", title="step"),
         alt.Tooltip("kind:N"),

@@ -55,13 +55,26 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+SPARQL_PATH = "sparql-query"  # the last part of the SPARQL service's path
+
+
 class GatewayError(SourceError):
     """The gateway refused or failed a request; the message names the service and why (never
-    the token). ``status``: the HTTP status, when there was one."""
+    the token). ``status``: the HTTP status, when there was one; ``path``: the service's path
+    (``flow/{flow}/service/triples`` ...), when the failure was a request's."""
 
-    def __init__(self, message: str, status: int | None = None):
+    def __init__(self, message: str, status: int | None = None, path: str | None = None):
         super().__init__(message)
         self.status = status
+        self.path = path
+
+    @property
+    def sparql_dropped(self) -> bool:
+        """Whether the SPARQL service failed as a service that drops its connections does: no
+        answer (connection closed or reset, no complete answer in time) or HTTP 5xx. A refusal
+        (an ``error`` object, 4xx) is an answer, not a drop."""
+        return (self.path or "").endswith(SPARQL_PATH) and not isinstance(self, ServiceRefusal) \
+            and (self.status is None or self.status >= 500)
 
 
 class ServiceRefusal(GatewayError):
@@ -130,16 +143,17 @@ class Gateway:
             response = bounded_post(session, self.url + "api/v1/" + path, json=body, headers=headers,
                                     timeout=self.timeout, max_bytes=self.max_bytes)
         except HttpFailure as failure:
-            raise GatewayError(f"{where}: {self._secrets.clean(failure)}") from None
+            raise GatewayError(f"{where}: {self._secrets.clean(failure)}", path=path) from None
         status = response.status
         if status in (401, 403):
             raise GatewayError(f"{where}: the gateway refused the token (HTTP {status}): give a token this "
-                               f"deployment accepts (the command line reads it from TRUSTGRAPH_TOKEN)", status)
+                               f"deployment accepts (the command line reads it from TRUSTGRAPH_TOKEN)", status, path)
         if status == 404:
-            raise GatewayError(f"{where}: not found (HTTP 404): is there a flow {self.flow!r} on this gateway?", status)
+            raise GatewayError(f"{where}: not found (HTTP 404): is there a flow {self.flow!r} on this gateway?",
+                               status, path)
         if status != 200:
             words = self._secrets.clean(response.body, 200, cut_short=response.cut_short)
-            raise GatewayError(f"{where}: HTTP {status}: {words}", status)
+            raise GatewayError(f"{where}: HTTP {status}: {words}", status, path)
         answer = json_answer(response.body, where, self._secrets.clean)
         if not isinstance(answer, dict):
             raise GatewayError(f"{where}: expected a JSON object, got {type(answer).__name__}")

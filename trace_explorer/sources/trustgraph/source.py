@@ -18,7 +18,8 @@ as data like one read from files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 import pyoxigraph as ox
 
@@ -41,6 +42,7 @@ from .lineage import GatewayLineage
 from .walk import Walk, edge_context
 
 READ_BATCH = 100  # sessions read together when a filter needs every candidate read
+T = TypeVar("T")
 NAMED_ROOTS = 4  # with triple patterns, sessions read at once up to which their steps are named
 
 
@@ -53,6 +55,7 @@ class TrustGraphSource(TraceSource):
         self.gateway = gateway
         self.eager_texts = eager_texts
         self._sparql = sparql
+        self.sparql_failure: str | None = None  # why the SPARQL service was given up, if it was
         self.store = ox.Store()
         self.documents: dict[str, str] = {}
         self.missing_texts: dict[str, str] = {}
@@ -98,8 +101,8 @@ class TrustGraphSource(TraceSource):
         except ServiceRefusal:
             return None  # the flow has the service, but it cannot answer this
         except GatewayError as error:
-            if error.status == 404 or (error.status or 0) >= 500:
-                return None  # no SPARQL service in this flow
+            if error.status == 404 or error.sparql_dropped:
+                return None  # no SPARQL service in this flow, or one that drops its connections
             raise
 
     # -- the list ---------------------------------------------------------------------------
@@ -107,7 +110,7 @@ class TrustGraphSource(TraceSource):
         """Every session root, fetched once per source (``refresh`` forgets them). Raises
         SourceError when there are none (an unknown collection is empty) or the gateway fails."""
         if self._roots is None:
-            roots = fetch_roots(self.gateway, self.sparql)
+            roots = sparql_or_patterns(self, lambda sparql: fetch_roots(self.gateway, sparql))
             if not roots:  # TrustGraph answers an unknown collection with nothing at all
                 raise SourceError(f"{self.label}: no sessions in collection {self.gateway.collection!r} "
                                   f"(is the collection name right? an unknown collection is simply empty)")
@@ -176,10 +179,10 @@ class TrustGraphSource(TraceSource):
         (when ``eager_texts``) every text; with ``family`` also every sub-session of ``roots``
         the walk reached. Raises SourceError when the gateway fails."""
         with collector_paused():
-            walk = Walk(self.gateway, self.sparql)
             # naming steps by IRI shape saves rounds; with triple patterns it costs a request a
             # name, worth it for a few sessions, not for a page of them
-            quads = walk.closure(roots, named=self.sparql or len(roots) <= NAMED_ROOTS)
+            quads = sparql_or_patterns(self, lambda sparql: Walk(self.gateway, sparql).closure(
+                roots, named=sparql or len(roots) <= NAMED_ROOTS))
             if context:
                 quads += edge_context(self.gateway, quads)
             self.store.extend(quads)
@@ -242,6 +245,33 @@ class TrustGraphSource(TraceSource):
         answers SPARQL, for work that asks it of a session already read (its health check).
         A text the librarian was not asked for yet is not in it."""
         return StoreSource(self.store, label=self.label, documents=self.documents)
+
+
+def sparql_or_patterns(source: TrustGraphSource, work: Callable[[bool], T]) -> T:
+    """``work(sparql)`` with the SPARQL service when ``source`` uses it; when that service drops
+    the request (``GatewayError.sparql_dropped``), ``work(False)`` with triple patterns instead,
+    for this call and every later one (``source.sparql_failure`` keeps why). Raises what
+    ``work`` raises otherwise."""
+    if not source.sparql:
+        return work(False)
+    try:
+        return work(True)
+    except GatewayError as error:
+        if not error.sparql_dropped:
+            raise
+        source._sparql, source.sparql_failure = False, str(error)
+        return work(False)
+
+
+def copy_of_all(source: TrustGraphSource) -> StoreSource:
+    """Every session of ``source``'s deployment (sub-sessions, edge context and texts included)
+    read ``READ_BATCH`` at a time into its ``store``, returned as ``fetched_copy()``: for work
+    that asks SPARQL of a whole collection (``lint``), which the gateway's SPARQL service (basic
+    graph patterns only) cannot answer. Raises SourceError when the gateway fails."""
+    roots = sorted(source.roots())
+    for start in range(0, len(roots), READ_BATCH):
+        source.read(roots[start:start + READ_BATCH], family=True)
+    return source.fetched_copy()
 
 
 def documents_in(quads: Iterable[ox.Quad]) -> list[str]:

@@ -30,7 +30,7 @@ from ...model.vocabulary import CONTAINS, EDGE, RDFS_LABEL, WAS_DERIVED_FROM
 from ...read.collector import collector_paused
 from ...read.loaded import LoadedFile
 from ..local_store import LocalStore, ingest_loaded, publish_snapshot
-from .source import TrustGraphSource, documents_in
+from .source import TrustGraphSource, documents_in, sparql_or_patterns
 from .walk import Walk, edge_context
 
 BATCH = 25  # sessions fetched together
@@ -88,8 +88,7 @@ def sync(source: TrustGraphSource, local: LocalStore, progress: Callable[[int, i
 def _fetch(source: TrustGraphSource, roots: list[str]) -> list[LoadedFile]:
     """The sessions ``roots``, fetched together, as one LoadedFile each (quads and texts)."""
     with collector_paused():
-        walk = Walk(source.gateway, source.sparql)
-        quads = walk.closure(roots)
+        quads = sparql_or_patterns(source, lambda sparql: Walk(source.gateway, sparql).closure(roots))
         quads += edge_context(source.gateway, quads)
         index = TripleIndex(quads)
         reader = SessionReader(index)
