@@ -23,7 +23,8 @@ from tests.trustgraph_server import TOKEN, FakeGateway, corpus_deployment, gatew
 from trace_explorer.cli.main import main
 from trace_explorer.model.session import EVIDENCE_KINDS, PARSE_ERROR_ACTION
 from trace_explorer.sources.local_store import ingest_file, open_local_store
-from trace_explorer.views.step_labels import UNPARSED_REPLY, node_label, timeline_label, tool_note
+from trace_explorer.views.step_labels import UNPARSED_REPLY, has_error, node_label, timeline_label, tool_note
+from trace_explorer.views.waterfall import waterfall
 
 SERVICES = CORPUS / "services"
 TRACES = SERVICES / "services.trig"
@@ -237,6 +238,12 @@ def test_an_unreadable_reply_has_its_own_words(capsys):
     assert tool_note(analysis) == UNPARSED_REPLY
     assert timeline_label(analysis, width=60).endswith(f"Analysis: {UNPARSED_REPLY}")
     assert PARSE_ERROR_ACTION not in node_label(analysis)
+    # no failed tool call is drawn: its Observation (typed tg:Error) is not marked as a tool error
+    observation = session.nodes[analysis.fields["observation_id"]]
+    assert "Error" in {t.rsplit("/", 1)[-1] for t in observation.types} and not has_error(observation)
+    rows = waterfall(session, sessions)
+    failed = {a["observation"] for a in expected["actions"] if a["tool_error"] and not a["parse_error"]}
+    assert {i for i, error in zip(rows.ids, rows.errors) if error} == failed
     assert main(["show", str(TRACES), str(TEXTS), "--session", expected["session"]]) == 0
     text = capsys.readouterr().out
     assert f"tool: {UNPARSED_REPLY}" in text and PARSE_ERROR_ACTION not in text

@@ -75,7 +75,11 @@ def step_detail(step: Step) -> str:
 
 
 def has_error(step: Step) -> bool:
-    """True when the step records a failed tool call (``tg:toolError`` or type ``tg:Error``)."""
+    """True when the step records a failed tool call (``tg:toolError`` or type ``tg:Error``).
+    A reply of the model the agent could not parse (``parse_error``: TrustGraph writes it as a
+    ``tg:Error`` Observation of the action ``__parse_error__``) is no tool call, so no tool error."""
+    if step.fields.get("parse_error") is not None:
+        return False
     return step.fields.get("error") is not None or step.kind == "Error" or any(
         t.endswith("#Error") or t.endswith("/Error") for t in step.types)
 
