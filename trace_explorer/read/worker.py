@@ -51,10 +51,7 @@ DEFAULT_MEMORY_MB = 3072
 DEFAULT_CPU_S = 300
 DEFAULT_WALL_S = 600
 WORKERS = 2  # files parsed at once; more wait their turn
-# one file a worker, then a new one (a fork of the warm fork server, about 6 ms): no heap a large
-# parse leaves counts against the next file's memory cap, and no visitor's file stays in a process
-# that parses another's
-TASKS_PER_WORKER = 1
+TASKS_PER_WORKER = 25  # then the worker is replaced: a large parse leaves a heap Python keeps
 
 
 @dataclass(frozen=True)
