@@ -19,15 +19,13 @@ itself: Streamlit's server runs threads, and a fork of a threaded process may in
 lock. The worker returns the quads as N-Quads bytes, which the parent reads back with
 pyoxigraph's N-Quads parser (quicker than unpickling one Python object per term, measured in
 ``benchmarks/upload_worker.py``), and a file's refusal as the parts of its TraceLoadError.
-A fork server runs the main script's module again in the worker, as ``__mp_main__``: a script
-that reads uploads this way keeps its work under ``if __name__ == "__main__":`` (Streamlit's
-and the CLI's entry points do).
+A worker does not run the parent's main script again (``worker_start.WorkerContext``): under
+Streamlit that script is the app, which would load Streamlit and the app into every worker.
 """
 
 from __future__ import annotations
 
 import atexit
-import multiprocessing
 import os
 import resource
 import signal
@@ -43,6 +41,7 @@ from .collector import collector_paused
 from .errors import TraceLoadError
 from .limits import MIB, format_size, max_expanded_bytes, max_file_bytes
 from .loaded import LoadedFile
+from .worker_start import WorkerContext
 
 MEMORY_VARIABLE = "TRACE_EXPLORER_WORKER_MB"
 CPU_VARIABLE = "TRACE_EXPLORER_WORKER_CPU_S"
@@ -90,7 +89,7 @@ def _shared_pool() -> ProcessPool:
     global _pool
     with _pool_lock:
         if _pool is None or not _pool.active:
-            context = multiprocessing.get_context("forkserver")
+            context = WorkerContext()  # the fork server's children, without the app's script
             context.set_forkserver_preload(["trace_explorer.read.worker", "trace_explorer.read.files"])
             _pool = ProcessPool(max_workers=WORKERS, max_tasks=TASKS_PER_WORKER, context=context)
             atexit.register(_pool.stop)
