@@ -124,6 +124,19 @@ def test_a_malformed_triple_or_binding_is_quoted_without_the_token():
         assert leaked_prefix(str(raised.value)) is None, str(raised.value)
 
 
+@pytest.mark.parametrize("term", [{"type": "weird-" + TOKEN, "value": "x"}, {"type": "uri", "value": "bad iri " + TOKEN},
+                                  {"type": "literal", "value": "x", "datatype": "not an iri " + TOKEN}],
+                         ids=["term type", "IRI", "datatype"])
+def test_a_malformed_sparql_result_term_is_one_line_without_the_token(term):
+    """An endpoint's results whose terms are malformed (parsed as they are read) end in a
+    SourceError that quotes nothing of the token, never in the parser's own exception."""
+    results = {"head": {"vars": ["s"]}, "results": {"bindings": [{"s": term}]}}
+    with HostileServer("json", body=json.dumps(results).encode()) as server:
+        with pytest.raises(SourceError, match="unreadable results") as raised:
+            endpoint(server).select("SELECT ?s WHERE { ?s ?p ?o }")
+    assert leaked_prefix(str(raised.value)) is None, str(raised.value)
+
+
 def test_a_service_error_that_echoes_the_token_is_scrubbed_before_it_is_cut():
     refusal = {"error": {"type": "auth", "message": "x" * 270 + "header was Bearer " + TOKEN}}
     with HostileServer("json", body=json.dumps(refusal).encode()) as server:

@@ -90,12 +90,12 @@ class EndpointSource(TraceSource):
     def select(self, query: str) -> list[dict[str, Term]]:
         body, _ = self._post(query, "application/sparql-results+json")
         self._check_nesting(body, "results")
-        try:
+        try:  # the solutions are parsed as they are read: a malformed term fails in the loop
             solutions = ox.parse_query_results(body, format=ox.QueryResultsFormat.JSON)
+            names = [v.value for v in solutions.variables]
+            return [{n: s[n] for n in names if s[n] is not None} for s in solutions]
         except (SyntaxError, ValueError) as error:
             raise SourceError(f"{self.label}: unreadable results ({self.scrub.clean(error, 300)})") from None
-        names = [v.value for v in solutions.variables]
-        return [{n: s[n] for n in names if s[n] is not None} for s in solutions]
 
     def construct(self, query: str) -> list[ox.Triple]:
         body, content_type = self._post(query, "application/n-triples, text/turtle;q=0.9, text/plain;q=0.5")
@@ -103,7 +103,7 @@ class EndpointSource(TraceSource):
         self._check_nesting(body, fmt)
         try:
             return [ox.Triple(q.subject, q.predicate, q.object) for q in ox.parse(body, format=fmt)]
-        except SyntaxError as error:
+        except (SyntaxError, ValueError) as error:
             raise SourceError(f"{self.label}: unreadable triples ({self.scrub.clean(error, 300)})") from None
 
     def _check_nesting(self, body: bytes, fmt: ox.RdfFormat | str) -> None:
