@@ -6,4 +6,6 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/setup.sh
-exec .venv/bin/python -m pytest -q "$@"
+# -n 2: the tests run in two worker processes, one a core (each test gets its own servers, ports and
+# temporary folders, so they need not wait for each other)
+exec .venv/bin/python -m pytest -q -n 2 "$@"
