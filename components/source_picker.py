@@ -40,6 +40,7 @@ from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.read.formats import SUPPORTED_SUFFIXES
 from trace_explorer.read.limits import (MAX_FILE_VARIABLE, MIB, file_too_big, format_size, max_expanded_bytes,
                                         max_file_bytes)
+from trace_explorer.sources.bounded_http import DEFAULT_TIMEOUT_S
 from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.endpoint_policy import EndpointRefused
 from trace_explorer.analysis.health.index import refresh_health
@@ -442,7 +443,7 @@ def _endpoint_source() -> Collection:
         url, graphs, user, secret, bearer = chosen.url, " ".join(chosen.graphs), chosen.user, chosen.secret, chosen.bearer
         st.caption(md_escape(f"{chosen.url} · its credentials are kept on the server"))
     quoted = st.checkbox("The server holds RDF 1.2 quoted triples", value=True, key="te_endpoint_quoted")
-    timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else 30.0, key="te_endpoint_timeout",
+    timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S, key="te_endpoint_timeout",
                               help="How long each request may take in all, its whole answer read.")
     if chosen is None:
         # a callback, not the button's return value: the click must survive the page's own run

@@ -22,6 +22,7 @@ import uuid
 
 import streamlit as st
 
+from trace_explorer.sources.bounded_http import DEFAULT_TIMEOUT_S
 from trace_explorer.sources.configured import SOURCES_VARIABLE, TOKEN_VARIABLE, URL_VARIABLE, ConfiguredSource
 from trace_explorer.sources.endpoint_policy import EndpointRefused
 from trace_explorer.sources.source import SourceError
@@ -63,7 +64,7 @@ def trustgraph_source_form() -> Collection:
         st.caption(md_escape(f"{chosen.url} · its token is kept on the server"))
     flow = st.text_input("Flow", key="te_tg_flow")
     collection_id = st.text_input("Collection", key="te_tg_collection")
-    timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else 30.0, key="te_tg_timeout",
+    timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S, key="te_tg_timeout",
                               help="How long each request may take in all, its whole answer read.")
     if chosen is None:
         st.button("Connect", icon=":material/link:", key="te_tg_connect", on_click=_request)

@@ -13,6 +13,7 @@ import sys
 from ..read.collection import expand_paths, load_collection
 from ..read.errors import TraceLoadError
 from ..read.formats import DOCUMENTS_JSON, format_for_name
+from ..sources.bounded_http import DEFAULT_TIMEOUT_S
 from ..sources.demo import demo_paths
 from ..sources.endpoint import EndpointSource
 from ..sources.local_store import local_source
@@ -38,7 +39,7 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
                        help="endpoint: read these named graphs as the default graph (repeatable)")
     where.add_argument("--user", help="endpoint: HTTP basic user (password from TRACE_EXPLORER_PASSWORD)")
     where.add_argument("--token-env", metavar="VAR", help="endpoint: bearer token from this environment variable")
-    where.add_argument("--timeout", type=float, default=30.0, metavar="S",
+    where.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
                        help="endpoint: seconds each request may take in all (connect, wait, read the answer)")
     where.add_argument("--no-quoted-triples", action="store_true",
                        help="endpoint: the server cannot hold RDF 1.2 quoted triples")
@@ -58,7 +59,7 @@ def add_trustgraph_arguments(group, required: bool) -> None:
 def trustgraph_source(args: argparse.Namespace) -> TrustGraphSource:
     """The TrustGraph source the arguments name, reading every text at once."""
     gateway = Gateway(args.trustgraph, os.environ.get(TOKEN_VARIABLE), flow=args.flow, collection=args.collection,
-                      workspace=args.workspace, timeout=getattr(args, "timeout", 30.0))
+                      workspace=args.workspace, timeout=getattr(args, "timeout", DEFAULT_TIMEOUT_S))
     return TrustGraphSource(gateway, eager_texts=True)
 
 

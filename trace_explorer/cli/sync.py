@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from ..sources.bounded_http import DEFAULT_TIMEOUT_S
 from ..sources.local_store import open_local_store
 from ..sources.source import SourceError
 from ..sources.trustgraph.sync import SyncReport, sync
@@ -20,7 +21,7 @@ def add_parser(commands) -> None:
                     f"texts from the librarian, each session whole or not at all. The token is read from {TOKEN_VARIABLE}.")
     add_trustgraph_arguments(parser, required=True)
     parser.add_argument("--store", required=True, metavar="DIR", help="the local store (created when missing)")
-    parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds each request may take in all (connect, wait, read the answer)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S", help="seconds each request may take in all (connect, wait, read the answer)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(act=_sync)
 

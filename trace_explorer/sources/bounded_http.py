@@ -21,6 +21,8 @@ from .source import SourceError
 
 MAX_BYTES_VARIABLE = "TRACE_EXPLORER_RESPONSE_MAX_MB"
 DEFAULT_MAX_MB = 128
+# the default deadline of one exchange with a server, s: a hostile one costs a request at most this
+DEFAULT_TIMEOUT_S = 25.0
 ERROR_BODY_BYTES = 16 * 1024  # what is read of an error answer, for its message
 READ_CHUNK = 16 * 1024  # bytes per streamed read (and the most a compressed read expands at once is bounded by it)
 

@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .bounded_http import DEFAULT_TIMEOUT_S
+
 SOURCES_VARIABLE = "TRACE_EXPLORER_SOURCES"
 DEFAULT_PATH = Path(".streamlit") / "sources.toml"
 URL_VARIABLE, TOKEN_VARIABLE = "TRUSTGRAPH_URL", "TRUSTGRAPH_TOKEN"
@@ -72,7 +74,7 @@ class ConfiguredSource:
     graphs: tuple[str, ...] = ()
     user: str | None = None
     bearer: bool = True
-    timeout_s: float = 30.0
+    timeout_s: float = DEFAULT_TIMEOUT_S
     secret: str | None = field(default=None, repr=False)
 
     def serves(self, url: str) -> bool:
@@ -193,7 +195,7 @@ def _entry(path: Path, kind: str, number: int, entry, environ: Mapping[str, str]
     if not isinstance(graphs, list) or not all(isinstance(g, str) for g in graphs):
         raise SourcesConfigError(f"{where}: expected graphs to be a list of IRIs")
     try:
-        timeout = float(entry.get("timeout_s", 30.0))
+        timeout = float(entry.get("timeout_s", DEFAULT_TIMEOUT_S))
     except (TypeError, ValueError):
         raise SourcesConfigError(f"{where}: expected timeout_s to be a number of seconds") from None
     return ConfiguredSource(name, kind, url=url, flow=text("flow", "default") or "default",

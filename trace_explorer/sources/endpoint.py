@@ -17,7 +17,7 @@ import pyoxigraph as ox
 
 from ..read.errors import TraceLoadError
 from ..read.prescan import check_before_parsing
-from .bounded_http import HttpFailure, bounded_post
+from .bounded_http import DEFAULT_TIMEOUT_S, HttpFailure, bounded_post
 from .pinned_http import Pins, pinned_session
 from .secret_scrub import SecretScrub
 from .source import SourceError, Term, TraceSource, check_read_only
@@ -44,7 +44,7 @@ class EndpointSource(TraceSource):
     user: str | None = None
     password: str | None = None
     token: str | None = None
-    timeout: float = 30.0
+    timeout: float = DEFAULT_TIMEOUT_S
     triple_terms: bool = True
     documents: Mapping[str, str] = field(default_factory=dict)
     pins: Pins | None = None

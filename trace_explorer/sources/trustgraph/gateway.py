@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 import pyoxigraph as ox
 
 from ...read.wire import WireFormatError, decode_term, encode_term
-from ..bounded_http import HttpFailure, bounded_post, max_response_bytes
+from ..bounded_http import DEFAULT_TIMEOUT_S, HttpFailure, bounded_post, max_response_bytes
 from ..pinned_http import Pins, pinned_session
 from ..secret_scrub import SecretScrub
 from ..source import SourceError
@@ -99,7 +99,7 @@ class Gateway:
     ``requests`` counts the requests sent (for benchmarks and tests)."""
 
     def __init__(self, url: str, token: str | None = None, *, flow: str = "default", collection: str = "default",
-                 workspace: str = "default", timeout: float = 30.0, workers: int = 16, pins: Pins | None = None,
+                 workspace: str = "default", timeout: float = DEFAULT_TIMEOUT_S, workers: int = 16, pins: Pins | None = None,
                  max_bytes: int | None = None):
         self.url = url.strip() if url.strip().endswith("/") else url.strip() + "/"
         self._token = token or None
