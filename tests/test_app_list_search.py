@@ -7,13 +7,13 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import manifest_sessions
+from tests.conftest import demo_sessions
 from components.insights import list_params
 from tests.list_support import list_ids, list_rows
 from trace_explorer.views.insight_charts import FAILED, tool_calls
 
 REPO = Path(__file__).resolve().parents[1]
-TOP = [s for s in manifest_sessions() if s["parent"] is None]
+TOP = [s for s in demo_sessions() if s["parent"] is None]
 HIGHEST = sorted(s["session"] for s in TOP if s["question"].startswith("¿Cuál es la montaña más alta"))
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 

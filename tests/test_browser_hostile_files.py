@@ -10,13 +10,13 @@ import re
 import pytest
 
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
-from tests.conftest import CORPUS, MANIFEST
+from tests.conftest import CORPUS, MANIFEST, demo_sessions
 from tests.list_support import LIST_ROW
 from tests.test_hostile_files import HOSTILE
 
 pytestmark = pytest.mark.browser  # fails (never skips) without Chromium: see tests/conftest.py
 
-TOP = [s for f in MANIFEST.values() for s in f["sessions"] if s["parent"] is None]
+TOP = [s for s in demo_sessions() if s["parent"] is None]  # what the demo lists
 SEED_TOP = [s for s in MANIFEST["seed-sessions.ttl"]["sessions"] if s["parent"] is None]
 DUMP_TOP = [s for s in MANIFEST["graph-dump.ttl"]["sessions"] if s["parent"] is None]
 ERRORS = '[data-testid="stSidebar"] [data-testid="stAlertContentError"]'

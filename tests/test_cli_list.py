@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from tests.conftest import manifest_sessions
+from tests.conftest import demo_sessions
 from trace_explorer.cli.main import main
 from trace_explorer.sources.search import fold
 
-ALL = manifest_sessions()
+ALL = demo_sessions()
 TOP = [s for s in ALL if s["parent"] is None]
 # "Elbrus" is in the answers (documents) of the sessions asking for Europe's highest mountain,
 # never in a question

@@ -145,17 +145,19 @@ def test_lint_reads_a_trustgraph_gateway_as_it_reads_the_demo(capsys, monkeypatc
     """The gateway's SPARQL service answers basic graph patterns only, so lint reads every
     session through the gateway (as list and show do) and checks what it read: the stand-in
     deployment holding the demo gives exactly the findings of ``lint --demo``."""
-    from tests.trustgraph_server import TOKEN, FakeGateway, gateway_args
+    from tests.conftest import demo_sessions
+    from tests.trustgraph_server import TOKEN, FakeGateway, corpus_deployment, gateway_args
+    from trace_explorer.sources.demo import demo_paths
 
     monkeypatch.setenv("TRUSTGRAPH_TOKEN", TOKEN)
-    gateway = FakeGateway()
+    gateway = FakeGateway(*corpus_deployment(demo_paths()))  # the whole demo, the services' corpus too
     try:
         status, found = lint_json(capsys, "lint", *gateway_args(gateway.start()), "--fail-on", "info")
     finally:
         gateway.stop()
     assert (status, found) == lint_json(capsys, "lint", "--demo", "--fail-on", "info")
     assert {f["session"] for f in found if f["rule"] == "unfinished"} == {
-        s["session"] for s in manifest_sessions() if not s["has_answer"]}
+        s["session"] for s in demo_sessions() if not s["has_answer"]}
     assert any("/service/triples" in path for path, _, _ in gateway.log)
 
 
