@@ -217,10 +217,11 @@ def test_an_upload_that_switches_the_demo_off_says_so(app_url, tmp_path):
     with chromium_page(viewport=(1400, 1000)) as page:
         list_page(page, app_url + "/")
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(seed))
+        # the toast goes after a few seconds: it is looked for first, while it is up
+        page.get_by_test_id("stToast").get_by_text("Showing your files only").wait_for(timeout=30000)
         wait_for_streamlit_idle(page)
         page.get_by_text(f"of {len(MANIFEST['seed-sessions.ttl']['sessions'])} matching").wait_for()
         page.get_by_test_id("stAlertContentInfo").get_by_text("The demo traces were switched off").wait_for()
-        assert page.get_by_test_id("stToast").get_by_text("Showing your files only").is_visible()
         assert sorted(row_ids(page)) == sorted(s["session"] for s in MANIFEST["seed-sessions.ttl"]["sessions"])
         screenshot(page, "list-demo-switched-off")
 
