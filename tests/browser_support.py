@@ -22,6 +22,9 @@ environment variable.
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import concurrent.futures
 import contextlib
 import os
 import socket
@@ -177,37 +180,91 @@ def _stop(proc: subprocess.Popen) -> None:
     proc.wait(timeout=10)
 
 
+class _SharedChromium:
+    """One headless Chromium per test process, started at first use and stopped at exit.
+
+    Starting Chromium and Playwright's driver costs 2-4 s on the two-core CI machine; each test
+    gets a fresh browser context instead (own cookies, storage and Streamlit session), which
+    isolates tests as a new browser would. A browser that has died is started again.
+    """
+
+    def __init__(self) -> None:
+        self._playwright = None
+        self._browser = None
+
+    def browser(self):
+        if not chromium_available():
+            raise RuntimeError(
+                f"Chromium not found at {CHROMIUM_PATH}; run scripts/setup.sh "
+                "(installs Debian's chromium package)"
+            )
+        if self._browser is not None and self._browser.is_connected():
+            return self._browser
+        if self._playwright is None:
+            from playwright.sync_api import sync_playwright
+
+            self._playwright = sync_playwright().start()
+            atexit.register(self.stop)
+        self._browser = self._playwright.chromium.launch(
+            executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS)
+        return self._browser
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            if self._browser is not None:
+                self._browser.close()
+        with contextlib.suppress(Exception):
+            if self._playwright is not None:
+                self._playwright.stop()
+        self._browser = self._playwright = None
+
+
+_CHROMIUM = _SharedChromium()
+
+
+@contextlib.contextmanager
+def browser_contexts(count: int, viewport: tuple[int, int] = (1400, 1000), *,
+                     default_timeout_ms: float = 30000):
+    """Yield ``count`` pages, each in a browser context of its own (own cookies and Streamlit
+    session), open at the same time in this process's headless Chromium. All are closed on exit."""
+    browser = _CHROMIUM.browser()
+    width, height = viewport
+    contexts = []
+    try:
+        pages = []
+        for _ in range(count):
+            context = browser.new_context(viewport={"width": width, "height": height})
+            contexts.append(context)
+            page = context.new_page()
+            page.set_default_timeout(default_timeout_ms)
+            pages.append(page)
+        yield pages
+    finally:
+        for context in contexts:
+            with contextlib.suppress(Exception):
+                context.close()
+
+
 @contextlib.contextmanager
 def chromium_page(viewport: tuple[int, int] = (1400, 1000), *, default_timeout_ms: float = 30000):
-    """Yield a Playwright (sync API) ``Page`` in headless Debian Chromium.
+    """Yield a Playwright (sync API) ``Page`` in headless Debian Chromium, in a fresh browser
+    context (empty cookies and storage), closed on exit. The browser itself is shared by the
+    tests of one process (:class:`_SharedChromium`).
 
-    Playwright gives the browser a fresh, empty temporary user-data-dir.
-    Browser, context and driver are all closed on exit.
+    Raises RuntimeError when Chromium is not installed.
     """
-    from playwright.sync_api import sync_playwright
+    with browser_contexts(1, viewport, default_timeout_ms=default_timeout_ms) as (page,):
+        yield page
 
-    if not chromium_available():
-        raise RuntimeError(
-            f"Chromium not found at {CHROMIUM_PATH}; run scripts/setup.sh "
-            "(installs Debian's chromium package)"
-        )
-    width, height = viewport
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM_PATH,
-            headless=True,
-            args=CHROMIUM_ARGS,
-        )
-        try:
-            context = browser.new_context(viewport={"width": width, "height": height})
-            try:
-                page = context.new_page()
-                page.set_default_timeout(default_timeout_ms)
-                yield page
-            finally:
-                context.close()
-        finally:
-            browser.close()
+
+def run_async(coroutine):
+    """Run ``coroutine`` to its end in a thread of its own and return its result.
+
+    Playwright's sync API keeps an event loop current in the test's thread, so ``asyncio.run``
+    there would refuse to start; a fresh thread has no loop.
+    """
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 # JS predicate: the app root is mounted, connected to the server, its script
