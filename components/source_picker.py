@@ -442,7 +442,8 @@ def _endpoint_source() -> Collection:
     else:
         url, graphs, user, secret, bearer = chosen.url, " ".join(chosen.graphs), chosen.user, chosen.secret, chosen.bearer
         st.caption(md_escape(f"{chosen.url} · its credentials are kept on the server"))
-    quoted = st.checkbox("The server holds RDF 1.2 quoted triples", value=True, key="te_endpoint_quoted")
+    quoted = st.checkbox("The server holds RDF 1.2 quoted triples", value=chosen.quoted_triples if chosen else True,
+                         key=f"te_endpoint_quoted_{choice}" if chosen else "te_endpoint_quoted")
     timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S, key="te_endpoint_timeout",
                               help="How long each request may take in all, its whole answer read.")
     if chosen is None:

@@ -89,6 +89,8 @@ def test_trustgraph_url_in_the_environment_is_a_source_as_trustgraphs_own_tools_
     ("[[trustgraph]]\nname = 'A'\nurl = 'http://x/'\ntoken_env = 'UNSET_TOKEN_VARIABLE'\n",
      "expected the environment variable UNSET_TOKEN_VARIABLE (token_env) to be set"),
     ("[[store]]\nname = 'S'\n", "store source 'S': expected a path"),
+    ("[[sparql]]\nname = 'V'\nurl = 'http://x/'\nquoted_triples = 'no'\n",
+     "sparql source 'V': expected quoted_triples to be true or false"),
     ("[[sparql]]\nname = 'A'\nurl = 'http://x/'\n[[sparql]]\nname = 'A'\nurl = 'http://y/'\n",
      "two sparql sources are called 'A'"),
     ("trustgraph = 'http://x/'\n", "expected [[trustgraph]] tables"),

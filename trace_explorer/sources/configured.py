@@ -24,6 +24,7 @@ named file is an error). Visitors pick a source by its name; its credentials sta
     graphs = ["urn:graph:retrieval"]
     user = "reader"              # with password / password_env (HTTP Basic),
     password_env = "ARCHIVE_PASSWORD"   # or token / token_env alone (a bearer token)
+    quoted_triples = false       # the server cannot hold RDF 1.2 quoted triples (Virtuoso); default true
 
     [[store]]                    # a local store (a directory)
     name = "Team traces"
@@ -75,6 +76,7 @@ class ConfiguredSource:
     user: str | None = None
     bearer: bool = True
     timeout_s: float = DEFAULT_TIMEOUT_S
+    quoted_triples: bool = True
     secret: str | None = field(default=None, repr=False)
 
     def serves(self, url: str) -> bool:
@@ -198,9 +200,12 @@ def _entry(path: Path, kind: str, number: int, entry, environ: Mapping[str, str]
         timeout = float(entry.get("timeout_s", DEFAULT_TIMEOUT_S))
     except (TypeError, ValueError):
         raise SourcesConfigError(f"{where}: expected timeout_s to be a number of seconds") from None
+    quoted = entry.get("quoted_triples", True)
+    if not isinstance(quoted, bool):
+        raise SourcesConfigError(f"{where}: expected quoted_triples to be true or false")
     return ConfiguredSource(name, kind, url=url, flow=text("flow", "default") or "default",
                             collection=text("collection", "default") or "default", graphs=tuple(graphs),
-                            user=text("user"), bearer=password is None, timeout_s=timeout,
+                            user=text("user"), bearer=password is None, timeout_s=timeout, quoted_triples=quoted,
                             secret=token if password is None else password)
 
 
