@@ -130,6 +130,10 @@ install_packages() {
             -r requirements-dev.txt -e .
         # TrustGraph's translators for the tests' stand-in gateway, without its messaging clients
         .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -r requirements-trustgraph.txt
+        # the page export's Vega bundle (~2 s of CPU), made here once per vl-convert version rather
+        # than by the user's first export
+        .venv/bin/python -c "from trace_explorer.export.page import vega_bundle; vega_bundle()" \
+            || log "the Vega bundle for page exports could not be made now; the first export makes it"
         echo "$stamp" > "$stamp_file"
     else
         log ".venv is up to date"
