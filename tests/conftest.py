@@ -137,9 +137,11 @@ def sessions(corpus_sessions):
     return corpus_sessions
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def app_url():
-    """The app served by Streamlit on a free loopback port, for the browser tests of a module."""
+    """The app on the demo, served by Streamlit on a free loopback port, shared by the browser
+    tests of one test process as visitors share a deployment (each test's browser context is a
+    visitor of its own); a test that needs another configuration starts its own server."""
     from tests.browser_support import streamlit_server
 
     with streamlit_server() as url:
