@@ -66,6 +66,19 @@ def _step_sources(step: Step, observed: set[str], chunk_texts: Mapping[str, str]
     return out
 
 
+def unread_chunks(session: Session) -> list[str]:
+    """The IRIs of the chunks ``session``'s steps chose without carrying their text (a DocRAG
+    Exploration's ``tg:selectedChunk``): the texts ``session_sources`` wants in ``chunk_texts``."""
+    out = []
+    for step in session.steps:
+        for chunk in step.fields.get("chunks") or []:
+            if isinstance(chunk, str):
+                out.append(chunk)
+            elif isinstance(chunk, dict) and chunk.get("chunk") and not _text(chunk.get("text")):
+                out.append(chunk["chunk"])
+    return list(dict.fromkeys(out))
+
+
 def edge_text(edge: Mapping) -> str:
     """A selected edge's words: its subject's, predicate's and object's labels (``s_label``...),
     or the last part of an IRI without one ("maximumDepth" -> "maximum depth"), or the object
@@ -84,7 +97,7 @@ def edge_text(edge: Mapping) -> str:
 
 def _local_name(iri: str) -> str:
     name = re.split(r"[/#:]", iri.rstrip("/#"))[-1]
-    name = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name)
+    name = re.sub(r"(?<=[a-z])([A-Z])", lambda m: " " + m.group(1).lower(), name)
     return re.sub(r"[-_]+", " ", name).strip() or iri
 
 
