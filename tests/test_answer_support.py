@@ -158,3 +158,14 @@ def test_cli_json_on_a_docrag_exploration_names_the_chunk(capsys):
     assert (backing["kind"], backing["chunk"], backing["edge"]) == (
         "Chunk", "urn:chunk:c1a54922-e27c-4421-8989-926f84b8b5fc", None)
     assert backing["step"] == WARRANTY + "/exploration"
+
+
+def test_the_demo_answers_nothing_backs_are_those_read_by_hand(demo):
+    from tests.answer_support_truth import UNSUPPORTED
+    collection, sessions = demo
+    found = {}
+    for iri, session in sessions.items():
+        count = len(session_support(session, collection.documents).unsupported)
+        if count:
+            found[iri] = count
+    assert found == UNSUPPORTED

@@ -44,9 +44,11 @@ class Settings:
     true sentences than invented ones); ``joins`` a second piece of evidence that adds only
     names or numbers to the first marks the sentence unbacked (it joins unrelated facts:
     "the Nile flows into the Atlantic" from an Amazon edge and a Nile edge); ``most`` how many
-    pieces of evidence one sentence may cite."""
+    pieces of evidence one sentence may cite; ``floor`` the least document frequency a word is
+    weighed with (1: a word no evidence holds weighs as one only a single piece holds, so a
+    paraphrase's own words do not outweigh what it shares with a short Observation)."""
 
-    cover: float = 0.4
+    cover: float = 0.5
     gain: float = 0.05
     fuzzy: float | None = 85.0
     similar: float | None = 0.6
@@ -56,6 +58,7 @@ class Settings:
     names: bool = False
     most: int = 3
     joins: bool = True
+    floor: int = 1
 
 
 @dataclass
@@ -106,10 +109,11 @@ class Matcher:
                        for item in evidence]
 
     def weight(self, word: Word) -> float:
-        """How much ``word`` counts: BM25's idf among the evidence (or 1), x1.5 for a name or a number."""
+        """How much ``word`` counts: BM25's idf among the evidence (its document frequency at least
+        ``floor``; or 1), x1.5 for a name or a number."""
         base = 1.0
         if self.settings.idf:
-            n, df = len(self.evidence), self.df.get(word.key, 0)
+            n, df = len(self.evidence), max(self.df.get(word.key, 0), self.settings.floor)
             base = math.log(1 + (n - df + 0.5) / (df + 0.5)) + 0.5
         return base * (1.5 if word.kind in ("number", "name") else 1.0)
 
