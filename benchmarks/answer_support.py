@@ -32,7 +32,7 @@ from trace_explorer.analysis.support.support import session_support  # noqa: E40
 
 LABELLED = Path(__file__).resolve().parent / "data" / "answer_support.json"
 VARIANTS = {
-    "plain word overlap": Settings(idf=False, fuzzy=None, similar=None, numbers=False, joins=False),
+    "plain word overlap": Settings(idf=False, fuzzy=None, similar=None, numbers=False, joins=False, floor=0),
     "words weighed by rarity (BM25 idf)": Settings(fuzzy=None, similar=None, numbers=False, joins=False),
     "+ close spellings, number check": Settings(similar=None, joins=False),
     "+ joining check (no embeddings)": Settings(similar=None),
