@@ -61,9 +61,17 @@ class Settings:
     floor: int = 1
 
 
+# Bounds on untrusted text: the words of a backing text past its first MAX_TEXT_CHARS characters,
+# and of a sentence past MAX_SENTENCE_CHARS, are not read (a 1 MB tool output costs no more than
+# its start).
+MAX_TEXT_CHARS = 20_000
+MAX_SENTENCE_CHARS = 2_000
+
+
 @dataclass
 class Evidence:
-    """One text a step holds, with its words (``words``), read once per session."""
+    """One text a step holds, with its words (``words``: of its first ``MAX_TEXT_CHARS``
+    characters), read once per session."""
 
     text: str
     words: list[Word] = field(default_factory=list)
@@ -72,7 +80,8 @@ class Evidence:
     @classmethod
     def of(cls, text: str) -> "Evidence":
         """The evidence ``text``, with its words keyed (its language guessed from the text)."""
-        words = text_words(text, language_of(text))
+        head = text[:MAX_TEXT_CHARS]
+        words = text_words(head, language_of(head))
         keys = {w.key for w in words if not w.stop}
         keys |= _acronyms(words)
         return cls(text, words, keys)
@@ -119,6 +128,7 @@ class Matcher:
 
     def match(self, sentence: str) -> Match:
         """The evidence that backs ``sentence``, and whether it is backed (see the module)."""
+        sentence = sentence[:MAX_SENTENCE_CHARS]
         words = [w for w in text_words(sentence, language_of(sentence)) if not w.stop]
         if not words:
             return Match(None, [])

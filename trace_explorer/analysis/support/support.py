@@ -27,6 +27,11 @@ from .evidence import Source, session_sources
 from .matcher import Evidence, Matcher, Settings
 from .sentences import split_sentences
 
+# Bounds on untrusted text: the sentences of an answer past its first MAX_ANSWER_CHARS characters,
+# and the texts of a session past its first MAX_SOURCES, are left out.
+MAX_ANSWER_CHARS = 20_000
+MAX_SOURCES = 2_000
+
 
 @dataclass(frozen=True)
 class Backing:
@@ -74,8 +79,10 @@ def session_support(session: Session, chunk_texts: Mapping[str, str] | None = No
     ``chunk_texts``: chunk IRI -> text for a DocRAG Exploration's chunks (read from the source);
     ``vectors``: the word embeddings (default: ``embedding.word_vectors()``, loaded once per
     process, about 1 s). Raises nothing on odd input: a session without an answer has no
-    sentences, one without texts has every sentence unsupported."""
-    sources = session_sources(session, chunk_texts)
+    sentences, one without texts has every sentence unsupported. Bounded for untrusted text: the
+    first ``MAX_ANSWER_CHARS`` of the answer, ``MAX_SOURCES`` texts, ``matcher.MAX_TEXT_CHARS``
+    of each and ``matcher.MAX_SENTENCE_CHARS`` of each sentence are read."""
+    sources = session_sources(session, chunk_texts)[:MAX_SOURCES]
     answer = session.answer
     if not answer or not answer.strip():
         return AnswerSupport(session.id, answer, [], sources)
@@ -83,7 +90,7 @@ def session_support(session: Session, chunk_texts: Mapping[str, str] | None = No
         vectors = word_vectors()
     matcher = Matcher([Evidence.of(s.text) for s in sources], settings, vectors)
     sentences = []
-    for start, end in split_sentences(answer):
+    for start, end in split_sentences(answer[:MAX_ANSWER_CHARS]):
         text = answer[start:end]
         match = matcher.match(text)
         backed = match.backed is not False
