@@ -169,3 +169,48 @@ def test_the_demo_answers_nothing_backs_are_those_read_by_hand(demo):
         if count:
             found[iri] = count
     assert found == UNSUPPORTED
+
+
+SOURCES_SESSIONS = [WARRANTY, AGE_EDGE, SUPERVISOR]
+
+
+@pytest.fixture(scope="module")
+def service_sources(tmp_path_factory):
+    """The services' corpus as each kind of source: CLI arguments by name (files, a local store,
+    a SPARQL endpoint holding the texts in its documents graph, a TrustGraph gateway)."""
+    import pyoxigraph as ox
+
+    from tests.conftest import SERVICES_FILES
+    from tests.sparql_server import SparqlServer
+    from tests.trustgraph_server import TOKEN, FakeGateway, corpus_deployment, gateway_args
+    from trace_explorer.model.vocabulary import CONTENT
+    from trace_explorer.sources.local_store import ingest_file, open_local_store
+    from trace_explorer.sources.source import DOCUMENTS_GRAPH
+
+    folder = tmp_path_factory.mktemp("support-store")
+    with open_local_store(folder) as store:
+        for path in SERVICES_FILES:
+            ingest_file(store, str(path))
+    collection, errors = load_collection(SERVICES_FILES)
+    assert errors == []
+    dataset = ox.Store()
+    dataset.extend(list(collection.store))
+    dataset.extend(ox.Quad(ox.NamedNode(d), ox.NamedNode(CONTENT), ox.Literal(t), ox.NamedNode(DOCUMENTS_GRAPH))
+                   for d, t in collection.documents.items())
+    gateway = FakeGateway(*corpus_deployment(SERVICES_FILES))
+    with SparqlServer({None: dataset}) as endpoint:
+        yield {"files": [str(p) for p in SERVICES_FILES], "store": ["--store", str(folder)],
+               "endpoint": ["--endpoint", endpoint.url], "trustgraph": gateway_args(gateway.start()),
+               "token": TOKEN}
+    gateway.stop()
+
+
+@pytest.mark.parametrize("kind", ["store", "endpoint", "trustgraph"])
+def test_every_source_gives_the_json_files_give(capsys, monkeypatch, service_sources, kind):
+    monkeypatch.setenv("TRUSTGRAPH_TOKEN", service_sources["token"])
+    for session in SOURCES_SESSIONS:
+        assert main(["support", *service_sources["files"], "--session", session, "--format", "json"]) == 0
+        expected = json.loads(capsys.readouterr().out)
+        assert main(["support", *service_sources[kind], "--session", session, "--format", "json"]) == 0
+        assert json.loads(capsys.readouterr().out) == expected
+        assert all(s["supported"] and s["support"] for s in expected["sentences"]), session
