@@ -4,7 +4,8 @@ their value, so "5,642 m", "5642 metres" and "5 642 м" agree) and whether it is
 name. Stop words (bm25s's lists) are kept apart: they never count as support.
 
 Scripts without spaces between words (Chinese, Japanese) are read as overlapping pairs of
-characters, the usual unit of CJK retrieval, leaving out pairs of kana alone (grammar)."""
+characters, the usual unit of CJK retrieval, leaving out pairs that hold a hiragana (particles
+and endings: grammar, not content)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ _TOKEN = re.compile(
     rf"|(?P<cjk>[{_CJK}]+)"
     r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)?)")
 _KANA = re.compile(r"^[\u3040-\u30ff]+$")
+_HIRAGANA = re.compile(r"[\u3040-\u309f]")
 _GROUPED = re.compile(r"^\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+$")
 
 
@@ -177,5 +179,5 @@ def _cjk_words(run: str, start: int) -> list[Word]:
     out = []
     for i in range(len(run) - 1):
         pair = run[i:i + 2]
-        out.append(Word(start + i, start + i + 2, pair, pair, stop=bool(_KANA.match(pair))))
+        out.append(Word(start + i, start + i + 2, pair, pair, stop=bool(_HIRAGANA.search(pair))))
     return out
