@@ -218,12 +218,10 @@ def _acronyms(words: list[Word]) -> set[str]:
     """The acronyms of runs of capitalised words ("World Health Organization" -> "who")."""
     out: set[str] = set()
     run: list[str] = []
-    for w in words + [Word(0, 0, "", "", stop=True)]:
+    for w in words + [Word(0, 0, "", "", stop=True)]:  # the last one ends the last run
         if w.kind != "number" and w.form[:1].isupper() and not w.stop:
             run.append(w.form[0])
-        elif not w.form:
-            pass
-        if w.stop or not w.form[:1].isupper():
+        else:
             if len(run) >= 2:
                 for a in range(len(run)):
                     for b in range(a + 2, min(len(run), a + 5) + 1):

@@ -168,8 +168,7 @@ def text_words(text: str, language: str) -> list[Word]:
                     or (form.isupper() and len(form) > 1)
                 key = _stemmer(_script_language(form, language)).stemWord(folded)
                 out.append(Word(start, end, form, key, "name" if name else "word"))
-        if kind != "cjk" or True:
-            first = first and kind not in ("word", "cjk", "number")
+        first = first and kind not in ("word", "cjk", "number")  # a capital after this is a name
     return out
 
 
