@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.answer_support import answer_support_panel
 from components.collection import current_collection, large_session_steps
 from components.downloads import session_exports
 from components.evidence import evidence_panel
@@ -63,6 +64,7 @@ if st.query_params.get("session") != session.id:
 
 show_texts(session, [], collection)  # the answer's, from a TrustGraph librarian (steps': as they are shown)
 session_header(session, collection)
+answer_support_panel(session, collection)
 health_panel(session, collection)
 session_exports(session, collection)
 session_views(session, collection)

@@ -65,10 +65,12 @@ def healthy(session: str, *, started: str = "2026-03-09T10:00:00Z", sub_started:
 
 
 def documents(session: str) -> dict[str, str]:
-    """Every text the healthy session points at."""
+    """Every text the healthy session points at: its answers say what its observation and its
+    sub-session's selected edge ("a knows b") say, so nothing in them goes unsupported."""
     key = session.rsplit(":", 1)[1]
-    return {f"urn:doc:{key}:{name}": f"the {name} of {key}"
-            for name in ("thought", "observation", "answer", "synthesis")}
+    texts = {f"urn:doc:{key}:{name}": f"the {name} of {key}" for name in ("thought", "observation")}
+    return texts | {f"urn:doc:{key}:answer": texts[f"urn:doc:{key}:observation"],
+                    f"urn:doc:{key}:synthesis": "a knows b"}
 
 
 def _doc_missing(session: str) -> dict[str, str]:

@@ -9,15 +9,17 @@ from collections import Counter
 
 from streamlit.testing.v1 import AppTest
 
+from tests.answer_support_truth import UNSUPPORTED
 from tests.conftest import demo_sessions, manifest_sessions, service_sessions
 from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy
 from tests.list_support import list_ids, list_rows
 from tests.test_app import REPO, TOP, open_session, unescape
 from tests.totals_support import family_of
 
-# Only the unfinished sessions and those with a model reply that could not be parsed:
-# demo-chunks.documents.json gives every DocRAG chunk of the demo a text.
-INFOS = {s["session"] for s in TOP if not s["has_answer"] or s.get("parse_errors")}
+# Only the unfinished sessions, those with a model reply that could not be parsed and those with
+# a sentence nothing in their trace supports: demo-chunks.documents.json gives every DocRAG chunk
+# of the demo a text.
+INFOS = {s["session"] for s in TOP if not s["has_answer"] or s.get("parse_errors") or s["session"] in UNSUPPORTED}
 
 
 def start() -> AppTest:

@@ -4,6 +4,8 @@ agree; trace text in a message stays as it was (for the caller to escape)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 import rdflib
 from rdflib.namespace import SH
@@ -52,7 +54,9 @@ def test_each_rule_finds_the_trace_built_to_break_it_and_names_nothing_healthy(r
     assert all(f.severity == RULES[rule].severity for f in mine)
     # nothing else is said of the broken session but what breaking this rule means
     others = {f.rule for f in found} - {rule}
-    expected_too = {"unreachable-step": set(), "cycle": set()}.get(rule, set())
+    # a damaged edge or a missing observation leaves the answer that came from it unsupported
+    expected_too = {"damaged-quoted-triple": {"unsupported-sentence"},
+                    "missing-text": {"unsupported-sentence"}}.get(rule, set())
     assert others <= expected_too, found
 
 
@@ -90,7 +94,11 @@ def test_the_whole_corpus_has_only_the_infos_it_should():
     from tests.conftest import manifest_sessions
     assert unfinished == sorted(s["session"] for s in manifest_sessions() if not s["has_answer"])
     # no "missing-chunk-text": demo-chunks.documents.json holds a text for every DocRAG chunk
-    assert {f.rule for f in found} == {"unfinished"}
+    assert {f.rule for f in found} == {"unfinished", "unsupported-sentence"}
+    from tests.answer_support_truth import UNSUPPORTED
+    reference = {s["session"] for s in manifest_sessions()}
+    unsupported = Counter(f.session for f in found if f.rule == "unsupported-sentence")
+    assert unsupported == {s: n for s, n in UNSUPPORTED.items() if s in reference}
 
 
 def test_the_shapes_file_names_each_shape_rule_with_the_catalog_severity():

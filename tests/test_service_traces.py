@@ -268,7 +268,11 @@ def test_health_counts_an_unreadable_reply_apart(capsys, checked_source):
     assert status == 0
     expected = [(s["session"], step) for s in MANIFEST["sessions"] for step in s.get("parse_errors", [])]
     assert [(f["session"], f["step"]) for f in found if f["rule"] == "unparsed-reply"] == expected
-    assert [f["severity"] for f in found] == ["info"] * len(expected)
+    from tests.answer_support_truth import UNSUPPORTED
+    unsupported = [f["session"] for f in found if f["rule"] == "unsupported-sentence"]
+    assert sorted(unsupported) == sorted(s for s, n in UNSUPPORTED.items() if s in {m["session"] for m in MANIFEST["sessions"]}
+                                         for _ in range(n))
+    assert [f["severity"] for f in found] == ["info"] * (len(expected) + len(unsupported))
 
 
 def test_any_extraction_entity_a_step_points_at_stays_evidence():

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..analysis.evidence.evidence import session_evidence
 from ..analysis.evidence.graph import evidence_branch
+from ..analysis.support.support import session_support
 from ..export.data import DATA_SUFFIXES, write_session_data
 from ..export.images import IMAGE_FORMATS, ImageExportError, dag_image, image_format, timeline_image
 from ..export.markdown import session_markdown
@@ -18,6 +19,7 @@ from ..read.collection import TraceStore
 from ..sources.source import TraceSource
 from .sessions import session_family
 from .sources import add_source_arguments
+from .support import chunk_texts
 
 UNMAPPED_SHOWN = 20  # unmapped PROV triples printed on stderr; PROV-N lists them all
 
@@ -78,14 +80,16 @@ def _export(args, source: TraceSource) -> int:
     children = not args.no_sub_sessions
     evidence = session_evidence(source, session, by_id) if args.evidence and (args.image or args.html) else None
     branch = evidence_branch(evidence) if evidence else None
+    # the answer's support, with the texts of the chunks a DocRAG Exploration chose from the source
+    support = session_support(session, chunk_texts(source, session)) if args.html or args.markdown else None
     jobs = [(path, lambda p: _write(p, dag_image(session, image_format(p), by_id, branch), "DAG")) for path in args.image]
     jobs += [(path, lambda p: _write(p, timeline_image(session, image_format(p), by_id if children else None),
                                                           "timeline")) for path in args.timeline]
     jobs += [(path, lambda p: _write(p, session_page(session, by_id, include_children=children,
-                                                      evidence=evidence).encode("utf-8"), "page"))
+                                                      evidence=evidence, support=support).encode("utf-8"), "page"))
              for path in args.html]
     jobs += [(path, lambda p: _export_data(p, args.collection, session, by_id, children)) for path in args.data]
-    jobs += [(path, lambda p: _export_markdown(p, session, by_id, children)) for path in args.markdown]
+    jobs += [(path, lambda p: _export_markdown(p, session, by_id, children, support)) for path in args.markdown]
     failed = 0
     for path, job in jobs:
         try:
@@ -126,8 +130,8 @@ def _export_data(path: str, collection, session: Session, sessions: dict[str, Se
         print(f"trace-explorer: warning: {path}: {message}", file=sys.stderr)
 
 
-def _export_markdown(path: str, session: Session, sessions: dict[str, Session], children: bool) -> None:
-    text = session_markdown(session, sessions, include_children=children)
+def _export_markdown(path: str, session: Session, sessions: dict[str, Session], children: bool, support) -> None:
+    text = session_markdown(session, sessions, include_children=children, support=support)
     if path == "-":
         print(text, end="")
         return

@@ -22,10 +22,10 @@ import sys
 from collections.abc import Sequence
 
 from ..sources.source import SourceError
-from . import diff, evidence, export, lint, sessions, stats, store, sync
+from . import diff, evidence, export, lint, sessions, stats, store, support, sync
 from .sources import open_source, report
 
-COMMANDS = (sessions, export, diff, evidence, store, sync, lint, stats)
+COMMANDS = (sessions, export, diff, evidence, support, store, sync, lint, stats)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,7 +27,9 @@ from ..model.summary import status
 from ..model.totals import totals_lines
 from ..views.step_labels import step_tag, tool_note
 from ..views.visible_text import visible_controls
+from ..analysis.support.support import AnswerSupport, session_support
 from .quads import subjects_sessions
+from .support_section import support_markdown
 
 # Characters with a meaning anywhere in CommonMark/GFM inline text: escapes, code spans,
 # emphasis, links and images ("[", "]"; "!" and "(" mean nothing without them), raw HTML and
@@ -90,11 +92,14 @@ def code_block(text: str, info: str = "") -> str:
 
 
 def session_markdown(session: Session, sessions: Mapping[str, Session] | None = None, *,
-                     include_children: bool = True) -> str:
+                     include_children: bool = True, support: AnswerSupport | None = None) -> str:
     """The session (and, unless ``include_children`` is False, its sub-sessions from
-    ``sessions``: IRI -> Session) as Markdown text ending in a newline. Never raises on odd data."""
+    ``sessions``: IRI -> Session) as Markdown text ending in a newline, with the answer's
+    support after the answer (``support``: ``analysis.support.support.session_support``, worked
+    out here from the session alone when not given). Never raises on odd data."""
     sessions = sessions or {}
-    out = [_session_block(session, level=1, sessions=sessions)]
+    out = [_session_block(session, level=1, sessions=sessions,
+                          support=support if support is not None else session_support(session))]
     if include_children:
         for child in subjects_sessions(session, sessions):
             out.append(_session_block(sessions[child], level=2, prefix="Sub-session: ", sessions=sessions))
@@ -102,7 +107,7 @@ def session_markdown(session: Session, sessions: Mapping[str, Session] | None = 
 
 
 def _session_block(session: Session, level: int, prefix: str = "",
-                   sessions: Mapping[str, Session] | None = None) -> str:
+                   sessions: Mapping[str, Session] | None = None, support: AnswerSupport | None = None) -> str:
     hashes = "#" * level
     kind = session.mechanism + (f" ({session.pattern})" if session.pattern else "")
     facts = [f"**Type:** {escape_markdown(kind)}", f"**Started:** {escape_markdown(format_time(session.time) or 'unknown')}",
@@ -115,6 +120,8 @@ def _session_block(session: Session, level: int, prefix: str = "",
     if session.answer_id:
         answer = session.answer if session.answer is not None else None
         parts.append(f"{hashes}# Answer\n\n" + (escape_markdown(answer) if answer else f"_(text not loaded: {code_span(session.answer_id)})_"))
+        if support is not None and support.sentences:
+            parts.append(support_markdown(support, hashes + "#"))
     parts.append(f"{hashes}# Steps")
     shown_observations = {s.fields.get("observation_id") for s in session.steps if s.kind == "Analysis"
                           and ("observation" in s.fields or "error" in s.fields or "parse_error" in s.fields)}

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.evidence.evidence import SessionEvidence
+from ..analysis.support.support import AnswerSupport, session_support
 from ..model.literals import format_time
 from ..model.session import Session
 from ..model.summary import status
@@ -43,6 +44,8 @@ from ..views.visible_text import visible_controls
 from .evidence_section import CSS as EVIDENCE_CSS
 from .evidence_section import evidence_section
 from .quads import subjects_sessions
+from .support_section import CSS as SUPPORT_CSS
+from .support_section import support_html
 
 DAG_HEIGHT_PX = 560
 # A text longer than this is cut in the page (a browser takes minutes to lay out a 1 MB
@@ -92,17 +95,20 @@ def bundle_path(version: str, environ: Mapping[str, str] | None = None) -> Path:
 
 def session_page(session: Session, sessions: Mapping[str, Session] | None = None, *,
                  include_children: bool = True, dag_height_px: int = DAG_HEIGHT_PX,
-                 evidence: SessionEvidence | None = None) -> str:
+                 evidence: SessionEvidence | None = None, support: AnswerSupport | None = None) -> str:
     """The whole page as a string (UTF-8 when written). ``sessions`` (IRI -> Session) gives the
     sub-sessions, shown with their steps unless ``include_children`` is False, and their
     questions on the DAG; ``dag_height_px`` is the DAG frame's height in CSS pixels;
-    ``evidence`` (``analysis.evidence.session_evidence``) adds an "Evidence" section.
+    ``evidence`` (``analysis.evidence.session_evidence``) adds an "Evidence" section; the
+    "Answer support" section shows ``support`` (``analysis.support.support.session_support``,
+    worked out here from the session alone when not given).
 
     Raises ImportError when pyvis or vl-convert-python is missing."""
     from ..views.dag.network import dag_html
     from ..views.timeline import timeline_chart, timeline_rows
 
     sessions = sessions or {}
+    support = support if support is not None else session_support(session)
     children = [sessions[c] for c in subjects_sessions(session, sessions)] if include_children else []
     numbers: dict[str, str] = {}
     for s_index, current in enumerate([session] + children):
@@ -118,8 +124,9 @@ def session_page(session: Session, sessions: Mapping[str, Session] | None = None
         f'<meta http-equiv="Content-Security-Policy" content="{_attr(CSP)}">\n',
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
         f"<title>{_text(session.question or session.id)} — Trace Explorer</title>\n",
-        f"<style>{_CSS}{EVIDENCE_CSS if evidence else ''}</style>\n</head>\n<body>\n<main>\n",
+        f"<style>{_CSS}{EVIDENCE_CSS if evidence else ''}{SUPPORT_CSS}</style>\n</head>\n<body>\n<main>\n",
         _header(session, sessions),
+        support_html(support),
         '<section id="dag"><h2>Provenance graph</h2>\n',
         '<p class="hint">Drag to pan, scroll to zoom, hover for a step\'s words, click to open its details.</p>\n',
         f'<iframe id="dag-frame" title="Provenance graph" sandbox="allow-scripts" '

@@ -11,7 +11,8 @@ point at, and a description of what they derive from outside themselves. Then:
   pyshacl runs them through ``analysis.health.shacl``) check types, quoted triples, derivation
   targets and texts;
 - code checks what needs a session as a whole: steps no derivation reaches, a child session
-  that starts before its parent, a session without an answer.
+  that starts before its parent, a session without an answer, sentences of the answer nothing
+  in the trace supports (``analysis.support``).
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ from ...sources.source import TraceSource
 from ...sources.sparql_text import PREFIXES, iri_batches, is_iri, literal, values_clause
 from ...sources.store import StoreSource
 from . import shacl, shape_checks
+from ..support.evidence import unread_chunks
+from ..support.support import session_support
 from .rules import (DANGLING_DERIVATION, RULES, SEVERITIES, TIME_BEFORE_PARENT, UNFINISHED, UNKNOWN_TYPE,
-                    UNPARSED_REPLY, UNREACHABLE_STEP, severity_rank)
+                    UNPARSED_REPLY, UNREACHABLE_STEP, UNSUPPORTED_SENTENCE, severity_rank)
 
 BATCH = 200  # sessions checked together (one fetch, one run of the shapes)
 _DESCRIBING = frozenset({RDF_TYPE, QUERY, WAS_DERIVED_FROM, WAS_GENERATED_BY, STARTED_AT_TIME})
@@ -86,6 +89,7 @@ def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, l
     wanted = [r for r in roots if r in reader.roots]
     sessions = {r: reader.read(r) for r in wanted}
     context = _describe_outside(source, triples, index)
+    chunks = source.document_texts({c for s in sessions.values() if s.answer for c in unread_chunks(s)})
     found: list[Finding] = []
     for session in sessions.values():
         found += _reader_findings(session)
@@ -94,6 +98,7 @@ def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, l
             found.append(_finding(UNFINISHED, session.id, None, "no Conclusion or final Synthesis: the session "
                                                                 "did not reach an answer"))
         found += _unparsed_replies(session)
+        found += _unsupported_sentences(session, chunks)
     found += _shape_findings(triples, context, documents, index, reader, set(wanted))
     found += _time_before_parent(source, sessions, reader)
     # the reader says a step "also derives from" what nothing describes: that is the dangling derivation
@@ -198,6 +203,20 @@ def _unparsed_replies(session: Session) -> list[Finding]:
                      + (f": {clip(step.fields['parse_error'], 200)}" if step.fields["parse_error"] else ""),
                      triple_text(step.id, TG + "action", ox.Literal(PARSE_ERROR_ACTION)))
             for step in session.steps if step.kind == "Analysis" and "parse_error" in step.fields]
+
+
+def _unsupported_sentences(session: Session, chunks: dict[str, str]) -> list[Finding]:
+    """An info on the answer step for each sentence of the answer nothing in the session backs
+    (``analysis.support.support.session_support``; ``chunks``: chunk IRI -> text)."""
+    if not session.answer:
+        return []
+    support = session_support(session, chunks)
+    count = len(support.sentences)
+    return [_finding(UNSUPPORTED_SENTENCE, session.id, session.answer_id,
+                     f"sentence {support.sentences.index(s) + 1} of {count} of the answer, "
+                     f"\"{clip(s.text, 200)}\": nothing in this trace supports it"
+                     + (f" (not found: {', '.join(dict.fromkeys(s.missing))})" if s.missing else ""))
+            for s in support.unsupported]
 
 
 def _unreachable(session: Session) -> list[Finding]:

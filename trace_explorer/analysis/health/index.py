@@ -17,10 +17,10 @@ from collections.abc import Callable
 from ...sources.session_insights import forget_health, unchecked_roots, write_health
 from ...sources.store import StoreSource
 from .checks import BATCH, check_sessions, entities_under, summaries
-from .rules import DANGLING_DERIVATION, MISSING_CHUNK_TEXT, MISSING_TEXT, TIME_BEFORE_PARENT
+from .rules import DANGLING_DERIVATION, MISSING_CHUNK_TEXT, MISSING_TEXT, TIME_BEFORE_PARENT, UNSUPPORTED_SENTENCE
 
 # Findings that depend on what else is loaded: checked again after every ingest.
-CONTEXT_RULES = (DANGLING_DERIVATION, MISSING_TEXT, MISSING_CHUNK_TEXT, TIME_BEFORE_PARENT)
+CONTEXT_RULES = (DANGLING_DERIVATION, MISSING_TEXT, MISSING_CHUNK_TEXT, TIME_BEFORE_PARENT, UNSUPPORTED_SENTENCE)
 
 
 def refresh_health(source: StoreSource, *, after_ingest: bool = False,

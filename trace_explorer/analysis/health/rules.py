@@ -8,7 +8,9 @@ means (TRACE-MODEL.md is the model they check against). Where each is found:
   ``unknown-type``, ``damaged-quoted-triple``, ``dangling-derivation``, ``missing-text``,
   ``missing-chunk-text``;
 - by code that looks at a session as a whole (``analysis.health.checks``): ``unreachable-step``,
-  ``time-before-parent``, ``unfinished``, ``unparsed-reply``.
+  ``time-before-parent``, ``unfinished``, ``unparsed-reply``, ``unsupported-sentence`` (by
+  ``analysis.support``: a sentence of the answer no Observation, chunk, selected edge, Finding or
+  step result of the session backs).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ UNREACHABLE_STEP = "unreachable-step"
 TIME_BEFORE_PARENT = "time-before-parent"
 UNFINISHED = "unfinished"
 UNPARSED_REPLY = "unparsed-reply"
+UNSUPPORTED_SENTENCE = "unsupported-sentence"
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule(UNFINISHED, INFO, "a session with no Conclusion or final Synthesis", "code"),
     Rule(UNPARSED_REPLY, INFO, "a reply of the model the agent could not parse (tg:action \"__parse_error__\"): "
                                "no tool ran", "code"),
+    Rule(UNSUPPORTED_SENTENCE, INFO, "a sentence of the answer that nothing in the trace supports (no Observation, "
+                                     "chunk, selected edge, Finding or step result holds its words)", "code"),
 )}
 
 

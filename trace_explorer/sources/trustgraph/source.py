@@ -30,7 +30,7 @@ from ...model.summary import session_summary
 from ...model.texts import note_missing_texts
 from ...model.triple_index import TripleIndex
 from ...model.words import session_words
-from ...model.vocabulary import DOCUMENT, QUESTION, RDF_TYPE, RETRIEVAL_GRAPH, WAS_DERIVED_FROM
+from ...model.vocabulary import DOCUMENT, QUESTION, RDF_TYPE, RETRIEVAL_GRAPH, SELECTED_CHUNK, WAS_DERIVED_FROM
 from ...read.collector import collector_paused
 from ..filter import SessionFilter
 from ..search import GATEWAY_SEARCH, text_match
@@ -271,6 +271,11 @@ def copy_of_all(source: TrustGraphSource) -> StoreSource:
     roots = sorted(source.roots())
     for start in range(0, len(roots), READ_BATCH):
         source.read(roots[start:start + READ_BATCH], family=True)
+    # the texts of the chunks a DocRAG Exploration chose (they back its answer): the librarian
+    # holds them under the chunk's IRI
+    chunks = {q.object.value for q in source.store.quads_for_pattern(None, ox.NamedNode(SELECTED_CHUNK), None)
+              if isinstance(q.object, ox.NamedNode)}
+    source.fetch_texts(chunks - set(source.documents))
     return source.fetched_copy()
 
 

@@ -1,0 +1,109 @@
+"""The answer's support on the session page: the answer sentence by sentence, each a button;
+unsupported sentences marked. A click on a sentence selects its best supporting step (the step
+picker's state, ``step_picker.STEP_KEY``, so the picker, timeline, DAG, inspector and the URL's
+``&step=`` follow) and shows that step's text, and any other backing text, with the words that
+match the sentence marked.
+
+``step_support_state`` keeps, per session, the plain dict ``analysis.support.support.step_support``
+(step IRI -> score, sentence indexes, backing texts with their spans) in ``st.session_state``
+under ``SUPPORT_STATE_KEY``: a view that marks the steps behind the answer reads it there.
+"""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from trace_explorer.analysis.support.evidence import unread_chunks
+from trace_explorer.analysis.support.support import AnswerSupport, session_support, step_support
+from trace_explorer.model.session import Session
+from trace_explorer.views.marked_text import marked_html
+
+from .collection import Collection
+from .step_picker import STEP_KEY
+from .text import clip, md_escape
+
+SENTENCE_KEY = "te_support_sentence"  # (session IRI, index of the sentence clicked)
+SUPPORT_STATE_KEY = "te_answer_support"  # session IRI -> step_support(...)
+TEXT_CHARS = 3000  # of one backing text shown
+_TEXT_STYLE = ("white-space: pre-wrap; background: #f8fafc; border-left: 3px solid #94a3b8; padding: 4px 8px; "
+               "font-size: 0.9em; max-height: 16em; overflow-y: auto")
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _support(collection_key: tuple, session_id: str, answer: str | None, _session: Session,
+             _chunks: dict[str, str]) -> AnswerSupport:
+    """The support of a session's answer (shared, never changed)."""
+    return session_support(_session, _chunks)
+
+
+def answer_support(session: Session, collection: Collection) -> AnswerSupport:
+    """The support of ``session``'s answer, the chosen chunks' texts read from the collection."""
+    wanted = unread_chunks(session)
+    chunks = collection.texts(wanted) if wanted else {}
+    return _support(collection.key, session.id, session.answer, session, chunks)
+
+
+def step_support_state(session: Session, support: AnswerSupport) -> dict[str, dict]:
+    """``step_support(support)``, kept in ``st.session_state[SUPPORT_STATE_KEY][session.id]``."""
+    per_step = step_support(support)
+    st.session_state.setdefault(SUPPORT_STATE_KEY, {})[session.id] = per_step
+    return per_step
+
+
+def _choose(session_id: str, index: int, step: str | None) -> None:
+    st.session_state[SENTENCE_KEY] = (session_id, index)
+    if step:
+        st.session_state[STEP_KEY] = step
+
+
+def answer_support_panel(session: Session, collection: Collection) -> None:
+    """The answer sentence by sentence (an open expander); nothing when the session has no
+    answer text."""
+    if not session.answer:
+        return
+    support = answer_support(session, collection)
+    step_support_state(session, support)
+    if not support.sentences:
+        return
+    unsupported = len(support.unsupported)
+    chosen = st.session_state.get(SENTENCE_KEY)
+    index = chosen[1] if isinstance(chosen, tuple) and chosen[0] == session.id else None
+    title = (f"Answer support: {len(support.sentences)} sentence{'s' if len(support.sentences) != 1 else ''}"
+             + (f", {unsupported} that nothing in this trace supports" if unsupported else ", each backed by a step"))
+    with st.expander(title, expanded=True,
+                     icon=":material/report:" if unsupported else ":material/fact_check:"):
+        st.caption("Click a sentence to select the step that backs it best; its matching words are marked below.")
+        for number, sentence in enumerate(support.sentences):
+            best = sentence.support[0].source.step if sentence.support else None
+            label = md_escape(clip(sentence.text, 400), one_line=True)
+            st.button(label if sentence.supported else f":red[{label}]", key=f"te_support_{number}",
+                      icon=":material/check_circle:" if sentence.supported else ":material/report:",
+                      type="primary" if number == index else "tertiary",
+                      help=("Nothing in this trace supports it" if not sentence.supported
+                            else f"Backed by {len(sentence.support)} step text(s); best: {best}"),
+                      on_click=_choose, args=(session.id, number, best))
+        if index is not None and index < len(support.sentences):
+            _backings(support, index)
+
+
+def _backings(support: AnswerSupport, index: int) -> None:
+    sentence = support.sentences[index]
+    if not sentence.supported:
+        missing = f" (not found in it: {', '.join(dict.fromkeys(sentence.missing))})" if sentence.missing else ""
+        st.warning(md_escape(f"Sentence {index + 1}: nothing in this trace supports it{missing}."),
+                   icon=":material/report:")
+        return
+    for backing in sentence.support:
+        source = backing.source
+        where = f" · chunk {source.chunk}" if source.chunk else (" · edge " + " ".join(source.edge) if source.edge else "")
+        st.caption(md_escape(f"{source.kind} {source.step}{where} · score {backing.score:.2f}", one_line=True))
+        text = source.text[:TEXT_CHARS]
+        spans = [(a, min(b, len(text))) for a, b in backing.spans if a < len(text)]
+        st.html(f'<div class="te-support-text" data-step="{_attr(source.step)}" style="{_TEXT_STYLE}">'
+                f"{marked_html(text, spans)}</div>")
+
+
+def _attr(value: str) -> str:
+    return html.escape(value, quote=True)

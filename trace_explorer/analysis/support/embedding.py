@@ -1,0 +1,63 @@
+"""Word embeddings for the support matcher: WordLlama's ``l2_supercat`` 256-dimension token
+embeddings, which ship inside its wheel (``wordllama/weights``, ``wordllama/tokenizers``), so
+nothing is fetched from a model hub. WordLlama's own ``WordLlama.load`` looks for the tokenizer
+in a folder the wheel does not have and then downloads it; the files are opened here directly."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+WEIGHTS = "weights/l2_supercat_256.safetensors"
+TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+
+
+class WordVectors:
+    """Embeddings of single words, cached: ``best(word, others)`` is the highest cosine
+    similarity (-1..1) between ``word`` and any of ``others``."""
+
+    def __init__(self, model):
+        self.model = model
+        self.cache: dict[str, np.ndarray] = {}
+
+    def vectors(self, words: list[str]) -> None:
+        """Embed the ``words`` not embedded yet, in one batch."""
+        new = [w for w in dict.fromkeys(words) if w not in self.cache]
+        if new:
+            for word, vector in zip(new, self.model.embed(new, norm=True)):
+                self.cache[word] = vector
+
+    def best(self, word: str, others: list[str]) -> float:
+        """The highest cosine similarity between ``word`` and one of ``others`` (0.0 for none)."""
+        if not others:
+            return 0.0
+        self.vectors([word, *others])
+        matrix = np.stack([self.cache[o] for o in others])
+        return float(np.max(matrix @ self.cache[word]))
+
+    def similarity(self, a: str, b: str) -> float:
+        """The cosine similarity of two texts' embeddings (-1..1)."""
+        self.vectors([a, b])
+        return float(self.cache[a] @ self.cache[b])
+
+
+@lru_cache(maxsize=1)
+def word_vectors() -> WordVectors:
+    """The WordLlama model read from its wheel (about 1 s and 32 MB, once per process).
+
+    Raises FileNotFoundError when the installed wordllama lacks its bundled files."""
+    import wordllama
+    from safetensors import safe_open
+    from wordllama import WordLlama
+    from wordllama.inference import WordLlamaInference
+
+    root = Path(wordllama.__file__).parent
+    weights, tokenizer = root / WEIGHTS, root / TOKENIZER
+    for path in (weights, tokenizer):
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: wordllama's bundled model file is missing (reinstall wordllama)")
+    with safe_open(str(weights), framework="np", device="cpu") as f:
+        embedding = f.get_tensor("embedding.weight")
+    return WordVectors(WordLlamaInference(embedding, WordLlama.load_tokenizer(tokenizer)))
