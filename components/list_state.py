@@ -90,9 +90,14 @@ def restore_list_url() -> None:
         st.rerun()  # the filters, bound to the URL, read it again
 
 
+# Past any list's last page (5 billion rows), and small enough for SQLite's and SPARQL's OFFSET:
+# a link to a page past the end opens the last page (session_list)
+MAX_PAGE = 100_000_000
+
+
 def _page_number(value: object) -> int:
     try:
-        return max(1, int(str(value)))
+        return min(MAX_PAGE, max(1, int(str(value)[:20])))
     except (TypeError, ValueError):
         return 1
 

@@ -62,3 +62,11 @@ def test_a_click_on_the_failed_part_of_a_tool_bar_lists_the_sessions_where_it_fa
     used = [s["session"] for s in TOP if "mcp:weather" in (s.get("actions") or [])]
     assert list_ids(at) == [REACT_12] and len(used) > 1
     assert "Failed tool: mcp:weather" in [b.label.replace("\\", "") for b in at.button]
+
+
+def test_a_page_number_past_any_list_opens_its_last_page():
+    for value in ("999999999999999999999", "1e9", "-3"):
+        at = app(page=value)
+        assert not at.exception, (value, at.exception)
+        assert sorted(list_ids(at)) == sorted(s["session"] for s in TOP)  # the demo's one page
+        assert "page" not in at.query_params
