@@ -362,10 +362,16 @@ def _pick_store(stores: list) -> None:
 
 def _read_store(path: str):
     """A reader of the store in ``path`` (its newest snapshot); a missing or empty directory
-    becomes a new, empty store first."""
+    becomes a new, empty store first. Raises SourceError naming ``path`` when it is not a
+    directory or cannot be read."""
     folder = Path(path)
-    if not (folder / ROCKSDB_MARK).exists() and (not folder.exists() or not any(folder.iterdir())):
-        open_local_store(folder).close()
+    if folder.exists() and not folder.is_dir():
+        raise SourceError(f"{path}: expected a store's directory; it is not a directory")
+    try:
+        if not (folder / ROCKSDB_MARK).exists() and (not folder.exists() or not any(folder.iterdir())):
+            open_local_store(folder).close()
+    except OSError as error:
+        raise SourceError(f"{path}: the store's directory cannot be used ({error.strerror or error})") from None
     return local_source(folder)
 
 

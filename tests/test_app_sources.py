@@ -216,3 +216,14 @@ def test_a_deployment_keeps_stores_inside_its_store_root(app_env, monkeypatch):
     at.sidebar.text_input(key="te_store_path").set_value(str(root / "team")).run()
     assert not at.sidebar.error and (root / "team").is_dir()
     assert "No sessions in this source" in at.main.info[0].value
+
+
+def test_a_store_address_naming_a_file_is_an_error_naming_it(app_env):
+    file = app_env / "a-file"
+    file.write_text("not a store")
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.query_params["store"] = str(file)
+    at.run()
+    assert not at.exception, at.exception
+    assert [unescape(e.value) for e in at.sidebar.error] == [f"{file}: expected a store's directory; it is not a directory"]
+    assert table_ids(at) == [] and file.read_text() == "not a store"
