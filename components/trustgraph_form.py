@@ -19,6 +19,7 @@ session.
 from __future__ import annotations
 
 import uuid
+from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
 
@@ -39,6 +40,7 @@ PARAMS = (URL_PARAM, FLOW_PARAM, COLLECTION_PARAM)
 CHOICE_KEY = "te_tg_choice"
 _ASK_KEY = "te_tg_reopen"  # the connection an address named, until it is connected
 _OWN = "http://localhost:8888/"  # TrustGraph's default deployment: the form's example
+_USERINFO_KEY = "te_tg_userinfo"  # the address's URL held credentials, left out
 _FAILED_KEY = "te_tg_failed"  # the configured connection that failed last: (name, (URL, flow, collection), why)
 
 
@@ -52,7 +54,8 @@ def trustgraph_source_form() -> Collection:
     if CHOICE_KEY not in state:
         _start(configured)
     names = [s.name for s in configured]
-    choice = st.selectbox("Gateway", names + [OTHER], key=CHOICE_KEY) if configured else OTHER
+    choice = (st.selectbox("Gateway", names + [OTHER], key=CHOICE_KEY, on_change=_pick, args=(configured,))
+              if configured else OTHER)
     chosen = next((s for s in configured if s.name == choice), None)
     if chosen is None:
         url = st.text_input("Gateway URL", key="te_tg_url", placeholder=_OWN,
@@ -64,10 +67,14 @@ def trustgraph_source_form() -> Collection:
         st.caption(md_escape(f"{chosen.url} · its token is kept on the server"))
     flow = st.text_input("Flow", key="te_tg_flow")
     collection_id = st.text_input("Collection", key="te_tg_collection")
-    timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S, key="te_tg_timeout",
+    timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S,
+                              key=f"te_tg_timeout_{choice}" if chosen else "te_tg_timeout",
                               help="How long each request may take in all, its whole answer read.")
     if chosen is None:
         st.button("Connect", icon=":material/link:", key="te_tg_connect", on_click=_request)
+    if state.pop(_USERINFO_KEY, False):
+        st.warning("The address named the gateway with a user or password in its URL: they were left out. "
+                   "Enter the gateway's token in the Token field.", icon=":material/key:")
     collection = current_collection()
     wanted = (url.strip(), flow.strip() or "default", collection_id.strip() or "default")
     connected = collection.key[0] == KIND and tuple(collection.key[1:4]) == _normal(*wanted)
@@ -103,6 +110,11 @@ def _start(configured: list[ConfiguredSource]) -> None:
     the configured gateway that serves its URL, if any), else the first configured gateway."""
     state, params = st.session_state, st.query_params
     url = (params.get(URL_PARAM) or "").strip()
+    parts = urlsplit(url)
+    if "@" in parts.netloc:  # never echoed into the form, the page or the address
+        url = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+        state[_USERINFO_KEY] = True
+        params[URL_PARAM] = url
     serving = next((s for s in configured if url and s.serves(url)), None)
     first = serving or (configured[0] if configured and not url else None)
     state[CHOICE_KEY] = first.name if first else OTHER
@@ -111,6 +123,14 @@ def _start(configured: list[ConfiguredSource]) -> None:
     state["te_tg_collection"] = params.get(COLLECTION_PARAM) or (first.collection if first else "default")
     if url and serving is None:
         state[_ASK_KEY] = (url, state["te_tg_flow"], state["te_tg_collection"])
+
+
+def _pick(configured: list[ConfiguredSource]) -> None:
+    """A gateway picked by name brings its own flow and collection into the form (``default``
+    for one typed in)."""
+    chosen = next((s for s in configured if s.name == st.session_state.get(CHOICE_KEY)), None)
+    st.session_state["te_tg_flow"] = chosen.flow if chosen else "default"
+    st.session_state["te_tg_collection"] = chosen.collection if chosen else "default"
 
 
 def _connect(wanted: tuple[str, str, str], token: str | None, timeout: float) -> Collection:

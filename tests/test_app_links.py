@@ -219,3 +219,34 @@ def test_a_configured_endpoints_password_is_never_in_the_page_or_the_address(app
     assert len(errors) == 1 and "sparql.invalid" in errors[0]  # tried (the policy let it through), and failed
     assert "non-public" not in errors[0] and "allowlist" not in errors[0]
     assert "pw-secret-77a0" not in everything_shown(at) and "pw-secret-77a0" not in str(dict(at.query_params))
+
+
+def test_a_gateway_picked_by_name_brings_its_own_flow_collection_and_timeout(app_env, monkeypatch, corpus_gateway):
+    monkeypatch.setenv("LAPTOP_TOKEN", TOKEN)
+    (app_env / "sources.toml").write_text(
+        f'[[trustgraph]]\nname = "Elsewhere"\nurl = "{corpus_gateway.url}"\ntoken_env = "LAPTOP_TOKEN"\n'
+        f'flow = "no-such-flow"\ncollection = "no-such-collection"\ntimeout_s = 7\n'
+        f'[[trustgraph]]\nname = "Laptop"\nurl = "{corpus_gateway.url}"\ntoken_env = "LAPTOP_TOKEN"\n'
+        f'flow = "{FLOW}"\ncollection = "{COLLECTION}"\n')
+    at = fresh()
+    at.sidebar.segmented_control(key="te_source_kind").set_value("TrustGraph").run()
+    assert at.sidebar.selectbox(key="te_tg_choice").value == "Elsewhere"
+    assert at.sidebar.text_input(key="te_tg_flow").value == "no-such-flow"
+    assert at.sidebar.number_input(key="te_tg_timeout_Elsewhere").value == 7.0
+    assert table_ids(at) == []
+    at.sidebar.selectbox(key="te_tg_choice").set_value("Laptop").run()
+    assert not at.exception, at.exception
+    assert at.sidebar.text_input(key="te_tg_flow").value == FLOW
+    assert at.sidebar.text_input(key="te_tg_collection").value == COLLECTION
+    assert sorted(table_ids(at)) == sorted(TOP)
+    assert (param(at, "flow"), param(at, "collection")) == (FLOW, COLLECTION)
+
+
+def test_credentials_in_a_links_gateway_url_are_left_out_and_never_shown(app_env):
+    at = fresh(trustgraph="http://reader:S3CRET-in-link@127.0.0.1:9/")
+    assert "S3CRET-in-link" not in everything_shown(at) and "S3CRET-in-link" not in str(dict(at.query_params))
+    assert param(at, "trustgraph") == "http://127.0.0.1:9/"
+    assert at.sidebar.text_input(key="te_tg_url").value == "http://127.0.0.1:9/"
+    assert [w.value for w in at.sidebar.warning] == [
+        "The address named the gateway with a user or password in its URL: they were left out. "
+        "Enter the gateway's token in the Token field."]
