@@ -19,8 +19,9 @@ _log = logging.getLogger(__name__)
 
 
 def sources_config() -> tuple[SourcesConfig, str | None]:
-    """The configured sources and, when the config file cannot be used, why (then only the
-    environment's TrustGraph, if any, is configured)."""
+    """The configured sources and what is wrong with the config file, if anything: an entry that
+    cannot be used is left out and named, the others kept; a file that cannot be read at all
+    leaves only the environment's TrustGraph, if any."""
     named = os.environ.get(SOURCES_VARIABLE, "").strip()
     path = Path(named).expanduser() if named else Path.cwd() / DEFAULT_PATH
     try:
@@ -34,7 +35,10 @@ def sources_config() -> tuple[SourcesConfig, str | None]:
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _load(path: str, stamp: int | None, environment: int) -> tuple[SourcesConfig, str | None]:
     try:
-        return load_sources(), None
+        config = load_sources()
+        for problem in config.problems:
+            _log.warning("configured sources: %s", problem)
+        return config, "; ".join(config.problems) or None
     except SourcesConfigError as error:
         _log.warning("configured sources: %s", error)
         without_file = {k: v for k, v in os.environ.items() if k != SOURCES_VARIABLE}

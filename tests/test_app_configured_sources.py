@@ -80,3 +80,17 @@ def test_a_configured_store_opens_by_name_outside_the_store_root(configured, tmp
     assert errors == [f"{tmp_path / 'elsewhere'}: this server opens local stores only inside {root} "
                       "(set by TRACE_EXPLORER_STORE_ROOT)"]
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_bad_entry_is_named_in_the_sidebar_and_the_good_ones_stay(configured, tmp_path):
+    store = tmp_path / "team-store"
+    assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(store), "--quiet"]) == 0
+    path = configured(f'[[trustgraph]]\nname = "Broken"\nurl = "http://127.0.0.1:9/"\ntoken_env = "NOT_SET_ANYWHERE"\n'
+                      f'[[store]]\nname = "Team traces"\npath = "{store}"\n')
+    at = start()
+    assert [unescape(e.value) for e in at.sidebar.error] == [
+        f"Configured sources: {path}: trustgraph source 'Broken': expected the environment variable "
+        "NOT_SET_ANYWHERE (token_env) to be set"]
+    at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
+    at.sidebar.selectbox(key="te_store_choice").set_value("Team traces").run()
+    assert sorted(table_ids(at)) == sorted(SEED)

@@ -83,31 +83,50 @@ def test_trustgraph_url_in_the_environment_is_a_source_as_trustgraphs_own_tools_
     assert [s.name for s in load_sources(environ, cwd=tmp_path).sources] == [source.name, "Here"]
 
 
+GOOD = "[[store]]\nname = 'Kept'\npath = '/srv/store'\n"
+
+
 @pytest.mark.parametrize("text, expected", [
     ("[[trustgraph]]\nurl = 'http://x/'\n", "[[trustgraph]] number 1: expected a name"),
     ("[[trustgraph]]\nname = 'A'\nurl = 'ftp://x/'\n", "trustgraph source 'A': expected an http:// or https:// url"),
     ("[[trustgraph]]\nname = 'A'\nurl = 'http://x/'\ntoken_env = 'UNSET_TOKEN_VARIABLE'\n",
      "expected the environment variable UNSET_TOKEN_VARIABLE (token_env) to be set"),
     ("[[store]]\nname = 'S'\n", "store source 'S': expected a path"),
+    ("[[store]]\nname = 'Kept'\npath = '/elsewhere'\n", "two store sources are called 'Kept'; the second is left out"),
     ("[[sparql]]\nname = 'V'\nurl = 'http://x/'\nquoted_triples = 'no'\n",
      "sparql source 'V': expected quoted_triples to be true or false"),
+    ("[[sparql]]\nname = 'V'\nurl = 'http://x/'\nuser = 'me'\npasword_env = 'PW'\n",
+     "sparql source 'V': unknown setting 'pasword_env' (expected one of graphs, name, password, password_env, "
+     "quoted_triples, timeout_s, token, token_env, url, user); the entry is left out"),
+    ("[[trustgraph]]\nname = 'T'\nurl = 'http://x/'\ncolection = 'c'\n", "trustgraph source 'T': unknown setting 'colection'"),
     ("[[sparql]]\nname = 'A'\nurl = 'http://x/'\n[[sparql]]\nname = 'A'\nurl = 'http://y/'\n",
-     "two sparql sources are called 'A'"),
-    ("trustgraph = 'http://x/'\n", "expected [[trustgraph]] tables"),
-    ("[[trustgraph]\nname = 'A'\n", "expected a TOML file of sources"),
+     "two sparql sources are called 'A'; the second is left out"),
+    ("trustgraph = 'http://x/'\n", "expected [[trustgraph]] tables, found a single value"),
+    ("[[stores]]\nname = 'S'\npath = '/x'\n", "unknown table 'stores'"),
+    ("[uploads]\nmax_mb = 'lots'\n", "[uploads]: expected max_mb to be a positive number; the default is used"),
 ])
-def test_a_bad_file_is_an_error_naming_the_file_and_entry(tmp_path, text, expected):
-    environ = write(tmp_path, text)
+def test_a_bad_entry_is_left_out_and_named_and_the_others_kept(tmp_path, text, expected):
+    environ = write(tmp_path, text + GOOD)
+    config = load_sources(environ)
+    assert [s.name for s in config.of_kind("store")] == ["Kept"]
+    assert len(config.problems) == 1, config.problems
+    assert config.problems[0].startswith(str(tmp_path / "sources.toml")) and expected in config.problems[0]
+    if "two sparql" in expected:  # the first of the two is kept
+        assert [s.url for s in config.of_kind("sparql")] == ["http://x/"]
+
+
+def test_a_file_that_is_not_toml_is_an_error(tmp_path):
+    environ = write(tmp_path, "[[trustgraph]\nname = 'A'\n")
     with pytest.raises(SourcesConfigError) as error:
         load_sources(environ)
-    assert str(error.value).startswith(str(tmp_path / "sources.toml")) and expected in str(error.value)
+    assert str(error.value).startswith(str(tmp_path / "sources.toml"))
+    assert "expected a TOML file of sources" in str(error.value)
 
 
-def test_a_secret_in_a_bad_entry_is_never_in_the_error(tmp_path):
+def test_a_secret_in_a_bad_entry_is_never_in_the_problem(tmp_path):
     environ = write(tmp_path, "[[trustgraph]]\nname = 'A'\nurl = 'http://x/'\ntoken = 12345678\n")
-    with pytest.raises(SourcesConfigError, match="expected token to be a string") as error:
-        load_sources(environ)
-    assert "12345678" not in str(error.value)
+    (problem,) = load_sources(environ).problems
+    assert "expected token to be a string" in problem and "12345678" not in problem
 
 
 def test_a_named_file_that_is_missing_is_an_error(tmp_path):

@@ -87,11 +87,13 @@ class ConfiguredSource:
 @dataclass(frozen=True)
 class SourcesConfig:
     """The configured sources, in the file's order (the environment's TrustGraph first), and
-    the ``[uploads]`` table; ``path``: the file read, if any."""
+    the ``[uploads]`` table; ``path``: the file read, if any; ``problems``: why each entry left
+    out was left out (naming the file and entry, never a secret)."""
 
     sources: tuple[ConfiguredSource, ...] = ()
     uploads: Mapping = field(default_factory=dict)
     path: Path | None = None
+    problems: tuple[str, ...] = ()
 
     def of_kind(self, kind: str) -> list[ConfiguredSource]:
         """The sources of ``kind`` ("trustgraph", "sparql", "store")."""
@@ -130,9 +132,11 @@ def same_endpoint(a: str, b: str) -> bool:
 def load_sources(environ: Mapping[str, str] | None = None, cwd: Path | None = None) -> SourcesConfig:
     """The sources configured by the file (``TRACE_EXPLORER_SOURCES``, default
     ``.streamlit/sources.toml`` under ``cwd``) and by ``TRUSTGRAPH_URL``. Raises
-    SourcesConfigError for a file that is named but missing, is not TOML, or has an entry
-    without what it needs (a name, a URL or path, an environment variable it names that is
-    unset); names repeated within a kind are an error too."""
+    SourcesConfigError for a file that is named but missing or is not TOML. An entry without
+    what it needs (a name, a URL or path, an environment variable it names that is unset), with a
+    setting its kind does not know (a misspelt ``pasword_env`` would connect without the
+    password), or with a name already used within its kind is left out, the others kept, and
+    ``SourcesConfig.problems`` says why."""
     environ = environ if environ is not None else os.environ
     named = environ.get(SOURCES_VARIABLE, "").strip()
     path = Path(named).expanduser() if named else (cwd or Path.cwd()) / DEFAULT_PATH
@@ -145,21 +149,46 @@ def load_sources(environ: Mapping[str, str] | None = None, cwd: Path | None = No
     elif named:
         raise SourcesConfigError(f"{path}: no such file (named by {SOURCES_VARIABLE})")
     sources = [_from_environment(environ)] if environ.get(URL_VARIABLE, "").strip() else []
+    problems: list[str] = []
+    for key in sorted(set(table) - set(KINDS) - {"uploads"}):
+        problems.append(f"{path}: unknown table {key!r} (expected [[trustgraph]], [[sparql]], [[store]] "
+                        f"or [uploads])")
     for kind in KINDS:
         entries = table.get(kind, [])
         if not isinstance(entries, list):
-            raise SourcesConfigError(f"{path}: expected [[{kind}]] tables, found a single value")
+            problems.append(f"{path}: expected [[{kind}]] tables, found a single value")
+            continue
         for number, entry in enumerate(entries, 1):
-            sources.append(_entry(path, kind, number, entry, environ))
-    seen = set()
-    for source in sources:
-        if (source.kind, source.name) in seen:
-            raise SourcesConfigError(f"{path}: two {source.kind} sources are called {source.name!r}")
-        seen.add((source.kind, source.name))
+            try:
+                source = _entry(path, kind, number, entry, environ)
+            except SourcesConfigError as error:
+                problems.append(str(error))
+                continue
+            if any((s.kind, s.name) == (kind, source.name) for s in sources):
+                problems.append(f"{path}: two {kind} sources are called {source.name!r}; the second is left out")
+                continue
+            sources.append(source)
     uploads = table.get("uploads", {})
     if not isinstance(uploads, dict):
-        raise SourcesConfigError(f"{path}: expected an [uploads] table")
-    return SourcesConfig(tuple(sources), uploads, path if path.is_file() else None)
+        problems.append(f"{path}: expected an [uploads] table")
+        uploads = {}
+    unknown = sorted(set(uploads) - {"folder", "max_mb", "max_age_days"})
+    if unknown:
+        problems.append(f"{path}: [uploads]: unknown setting {unknown[0]!r} (expected folder, max_mb, max_age_days)")
+    for key in ("max_mb", "max_age_days"):
+        if key in uploads and (isinstance(uploads[key], bool) or not isinstance(uploads[key], (int, float))
+                               or uploads[key] <= 0):
+            problems.append(f"{path}: [uploads]: expected {key} to be a positive number; the default is used")
+    return SourcesConfig(tuple(sources), uploads, path if path.is_file() else None, tuple(problems))
+
+
+# The settings each kind of entry knows; another is a mistake (a misspelt secret would go unsent).
+SETTINGS = {
+    "store": {"name", "path"},
+    "trustgraph": {"name", "url", "token", "token_env", "flow", "collection", "timeout_s"},
+    "sparql": {"name", "url", "graphs", "user", "password", "password_env", "token", "token_env", "timeout_s",
+               "quoted_triples"},
+}
 
 
 def _from_environment(environ: Mapping[str, str]) -> ConfiguredSource:
@@ -185,6 +214,10 @@ def _entry(path: Path, kind: str, number: int, entry, environ: Mapping[str, str]
     if not name:
         raise SourcesConfigError(f"{where}: expected a name")
     where = f"{path}: {kind} source {name!r}"
+    unknown = sorted(set(entry) - SETTINGS[kind])
+    if unknown:
+        raise SourcesConfigError(f"{where}: unknown setting {unknown[0]!r} (expected one of "
+                                 f"{', '.join(sorted(SETTINGS[kind]))}); the entry is left out")
     if kind == "store":
         if not text("path"):
             raise SourcesConfigError(f"{where}: expected a path (the store's directory)")
