@@ -35,3 +35,12 @@ def test_every_echoed_form_is_scrubbed():
 def test_no_secret_changes_nothing():
     assert not SecretScrub(None, "")
     assert SecretScrub(None).clean("a" * 10, limit=4) == "aaaa …"
+
+
+def test_a_secret_echoed_in_another_case_or_encoding_is_removed():
+    scrub = SecretScrub("Reflect-Secret 3131")
+    for echoed in ("reflect-secret 3131", "REFLECT-SECRET 3131", "Reflect%2DSecret%203131", "reflect%2dsecret+3131",
+                   "Reflect-Secret%203131", "\\u0052eflect-Secret 3131"):
+        assert scrub.clean(f"token {echoed}!") == "token ***!", echoed
+    assert scrub.clean("reflect-secret", cut_short=True) == "***"  # a cut echo, in lower case
+    assert scrub.clean("reflect-secrets are fine", cut_short=True) == "reflect-secrets are fine"
