@@ -69,6 +69,13 @@ def test_the_cli_takes_its_credentials_from_the_environment(endpoint, monkeypatc
     basic = "Basic " + base64.b64encode(b"bob:pw").decode()
     assert seen and {r["authorization"] for r in seen} == {basic, "Bearer abc"}
     assert all(r["form"]["default-graph-uri"] == ["urn:graph:retrieval"] for r in seen if r["authorization"] == basic)
+    # a variable named but not set is an error, not a silent request without the token
+    asked = len(seen)
+    monkeypatch.delenv("MY_TOKEN")
+    assert main(["list", "--endpoint", url, "--token-env", "MY_TOKEN"]) == 2
+    assert capsys.readouterr().err == ("trace-explorer: --token-env MY_TOKEN: expected that environment variable to "
+                                       "hold the endpoint's token; it is not set\n")
+    assert len(seen) == asked
 
 
 def test_a_server_that_does_not_answer_is_given_up_after_the_timeout(endpoint):

@@ -112,6 +112,9 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
                 source.documents.update(collection.documents)
             else:
                 token = os.environ.get(args.token_env) if args.token_env else None
+                if args.token_env and not token:
+                    return None, errors + [f"--token-env {args.token_env}: expected that environment variable to "
+                                           f"hold the endpoint's token; it is not set"]
                 source = EndpointSource(args.endpoint, tuple(args.graph), args.user,
                                         os.environ.get("TRACE_EXPLORER_PASSWORD"), token, args.timeout,
                                         not args.no_quoted_triples, collection.documents)
