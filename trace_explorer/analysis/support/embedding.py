@@ -14,9 +14,14 @@ WEIGHTS = "weights/l2_supercat_256.safetensors"
 TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 
 
+# Entries the cache holds at most (about 1 KiB each): a long-running app sees ever new words.
+CACHE_ENTRIES = 20_000
+
+
 class WordVectors:
-    """Embeddings of single words, cached: ``best(word, others)`` is the highest cosine
-    similarity (-1..1) between ``word`` and any of ``others``."""
+    """Embeddings of single words, cached (at most ``CACHE_ENTRIES``, emptied when full):
+    ``best(word, others)`` is the highest cosine similarity (-1..1) between ``word`` and any of
+    ``others``."""
 
     def __init__(self, model):
         self.model = model
@@ -25,6 +30,9 @@ class WordVectors:
     def vectors(self, words: list[str]) -> None:
         """Embed the ``words`` not embedded yet, in one batch."""
         new = [w for w in dict.fromkeys(words) if w not in self.cache]
+        if len(self.cache) + len(new) > CACHE_ENTRIES:
+            wanted = set(words)
+            self.cache = {w: v for w, v in self.cache.items() if w in wanted}
         if new:
             for word, vector in zip(new, self.model.embed(new, norm=True)):
                 self.cache[word] = vector
