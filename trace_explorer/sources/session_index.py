@@ -38,6 +38,7 @@ from ..model.words import WORD_FIELDS, session_words
 from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions
 from .filter import DEFAULT_ORDER, SessionFilter, SessionOrder
+from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, Phases
 from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
 from .search import MARKS, fold, fts_query
 from .session_insights import INSIGHT_PREDICATES, filter_clauses, insight_row, mark_complete, prepare, write_rows
@@ -554,17 +555,22 @@ class IndexUpdate:
         self.from_file: list[str] = []
         self.dangling: list[str] = []
 
-    def read(self) -> None:
-        """Read the file's new sessions and what else it extends (step 2)."""
+    def read(self, phases: Phases = NO_PHASES) -> None:
+        """Read the file's new sessions and what else it extends (step 2); ``phases`` hears of
+        the sessions read (``ingest_phases.INDEX``)."""
         with collector_paused():
-            self._read()
+            self._read(phases)
 
-    def _read(self) -> None:
+    def _read(self, phases: Phases) -> None:
         triples = TripleIndex(self.quads)
         self.quads = []
         reader = SessionReader(triples, self.texts, graphs=False)
         self.from_file = [r for r in reader.roots if r not in self.known]
-        self.rows = [index_row(reader.read(r)) for r in self.from_file]
+        phases.begin(INDEX, len(self.from_file))
+        self.rows = []
+        for start in range(0, len(self.from_file), _BATCH):
+            self.rows += [index_row(reader.read(r)) for r in self.from_file[start:start + _BATCH]]
+            phases.advance(len(self.from_file[start:start + _BATCH]))
         members = {m for r in reader.roots for m in reader.members(r)}
         dangling: set[str] = set()
         for subject in triples.properties:
@@ -580,11 +586,14 @@ class IndexUpdate:
                         dangling.add(parent)
         self.dangling = sorted(dangling)
 
-    def apply(self, files: Iterable[tuple[str, str]] = ()) -> int:
-        """Write the rows, once the file's quads are in the store (step 3); returns how many."""
+    def apply(self, files: Iterable[tuple[str, str]] = (), phases: Phases = NO_PHASES) -> int:
+        """Write the rows, once the file's quads are in the store (step 3); returns how many.
+        ``phases`` hears of the rows written (``ingest_phases.FULL_TEXT``)."""
         outside = (self.outside | _roots_above(self.store, self.dangling)) - set(self.from_file)
         rows = self.rows + rows_from_store(self.store, sorted(outside), self.texts)
+        phases.begin(FULL_TEXT, len(rows))
         self.index.replace(sorted(outside), rows, files)
+        phases.advance(len(rows))
         self.index.add_words(self._words_of_texts(outside | set(self.from_file)))
         return len(rows)
 

@@ -65,15 +65,18 @@ class Finding:
                 "message": self.message, "triple": self.triple}
 
 
-def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, list[str]] | None = None) -> list[Finding]:
+def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, list[str]] | None = None,
+                   triples_of: Callable[[list[str]], list[ox.Triple]] | None = None) -> list[Finding]:
     """The findings of the sessions ``roots`` (root IRIs; those the source does not have are
     left out), sorted by session, then severity, then step. ``extending``: the typed entities
-    whose IRI extends each root (``entities_under``; found here when not given). Raises
-    SourceError when the source fails."""
+    whose IRI extends each root (``entities_under``; found here when not given).
+    ``triples_of(roots)``: the sessions' own triples, as ``fetch.session_triples`` reads them
+    from ``source`` (by default it is asked; ``sources.written_triples`` has them in memory
+    after an ingest into an empty store). Raises SourceError when the source fails."""
     roots = [r for r in roots if is_iri(r)]
     if not roots:
         return []
-    triples = session_triples(source, roots)
+    triples = triples_of(roots) if triples_of is not None else session_triples(source, roots)
     extending = extending if extending is not None else entities_under(source, roots)
     fetched = {term_key(t.subject) for t in triples}
     unreached = sorted({e for r in roots for e in extending.get(r, ()) if e not in fetched})
