@@ -68,6 +68,8 @@ def test_sessions_read_from_memory_are_the_stores_and_so_are_their_findings(tmp_
         roots = all_roots(source)
         assert len(roots) >= 3
         extending = entities_under(source, roots, scan=True)
+        in_memory = entities_under(source, roots, typed=written.typed_iris())  # in another order: used as sets
+        assert {r: sorted(e) for r, e in in_memory.items()} == {r: sorted(e) for r, e in extending.items()}
         for start in range(0, len(roots), 40):
             chunk = roots[start:start + 40]
             assert set(written.session_triples(chunk)) == set(session_triples(source, chunk))

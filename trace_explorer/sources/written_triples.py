@@ -19,11 +19,11 @@ reading them back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import pyoxigraph as ox
 
-from ..model.vocabulary import WAS_DERIVED_FROM, WAS_GENERATED_BY
+from ..model.vocabulary import RDF_TYPE, WAS_DERIVED_FROM, WAS_GENERATED_BY
 from .fetch import POINTERS
 from .session_index import SessionIndex
 
@@ -63,6 +63,14 @@ class WrittenTriples:
             self.triples += 1
             if triple.predicate.value in _DERIVED and isinstance(triple.object, _SUBJECTS):
                 derived.setdefault(triple.object, []).append(triple.subject)
+
+    def typed_iris(self) -> Iterator[str]:
+        """Every IRI with an ``rdf:type`` that holds a "/": what ``analysis.health.checks.entities_under``
+        scans the store for."""
+        for subject, triples in self._by_subject.items():
+            if isinstance(subject, ox.NamedNode) and "/" in subject.value \
+                    and any(t.predicate.value == RDF_TYPE for t in triples):
+                yield subject.value
 
     def session_triples(self, roots: Sequence[str]) -> list[ox.Triple]:
         """Every triple of the entities of sessions ``roots`` (IRIs) and of what derives from

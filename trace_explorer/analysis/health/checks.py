@@ -127,12 +127,14 @@ def all_roots(source: TraceSource) -> list[str]:
     return sorted(r["root"].value for r in rows if isinstance(r.get("root"), ox.NamedNode))
 
 
-def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False) -> dict[str, list[str]]:
+def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False,
+                   typed: Iterable[str] | None = None) -> dict[str, list[str]]:
     """The typed entities whose IRI extends a root of ``roots`` (``{root}/...``: TRACE-MODEL.md,
     "Agent patterns"), by root: what no derivation may reach. A few roots are looked up by
     their prefix on an endpoint; with ``scan``, or on a pyoxigraph store (where a prefix filter
     reads every typed IRI anyway), every typed IRI holding a "/" is read once: about 5 s at
-    10,000 sessions, so one scan serves a whole lint or index refresh."""
+    10,000 sessions, so one scan serves a whole lint or index refresh. ``typed``: every typed IRI
+    of the source holding a "/", known already (``sources.written_triples``): no query then."""
     scan = scan or isinstance(source, StoreSource)
     wanted = set(roots)
     out: dict[str, list[str]] = {}
@@ -145,6 +147,10 @@ def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False)
                 return
             cut = subject.rfind("/", 0, cut)
 
+    if typed is not None:
+        for subject in typed:
+            add(subject)
+        return out
     if scan:
         queries = [PREFIXES + 'SELECT DISTINCT ?s WHERE { ?s a ?t FILTER(isIRI(?s) && CONTAINS(STR(?s), "/")) }']
     else:

@@ -43,7 +43,8 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
         total(len(roots))
     if not roots:
         return 0
-    extending = entities_under(source, roots, scan=len(roots) > BATCH)
+    extending = entities_under(source, roots, scan=len(roots) > BATCH,
+                               typed=written.typed_iris() if written is not None else None)
     for start in range(0, len(roots), BATCH):
         chunk = roots[start:start + BATCH]
         triples_of = written.session_triples if written is not None else None
