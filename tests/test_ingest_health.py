@@ -9,9 +9,10 @@ import json
 import sqlite3
 import sys
 
+import pyoxigraph as ox
 import pytest
 
-from tests.conftest import CORPUS, SERVICES_FILES
+from tests.conftest import CORPUS, MANIFEST, SERVICES_FILES
 from tests.health_traces import BROKEN, HEALTHY, documents, healthy
 from trace_explorer.analysis.health.checks import all_roots, check_sessions, entities_under
 from trace_explorer.analysis.health.index import refresh_health
@@ -98,3 +99,22 @@ def test_ingest_leaves_the_same_rows_as_checking_from_the_store(tmp_path, capsys
     assert checked == len(fast["sessions"]) == 120
     assert len(fast["health"]) == 120 and any(row[1] or row[2] or row[3] for row in fast["health"])
     assert fast == slow
+
+
+def test_past_its_limit_nothing_is_kept_and_health_asks_the_store(tmp_path):
+    files = [CORPUS / "orchestrated.nq", CORPUS / "orchestrated.documents.json"]
+    quads = MANIFEST["orchestrated.nq"]["quads"]
+    small, large = WrittenTriples(limit=quads - 1), WrittenTriples(limit=quads + 1_000)
+    rows = []
+    for name, written in (("small", small), ("large", large), ("none", None)):
+        with open_local_store(tmp_path / name) as local:
+            for path in files:
+                ingest_file(local, str(path), written=written)
+            checked = refresh_health(local.writer_source(), after_ingest=True, written=written)
+        assert checked == len(MANIFEST["orchestrated.nq"]["sessions"])
+        rows.append(_tables(tmp_path / name)["health"])
+    assert not small.kept and small.session_triples([HEALTHY]) == [] and small.triples == 0
+    distinct = len({q.triple for q in ox.parse(path=str(files[0]), format=ox.RdfFormat.N_QUADS)})  # graphs folded
+    texts = len(json.loads(files[1].read_text(encoding="utf-8")))
+    assert large.kept and large.triples == distinct + texts == 649
+    assert rows[0] == rows[1] == rows[2] and len(rows[0]) == len(MANIFEST["orchestrated.nq"]["sessions"])

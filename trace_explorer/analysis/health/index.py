@@ -36,6 +36,8 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     index = source.index
     if index is None or index.read_only or not index.usable:
         return 0
+    if written is not None and not written.kept:
+        written = None
     if after_ingest:
         forget_health(index, CONTEXT_RULES)
     roots = unchecked_roots(index)
