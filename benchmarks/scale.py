@@ -25,7 +25,8 @@ run), then measures, each in a process of its own:
 
 The last column is the ratio of the largest size to the smallest (of CPU figures where a row has
 them). Numbers are printed, never
-asserted. The machine's cores and load are printed too: on a shared machine compare CPU
+asserted; each size's figures are also written to ``results-N.json`` in the work folder as
+soon as they are in. The machine's cores and load are printed too: on a shared machine compare CPU
 seconds, and the ratios within one run.
 """
 
@@ -150,7 +151,11 @@ def measure_cli(store: Path, react: str) -> dict:
     for label, args in (("cli: list (first page)", ["list", "--store", str(store)]),
                         ("cli: show a session", ["show", "--store", str(store), "--session", react]),
                         ("cli: stats --all", ["stats", "--store", str(store), "--all"])):
-        out[label] = [run_measured(CLI + args)["wall"] * 1000 for _ in range(2)][-1]
+        try:
+            out[label] = [run_measured(CLI + args)["wall"] * 1000 for _ in range(2)][-1]
+        except RuntimeError as error:  # reported in the table, the other figures kept
+            print(error, file=sys.stderr)
+            out[label] = float("nan")
     return out
 
 
@@ -289,7 +294,14 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(n.replace("_", "")) for n in args.sessions.split(",") if n.strip()]
     work = Path(args.work).resolve() if args.work else Path(__import__("tempfile").mkdtemp(prefix="trace-explorer-scale-"))
     work.mkdir(parents=True, exist_ok=True)
-    results = [measure_size(work, n, args) for n in sizes]
+    results = []
+    for n in sizes:
+        results.append(measure_size(work, n, args))
+        kept = {k: v for k, v in results[-1].items()}  # each size's figures as soon as they are in
+        kept["ingest"] = {k: str(v) if isinstance(v, Path) else v for k, v in kept["ingest"].items()}
+        if kept["no_health"] is not None:
+            kept["no_health"] = {k: str(v) if isinstance(v, Path) else v for k, v in kept["no_health"].items()}
+        (work / f"results-{n}.json").write_text(json.dumps(kept, indent=1), encoding="utf-8")
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"Trace Explorer at {', '.join(f'{n:,}' for n in sizes)} sessions; {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}, load average at the end {load}\n")
