@@ -44,6 +44,7 @@ from trace_explorer.sources.bounded_http import DEFAULT_TIMEOUT_S
 from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.endpoint_policy import EndpointRefused
 from trace_explorer.analysis.health.index import refresh_health
+from trace_explorer.sources.ingest_phases import HEALTH, UNITS, Phases
 from trace_explorer.sources.local_store import ROCKSDB_MARK, ingest_file, local_source, open_local_store
 from trace_explorer.sources.source import SourceError
 from trace_explorer.views.visible_text import visible_controls
@@ -410,7 +411,8 @@ def _save(store, uploads: list, bar) -> list[str]:
             done = min(done + n, start + upload.size)
             bar.progress(min(done / total, 1.0), text=f"Saving {upload.name}…")
         try:
-            ingest_file(store, upload.name, upload.getvalue(), progress=advance, untrusted=True)
+            ingest_file(store, upload.name, upload.getvalue(), progress=advance, untrusted=True,
+                        phases=_PhaseText(bar, lambda: done / total, upload.name))
         except TraceLoadError as error:
             errors.append(str(error))
         except Exception as error:  # noqa: BLE001 - a bad file must not become a traceback in the page
@@ -419,9 +421,37 @@ def _save(store, uploads: list, bar) -> list[str]:
                           f"({type(error).__name__}: {error})")
         done = sum(u.size for u in uploads[: uploads.index(upload) + 1])
         bar.progress(min(done / total, 1.0))
-    bar.progress(1.0, text="Checking the health of the changed sessions…")
-    refresh_health(store.writer_source(), after_ingest=True)
+    health = _PhaseText(bar, lambda: 1.0, "the changed sessions")
+    health.begin(HEALTH)
+    refresh_health(store.writer_source(), after_ingest=True, progress=health.advance, total=health.set_total)
     return errors
+
+
+class _PhaseText(Phases):
+    """The phases of saving a file (``ingest_phases``: index, store, full-text, health), shown
+    in the progress bar's text with their counts; the bar itself stays at ``fraction()``."""
+
+    def __init__(self, bar, fraction, name: str):
+        self.bar, self.fraction, self.name = bar, fraction, name
+        self.phase, self.total, self.done = "", None, 0
+
+    def begin(self, phase: str, total: int | None = None) -> None:
+        self.phase, self.total, self.done = phase, total, 0
+        self._show()
+
+    def set_total(self, total: int) -> None:
+        self.total = total
+        self._show()
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        self._show()
+
+    def _show(self) -> None:
+        count = f"{self.done:,} of {self.total:,}" if self.total is not None else f"{self.done:,}"
+        text = (f"Checking the health of {self.name}: {count} sessions…" if self.phase == HEALTH
+                else f"Saving {self.name}: {self.phase}, {count} {UNITS[self.phase]}…")
+        self.bar.progress(min(self.fraction(), 1.0), text=text)
 
 
 # -- SPARQL endpoint --------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import CORPUS, manifest_sessions
+from tests.conftest import CORPUS, MANIFEST, manifest_sessions
 from trace_explorer.cli.main import main
 
 TOP = sorted((s for s in manifest_sessions() if s["parent"] is None), key=lambda s: s["started"], reverse=True)
@@ -53,3 +53,28 @@ def test_source_errors_are_clear(tmp_path, capsys):
 def _out(capsys, argv) -> str:
     assert main(argv) == 0
     return capsys.readouterr().out
+
+
+def test_ingest_of_a_local_file_has_no_size_limit(tmp_path, capsys, monkeypatch):
+    """The upload limits (file as given, text expanded) do not apply to a person's own files:
+    with both set far below the files, ``ingest`` takes a plain file over the file limit and a
+    ``.gz`` whose text is over the expanded limit."""
+    import gzip
+
+    monkeypatch.setenv("TRACE_EXPLORER_MAX_FILE_MB", "0.001")  # 1,048 bytes
+    monkeypatch.setenv("TRACE_EXPLORER_MAX_EXPANDED_MB", "0.002")  # 2,097 bytes
+    seed = (CORPUS / "seed-sessions.ttl").read_bytes()
+    plain, packed = tmp_path / "seed-sessions.ttl", tmp_path / "orchestrated.nq.gz"
+    plain.write_bytes(seed)
+    packed.write_bytes(gzip.compress((CORPUS / "orchestrated.nq").read_bytes()))
+    assert len(seed) > 2_097 and packed.stat().st_size > 1_048
+    store = tmp_path / "store"
+    assert main(["ingest", str(plain), str(packed), "--store", str(store)]) == 0
+    err = capsys.readouterr().err
+    quads = {name: MANIFEST[name]["quads"] for name in ("seed-sessions.ttl", "orchestrated.nq")}
+    assert f"seed-sessions.ttl: {quads['seed-sessions.ttl']:,} quads" in err
+    assert f"orchestrated.nq.gz: {quads['orchestrated.nq']:,} quads" in err
+    assert f"ingested 2 files, {sum(quads.values()):,} quads" in err
+    listed = json.loads(_out(capsys, ["list", "--store", str(store), "--all", "--limit", "0", "--format", "json"]))
+    expected = [s for s in manifest_sessions() if s["file"] in quads]
+    assert sorted(r["id"] for r in listed) == sorted(s["session"] for s in expected)

@@ -249,3 +249,21 @@ def test_a_json_object_that_is_neither_wire_triples_nor_content_is_refused():
         read_trace_file("notwire.json", b'{"hello": "world"}')
     content = read_trace_file("texts.json", b'{"urn:trustgraph:doc:1": "words"}')
     assert content.documents == {"urn:trustgraph:doc:1": "words"}
+
+
+@pytest.mark.parametrize("chunk", [5, 7, 64, 65_536])
+def test_a_chunk_that_ends_inside_an_iri_does_not_hide_the_end_of_a_triple_term(monkeypatch, tmp_path, chunk):
+    """The nesting scan reads a file a chunk at a time: an IRI cut by a chunk's end waits for the
+    rest (read as text, the "#" of ``rdf-schema#seeAlso`` began a comment that hid the ``)>>``
+    after it, and every such cut counted one level deeper, until a large dump was refused)."""
+    from trace_explorer.read import prescan
+
+    monkeypatch.setattr(prescan, "CHUNK", chunk)
+    lines = [f"<urn:trustgraph:prov:edge:{n}> <https://trustgraph.ai/ns/edge> <<( <http://trustgraph.ai/e/a{n}> "
+             f"<http://www.w3.org/2000/01/rdf-schema#seeAlso> <http://trustgraph.ai/e/b{n}> )>> <urn:graph:retrieval> .\n"
+             for n in range(3 * prescan.MAX_TRIPLE_DEPTH if chunk < 100 else 3_000)]
+    path = tmp_path / "edges.nq"
+    path.write_text("".join(lines), encoding="utf-8")
+    loaded = read_trace_file(str(path))
+    assert len(loaded.quads) == len(lines)
+    assert {str(q.object.predicate.value) for q in loaded.quads} == {"http://www.w3.org/2000/01/rdf-schema#seeAlso"}

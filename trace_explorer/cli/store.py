@@ -9,9 +9,12 @@ import sys
 from ..analysis.health.index import refresh_health
 from ..read.collection import expand_paths
 from ..read.errors import TraceLoadError
+from ..sources.ingest_phases import HEALTH, PARSE
 from ..sources.local_store import ingest_file, open_local_store, reindex
 from ..sources.source import SourceError
+from ..sources.written_triples import WrittenTriples
 from ..views.visible_text import visible_controls
+from .ingest_progress import BarPhases
 from .sources import add_demo_argument, given_paths, report
 
 
@@ -52,16 +55,19 @@ def _reindex(args) -> int:
     return 0
 
 
-def _check_health(local, quiet: bool, after_ingest: bool = False) -> None:
+def _check_health(local, quiet: bool, after_ingest: bool = False, phases: BarPhases | None = None,
+                  written: WrittenTriples | None = None) -> None:
     """Check the health of the sessions whose index rows changed, with a progress bar."""
-    from tqdm import tqdm
-
-    with tqdm(unit=" sessions", desc="health", disable=quiet, file=sys.stderr) as bar:
-        refresh_health(local.writer_source(), after_ingest=after_ingest, progress=bar.update)
+    phases = phases or BarPhases(quiet)
+    phases.begin(HEALTH)
+    refresh_health(local.writer_source(), after_ingest=after_ingest, progress=phases.advance, written=written,
+                   total=phases.set_total)
+    phases.finish()
 
 
 def _ingest(args) -> int:
-    """Add each file to the store, all or nothing, with a progress bar by bytes read."""
+    """Add each file to the store, all or nothing, with a progress bar for each phase and a
+    last line with the totals."""
     paths = given_paths(args)
     if not paths:
         report(["give the files to add, or --demo"])
@@ -71,38 +77,44 @@ def _ingest(args) -> int:
     except SourceError as error:
         report([str(error)])
         return 2
+    phases = BarPhases(args.quiet)
     with store:
-        failed = _ingest_files(store, expand_paths(paths), args.quiet)
+        # an empty store: keep what goes in, so the health check reads it from memory
+        written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
+        failed, quads, files = _ingest_files(store, expand_paths(paths), phases, written)
         if not args.no_health:
             try:
-                _check_health(store, args.quiet, after_ingest=True)
+                _check_health(store, args.quiet, after_ingest=True, phases=phases, written=written)
             except SourceError as error:
                 report([str(error)])
                 return 2
+        del written
+    if not args.quiet:
+        phases.write(phases.totals(quads, files))
     return 1 if failed else 0
 
 
-def _ingest_files(store, files, quiet: bool) -> int:
-    """Ingest each of ``files`` with a progress bar by bytes read; returns how many failed."""
-    from tqdm import tqdm
-
-    failed = 0
-    total = sum(p.stat().st_size for p in files if p.is_file())
-    with tqdm(total=total, unit="B", unit_scale=True, desc="ingest", disable=quiet, file=sys.stderr) as bar:
-        for path in files:
-            bar.set_postfix_str(path.name, refresh=False)
-            try:
-                done = ingest_file(store, str(path), progress=lambda n: bar.update(n) if not str(path).endswith(".gz") else None)
-            except TraceLoadError as error:
-                bar.write(f"trace-explorer: {visible_controls(str(error))}", file=sys.stderr)  # on a line of its own
-                failed += 1
-                continue
-            if str(path).endswith(".gz") and path.is_file():
-                bar.update(path.stat().st_size)
-            if done.skipped:
-                bar.write(f"{path}: already in the store, nothing added", file=sys.stderr)
-            else:
-                bar.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})", file=sys.stderr)
-    return failed
-
-
+def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | None) -> tuple[int, int, int]:
+    """Ingest each of ``files``, each phase with its bar; returns how many failed, the quads
+    added and the files added."""
+    failed = quads = added = 0
+    for path in files:
+        phases.label = path.name
+        gz = str(path).endswith(".gz")
+        phases.begin(PARSE, None if gz or not path.is_file() else path.stat().st_size)
+        try:
+            done = ingest_file(store, str(path), progress=None if gz else phases.advance, phases=phases,
+                               written=written)
+        except TraceLoadError as error:
+            phases.finish()
+            phases.write(f"trace-explorer: {visible_controls(str(error))}")  # on a line of its own
+            failed += 1
+            continue
+        phases.finish()
+        if done.skipped:
+            phases.write(f"{path}: already in the store, nothing added")
+        else:
+            quads, added = quads + done.quads, added + 1
+            phases.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})")
+    phases.label = ""
+    return failed, quads, added

@@ -36,8 +36,10 @@ MAX_CARRY = 32 << 20  # bytes of one unjudged piece carried between chunks
 
 # Turtle family: everything but "<<" and ">>" is skipped in one match (possessive, so the regex
 # engine does the walking): plain text, escapes, long and short strings, comments, IRIs, and a
-# lone < or > (N3's "<=", or a syntax error the parser reports). A quote's lookahead needs the
-# bytes after it, so a chunk is judged only up to the quotes it ends with (see _NestingScan).
+# lone < or > (N3's "<=", or a syntax error the parser reports). An IRI cut by the chunk's end
+# is no lone <: it waits for the next chunk whole (read as text, its "#" would start a comment
+# that hides the ">>" after it). A quote's lookahead needs the bytes after it, so a chunk is
+# judged only up to the quotes it ends with (see _NestingScan).
 _TURTLE_SKIP = re.compile(rb"""(?:
     [^"'\#<>\\]++
   | \\.
@@ -47,7 +49,7 @@ _TURTLE_SKIP = re.compile(rb"""(?:
   | '(?!'')(?:[^'\\\r\n]++|\\.)*+'
   | \#[^\r\n]*+(?=[\r\n])
   | <[^<>"{}|^`\\\x00-\x20]*+>
-  | <(?=[^<])
+  | <(?=[^<])(?![^<>"{}|^`\\\x00-\x20]*+\Z)
   | >(?=[^>])
 )*+""", re.X | re.S)
 

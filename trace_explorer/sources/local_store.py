@@ -55,11 +55,13 @@ from ..read.worker import read_in_worker
 from ..read.loaded import LoadedFile
 from ..read.streams import Progress
 from .filter import SessionFilter
+from .ingest_phases import NO_PHASES, STORE, Phases
 from .session_index import INDEX_FILE, IndexUpdate, SessionIndex, build_index
 from .snapshots import Snapshot, current_generation, open_snapshot, publish
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
 from .store import StoreSource
 from .write_journal import begin, lock_writer, needs_publishing, roll_back, undo
+from .written_triples import WrittenTriples
 
 BULK_QUADS = 10_000  # larger files go in with Store.bulk_extend,
 BULK_BATCH = 50_000  # this many quads a call: on 750,000 quads, 3.9 s and no memory beyond the
@@ -301,7 +303,8 @@ def reindex(local: LocalStore) -> int:
 
 def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
                 progress: Progress | None = None, max_bytes: int | None = None,
-                timings: dict[str, float] | None = None, untrusted: bool = False) -> LoadedSource:
+                timings: dict[str, float] | None = None, untrusted: bool = False,
+                phases: Phases = NO_PHASES, written: WrittenTriples | None = None) -> LoadedSource:
     """Add the file ``name`` (or its bytes ``data``) to the store ``local``, all or nothing,
     then publish a snapshot for readers. One ingest at a time per store in a process.
     ``untrusted`` (an upload): parsed in a worker process under the upload limits
@@ -312,7 +315,9 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     ``progress(n)`` is called as each further ``n`` bytes are parsed; ``max_bytes`` caps the
     text read (``read.files.read_trace_file``); ``timings``, when given, gets the seconds spent
     reading ("read"), writing the quads ("write", the snapshot included) and indexing ("index"),
-    and their CPU seconds ("read cpu", ...). Returns what was added (``skipped`` when the same
+    and their CPU seconds ("read cpu", ...). ``phases`` hears of each phase after the parse
+    (``ingest_phases``: index, store, full-text); ``written`` (``written_triples``) keeps the
+    quads written, for the health check after. Returns what was added (``skipped`` when the same
     bytes were ingested before). Raises TraceLoadError on bad input (the store is untouched
     then); OSError when the store cannot be written; SourceError for a closed store."""
     clock = _Clock(timings)
@@ -324,11 +329,12 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
         loaded = read_trace_file(name, data, max_bytes=NO_LIMIT if max_bytes is None else max_bytes,
                                  progress=progress, file_limit=NO_LIMIT)
     clock.lap("read")
-    return ingest_loaded(local, loaded, clock)
+    return ingest_loaded(local, loaded, clock, phases=phases, written=written)
 
 
 def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = None, *,
-                  publish: bool = True) -> LoadedSource:
+                  publish: bool = True, phases: Phases = NO_PHASES,
+                  written: WrittenTriples | None = None) -> LoadedSource:
     """Add what one file (or one session fetched from a deployment) held to the store
     ``local``, as ``ingest_file`` does once the file is read: its quads and texts (one atomic
     write up to ``BULK_QUADS`` quads, batches above, undone by the next writer should this one
@@ -338,7 +344,7 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
     0.1 s together) to the caller (``publish_snapshot``), for many small writes in a row; the
     write itself is in the store's log either way. Raises TraceLoadError for a document key
     that is not an IRI (nothing written), OSError when the store cannot be written,
-    SourceError for a closed store."""
+    SourceError for a closed store. ``phases`` and ``written``: as for ``ingest_file``."""
     clock = clock or _Clock(None)
     name = loaded.name
     with local._writing:
@@ -347,7 +353,7 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
             return LoadedSource(name, loaded.format, loaded.size, len(loaded.quads), len(loaded.documents),
                                 loaded.recovered, skipped=True)
         update = IndexUpdate(store, index, loaded.quads, loaded.documents)
-        update.read()  # from the file alone: its triples are let go before its quads are written
+        update.read(phases)  # from the file alone: its triples are let go before its quads are written
         clock.lap("index")
         quads, count = loaded.quads, len(loaded.quads)
         loaded.quads = []  # held once, here, and let go once written
@@ -359,19 +365,24 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
                 raise TraceLoadError(name, f"a document IRI as key, got {document!r:.100}") from None
         bulk = len(quads) > BULK_QUADS
         begin(local.path, store, index, name, quads, bulk, lambda: _publish(store, local.path, index))
+        if written is not None:
+            written.add(quads)
+        phases.begin(STORE, len(quads))
         if bulk:
             while quads:  # in batches, each let go once written (order does not matter in a set)
                 batch = quads[-BULK_BATCH:]
                 del quads[-BULK_BATCH:]
                 store.bulk_extend(batch)
+                phases.advance(len(batch))
                 del batch
         else:
             store.extend(quads)
+            phases.advance(len(quads))
         del quads
         if publish:
             store.flush()
         clock.lap("write")
-        update.apply([(name, loaded.digest)])
+        update.apply([(name, loaded.digest)], phases)
         clock.lap("index")
         if publish:
             _publish(store, local.path, local.index)  # after the index: a reader of the new snapshot finds its rows

@@ -160,12 +160,16 @@ def sparql_clauses(filters: SessionFilter) -> list[str]:
 
 
 NO_TERMINATION = "none"  # the termination "reason" of a session that records none
+# Each a lookup of the row's own health row (by its key), so a page in the list's order stops
+# once it is full; ``root IN (SELECT ...)`` read every matching health row first (at 10,000
+# sessions 12 ms of CPU a page for "warnings", growing with the store).
+_HEALTH_ROW = "EXISTS (SELECT 1 FROM health h WHERE h.root = sessions.root{})"
 _HEALTH_SQL = {
-    "errors": "root IN (SELECT root FROM health WHERE errors > 0)",
-    "warnings": "root IN (SELECT root FROM health WHERE errors = 0 AND warnings > 0)",
-    "infos": "root IN (SELECT root FROM health WHERE errors = 0 AND warnings = 0 AND infos > 0)",
-    "clean": "root IN (SELECT root FROM health WHERE errors + warnings + infos = 0)",
-    "unchecked": "root NOT IN (SELECT root FROM health)",
+    "errors": _HEALTH_ROW.format(" AND h.errors > 0"),
+    "warnings": _HEALTH_ROW.format(" AND h.errors = 0 AND h.warnings > 0"),
+    "infos": _HEALTH_ROW.format(" AND h.errors = 0 AND h.warnings = 0 AND h.infos > 0"),
+    "clean": _HEALTH_ROW.format(" AND h.errors + h.warnings + h.infos = 0"),
+    "unchecked": "NOT " + _HEALTH_ROW.format(""),
 }
 
 

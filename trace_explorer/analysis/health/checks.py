@@ -68,15 +68,18 @@ class Finding:
                 "message": self.message, "triple": self.triple}
 
 
-def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, list[str]] | None = None) -> list[Finding]:
+def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, list[str]] | None = None,
+                   triples_of: Callable[[list[str]], list[ox.Triple]] | None = None) -> list[Finding]:
     """The findings of the sessions ``roots`` (root IRIs; those the source does not have are
     left out), sorted by session, then severity, then step. ``extending``: the typed entities
-    whose IRI extends each root (``entities_under``; found here when not given). Raises
-    SourceError when the source fails."""
+    whose IRI extends each root (``entities_under``; found here when not given).
+    ``triples_of(roots)``: the sessions' own triples, as ``fetch.session_triples`` reads them
+    from ``source`` (by default it is asked; ``sources.written_triples`` has them in memory
+    after an ingest into an empty store). Raises SourceError when the source fails."""
     roots = [r for r in roots if is_iri(r)]
     if not roots:
         return []
-    triples = session_triples(source, roots)
+    triples = triples_of(roots) if triples_of is not None else session_triples(source, roots)
     extending = extending if extending is not None else entities_under(source, roots)
     fetched = {term_key(t.subject) for t in triples}
     unreached = sorted({e for r in roots for e in extending.get(r, ()) if e not in fetched})
@@ -129,12 +132,14 @@ def all_roots(source: TraceSource) -> list[str]:
     return sorted(r["root"].value for r in rows if isinstance(r.get("root"), ox.NamedNode))
 
 
-def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False) -> dict[str, list[str]]:
+def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False,
+                   typed: Iterable[str] | None = None) -> dict[str, list[str]]:
     """The typed entities whose IRI extends a root of ``roots`` (``{root}/...``: TRACE-MODEL.md,
     "Agent patterns"), by root: what no derivation may reach. A few roots are looked up by
     their prefix on an endpoint; with ``scan``, or on a pyoxigraph store (where a prefix filter
     reads every typed IRI anyway), every typed IRI holding a "/" is read once: about 5 s at
-    10,000 sessions, so one scan serves a whole lint or index refresh."""
+    10,000 sessions, so one scan serves a whole lint or index refresh. ``typed``: every typed IRI
+    of the source holding a "/", known already (``sources.written_triples``): no query then."""
     scan = scan or isinstance(source, StoreSource)
     wanted = set(roots)
     out: dict[str, list[str]] = {}
@@ -147,6 +152,10 @@ def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False)
                 return
             cut = subject.rfind("/", 0, cut)
 
+    if typed is not None:
+        for subject in typed:
+            add(subject)
+        return out
     if scan:
         queries = [PREFIXES + 'SELECT DISTINCT ?s WHERE { ?s a ?t FILTER(isIRI(?s) && CONTAINS(STR(?s), "/")) }']
     else:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from ...sources.session_insights import forget_health, unchecked_roots, write_health
 from ...sources.store import StoreSource
+from ...sources.written_triples import WrittenTriples
 from .checks import BATCH, check_sessions, entities_under, summaries
 from .rules import DANGLING_DERIVATION, MISSING_CHUNK_TEXT, MISSING_TEXT, TIME_BEFORE_PARENT, UNSUPPORTED_SENTENCE
 
@@ -24,23 +25,32 @@ CONTEXT_RULES = (DANGLING_DERIVATION, MISSING_TEXT, MISSING_CHUNK_TEXT, TIME_BEF
 
 
 def refresh_health(source: StoreSource, *, after_ingest: bool = False,
-                   progress: Callable[[int], None] | None = None) -> int:
+                   progress: Callable[[int], None] | None = None,
+                   written: WrittenTriples | None = None, total: Callable[[int], None] | None = None) -> int:
     """Check every session of ``source``'s index that has no health row and write its row;
     ``after_ingest``: first forget the rows of sessions with ``CONTEXT_RULES`` findings. Returns
     how many sessions were checked (0 when the source has no writable index). ``progress(n)``
-    after each batch of ``n``. Raises SourceError when the source fails."""
+    after each batch of ``n``, ``total(n)`` first with the number to check. ``written``: every triple of ``source`` (an ingest into an empty
+    store kept them: ``sources.written_triples``), read instead of the store's for the sessions'
+    own triples. Raises SourceError when the source fails."""
     index = source.index
     if index is None or index.read_only or not index.usable:
         return 0
+    if written is not None and not written.kept:
+        written = None
     if after_ingest:
         forget_health(index, CONTEXT_RULES)
     roots = unchecked_roots(index)
+    if total is not None:
+        total(len(roots))
     if not roots:
         return 0
-    extending = entities_under(source, roots, scan=len(roots) > BATCH)
+    extending = entities_under(source, roots, scan=len(roots) > BATCH,
+                               typed=written.typed_iris() if written is not None else None)
     for start in range(0, len(roots), BATCH):
         chunk = roots[start:start + BATCH]
-        write_health(index, summaries(chunk, check_sessions(source, chunk, extending)))
+        triples_of = written.session_triples if written is not None else None
+        write_health(index, summaries(chunk, check_sessions(source, chunk, extending, triples_of)))
         if progress is not None:
             progress(len(chunk))
     return len(roots)

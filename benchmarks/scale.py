@@ -1,0 +1,315 @@
+"""Ingest and every view at several collection sizes, side by side: what changes from a thousand
+sessions to a hundred thousand.
+
+    python benchmarks/scale.py --sessions 1000,100000 [--work DIR] [--repeat 5] [--no-browser]
+                               [--no-health-run]
+
+For each size it makes a collection with ``benchmarks/synthetic.py`` (the corpus's mix, made by
+TrustGraph's builders: agent, GraphRAG, DocRAG, plan; kept in ``--work`` and reused by a later
+run), then measures, each in a process of its own:
+
+- pyoxigraph's ``Store.bulk_load`` of the N-Quads file (the floor: no index, no health);
+- ``trace-explorer ingest`` of the N-Quads and content files into a fresh store, with health
+  (and, unless ``--no-health-run``, again with ``--no-health``): wall and CPU seconds (user +
+  system, every thread), their ratios to ``bulk_load``, peak RSS, the seconds of each phase
+  (its last line) and the store's size on disk (the live directory; snapshots share its files
+  by hard links);
+- on the store: the list's first page, a sort by each column, a filter by type, status and
+  health, a word search, the last page, opening a session (a 12-step agent run, read as the
+  session page reads it), and ``collection_stats`` of every session (``stats --all``): the
+  median of ``--repeat`` runs after a first, in milliseconds, with CPU milliseconds beside;
+- the command line as a person runs it (process start included): ``list``, ``show`` and
+  ``stats --all``;
+- in headless Chromium (``benchmarks/browser.py``'s measurements; unless ``--no-browser``): the
+  list's first page, a filter click and opening a session.
+
+The last column is the ratio of the largest size to the smallest (of CPU figures where a row has
+them). Numbers are printed, never
+asserted; each size's figures are also written to ``results-N.json`` in the work folder as
+soon as they are in. The machine's cores and load are printed too: on a shared machine compare CPU
+seconds, and the ratios within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+for path in (str(REPO), str(HERE)):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+from trace_explorer.sources.snapshots import SNAPSHOTS_DIR  # noqa: E402
+
+MB = 1024 * 1024
+SNAPSHOTS = SNAPSHOTS_DIR  # a local store's snapshots: hard links to the live directory's files, not counted
+CLI = [sys.executable, "-m", "trace_explorer.cli"]
+
+
+def run_measured(command: list[str], *, stderr=None) -> dict:
+    """Run ``command`` to its end; its wall and CPU seconds (user + system, all threads) and
+    peak RSS in MB (``os.wait4``'s own figures for that child alone)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=stderr or subprocess.DEVNULL)
+    out = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(command)} exited with {child.returncode}")
+    return {"wall": time.perf_counter() - start, "cpu": usage.ru_utime + usage.ru_stime,
+            "rss_mb": usage.ru_maxrss / 1024, "out": out.decode("utf-8", "replace")}
+
+
+def directory_mb(path: Path, skip: str | None = None) -> float:
+    """MB on disk of the files in ``path`` and below (not under its folder ``skip``), each file
+    once (hard links)."""
+    seen, total = set(), 0
+    for file in path.rglob("*"):
+        if skip is not None and file.relative_to(path).parts[0] == skip:
+            continue
+        info = file.lstat()
+        if file.is_file() and (info.st_dev, info.st_ino) not in seen:
+            seen.add((info.st_dev, info.st_ino))
+            total += info.st_blocks * 512
+    return total / MB
+
+
+def collection(work: Path, sessions: int) -> dict:
+    """The synthetic collection of ``sessions`` sessions in ``work``, made when missing."""
+    folder = work / f"collection-{sessions}"
+    manifest = folder / "manifest.json"
+    if not manifest.is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        print(f"making {sessions:,} sessions ...", file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, str(HERE / "synthetic.py"), str(folder), "--sessions", str(sessions)],
+                       cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    info = json.loads(manifest.read_text(encoding="utf-8"))
+    return {"nq": folder / info["nquads"], "documents": folder / info["documents_file"], "info": info}
+
+
+def measure_ingest(work: Path, made: dict, sessions: int, health: bool) -> dict:
+    """``trace-explorer ingest`` into a fresh store: figures and the phases' seconds."""
+    store = work / f"store-{sessions}{'' if health else '-no-health'}"
+    shutil.rmtree(store, ignore_errors=True)
+    log = work / f"ingest-{sessions}{'' if health else '-no-health'}.log"
+    with open(log, "wb") as err:
+        done = run_measured(CLI + ["ingest", str(made["nq"]), str(made["documents"]), "--store", str(store)]
+                            + ([] if health else ["--no-health"]), stderr=err)
+    last = [line for line in log.read_text(encoding="utf-8", errors="replace").replace("\r", "\n").splitlines()
+            if line.startswith("ingested ")]
+    done.update(store=store, phases=last[-1] if last else "", store_mb=directory_mb(store, skip=SNAPSHOTS))
+    return done
+
+
+def views_child(store: str, react: str, repeat: int) -> None:
+    """In a child process: time every view on ``store``, print JSON ``{label: [ms, cpu ms]}``."""
+    from trace_explorer.analysis.stats import collection_stats
+    from trace_explorer.sources.catalog import count_sessions, list_sessions
+    from trace_explorer.sources.fetch import fetch_session
+    from trace_explorer.sources.filter import SORT_KEYS, SessionFilter, SessionOrder
+    from trace_explorer.sources.local_store import local_source
+
+    source = local_source(store)
+    everything = SessionFilter(include_sub=True)
+    total = count_sessions(source, SessionFilter())
+    views = {"list: first page": lambda: list_sessions(source)}
+    for key, descending in SORT_KEYS.items():
+        views[f"list: sort by {key}"] = lambda k=key, d=descending: list_sessions(source, order=SessionOrder(k, d))
+    views.update({
+        "list: filter type GraphRAG": lambda: list_sessions(source, SessionFilter(mechanism="GraphRAG")),
+        "list: filter status unfinished": lambda: list_sessions(source, SessionFilter(status="unfinished")),
+        "list: filter health warnings": lambda: list_sessions(source, SessionFilter(health="warnings")),
+        'list: word search "bronze"': lambda: list_sessions(source, SessionFilter(text="bronze")),
+        "list: last page": lambda: list_sessions(source, offset=max(0, total - 50)),
+        "open a session (12 steps)": lambda: fetch_session(source, react),
+        "stats of every session (--all)": lambda: collection_stats(source, everything),
+    })
+    out = {}
+    for label, function in views.items():
+        times = []
+        for _ in range(repeat + 1):
+            start, cpu = time.perf_counter(), time.process_time()
+            function()
+            times.append(((time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000))
+        out[label] = [statistics.median(t[0] for t in times[1:]), statistics.median(t[1] for t in times[1:])]
+    print(json.dumps(out))
+
+
+def measure_cli(store: Path, react: str) -> dict:
+    """Wall seconds of the command line as a person runs it (process start included)."""
+    out = {}
+    for label, args in (("cli: list (first page)", ["list", "--store", str(store)]),
+                        ("cli: show a session", ["show", "--store", str(store), "--session", react]),
+                        ("cli: stats --all", ["stats", "--store", str(store), "--all"])):
+        try:
+            out[label] = [run_measured(CLI + args)["wall"] * 1000 for _ in range(2)][-1]
+        except RuntimeError as error:  # reported in the table, the other figures kept
+            print(error, file=sys.stderr)
+            out[label] = float("nan")
+    return out
+
+
+def measure_browser(store: Path, react: str, repeat: int) -> dict:
+    """Milliseconds in headless Chromium on the app over ``store``: first page, filter click, a
+    session opened (median of ``repeat`` after a warm-up)."""
+    import browser
+    import browser_session
+    from tests.browser_support import chromium_page, streamlit_server
+
+    def open_session(probe) -> float:
+        from urllib.parse import quote
+
+        start = probe.open(f"/session?session={quote(react, safe='')}")
+        browser_session.settled_at(probe.page, browser_session.SESSION_READY)
+        return time.perf_counter() - start
+
+    chosen = {"browser: list first page": browser.list_first_page_store,
+              "browser: filter click, settled": browser.filter_click_store,
+              "browser: open a session, settled": open_session}
+    out = {}
+    with streamlit_server(env={"TRACE_EXPLORER_STORE": str(store)}) as url, \
+            chromium_page(viewport=(1400, 1000), default_timeout_ms=browser.TIMEOUT_MS) as first:
+        for label, function in chosen.items():
+            times = []
+            for _ in range(repeat + 1):
+                page = first.context.new_page()
+                try:
+                    times.append(function(browser.Probe(page, url, "store")) * 1000)
+                finally:
+                    page.close()
+            out[label] = statistics.median(times[1:])
+    return out
+
+
+def measure_size(work: Path, sessions: int, args) -> dict:
+    made = collection(work, sessions)
+    info = made["info"]
+    print(f"{sessions:,} sessions: bulk_load ...", file=sys.stderr, flush=True)
+    bulk_dir = work / f"bulk-{sessions}"
+    shutil.rmtree(bulk_dir, ignore_errors=True)
+    bulk = run_measured([sys.executable, __file__, "--_bulk", str(made["nq"]), str(bulk_dir)])
+    bulk["store_mb"] = directory_mb(bulk_dir)
+    shutil.rmtree(bulk_dir, ignore_errors=True)
+    print(f"{sessions:,} sessions: ingest ...", file=sys.stderr, flush=True)
+    ingest = measure_ingest(work, made, sessions, health=True)
+    bare = None
+    if not args.no_health_run:
+        bare = measure_ingest(work, made, sessions, health=False)
+        shutil.rmtree(bare["store"], ignore_errors=True)
+    react = info["notable"]["react_12"]
+    print(f"{sessions:,} sessions: views ...", file=sys.stderr, flush=True)
+    views = json.loads(run_measured([sys.executable, __file__, "--_views", str(ingest["store"]), react,
+                                     str(args.repeat)])["out"])
+    cli = measure_cli(ingest["store"], react)
+    shown = None
+    if not args.no_browser:
+        print(f"{sessions:,} sessions: browser ...", file=sys.stderr, flush=True)
+        shown = measure_browser(ingest["store"], react, max(1, args.repeat // 2))
+    return {"info": info, "bulk": bulk, "ingest": ingest, "no_health": bare, "views": views, "cli": cli,
+            "browser": shown}
+
+
+def rows_of(result: dict) -> list[tuple[str, str]]:
+    """(label, value) rows for one size (each label once: the table is keyed by them)."""
+    info, bulk, ingest, bare = result["info"], result["bulk"], result["ingest"], result["no_health"]
+    rows = [("quads (lines written)", f"{info['quads_written']:,}"),
+            ("N-Quads file, MB", f"{info['nquads_bytes'] / MB:,.0f}"),
+            ("bulk_load: wall s / CPU s", f"{bulk['wall']:.1f} / {bulk['cpu']:.1f}"),
+            ("bulk_load: peak RSS MB", f"{bulk['rss_mb']:,.0f}"),
+            ("bulk_load: store on disk MB", f"{bulk['store_mb']:,.0f}"),
+            ("ingest with health: wall s / CPU s", f"{ingest['wall']:.1f} / {ingest['cpu']:.1f}"),
+            ("  ratio to bulk_load: wall / CPU", f"{ingest['wall'] / bulk['wall']:.1f}x / {ingest['cpu'] / bulk['cpu']:.1f}x"),
+            ("  peak RSS MB", f"{ingest['rss_mb']:,.0f}"),
+            ("  store on disk MB (index included)", f"{ingest['store_mb']:,.0f}")]
+    if bare is not None:
+        rows += [("ingest --no-health: wall s / CPU s", f"{bare['wall']:.1f} / {bare['cpu']:.1f}"),
+                 ("  --no-health, ratio to bulk_load: wall / CPU",
+                  f"{bare['wall'] / bulk['wall']:.1f}x / {bare['cpu'] / bulk['cpu']:.1f}x"),
+                 ("  --no-health, peak RSS MB", f"{bare['rss_mb']:,.0f}")]
+    rows += [(f"{label}: ms (CPU ms)", f"{wall:,.1f} ({cpu:,.1f})") for label, (wall, cpu) in result["views"].items()]
+    rows += [(f"{label}: ms", f"{ms:,.0f}") for label, ms in result["cli"].items()]
+    if result["browser"]:
+        rows += [(f"{label}: ms", f"{ms:,.0f}") for label, ms in result["browser"].items()]
+    return rows
+
+
+def ratio(first: str, last: str) -> str:
+    """last / first of two printed figures: of their CPU figures where they give one (the last
+    number: "wall / CPU", "ms (CPU ms)"), as wall time on a shared machine is mostly others' load."""
+    try:
+        a, b = (float(v.split()[-1].strip("()x").replace(",", "")) for v in (first, last))
+    except (ValueError, IndexError):
+        return ""
+    return f"{b / a:.2f}x" if a else ""
+
+
+def print_table(sizes: list[int], results: list[dict]) -> None:
+    columns = [dict(rows_of(r)) for r in results]
+    labels = list(dict.fromkeys(label for r in results for label, _ in rows_of(r)))
+    header = ["", *(f"{n:,} sessions" for n in sizes)] + ([f"{sizes[-1]:,} / {sizes[0]:,}"] if len(sizes) > 1 else [])
+    table = [header]
+    for label in labels:
+        values = [c.get(label, "") for c in columns]
+        table.append([label, *values] + ([ratio(values[0], values[-1])] if len(sizes) > 1 else []))
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for n, row in enumerate(table):
+        print("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(row, widths))))
+        if n == 0:
+            print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    for size, result in zip(sizes, results):
+        print(f"phases at {size:,}: {result['ingest']['phases']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", default="1000,100000", help="sizes, comma-separated (default 1000,100000)")
+    parser.add_argument("--work", metavar="DIR", default=None,
+                        help="where collections and stores go (kept; collections are reused), default a temporary folder")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs after the first of each view (median)")
+    parser.add_argument("--no-browser", action="store_true", help="skip the Chromium measurements")
+    parser.add_argument("--no-health-run", action="store_true", help="skip the second ingest, with --no-health")
+    parser.add_argument("--_bulk", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--_views", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args._bulk:
+        import pyoxigraph as ox
+
+        store = ox.Store(args._bulk[1])
+        store.bulk_load(path=args._bulk[0], format=ox.RdfFormat.N_QUADS)
+        store.flush()
+        return 0
+    if args._views:
+        views_child(args._views[0], args._views[1], int(args._views[2]))
+        return 0
+    sizes = [int(n.replace("_", "")) for n in args.sessions.split(",") if n.strip()]
+    work = Path(args.work).resolve() if args.work else Path(__import__("tempfile").mkdtemp(prefix="trace-explorer-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    results = []
+    for n in sizes:
+        results.append(measure_size(work, n, args))
+        kept = {k: v for k, v in results[-1].items()}  # each size's figures as soon as they are in
+        kept["ingest"] = {k: str(v) if isinstance(v, Path) else v for k, v in kept["ingest"].items()}
+        if kept["no_health"] is not None:
+            kept["no_health"] = {k: str(v) if isinstance(v, Path) else v for k, v in kept["no_health"].items()}
+        (work / f"results-{n}.json").write_text(json.dumps(kept, indent=1), encoding="utf-8")
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"Trace Explorer at {', '.join(f'{n:,}' for n in sizes)} sessions; {platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} cores, Python {platform.python_version()}, load average at the end {load}\n")
+    print_table(sizes, results)
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

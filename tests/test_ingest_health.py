@@ -1,0 +1,120 @@
+"""Health after an ingest into an empty store reads each session's triples from what was just
+written (``sources.written_triples``) instead of asking the store: the findings must be exactly
+those read from the store, and ``ingest`` must leave the same index and health rows either way."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sqlite3
+import sys
+
+import pyoxigraph as ox
+import pytest
+
+from tests.conftest import CORPUS, MANIFEST, SERVICES_FILES
+from tests.health_traces import BROKEN, HEALTHY, documents, healthy
+from trace_explorer.analysis.health.checks import all_roots, check_sessions, entities_under
+from trace_explorer.analysis.health.index import refresh_health
+from trace_explorer.cli.main import main
+from trace_explorer.read.collection import expand_paths
+from trace_explorer.sources.fetch import session_triples
+from trace_explorer.sources.local_store import ingest_file, open_local_store
+from trace_explorer.sources.session_index import INDEX_FILE
+from trace_explorer.sources.written_triples import WrittenTriples
+
+BENCHMARKS = CORPUS.parents[1] / "benchmarks"
+
+
+def _synthetic(tmp_path):
+    spec = importlib.util.spec_from_file_location("ingest_health_synthetic", BENCHMARKS / "synthetic.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    made = module.generate(tmp_path / "made", 120, long_steps=(7, 3))
+    return [made.nquads, made.documents]
+
+
+def _broken(tmp_path, rule):
+    """The healthy session beside the one built to break ``rule``, with their texts."""
+    trace, texts, _ = BROKEN[rule]
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "healthy.trig").write_text(healthy(HEALTHY), encoding="utf-8")
+    (folder / "broken.trig").write_text(trace, encoding="utf-8")
+    (folder / "broken.documents.json").write_text(json.dumps({**documents(HEALTHY), **texts}), encoding="utf-8")
+    return sorted(folder.iterdir())
+
+
+def _files(which, tmp_path):
+    if which in BROKEN:
+        return _broken(tmp_path, which)
+    if which == "demo":
+        return expand_paths([CORPUS])
+    if which == "services":
+        return SERVICES_FILES
+    return _synthetic(tmp_path)
+
+
+@pytest.mark.parametrize("which", ["demo", "services", "synthetic", *sorted(BROKEN)])
+def test_sessions_read_from_memory_are_the_stores_and_so_are_their_findings(tmp_path, which):
+    files = _files(which, tmp_path)
+    with open_local_store(tmp_path / "store") as local:
+        written = WrittenTriples.for_store(local.store, local.index)
+        assert written is not None
+        for path in files:
+            ingest_file(local, str(path), written=written)
+        assert WrittenTriples.for_store(local.store, local.index) is None  # no longer empty
+        source = local.writer_source()
+        roots = all_roots(source)
+        assert len(roots) >= 3
+        extending = entities_under(source, roots, scan=True)
+        in_memory = entities_under(source, roots, typed=written.typed_iris())  # in another order: used as sets
+        assert {r: sorted(e) for r, e in in_memory.items()} == {r: sorted(e) for r, e in extending.items()}
+        for start in range(0, len(roots), 40):
+            chunk = roots[start:start + 40]
+            assert set(written.session_triples(chunk)) == set(session_triples(source, chunk))
+            from_store = check_sessions(source, chunk, extending)
+            assert check_sessions(source, chunk, extending, written.session_triples) == from_store
+        findings = [f for start in range(0, len(roots), 40)
+                    for f in check_sessions(source, roots[start:start + 40], extending)]
+        assert which not in BROKEN or which in {f.rule for f in findings}  # the broken rule is among them
+
+
+def _tables(store):
+    with sqlite3.connect(store / INDEX_FILE) as db:
+        return {table: sorted(db.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+                for table in ("sessions", "summaries", "health", "insight_tools", "insight_llm", "insight_sessions")} | {
+            "search": sorted(db.execute("SELECT rowid, * FROM search").fetchall(), key=repr)}
+
+
+def test_ingest_leaves_the_same_rows_as_checking_from_the_store(tmp_path, capsys):
+    files = [str(p) for p in _synthetic(tmp_path)]
+    assert main(["ingest", *files, "--store", str(tmp_path / "fast"), "--quiet"]) == 0
+    with open_local_store(tmp_path / "slow") as local:  # the store asked for every session's triples
+        for path in files:
+            ingest_file(local, path)
+        checked = refresh_health(local.writer_source(), after_ingest=True)
+    fast, slow = _tables(tmp_path / "fast"), _tables(tmp_path / "slow")
+    assert checked == len(fast["sessions"]) == 120
+    assert len(fast["health"]) == 120 and any(row[1] or row[2] or row[3] for row in fast["health"])
+    assert fast == slow
+
+
+def test_past_its_limit_nothing_is_kept_and_health_asks_the_store(tmp_path):
+    files = [CORPUS / "orchestrated.nq", CORPUS / "orchestrated.documents.json"]
+    quads = MANIFEST["orchestrated.nq"]["quads"]
+    small, large = WrittenTriples(limit=quads - 1), WrittenTriples(limit=quads + 1_000)
+    rows = []
+    for name, written in (("small", small), ("large", large), ("none", None)):
+        with open_local_store(tmp_path / name) as local:
+            for path in files:
+                ingest_file(local, str(path), written=written)
+            checked = refresh_health(local.writer_source(), after_ingest=True, written=written)
+        assert checked == len(MANIFEST["orchestrated.nq"]["sessions"])
+        rows.append(_tables(tmp_path / name)["health"])
+    assert not small.kept and small.session_triples([HEALTHY]) == [] and small.triples == 0
+    distinct = len({q.triple for q in ox.parse(path=str(files[0]), format=ox.RdfFormat.N_QUADS)})  # graphs folded
+    texts = len(json.loads(files[1].read_text(encoding="utf-8")))
+    assert large.kept and large.triples == distinct + texts == 649
+    assert rows[0] == rows[1] == rows[2] and len(rows[0]) == len(MANIFEST["orchestrated.nq"]["sessions"])

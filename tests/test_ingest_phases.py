@@ -1,0 +1,73 @@
+"""What an ingest tells of its phases: the command line's bar for each phase and its last line,
+and the app's progress text while it saves an upload."""
+
+from __future__ import annotations
+
+from tests.conftest import CORPUS, MANIFEST
+from trace_explorer.cli.main import main
+from trace_explorer.sources.ingest_phases import FULL_TEXT, HEALTH, INDEX, PARSE, STORE, Phases
+from trace_explorer.sources.local_store import ingest_file, open_local_store
+
+ORCHESTRATED = MANIFEST["orchestrated.nq"]
+
+
+class Recorder(Phases):
+    def __init__(self):
+        self.seen: list[tuple[str, int | None, int]] = []
+
+    def begin(self, phase, total=None):
+        self.seen.append((phase, total, 0))
+
+    def advance(self, n):
+        phase, total, done = self.seen[-1]
+        self.seen[-1] = (phase, total, done + n)
+
+
+def test_ingest_file_reports_each_phase_with_its_counts(tmp_path):
+    phases = Recorder()
+    with open_local_store(tmp_path / "store") as local:
+        ingest_file(local, str(CORPUS / "orchestrated.nq"), phases=phases)
+    sessions = len(ORCHESTRATED["sessions"])
+    quads = ORCHESTRATED["quads"]
+    assert phases.seen == [(INDEX, sessions, sessions), (STORE, quads, quads), (FULL_TEXT, sessions, sessions)]
+
+
+def test_the_command_line_draws_a_bar_a_phase_and_ends_with_the_totals(tmp_path, capsys):
+    path = CORPUS / "orchestrated.nq"
+    assert main(["ingest", str(path), "--store", str(tmp_path / "store")]) == 0
+    err = capsys.readouterr().err.replace("\r", "\n")
+    sessions, quads, size = len(ORCHESTRATED["sessions"]), ORCHESTRATED["quads"], path.stat().st_size
+    finished = {line.split(":", 1)[0].strip(): line for line in err.splitlines() if "100%" in line}
+    assert set(finished) == {PARSE, INDEX, STORE, FULL_TEXT, HEALTH}
+    assert f"{sessions}/{sessions}" in finished[INDEX] and f"{quads}/{quads}" in finished[STORE]
+    assert f"{sessions}/{sessions}" in finished[HEALTH] and f"{round(size / 1000)}k/{round(size / 1000)}k" in finished[PARSE]  # tqdm: 3 digits
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"ingested 1 file, {quads:,} quads, {sessions:,} sessions indexed in ")
+    for phase in (PARSE, INDEX, STORE, FULL_TEXT, HEALTH):
+        assert f" {phase} " in last
+
+
+def test_quiet_prints_no_bar_and_no_totals(tmp_path, capsys):
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(tmp_path / "store"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err == f"{CORPUS / 'orchestrated.nq'}: {ORCHESTRATED['quads']:,} quads, 0 texts (N-Quads)\n"
+
+
+def test_the_apps_progress_text_names_each_phase(tmp_path):
+    from components.source_picker import _PhaseText
+
+    class Bar:
+        def __init__(self):
+            self.texts = []
+
+        def progress(self, fraction, text=None):
+            self.texts.append(text)
+
+    bar = Bar()
+    with open_local_store(tmp_path / "store") as local:
+        data = (CORPUS / "orchestrated.nq").read_bytes()
+        ingest_file(local, "orchestrated.nq", data, phases=_PhaseText(bar, lambda: 0.5, "orchestrated.nq"))
+    sessions, quads = len(ORCHESTRATED["sessions"]), ORCHESTRATED["quads"]
+    assert f"Saving orchestrated.nq: index, {sessions} of {sessions} sessions…" in bar.texts
+    assert f"Saving orchestrated.nq: store, {quads:,} of {quads:,} quads…" in bar.texts
+    assert f"Saving orchestrated.nq: full-text, {sessions} of {sessions} sessions…" in bar.texts

@@ -1,0 +1,33 @@
+"""The phases of an ingest into a local store, as a writer reports them to whoever shows
+progress (the command line draws a bar for each: ``cli.ingest_progress``).
+
+An ingest goes through, in order: ``PARSE`` (bytes of the file read and parsed), ``INDEX``
+(sessions read for their index rows), ``STORE`` (quads written into the store), ``FULL_TEXT``
+(the index rows and their searched words written into SQLite and FTS5, in one transaction)
+and, once every file is in, ``HEALTH`` (sessions checked). A writer calls ``begin(phase,
+total)`` when a phase starts (``total`` in the phase's unit, or None when unknown), then
+``advance(n)`` as each further ``n`` units are done; a phase ends when the next begins or
+``finish()`` is called. ``NO_PHASES`` listens to nothing.
+"""
+
+from __future__ import annotations
+
+PARSE, INDEX, STORE, FULL_TEXT, HEALTH = "parse", "index", "store", "full-text", "health"
+PHASES = (PARSE, INDEX, STORE, FULL_TEXT, HEALTH)
+UNITS = {PARSE: "B", INDEX: "sessions", STORE: "quads", FULL_TEXT: "sessions", HEALTH: "sessions"}
+
+
+class Phases:
+    """What an ingest tells of its progress; this base class ignores it all (``NO_PHASES``)."""
+
+    def begin(self, phase: str, total: int | None = None) -> None:
+        """``phase`` (one of PHASES) starts, with ``total`` units to do (None: not known)."""
+
+    def advance(self, n: int) -> None:
+        """``n`` more units of the current phase are done."""
+
+    def finish(self) -> None:
+        """The current phase is over."""
+
+
+NO_PHASES = Phases()
