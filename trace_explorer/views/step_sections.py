@@ -16,7 +16,8 @@ A section is a dict with ``t`` (its type) and:
 - ``"list"``: ``title``, ``items`` (plan steps, goals, seed entities);
 - ``"table"``: ``title``, ``columns``, ``rows`` (lists of cells: str, number or None), and
   ``note`` (None or a sentence about missing texts);
-- ``"link"``: ``text`` and ``session`` (a sub-session's IRI: the page opens it);
+- ``"link"``: ``text``, ``session`` (a sub-session's IRI: the page opens it) and, in the
+  workspace, ``label`` (its mechanism and question);
 - ``"details"``: ``rows`` = [[field name, value], ...] (every other field, as in the CLI's report).
 
 Every text is trace text: untrusted, with its invisible controls shown (``visible_controls``);

@@ -48,6 +48,7 @@ from .dag.folding import DagLayout
 from .dag.layout import part_owners
 from .dag.network import dag_data, drawn_layout
 from .palette import kind_colour
+from .step_labels import clip
 from .step_sections import step_sections
 from .step_walk import WalkEntry, step_walk
 from .visible_text import visible_controls
@@ -81,6 +82,9 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
             sections.insert(0, {"t": "link", "text": "Open this sub-session", "session": entry.session.id})
         elif entry.session.id != session.id:
             sections.insert(0, {"t": "link", "text": "A step of the sub-session", "session": entry.session.id})
+        for section in sections:
+            if section["t"] == "link":
+                section["label"] = _session_label(sessions.get(section["session"]), section["session"])
         steps.append({
             "id": entry.id, "label": rows.labels[index], "kind": kind_index[rows.kinds[index]],
             "depth": entry.depth, "header": entry.header, "band": rows.bands[index],
@@ -103,6 +107,13 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
         "graph": graph,
         "evidence": evidence_data(session, evidence_layout, sessions, walk) if evidence_layout is not None else None,
     }
+
+
+def _session_label(other: Session | None, iri: str) -> str:
+    """"Agent · What did the law change?" (the IRI for a session not at hand)."""
+    if other is None:
+        return iri
+    return f"{other.mechanism} · {clip(other.question or '(no question recorded)', 70)}"
 
 
 def _tool(entry: WalkEntry) -> str | None:
