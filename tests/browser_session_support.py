@@ -112,3 +112,8 @@ def shown_rows(page) -> list[str]:
     return page.locator(f"{TIMELINE} .te-wf-row").evaluate_all(
         "rows => rows.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))"
         ".map(r => r.getAttribute('data-step'))")
+
+
+def row_ids(page) -> list[str]:
+    """The step IRIs of every row the timeline shows (in no folded band), in view or not, in order."""
+    return workspace(page, "w => w.waterfall.shown.map(i => w.steps[i].id)")

@@ -167,10 +167,13 @@ def workspace(session: Session, collection: Collection) -> None:
     if not walk:
         st.caption("This session has no steps to draw.")
         return
+    step = st.query_params.get("step")
+    selected = step if any(e.id == step for e in walk) else walk[0].id
     wanted = st.session_state.pop(TEXTS_KEY, None)
-    owner = next((e.session for e in walk if e.id == wanted), None)
-    if owner is not None:
-        show_texts(owner, [wanted], collection)
+    for iri in dict.fromkeys([selected, wanted]):  # the texts of the step shown (a librarian's), once
+        owner = next((e.session for e in walk if e.id == iri), None)
+        if owner is not None:
+            show_texts(owner, [iri], collection)
     state = _fold_state(session)
     long = is_long(session)
     target = state.get("target") if long else None
@@ -185,8 +188,6 @@ def workspace(session: Session, collection: Collection) -> None:
         st.caption(md_escape(f"Long session: {len(session.steps):,} steps, {session.graph.number_of_nodes():,} graph "
                              f"nodes. In the graph, {how[0].lower() + how[1:]}: {data['drawn']:,} nodes drawn. A click "
                              f"on a folded run opens it ({OPEN_WINDOW} nodes at a time, {MAX_OPEN} at once)."))
-    step = st.query_params.get("step")
-    selected = step if any(e.id == step for e in walk) else walk[0].id
     _component()(key=COMPONENT_KEY, data={"shape": data["shape"], "key": data["key"], "selected": selected},
                  on_texts_change=_texts_wanted, on_fold_change=functools.partial(_fold_clicked, session.id),
                  on_open_change=_open_clicked, width="stretch")

@@ -306,7 +306,10 @@ export default function (component) {
   if (ws.key !== data.key) {
     ws.key = data.key;
     ws.load(data.shape, data.selected);
+  } else if (data.selected !== ws.sentSelected && ws.index.has(data.selected)) {
+    ws.select(ws.index.get(data.selected), "link");  // the page was opened at another step (a link)
   }
+  ws.sentSelected = data.selected;
   current = ws;
   if (!keysBound) { document.addEventListener("keydown", onKey); keysBound = true; }
   return () => { if (current === ws) { current = null; } };
