@@ -34,7 +34,6 @@ from trace_explorer.sources.trustgraph.source import TrustGraphSource
 from trace_explorer.views.dag.folding import ITERATION
 from trace_explorer.views.dag.network import (MAX_OPEN, OPEN_WINDOW, drawn_layout, fold_base, is_long,
                                               script_safe, vis_network_js)
-from trace_explorer.views.palette import KIND_COLOURS, OTHER_KIND_COLOUR
 from trace_explorer.views.step_walk import WalkEntry, step_walk
 from trace_explorer.views.workspace import workspace_data
 
@@ -142,8 +141,6 @@ def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], tar
     texts = _collection.texts([c for c in chunks if c]) if chunks else {}
     shape = workspace_data(_session, sessions, walk=_walk, layout=layout, evidence_layout=evidence_layout,
                            texts=texts, pending=pending)
-    shape["palette"] = dict(KIND_COLOURS)
-    shape["other_colour"] = OTHER_KIND_COLOUR
     digest = hashlib.sha256(repr((collection_key, session_id, children, target, expand, evidence, texts_seen,
                                   sorted(pending))).encode()).hexdigest()
     return {"shape": shape, "key": digest[:16], "folds": len([n for n in layout.nodes if n.role == "folded"]),

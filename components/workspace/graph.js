@@ -39,6 +39,11 @@ class Graph {
     this.network.on("hoverNode", () => { this.canvas.style.cursor = "pointer"; });
     this.network.on("blurNode", () => { this.canvas.style.cursor = "default"; });
     this.canvas.addEventListener("mouseleave", () => this.hideTip());
+    // vis-network keeps the view's width in proportion when the canvas narrows: the labels
+    // would shrink below 12 px
+    this.network.on("resize", () => {
+      if (this.network.getScale() < LABEL_SCALE) { this.showAround(this.selected || this.nodes.getIds()[0]); }
+    });
     this.canvas.addEventListener("wheel", (event) => this.wheel(event), {passive: false, capture: true});
     host.querySelector(".te-fit").addEventListener("click", () => this.fit());
   }
@@ -143,15 +148,28 @@ class Graph {
     return Math.min(360, Math.ceil(column));
   }
 
-  /* The whole graph when it fits at a readable scale; else the selection at that scale. */
+  /* The whole graph when it fits at a readable scale; else that scale, the selection in view
+   * and as much of the graph around it as the canvas holds (no empty half beyond its ends). */
   fit() {
     this.network.fit({animation: false});
     const scale = this.network.getScale();
     if (scale > 1) { this.network.moveTo({scale: 1, animation: false}); }
-    else if (scale < LABEL_SCALE) {
-      const centre = this.selected || (this.nodes.getIds()[0]);
-      if (centre !== undefined) { this.network.focus(centre, {scale: LABEL_SCALE + 0.02, animation: false}); }
-    }
+    else if (scale < LABEL_SCALE) { this.showAround(this.selected || this.nodes.getIds()[0]); }
+  }
+
+  showAround(id) {
+    const places = this.network.getPositions();
+    const ids = Object.keys(places);
+    if (!ids.length || !places[id]) { return; }
+    const scale = LABEL_SCALE + 0.02;
+    const halfW = this.canvas.clientWidth / scale / 2, halfH = this.canvas.clientHeight / scale / 2;
+    let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
+    ids.forEach((k) => { const p = places[k]; minX = Math.min(minX, p.x); maxX = Math.max(maxX, p.x);
+                         minY = Math.min(minY, p.y); maxY = Math.max(maxY, p.y); });
+    const clamp = (v, lo, hi) => (lo > hi ? (lo + hi) / 2 : Math.max(lo, Math.min(hi, v)));
+    const x = clamp(places[id].x, minX - 90 + halfW, maxX + 90 - halfW);
+    const y = clamp(places[id].y, minY - 50 + halfH, maxY + 50 - halfH);
+    this.network.moveTo({position: {x: x, y: y}, scale: scale, animation: false});
   }
 
   select(id, reveal) {
@@ -159,9 +177,7 @@ class Graph {
     if (this.selected) {
       this.network.selectNodes([this.selected], false);
       this.host.setAttribute("data-selected", this.selected);
-      if (reveal && !this.visible(this.selected)) {
-        this.network.focus(this.selected, {scale: Math.max(this.network.getScale(), LABEL_SCALE + 0.02), animation: false});
-      }
+      if (reveal && !this.visible(this.selected)) { this.showAround(this.selected); }
     } else {
       this.network.unselectAll();
       this.host.removeAttribute("data-selected");

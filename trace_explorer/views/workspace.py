@@ -12,6 +12,7 @@ controls shown, which the component writes with ``textContent`` only)::
                   "parent_session" (IRI or None), "problems": [str]},
       "axis": "ms" | "order",          # "order": no durations anywhere, rows are counted
       "kinds": [{"name", "colour"}],   # the step kinds, indexed by each step's "kind"
+      "palette": {kind: colour}, "other_colour": colour,   # every kind's colour (graph nodes)
       "steps": [                       # one per stop of the step walk (views.step_walk), in order
         {"id", "label", "kind": int, "depth": int, "header": bool (a sub-session's band),
          "band": int (the row of the header whose band holds it, -1 at depth 0),
@@ -25,7 +26,7 @@ controls shown, which the component writes with ``textContent`` only)::
       "critical": [int],               # rows of the critical path, first to last (``critical_path``)
       "slow_ms": float or None,        # the slow-step threshold: the 90th percentile of durations
       "graph": {"nodes": [...], "edges": [...], "legend": [...], "folded": bool},
-      "evidence": None | {"nodes": [...], "edges": [...]},   # the Evidence branch, drawn on demand
+      "evidence": None | {"nodes", "edges", "legend"},   # the Evidence branch, drawn on demand
     }
 
 A graph node is ``{"id", "label" (lines joined by "\\n"), "kind", "shape" ("ellipse", "box",
@@ -47,7 +48,7 @@ from ..model.session import Session
 from .dag.folding import DagLayout
 from .dag.layout import part_owners
 from .dag.network import dag_data, drawn_layout
-from .palette import kind_colour
+from .palette import KIND_COLOURS, OTHER_KIND_COLOUR, kind_colour
 from .step_labels import clip
 from .step_sections import step_sections
 from .step_walk import WalkEntry, step_walk
@@ -101,6 +102,7 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
                     "problems": [visible_controls(w) for w in session.warnings]},
         "axis": rows.axis,
         "kinds": [{"name": k, "colour": kind_colour(k)} for k in kinds],
+        "palette": dict(KIND_COLOURS), "other_colour": OTHER_KIND_COLOUR,
         "steps": steps,
         "critical": critical_path(rows),
         "slow_ms": slow_threshold(rows),
