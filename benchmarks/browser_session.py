@@ -52,7 +52,7 @@ BARE_TEXT = "Trace Explorer bare page"
 TIMEOUT_MS = 120_000
 POLL_MS = 20
 # the session list drawn: its caption ("1–22 of 22 matching · ..."), written once the rows are read
-LIST_READY = "() => document.querySelector('[data-testid=\"stMain\"]')?.innerText.includes(' matching · ') ? 1 : false"
+LIST_READY = "() => document.querySelector('[data-testid=\"stMain\"]')?.innerText.includes(' matching · ') ? performance.now() : false"
 
 # JS: the first element matching a selector, in the page or in a component's shadow root.
 _DEEP = """
@@ -103,7 +103,7 @@ ARM = "([kind, words]) => {" + _DEEP + """
   });
   seen.observe(box, {childList: true, subtree: true, characterData: true});
 }"""
-WORKSPACE = "(script, arg) => {" + _DEEP + " return new Function('w', 'arg', 'return (' + script + ')(w, arg)')(deep('.te-ws').__teWorkspace, arg); }"
+WORKSPACE = "([script, arg]) => {" + _DEEP + " return new Function('w', 'arg', 'return (' + script + ')(w, arg)')(deep('.te-ws').__teWorkspace, arg); }"
 
 
 def bare_app(folder: Path) -> Path:

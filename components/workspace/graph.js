@@ -78,11 +78,19 @@ class Graph {
     this.draw();
   }
 
+  /* The Evidence branch on or off; the main chain stays where it is on screen. */
   setEvidence(on) {
     this.evidenceOn = !!on && !!this.evidence;
-    const view = this.network.getViewPosition(), scale = this.network.getScale();
+    const anchor = this.graph.nodes.length ? this.graph.nodes[0].id : null;
+    const before = anchor ? this.pointIn(anchor) : null;
+    const scale = this.network.getScale();
     this.draw(true);
-    this.network.moveTo({position: view, scale: scale, animation: false});
+    if (!before) { return; }
+    this.network.moveTo({scale: scale, animation: false});
+    const after = this.pointIn(anchor);
+    const view = this.network.getViewPosition();
+    this.network.moveTo({position: {x: view.x + (after.x - before.x) / scale, y: view.y + (after.y - before.y) / scale},
+                         scale: scale, animation: false});
   }
 
   look(n) {
