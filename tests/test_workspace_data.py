@@ -5,34 +5,19 @@ from __future__ import annotations
 
 import json
 
-import pyoxigraph as ox
-import pytest
-
-from tests.conftest import CORPUS, MANIFEST
+from tests.test_app import raw_literal
+from tests.test_timeline import manifest_session
 from trace_explorer.analysis.evidence.graph import evidence_branch, with_evidence
 from trace_explorer.views.dag.network import drawn_layout, is_long
 from trace_explorer.views.step_walk import step_walk
 from trace_explorer.views.workspace import critical_path, slow_threshold, workspace_data
 from trace_explorer.views.waterfall import waterfall
 
-TG = "https://trustgraph.ai/ns/"
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 PLAN = "urn:trustgraph:agent:1a4f44f9-a651-4445-b9f3-635cf88c422b"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 DOCRAG = "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"
-
-
-def manifest_session(iri: str) -> dict:
-    return next(s for f in MANIFEST.values() for s in f["sessions"] if s["session"] == iri)
-
-
-def raw_literal(file: str, subject: str, predicate: str) -> str:
-    store = ox.Store()
-    store.bulk_load(path=str(CORPUS / file), format=ox.RdfFormat.TRIG if file.endswith(".trig") else ox.RdfFormat.N_QUADS)
-    values = [q.object.value for q in store.quads_for_pattern(ox.NamedNode(subject), ox.NamedNode(TG + predicate), None)]
-    assert len(values) == 1, values
-    return values[0]
 
 
 def sections(step: dict, kind: str) -> list[dict]:

@@ -34,6 +34,7 @@ from typing import Any
 from ..model.docrag import PLAIN_CHUNK_ID, is_plain_chunk_id
 from ..model.literals import format_time
 from ..model.session import Session, Step
+from ..model.totals import format_ms
 from .report import FIELD_ORDER
 from .step_labels import tool_note
 from .visible_text import visible_controls
@@ -131,19 +132,6 @@ def _metrics(fields: Mapping[str, Any], observed: Step | None) -> list[list[str]
         ("Model", visible_controls(str(fields["model"])) if fields.get("model") else None),
     ]
     return [[label, value] for label, value in items if value is not None]
-
-
-def format_ms(value: float | int | None) -> str:
-    """Milliseconds for people: "850 ms", "7.9 s", "2 min 5 s"; "—" when missing."""
-    if value is None:
-        return "—"
-    if value < 1000:
-        return f"{value:,.0f} ms"
-    seconds = value / 1000
-    if seconds < 120:
-        return f"{seconds:,.1f} s"
-    minutes, rest = divmod(round(seconds), 60)
-    return f"{minutes} min {rest} s"
 
 
 def _number(value: Any) -> bool:
