@@ -41,9 +41,14 @@ class Graph {
     this.canvas.addEventListener("mouseleave", () => this.hideTip());
     // vis-network keeps the view's width in proportion when the canvas narrows: the labels
     // would shrink below 12 px
-    this.network.on("resize", () => {
-      if (this.network.getScale() < LABEL_SCALE) { this.showAround(this.selected || this.nodes.getIds()[0]); }
-    });
+    const readable = () => {  // after a resize: labels of 12 px at least, and never blown up past 1:1
+      const scale = this.network.getScale();
+      if (!this.nodes.length) { return; }
+      if (scale < LABEL_SCALE) { this.showAround(this.selected || this.nodes.getIds()[0]); }
+      else if (scale > 1.05) { this.network.moveTo({scale: 1, animation: false}); }
+    };
+    this.network.on("resize", () => setTimeout(readable, 0));
+    new ResizeObserver(() => setTimeout(readable, 30)).observe(this.canvas);
     this.canvas.addEventListener("wheel", (event) => this.wheel(event), {passive: false, capture: true});
     host.querySelector(".te-fit").addEventListener("click", () => this.fit());
   }
