@@ -92,7 +92,7 @@ _HTML = """
         (or the wheel once the graph has the focus) zooms.</div>
     </div>
   </div>
-  <div class="te-ins" aria-live="polite"></div>
+  <div class="te-ins" aria-live="polite"><p class="te-ins-note">Drawing the session's steps…</p></div>
 </div>
 """
 
