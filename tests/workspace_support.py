@@ -22,7 +22,8 @@ def sent(at) -> dict[str, Any]:
     found = [e for e in _elements(at.main) if getattr(e, "type", None) == "bidi_component"
              and e.proto.component_name.endswith(COMPONENT)]
     assert len(found) == 1, f"{len(found)} workspaces on the page"
-    return json.loads(found[0].proto.json)
+    proto = found[0].proto
+    return json.loads(proto.bytes.decode("utf-8") if proto.WhichOneof("data") == "bytes" else proto.json)
 
 
 def step_of(at, iri: str) -> dict[str, Any]:
