@@ -145,7 +145,7 @@ class Waterfall {
     clear(this.ticks);
     const span = this.view[1] - this.view[0];
     const width = this.ticks.clientWidth || 600;
-    const count = Math.max(2, Math.floor(width / 90));
+    const count = Math.max(2, Math.floor(width / 70));
     let step = niceStep(span, count);
     if (this.axis === "order") { step = Math.max(1, Math.round(step)); }
     const start = Math.ceil(this.view[0] / step) * step;
