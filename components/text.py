@@ -13,6 +13,7 @@ import string
 
 import streamlit as st
 
+from trace_explorer.model.totals import format_ms  # noqa: F401 - the pages format durations from here
 from trace_explorer.views.visible_text import visible_controls
 
 SESSIONS_PAGE = "app_pages/sessions.py"
@@ -68,19 +69,6 @@ def clip(text: object, width: int) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
     flat = " ".join(("" if text is None else str(text)).split())
     return flat if len(flat) <= width else flat[: max(1, width - 1)] + "…"
-
-
-def format_ms(value: float | int | None) -> str:
-    """Milliseconds for people: "850 ms", "7.9 s", "2 min 5 s"; "—" when missing."""
-    if value is None:
-        return "—"
-    if value < 1000:
-        return f"{value:,.0f} ms"
-    seconds = value / 1000
-    if seconds < 120:
-        return f"{seconds:,.1f} s"
-    minutes, rest = divmod(round(seconds), 60)
-    return f"{minutes} min {rest} s"
 
 
 PROSE_LIMIT = 4000  # characters of one text shown in the page; the rest is a download away

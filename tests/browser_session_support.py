@@ -1,16 +1,21 @@
-"""Helpers for the session page in a real browser: its DAG and timeline components.
+"""Helpers for the session page in a real browser: its workspace component (the waterfall, the
+graph and the step inspector in one).
 
-Both components render into shadow roots; Playwright's CSS locators pierce them, and each host
-element carries its view object (``__teDag`` for the DAG, ``__teWaterfall`` for the timeline),
-so a test can ask where a node is drawn or which rows are shown.
+The component renders into a shadow root; Playwright's CSS locators pierce it, and its elements
+carry their view objects (``__teWorkspace`` on the workspace, ``__teWaterfall`` on the
+timeline, ``__teDag`` on the graph), so a test can ask where a node is drawn or which rows are
+shown. The timeline and the graph share one pane (the "Timeline" / "Graph" switch): the helpers
+switch to the view they look at.
 """
 
 from __future__ import annotations
 
 import urllib.parse
 
-DAG = '[data-te-dag="drawn"]'
-TIMELINE = '[data-te-waterfall="drawn"]'
+WORKSPACE = '[data-te-workspace="drawn"]'
+TIMELINE = f"{WORKSPACE} .te-wf"
+DAG = f"{WORKSPACE} .te-dag"
+INSPECTOR = f"{WORKSPACE} .te-ins"
 
 
 def session_url(base: str, iri: str, step: str | None = None) -> str:
@@ -19,25 +24,40 @@ def session_url(base: str, iri: str, step: str | None = None) -> str:
 
 
 def wait_drawn(page, timeout_ms: float = 60000) -> None:
-    """Wait until the DAG and the timeline have drawn."""
-    page.locator(DAG).wait_for(timeout=timeout_ms)
-    page.locator(TIMELINE).wait_for(timeout=timeout_ms)
+    """Wait until the workspace has drawn."""
+    page.locator(WORKSPACE).wait_for(timeout=timeout_ms)
+
+
+def show(page, view: str) -> None:
+    """Switch the workspace's pane to ``view`` ("timeline" or "graph") when it is not."""
+    if page.locator(WORKSPACE).get_attribute("data-view") != view:
+        page.locator(f'{WORKSPACE} .te-ws-tabs [data-view="{view}"]').click()
+    if view == "graph":
+        page.locator(f'{DAG}[data-te-dag="drawn"]').wait_for(timeout=20000)
+
+
+def workspace(page, script: str, arg=None):
+    """Evaluate ``script`` (a function of the workspace object and ``arg``) on the workspace."""
+    return page.locator(WORKSPACE).evaluate(f"(host, arg) => ({script})(host.__teWorkspace, arg)", arg)
 
 
 def dag(page, script: str, arg=None):
-    """Evaluate ``script`` (a function of the DAG view and ``arg``) on the DAG view."""
+    """Evaluate ``script`` (a function of the graph view and ``arg``) on the graph (shown first)."""
+    show(page, "graph")
     return page.locator(DAG).evaluate(f"(host, arg) => ({script})(host.__teDag, arg)", arg)
 
 
 def timeline(page, script: str, arg=None):
-    """Evaluate ``script`` (a function of the timeline view and ``arg``) on the timeline view."""
+    """Evaluate ``script`` (a function of the waterfall view and ``arg``) on the timeline (shown first)."""
+    show(page, "timeline")
     return page.locator(TIMELINE).evaluate(f"(host, arg) => ({script})(host.__teWaterfall, arg)", arg)
 
 
 def node_point(page, node_id: str) -> tuple[float, float]:
-    """Where ``node_id`` is drawn, in page coordinates, with the DAG scrolled into view."""
-    page.locator(DAG).scroll_into_view_if_needed()
-    page.wait_for_timeout(150)
+    """Where ``node_id`` is drawn, in page coordinates, with the graph scrolled into view."""
+    show(page, "graph")
+    page.locator(f"{DAG} .te-dag-canvas").scroll_into_view_if_needed()
+    page.wait_for_timeout(100)
     point = dag(page, "(v, id) => v.pointOf(id)", node_id)
     assert point is not None, f"{node_id} is not drawn"
     return point["x"], point["y"]
@@ -45,8 +65,7 @@ def node_point(page, node_id: str) -> tuple[float, float]:
 
 def click_node(page, node_id: str) -> None:
     """Click ``node_id``, moving the view to it first when it is off the canvas."""
-    page.locator(DAG).scroll_into_view_if_needed()
-    dag(page, "(v, id) => { if (!v.visible(id)) { v.network.focus(id, {scale: Math.max(v.network.getScale(), 0.8),"
+    dag(page, "(v, id) => { if (!v.visible(id)) { v.network.focus(id, {scale: Math.max(v.network.getScale(), 0.9),"
               " animation: false}); } }", node_id)
     x, y = node_point(page, node_id)
     page.mouse.click(x, y)
@@ -54,7 +73,6 @@ def click_node(page, node_id: str) -> None:
 
 def hover_node(page, node_id: str) -> str | None:
     """Hover ``node_id`` (centred on the canvas first) and return its tooltip's text."""
-    page.locator(DAG).scroll_into_view_if_needed()
     dag(page, "(v, id) => v.network.focus(id, {scale: 1, animation: false})", node_id)
     x, y = node_point(page, node_id)
     tip = page.locator(f"{DAG} div.vis-tooltip")
@@ -68,7 +86,8 @@ def hover_node(page, node_id: str) -> str | None:
 
 
 def step_in_url(page) -> str | None:
-    return urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).get("step", [None])[0]
+    """The URL's ``step`` as the page has it (``history.replaceState`` moves it without a navigation)."""
+    return page.evaluate("() => new URLSearchParams(location.search).get('step')")
 
 
 def wait_step(page, step: str, timeout_ms: float = 20000, first: bool = False) -> None:
@@ -81,8 +100,20 @@ def wait_step(page, step: str, timeout_ms: float = 20000, first: bool = False) -
                            timeout=timeout_ms)
 
 
+def selected(page) -> str | None:
+    """The step the workspace has selected."""
+    return page.locator(WORKSPACE).get_attribute("data-selected")
+
+
 def shown_rows(page) -> list[str]:
     """The step IRIs of the timeline rows in the page (those in view), top to bottom."""
+    show(page, "timeline")
+    page.wait_for_timeout(50)  # the rows are drawn on the next frame
     return page.locator(f"{TIMELINE} .te-wf-row").evaluate_all(
         "rows => rows.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))"
         ".map(r => r.getAttribute('data-step'))")
+
+
+def row_ids(page) -> list[str]:
+    """The step IRIs of every row the timeline shows (in no folded band), in view or not, in order."""
+    return workspace(page, "w => w.waterfall.shown.map(i => w.steps[i].id)")

@@ -16,6 +16,8 @@ from components.session_table import short_id
 from tests.list_support import files_table, list_ids, list_rows, list_table
 from tests.conftest import CORPUS, MANIFEST, SERVICES_FILES, demo_sessions
 from tests.totals_support import expected_totals
+from tests.workspace_support import sent, step_of, texts, titled
+from tests.workspace_support import table as step_table
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.model.summary import answer_preview
 from trace_explorer.read.collection import load_collection
@@ -194,37 +196,34 @@ def test_react_session_page(tmp_path):
     assert any(expected["started"] in unescape(c.value) for c in at.main.caption)
     metrics = {m.label: m.value for m in at.main.metric}
     assert metrics["Steps"] == "26" and metrics["Tool calls"] == str(len(expected["actions"]))
-    assert at.selectbox(key="te_step").value == REACT_12 + "/pattern-decision"
+    assert sent(at)["selected"] == REACT_12 + "/pattern-decision"
     # the failed tool call: error, arguments and timings straight from the trace
     step = REACT_12 + "/i2"
-    at.selectbox(key="te_step").set_value(step).run()
+    inspected = step_of(at, step)
     error = raw_literal("collection.trig", step + "/observation", "toolError")
-    assert [unescape(e.value) for e in at.main.error] == [f"Tool error: {error}"]
+    assert texts(inspected, "error") == [f"Tool error: {error}"]
     arguments = json.loads(raw_literal("collection.trig", step, "arguments").replace("'", '"'))
-    assert [json.loads(j.value) for j in at.main.json] == [arguments]
-    assert "mcp:weather" in [t.value for t in at.main.text]
-    metrics = {m.label: m.value for m in at.main.metric}
+    assert json.loads(titled(inspected, "Arguments")["text"]) == arguments
+    assert titled(inspected, "Action")["text"] == "mcp:weather"
+    metrics = dict(map(tuple, next(s for s in inspected["sections"] if s["t"] == "metrics")["items"]))
     llm_ms = int(raw_literal("collection.trig", step, "llmDurationMs"))
     assert metrics["LLM"] == f"{llm_ms / 1000:,.1f} s"
     assert metrics["Tokens in"] == f"{int(raw_literal('collection.trig', step, 'inToken')):,}"
-    assert f"Model: {raw_literal('collection.trig', step, 'llmModel')}" in [unescape(c.value) for c in at.main.caption]
-    assert at.query_params["step"] == [step] or at.query_params["step"] == step
+    assert metrics["Model"] == raw_literal("collection.trig", step, "llmModel")
 
 
 def test_step_named_in_the_url_is_selected():
     step = REACT_12 + "/i7"
     at = open_session(REACT_12, step=step)
-    assert at.selectbox(key="te_step").value == step
+    assert sent(at)["selected"] == step
 
 
 def test_plan_then_execute_session_page():
     at = open_session(PLAN)
     assert header_question(at) == BY_ID[PLAN]["question"]
-    at.selectbox(key="te_step").set_value(PLAN + "/plan").run()
-    plan = [d.value for d in at.main.dataframe if "Plan step" in d.value.columns]
-    assert plan and plan[0]["Plan step"].tolist() == BY_ID[PLAN]["plan_steps"]
-    options = at.selectbox(key="te_step").options
-    assert options[2].startswith("3. #1 StepResult: Step 1:") and options[12].startswith("13. #11 StepResult: Step 11:")
+    assert titled(step_of(at, PLAN + "/plan"), "Plan")["items"] == BY_ID[PLAN]["plan_steps"]
+    labels = [s["label"] for s in sent(at)["shape"]["steps"]]
+    assert labels[2].startswith("#1 StepResult: Step 1:") and labels[12].startswith("#11 StepResult: Step 11:")
 
 
 def test_supervisor_session_page_links_its_sub_sessions():
@@ -243,19 +242,17 @@ def test_supervisor_session_page_links_its_sub_sessions():
         == "780 own · 13,333 with sub-sessions"
     assert own["duration_ms"] is None and metrics["Duration"] == f"— own · {total['duration_ms'] / 1000:,.1f} s with sub-sessions"
     assert metrics["Sub-sessions"] == "2"
-    at.selectbox(key="te_step").set_value(SUPERVISOR + "/decompose").run()
-    goals = [d.value for d in at.main.dataframe if "Goal" in d.value.columns]
-    assert goals and goals[0]["Goal"].tolist() == expected["goals"]
+    assert titled(step_of(at, SUPERVISOR + "/decompose"), "Sub-agent goals")["items"] == expected["goals"]
 
 
 def test_graphrag_session_page_shows_the_chosen_edges():
     at = open_session(GRAPHRAG)
     expected = BY_ID[GRAPHRAG]
     assert header_question(at) == expected["question"]
-    texts = [t.value for t in at.main.text]  # the answer, then the Grounding's IRI and concepts
-    assert texts[1:3] == [GRAPHRAG.replace("question:", "prov:grounding:"), ", ".join(expected["concepts"])]
-    at.selectbox(key="te_step").set_value(GRAPHRAG.replace("question:", "prov:focus:")).run()
-    edges = next(d.value for d in at.main.dataframe if "Predicate" in d.value.columns)
+    grounding = sent(at)["shape"]["steps"][0]  # the first step, selected: the Grounding and its concepts
+    assert grounding["id"] == GRAPHRAG.replace("question:", "prov:grounding:") == sent(at)["selected"]
+    assert titled(grounding, "Concepts")["text"] == ", ".join(expected["concepts"])
+    edges = step_table(step_of(at, GRAPHRAG.replace("question:", "prov:focus:")), "Selected edges")
     assert edges["Triple"].tolist() == [" ".join(e) for e in expected["selected_edges"]]
     assert set(edges["Concept"]) == set(expected["concepts"])
     assert edges["Score"].between(0, 1).all()
@@ -265,11 +262,9 @@ def test_docrag_session_page_shows_chunks_and_scores():
     at = open_session(DOCRAG)
     expected = BY_ID[DOCRAG]
     assert header_question(at) == expected["question"]
-    at.selectbox(key="te_step").set_value(DOCRAG + "/exploration").run()
-    explored = next(d.value for d in at.main.dataframe if "Chunk" in d.value.columns)
+    explored = step_table(step_of(at, DOCRAG + "/exploration"), "Chunks")
     assert len(explored) == expected["chunk_count"] == 5
-    at.selectbox(key="te_step").set_value(DOCRAG + "/focus").run()
-    chosen = next(d.value for d in at.main.dataframe if "Chunk" in d.value.columns)
+    chosen = step_table(step_of(at, DOCRAG + "/focus"), "Chunks")
     assert chosen["Score"].tolist() == [0.9, 0.8, 0.7]
     assert set(chosen["Chunk"]) <= set(explored["Chunk"])
 
@@ -287,24 +282,24 @@ def test_docrag_chunks_show_their_texts_and_scores_from_the_documents(corpus_ses
     at.sidebar.file_uploader[0].set_value([("collection.trig", trace, "application/octet-stream"),
                                            ("chunks.documents.json", json.dumps(texts).encode(), "application/json")]).run()
     at = open_session(DOCRAG, step=focus.id, at=at)
-    chosen = next(d.value for d in at.main.dataframe if "Chunk" in d.value.columns)
+    chosen = step_table(step_of(at, focus.id), "Chunks")
     assert chosen["Text"].tolist() == [texts[c["chunk"]] for c in focus.fields["chunks"]]
     assert chosen["Score"].tolist() == [0.9, 0.8, 0.7]
-    assert not any("not in this source" in unescape(c.value) for c in at.main.caption)
-    at.selectbox(key="te_step").set_value(explored.id).run()
-    table = next(d.value for d in at.main.dataframe if "Chunk" in d.value.columns)
+    assert titled(step_of(at, focus.id), "Chunks")["note"] is None
+    explored_table = step_table(step_of(at, explored.id), "Chunks")
     expected = [texts.get(c) for c in explored.fields["chunks"]]
-    assert "Score" not in table.columns and table["Text"].tolist()[0] == "An explored chunk's text."
-    assert [None if pd.isna(t) else t for t in table["Text"]] == expected
+    assert "Score" not in explored_table.columns and explored_table["Text"].tolist()[0] == "An explored chunk's text."
+    assert [None if pd.isna(t) else t for t in explored_table["Text"]] == expected
     missing = expected.count(None)
-    assert missing and any(unescape(c.value).startswith(f"{missing} chunk texts are not in this source") for c in at.main.caption)
+    assert missing and titled(step_of(at, explored.id), "Chunks")["note"].startswith(
+        f"{missing} chunk texts are not in this source")
 
 
 def test_agent_step_links_to_the_graphrag_sub_trace_and_back():
     parent_step = BY_ID[SUB_GRAPHRAG]["parent"]
     at = open_session(TOOL_PARENT, step=parent_step)
-    started = [l for l in page_links(at) if "Started sub" in unescape(l.proto.label)]
-    assert [l.proto.query_string for l in started] == ["session=" + SUB_GRAPHRAG.replace(":", "%3A")]
+    started = [s for s in step_of(at, parent_step)["sections"] if s["t"] == "link" and s["text"] == "Started sub-session"]
+    assert [s["session"] for s in started] == [SUB_GRAPHRAG]
     sub = open_session(SUB_GRAPHRAG)
     parents = [l for l in page_links(sub) if unescape(l.proto.label).startswith("Parent: ")]
     assert [l.proto.query_string for l in parents] == ["session=" + TOOL_PARENT.replace(":", "%3A")]
@@ -434,17 +429,15 @@ def test_hostile_agent_page_escapes_every_text():
     shown = visible_controls(hostile.ALL_TEXT)  # the text as is, its control and bidi characters visible
     heading = at.main.subheader[0].value
     assert unescape(heading) == "Agent " + shown and no_markup(heading)
-    errors = [e.value for e in at.main.error]
-    assert [unescape(e) for e in errors] == ["Tool error: Tool error " + shown]
-    assert all(no_markup(e) for e in errors)
-    assert "Model: " + hostile.MD_IMAGE in [unescape(c.value) for c in at.main.caption]
-    assert [json.loads(j.value) for j in at.main.json] == [hostile.HTML_IN_JSON]
-    texts = [t.value for t in at.main.text]
-    assert "Thought " + shown in texts
-    observation = next(t for t in texts if t.startswith("Observation "))
-    assert len(observation) < 5000  # 1 MB observation: its start, and a download button
-    assert [b.label for b in at.main.get("download_button")] == ["Download the full text"]
-    assert all(no_markup(l.proto.label) for l in page_links(at) if l.proto.page == "session")
+    # the inspector's data: every text as recorded, its controls visible (the browser writes it as text)
+    step = step_of(at, hostile.AGENT + "/i1")
+    assert texts(step, "error") == ["Tool error: Tool error " + shown]
+    metrics = dict(map(tuple, next(x for x in step["sections"] if x["t"] == "metrics")["items"]))
+    assert metrics["Model"] == hostile.MD_IMAGE
+    assert json.loads(titled(step, "Arguments")["text"]) == hostile.HTML_IN_JSON
+    assert titled(step, "Thought")["text"] == "Thought " + shown
+    observation = titled(step, "Observation")["text"]
+    assert len(observation) < 70_000 and observation.endswith("characters in all)")  # 1 MB: its start
 
 
 def test_hostile_graphrag_and_docrag_pages():
@@ -455,10 +448,11 @@ def test_hostile_graphrag_and_docrag_pages():
     at.query_params["step"] = "urn:trustgraph:prov:focus:0bad"
     at.run()
     assert not at.exception
-    edges = next(d.value for d in at.main.dataframe if "Predicate" in d.value.columns)
+    edges = step_table(step_of(at, "urn:trustgraph:prov:focus:0bad"), "Selected edges")
     row = edges.iloc[0]
     assert (row["Subject"], row["Predicate"], row["Object"]) == (hostile.SCRIPT, hostile.MD_IMAGE, hostile.IMG)
-    assert row["Reasoning"] == "Reasoning " + hostile.ALL_TEXT and row["Triple"].startswith(hostile.EVIL_IRI)
+    assert row["Reasoning"] == "Reasoning " + visible_controls(hostile.ALL_TEXT)
+    assert row["Triple"].startswith(hostile.EVIL_IRI)
     at.query_params["session"] = hostile.DOCRAG
     at.query_params.pop("step", None)
     at.run()
@@ -479,8 +473,8 @@ def test_inspector_says_when_a_thought_is_not_loaded():
     at.sidebar.file_uploader[0].set_value(
         ("orchestrated.nq", (CORPUS / "orchestrated.nq").read_bytes(), "application/n-quads")).run()
     at = open_session(TOOL_PARENT, step=TOOL_PARENT + "/i1", at=at)
-    captions = [unescape(c.value) for c in at.main.caption]
-    assert any(c.startswith("Thought text not loaded (urn:trustgraph:doc:") for c in captions), captions
+    notes = texts(step_of(at, TOOL_PARENT + "/i1"), "note")
+    assert any(c.startswith("Thought text not loaded (urn:trustgraph:doc:") for c in notes), notes
 
 
 def test_a_very_large_session_is_opened_only_when_asked(monkeypatch):
@@ -515,12 +509,13 @@ def test_a_step_of_the_session_itself_is_never_called_a_sub_sessions():
     for step in (docrag, docrag + "/focus", docrag + "/focus"):
         session_cache._read.clear()  # the session read anew, as after a store's ingest
         at = open_session(docrag, step=step)
-        labels = [unescape(link.proto.label) for link in page_links(at)]
-        assert not [label for label in labels if "sub-session" in label], labels
+        links = [s for x in sent(at)["shape"]["steps"] for s in x["sections"] if s["t"] == "link"]
+        assert not links, links
     supervisor = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
     sessions = {s.id: s for s in read_sessions(load_collection([CORPUS])[0])}
     child = next(c for c in sessions[supervisor].children if c in sessions)
     first = sessions[child].steps[0].id
     at = open_session(supervisor, step=first)  # a sub-session's step: the link to it is right there
-    labels = [unescape(link.proto.label) for link in page_links(at)]
-    assert any(label.startswith("A step of the sub-session: ") for label in labels), labels
+    assert sent(at)["selected"] == first
+    links = [s for s in step_of(at, first)["sections"] if s["t"] == "link"]
+    assert [(s["text"], s["session"]) for s in links] == [("A step of the sub-session", child)]

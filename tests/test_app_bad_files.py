@@ -15,6 +15,7 @@ import pytest
 from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
+from tests.workspace_support import sent, step_of, texts, titled
 from tests.conftest import CORPUS, MANIFEST
 from tests.list_support import files_table
 from tests.test_app import REPO, TOP, open_session, table_ids, unescape
@@ -196,20 +197,19 @@ def test_values_that_do_not_parse_are_warnings_on_the_session_and_its_step(probl
     warnings = header_warnings(at)
     assert warnings[0].split("\n")[0] == INTRO.format(n=4, s="s")
     assert sorted(warnings[0].split("\n")[1:]) == sorted("• " + e for e in expected)
-    # the step inspector (i1 is selected) repeats them in one warning of its own
-    assert len(warnings) == 2
-    assert warnings[1].split("\n")[0] == "4 problems in this step:"
-    assert sorted(warnings[1].split("\n")[1:]) == sorted("• " + e.removeprefix("…/i1: ") for e in expected)
-    assert "{not json" in [c.value for c in at.main.code]  # the arguments as recorded
-    assert any("done anyway" in t.value for t in at.main.text)  # the rest of the session reads normally
+    # the step inspector (i1 is selected) repeats them, each a warning of its own
+    assert len(warnings) == 1 and sent(at)["selected"] == AGENT + "/i1"
+    step = step_of(at, AGENT + "/i1")
+    assert sorted(texts(step, "warning")) == sorted(e.removeprefix("…/i1: ") for e in expected)
+    assert titled(step, "Arguments")["text"] == "{not json"  # the arguments as recorded
+    assert any("done anyway" in t for s in sent(at)["shape"]["steps"] for t in texts(s, "prose"))  # the rest reads normally
 
 
 def test_a_cycle_in_was_derived_from_is_a_warning_and_both_steps_are_shown(problems_app):
     at = open_uploaded(problems_app, CYCLE)
     assert header_warnings(at) == [INTRO.format(n=1, s="") + f"\n• the derivations form a cycle through {CYCLE}/i1, "
                                                               f"{CYCLE}/i2; the steps inside it are in IRI order"]
-    options = at.selectbox(key="te_step").options
-    assert options == ["1. i1 Analysis: first", "2. i2 Analysis: second"]
+    assert [s["label"] for s in sent(at)["shape"]["steps"]] == ["i1 Analysis: first", "i2 Analysis: second"]
 
 
 def test_a_session_root_with_no_types_is_read_and_warned_about(problems_app):
@@ -228,7 +228,7 @@ def test_a_step_two_sessions_reach_is_a_warning_on_both(problems_app):
                                  (SECOND, "Second of two claimants", "urn:trustgraph:prov:grounding:00000000-d")):
         at = open_uploaded(problems_app, iri)
         assert unescape(at.main.subheader[0].value) == question
-        assert at.selectbox(key="te_step").options == ["1. Grounding", "2. Synthesis"]
+        assert [s["label"] for s in sent(at)["shape"]["steps"]] == ["Grounding", "Synthesis"]
         assert header_warnings(at) == [INTRO.format(n=1, s="") + f"\n• {SHARED}: also derives from {other} "
                                        "(not part of this session); it is shown in this session"]
 

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from components.step_inspector import CELL_LIMIT, PLAIN_TEXT
+from tests.workspace_support import step_of, titled
+from tests.workspace_support import table as step_table
+from trace_explorer.views.step_sections import CELL_LIMIT, PLAIN_TEXT
 
 from tests.conftest import SERVICES, demo_sessions, service_sessions
 from tests.evidence_traces import AGENT, BRONZE, GRAPHRAG_BRONZE, SUB_GRAPHRAG, TRAPPIST
@@ -164,10 +166,11 @@ def test_every_demo_docrag_session_shows_its_chunks_texts_or_says_why_there_is_n
     [exploration] = sessions[iri].steps_of("Exploration")
     chosen = exploration.fields["chunks"]
     at = open_session(iri, step=exploration.id)
-    [table] = [d.value for d in at.dataframe if "Chunk" in d.value.columns]
+    table = step_table(step_of(at, exploration.id), "Chunks")
     assert list(table["Chunk"]) == chosen
-    captions = texts(at.caption)
-    assert not any("not in this source" in c or "not loaded" in c for c in captions), captions
+    note = titled(step_of(at, exploration.id), "Chunks")["note"] or ""
+    assert "not in this source" not in note and "not loaded" not in note, note
+    captions = [note]
     for chunk, shown in zip(chosen, table["Text"]):
         if chunk.startswith("urn:"):
             assert len(chunk_texts[chunk]) < CELL_LIMIT and shown == chunk_texts[chunk]

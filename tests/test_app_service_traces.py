@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tests.test_app import open_session, run_app, unescape, walk
 from tests.test_service_traces import BY_NAME, DOCUMENTS, MANIFEST, TEXTS, TRACES
+from tests.workspace_support import sent, step_of, texts, titled
 from trace_explorer.views.step_labels import UNPARSED_REPLY
 
 
@@ -28,21 +29,21 @@ def test_an_unreadable_reply_is_shown_as_such_not_as_a_tool():
     assert not [b for b in badges if "tool error" in b]
     metrics = {m.label: m.value for m in at.main.metric}
     assert metrics["Tool calls"] == str(len(expected["tool_order"]))
-    at.selectbox(key="te_step").set_value(action["analysis"]).run()
-    assert [unescape(e.value) for e in at.main.error] == [
-        f"The model's reply could not be parsed: no tool ran ({action['tool_error']})"]
-    assert "__parse_error__" not in [t.value for t in at.main.text]
-    assert any(UNPARSED_REPLY in o for o in at.selectbox(key="te_step").options)
+    step = step_of(at, action["analysis"])
+    assert texts(step, "error") == [f"The model's reply could not be parsed: no tool ran ({action['tool_error']})"]
+    assert "__parse_error__" not in texts(step, "line") and step["tool"] is None
+    assert step["label"].startswith("i") and UNPARSED_REPLY[:30] in step["label"]
 
 
 def test_a_tool_that_ran_a_sub_trace_shows_its_observation():
     expected = BY_NAME["react-graphrag"]
     action = expected["actions"][0]
     at = open_session(expected["session"], step=action["analysis"], at=uploaded())
-    assert at.selectbox(key="te_step").value == action["analysis"]
-    assert action["action"] in [t.value for t in at.main.text]
-    assert DOCUMENTS[action["observation"]] in [t.value for t in at.main.text]
-    assert "Observation text not loaded: see the Observation step." not in [c.value for c in at.main.caption]
+    assert sent(at)["selected"] == action["analysis"]
+    step = step_of(at, action["analysis"])
+    assert titled(step, "Action")["text"] == action["action"] == step["tool"]
+    assert titled(step, "Observation")["text"] == DOCUMENTS[action["observation"]]
+    assert "Observation text not loaded: see the Observation step." not in texts(step, "note")
 
 
 def test_the_insights_page_counts_unreadable_replies_apart_from_tools():

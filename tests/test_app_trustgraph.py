@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.workspace_support import step_of, titled
 from tests.conftest import manifest_sessions
 from tests.test_app import REPO, table_ids, unescape, walk
 from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, FakeGateway, corpus_gateway  # noqa: F401 - a fixture
@@ -72,12 +73,15 @@ def test_the_allowlist_opens_the_deployment_and_texts_come_when_shown(app_env, m
     analysis = next(s for s in session.steps if s.kind == "Analysis")
     thought_doc = session.nodes[analysis.fields["thought_id"]].fields["document"]
     assert thought_doc not in source.documents
-    at.selectbox(key="te_step").set_value(analysis.id).run()
+    assert step_of(at, analysis.id)["pending"] and not step_of(at, first.id)["pending"]
+    at.session_state["te_texts_wanted"] = analysis.id  # the workspace's "texts" trigger: the step shown
+    at.run()
     assert not at.exception, at.exception
-    assert source.documents[thought_doc] in shown_text(at)  # the Thought's words, fetched for the step
+    assert source.documents[thought_doc] == titled(step_of(at, analysis.id), "Thought")["text"]  # fetched for it
+    assert not step_of(at, analysis.id)["pending"]
     mark = len(corpus_gateway.log)
-    at.selectbox(key="te_step").set_value(session.steps[0].id).run()
-    at.selectbox(key="te_step").set_value(analysis.id).run()
+    at.session_state["te_texts_wanted"] = analysis.id
+    at.run()
     assert librarian_asks(corpus_gateway, mark) == []  # kept for the session
 
 

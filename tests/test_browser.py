@@ -8,8 +8,8 @@ import urllib.parse
 
 import pytest
 
-from tests.browser_session_support import (DAG, TIMELINE, dag, hover_node, session_url, shown_rows, wait_drawn,
-                                           wait_step)
+from tests.browser_session_support import (DAG, INSPECTOR, TIMELINE, WORKSPACE, dag, hover_node, selected,
+                                           session_url, shown_rows, wait_drawn, wait_step)
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
 from tests.list_support import LIST_ROW, open_row
 from trace_explorer.views.dag.network import dag_html
@@ -57,7 +57,9 @@ def test_list_row_opens_the_session_with_dag_and_timeline(app_url, sessions):
         assert set(drawn) == set(session.graph.nodes)
         assert dag(page, "v => v.edges.length") == session.graph.number_of_edges()
         assert page.locator(DAG).get_attribute("data-node-count") == str(len(drawn))
-        assert shown_rows(page) == [s.id for s in session.steps]  # a timeline row per step
+        assert page.locator(TIMELINE).get_attribute("data-rows-shown") == str(len(session.steps))  # a row per step
+        rows = shown_rows(page)
+        assert rows == [s.id for s in session.steps][:len(rows)] and len(rows) >= 16
         page.wait_for_timeout(500)
         screenshot(page, "session-after-row-click")
 
@@ -68,14 +70,13 @@ def test_timeline_click_selects_the_step_everywhere(app_url):
         page.goto(session_url(app_url, GRAPHRAG))
         wait_drawn(page)
         wait_for_streamlit_idle(page)
-        page.locator(f'{TIMELINE} .te-wf-row[data-step="{focus}"]').click()
+        page.locator(f'{TIMELINE} .te-wf-row[data-step="{focus}"] .te-wf-label').click()
+        assert selected(page) == focus
         wait_step(page, focus)
-        wait_for_streamlit_idle(page)
-        picker = page.get_by_role("combobox", name="Step")
-        assert picker.input_value() == "3. Focus"
-        assert page.get_by_text("Selected edges (4)", exact=True).is_visible()  # the table, under the timeline
-        page.locator(f'{DAG}[data-selected="{focus}"]').wait_for(timeout=10000)
+        assert page.locator(f"{INSPECTOR} .te-ins-n").inner_text() == "3 / 4"
+        assert page.locator(f"{INSPECTOR} .te-ins-caption").filter(has_text="Selected edges (4)").is_visible()
         assert dag(page, "v => v.network.getSelectedNodes()") == [focus]
+        assert page.locator(DAG).get_attribute("data-selected") == focus
         screenshot(page, "graphrag-focus-picked-on-timeline")
 
 
@@ -86,8 +87,11 @@ def test_session_pages_render(app_url, sessions, name):
         page.goto(session_url(app_url, iri))
         wait_drawn(page)
         wait_for_streamlit_idle(page)
+        walk = [e.id for e in step_walk(sessions[iri], sessions)]
+        assert page.locator(TIMELINE).get_attribute("data-rows-shown") == str(len(walk))
+        rows = shown_rows(page)
+        assert rows == walk[:len(rows)] and len(rows) >= min(16, len(walk))
         assert set(dag(page, "v => v.nodes.getIds()")) >= set(sessions[iri].graph.nodes)
-        assert shown_rows(page) == [e.id for e in step_walk(sessions[iri], sessions)]
         assert page.locator('[data-testid="stException"]').count() == 0
         page.wait_for_timeout(400)
         screenshot(page, f"session-{name}")
@@ -169,19 +173,17 @@ def test_uploaded_hostile_trace_is_shown_as_text_everywhere(app_url, tmp_path):
         assert heading.inner_text().strip() == question
         assert page.locator('[data-testid="stMain"] img[src="x"], [data-testid="stMain"] svg[onload], '
                             '[data-testid="stMain"] a[href^="javascript"]').count() == 0
-        # the inspector (pick the Analysis): thought, observation, tool, arguments as text
-        picker = page.get_by_role("combobox", name="Step")
-        picker.click()
-        page.get_by_role("option", name="1. i1 Analysis: <img src=x onerror=alert(4)>").click()
-        wait_for_streamlit_idle(page)
-        main = page.locator('[data-testid="stMain"]')
-        for text in ("<script>alert(5)</script>", "<b onmouseover=alert(6)>obs</b>", "<img src=x onerror=alert(4)>"):
-            assert main.get_by_text(text, exact=True).first.is_visible(), text
-        assert "<img src=x onerror=alert(7)>" in main.locator('[data-testid="stJson"]').inner_text()
-        # the timeline's row and its tooltip
+        # the inspector (the Analysis, selected first): thought, observation, tool, arguments as text
         wait_drawn(page)
+        assert selected(page) == "urn:trustgraph:agent:evil/i1"
+        inspector = page.locator(INSPECTOR)
+        for text in ("<script>alert(5)</script>", "<b onmouseover=alert(6)>obs</b>", "<img src=x onerror=alert(4)>"):
+            assert text in inspector.inner_text(), text
+        assert "<img src=x onerror=alert(7)>" in inspector.locator(".te-ins-code").inner_text()
+        assert inspector.locator("img, script, b, svg").count() == 0
+        # the timeline's row and its tooltip
         row = page.locator(f'{TIMELINE} .te-wf-row[data-step="urn:trustgraph:agent:evil/i1"]')
-        assert row.inner_text().strip() == "i1 Analysis: <img src=x onerror=alert(4)>"
+        assert row.locator(".te-wf-text").inner_text().strip() == "i1 Analysis: <img src=x onerror=alert(4)>"
         row.hover()
         tip = page.locator(f"{TIMELINE} .te-wf-tip")
         tip.wait_for(state="visible", timeout=5000)

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from tests.browser_session_support import TIMELINE, session_url, shown_rows, timeline, wait_drawn
+from tests.browser_session_support import row_ids, session_url, timeline, wait_drawn, workspace
 from tests.browser_support import chromium_page, wait_for_streamlit_idle
 from tests.conftest import SERVICES
 
@@ -39,16 +39,15 @@ def test_the_service_supervisor_shows_its_findings_in_order_and_each_sub_agent_a
         metric = page.locator('[data-testid="stMetric"]').filter(has_text="Tokens").inner_text()
         assert f"{recorded['in'] + recorded['out']:,} with sub-sessions" in metric
         # the Findings by their index, each labelled with the goal the manifest gives it
-        rows = shown_rows(page)
+        rows = row_ids(page)
         assert [r for r in rows if "/finding/" in r] == findings
-        labels = [page.locator(f'{TIMELINE} .te-wf-row[data-step="{f}"] .te-wf-label').get_attribute("title")
-                  for f in findings]
+        labels = workspace(page, "(w, ids) => ids.map(id => w.steps[w.index.get(id)].label)", findings)
         goals = [f"#{i} Finding: {f['goal']}" for i, f in enumerate(SUPERVISOR["findings"], 1)]
         assert all(label and goal.startswith(label.removesuffix("…")) for label, goal in zip(labels, goals)), labels
         # each sub-agent's band starts where its Question started, less the supervisor's start
         headers = [s["session"] for s in subs]
         assert all(h in rows for h in headers)
-        starts = timeline(page, "(w, ids) => ids.map((id) => w.rows.starts[w.index.get(id)])", headers)
+        starts = timeline(page, "(w, ids) => ids.map((id) => w.steps[w.ws.index.get(id)].start)", headers)
         expected = [_offset_ms(s, SUPERVISOR) for s in subs]
         assert starts == pytest.approx(expected, abs=0.5)
         assert len(set(expected)) == len(expected) and all(e > 0 for e in expected)  # side by side, not at 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser_session_support import INSPECTOR, wait_drawn
 from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
 from tests.list_support import open_row
 from tests.conftest import manifest_sessions
@@ -67,11 +68,12 @@ def test_trustgraph_source_in_the_browser(corpus_gateway):
         wait_for_streamlit_idle(page, timeout_ms=60000)
         assert "from TrustGraph" in page.locator('[data-testid="stSidebar"]').inner_text()
         assert page.get_by_text("¿Cuál es la montaña más alta de Europa?").first.is_visible()
-        picker = page.get_by_role("combobox", name="Step")
-        picker.click()
-        page.get_by_role("option").nth(1).click()  # the first Analysis
-        wait_for_streamlit_idle(page)
-        inspector = page.locator('[data-testid="stMain"]').inner_text()
+        wait_drawn(page)
+        page.locator('[data-testid="stMain"] h3').first.click()
+        page.keyboard.press("j")  # the first Analysis: its texts come from the librarian, asked for by the page
+        page.locator(f"{INSPECTOR} .te-ins-loading").wait_for(state="detached", timeout=30000)
+        page.locator(f"{INSPECTOR} .te-ins-caption").filter(has_text="Thought").wait_for(timeout=30000)
+        inspector = page.locator(INSPECTOR).inner_text()
         assert "Thought" in inspector and "Thought text not loaded" not in inspector
         assert "Step 1: I should use calculator to learn about Elbrus." in inspector  # the librarian's words
         assert any(path.endswith("/librarian") for path, _, _ in corpus_gateway.log)

@@ -291,50 +291,36 @@ def captions(at) -> list[str]:
     return [c.value.replace("\\", "") for c in at.main.caption]
 
 
-def test_a_long_session_page_draws_every_row_and_folds_the_graph():
+def test_a_long_session_page_sends_every_row_and_folds_the_graph():
+    from tests.workspace_support import sent
+
     session = long_react(2000)
     at = long_session_app(2000, 1300)
-    shown = captions(at)
-    # the waterfall gets every row (the browser draws those in view), with the selected step
-    timeline = component_data(at, "trace_explorer_timeline")
-    rows = timeline["rows"]
-    assert decoded_ids(rows) == [s.id for s in session.steps] and len(rows["labels"]) == 4002
-    assert rows["labels"][1] == "i1 Analysis: " + session.steps[1].fields["action"]
-    assert timeline["selected"] == session.steps[1300].id
-    assert rows["axis"] == "ms" and rows["markers"][0] == 1 and rows["markers"][-1] == 1  # Pattern, Conclusion
-    dag = component_data(at, "trace_explorer_dag")
-    selected_group = session.steps[1300].id.removesuffix("/observation")  # i650/observation -> i650
-    assert dag["selected"] == selected_group  # its Iteration node is drawn and selected
-    assert selected_group in {n["id"] for n in dag["graph"]["nodes"]}
-    # the picker lists the window around the selected step; the number box reaches any step
-    picker = at.selectbox(key="te_step")
-    assert picker.value == session.steps[1300].id
-    assert len(picker.options) == 200 and picker.options[0].startswith("1201. ")
-    assert at.number_input(key="te_step_number").value == 1301
-    # the graph says it is folded and lists its folds
-    assert any(c.startswith("Long session: 4,002 steps, 6,003 graph nodes.") for c in shown)
-    assert drawn_nodes(at) <= 40 and drawn_nodes(at) == len(dag["graph"]["nodes"])
-    folds = at.selectbox(key="te_dag_fold_pick")
-    assert 5 <= len(folds.options) <= 12 and folds.value is None
-
-    # a step chosen by number is selected everywhere
-    at.number_input(key="te_step_number").set_value(3999).run()
-    assert at.selectbox(key="te_step").value == session.steps[3998].id
-    assert component_data(at, "trace_explorer_timeline")["selected"] == session.steps[3998].id
-    assert at.query_params["step"] in ([session.steps[3998].id], session.steps[3998].id)
-    # opening a fold draws more nodes; "Fold again" closes it
-    from trace_explorer.views.dag.network import folded_layout, folds
-
+    data = sent(at)
+    shape = data["shape"]
+    # the workspace gets every row (the browser draws those in view), with the step in the URL selected
+    assert [s["id"] for s in shape["steps"]] == [s.id for s in session.steps] and len(shape["steps"]) == 4002
+    assert shape["steps"][1]["label"] == "i1 Analysis: " + session.steps[1].fields["action"]
+    assert data["selected"] == session.steps[1300].id
+    assert shape["axis"] == "ms" and shape["steps"][0]["duration"] is None and shape["steps"][-1]["duration"] is None
+    group = session.steps[1300].id.removesuffix("/observation")  # i650/observation -> i650
+    assert shape["steps"][1300]["node"] == group  # its Iteration node, drawn: the fold opened around it
+    assert group in {n["id"] for n in shape["graph"]["nodes"]}
+    # the graph says it is folded
+    assert any(c.startswith("Long session: 4,002 steps, 6,003 graph nodes.") for c in captions(at))
     before = drawn_nodes(at)
-    first_fold = folds(folded_layout(session, session.steps[3998].id))[0]
-    assert at.selectbox(key="te_dag_fold_pick").options[0].startswith("i3 – ")
-    at.selectbox(key="te_dag_fold_pick").set_value(first_fold.id).run()
+    assert before <= 40 and before == len(shape["graph"]["nodes"]) and shape["graph"]["folded"]
+    folds = [n for n in shape["graph"]["nodes"] if n["role"] == "folded"]
+    assert 5 <= len(folds) <= 12
+    # a click on a fold (the component's "fold" trigger) opens it: more nodes drawn, the steps it
+    # held now on nodes of their own
+    at.session_state["te_dag_open"] = {"session": session.id, "ids": [folds[0]["id"]], "target": data["selected"]}
+    at.run()
+    assert not at.exception, at.exception
     assert drawn_nodes(at) > before
-    assert len(component_data(at, "trace_explorer_dag")["graph"]["nodes"]) == drawn_nodes(at)
-    assert at.session_state["te_dag_open"]["ids"] == [first_fold.id]
-    assert at.selectbox(key="te_dag_fold_pick").value is None  # ready for the next one
-    at.button(key="te_dag_fold_all").click().run()
-    assert not at.exception and drawn_nodes(at) == before
+    opened = sent(at)["shape"]
+    assert len(opened["graph"]["nodes"]) == drawn_nodes(at)
+    assert folds[0]["id"] in {n["id"] for n in opened["graph"]["nodes"]}  # the fold's first node, drawn
 
 
 def component_data(at, name: str) -> dict:

@@ -136,3 +136,16 @@ def _with_sums(figures: dict[str, int | None]) -> dict[str, int | None]:
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def format_ms(value: float | int | None) -> str:
+    """Milliseconds for people: "850 ms", "7.9 s", "2 min 5 s"; "—" when missing."""
+    if value is None:
+        return "—"
+    if value < 1000:
+        return f"{value:,.0f} ms"
+    seconds = value / 1000
+    if seconds < 120:
+        return f"{seconds:,.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s"

@@ -1,0 +1,254 @@
+"""The session workspace: one custom component (``st.components.v2``: no iframe) holding the
+session's waterfall, its provenance graph and the step inspector, on the data of
+``views.workspace.workspace_data`` (SHAPE.md beside this file), sent once.
+
+Selecting a step (a click, j / k, the arrows), hovering, zooming, folding a band, the Evidence
+switch, the search and the quick filters run in the browser (``workspace.js``): no rerun, and
+the URL's ``step=`` follows the selection. Python runs only for what needs the server, each a
+trigger of the component:
+
+- ``texts``: a step whose texts a TrustGraph librarian still holds was selected: fetch them (the
+  data is sent again with them);
+- ``fold``: a folded run of a long session's graph was clicked: open it (up to
+  ``views.dag.network.MAX_OPEN`` stay open, kept per session in ``st.session_state``);
+- ``open``: a link to another session, or a Document of the Evidence branch, was clicked.
+
+The data is ``{"key", "selected", "shape"}`` as UTF-8 JSON bytes (SHAPE.md), the shape
+serialized once per drawing and kept.
+
+The script is vis-network as the pyvis package ships it, then ``dom.js``, ``waterfall.js``,
+``graph.js``, ``inspector.js`` and ``workspace.js``, inlined (nothing is fetched).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from trace_explorer.analysis.evidence.graph import evidence_branch, with_evidence
+from trace_explorer.model.session import Session
+from trace_explorer.model.texts import step_documents
+from trace_explorer.sources.source import SourceError
+from trace_explorer.sources.trustgraph.source import TrustGraphSource
+from trace_explorer.views.dag.folding import ITERATION
+from trace_explorer.views.dag.network import (MAX_OPEN, OPEN_WINDOW, drawn_layout, fold_base, is_long,
+                                              script_safe, vis_network_js)
+from trace_explorer.views.step_walk import WalkEntry, step_walk
+from trace_explorer.views.workspace import workspace_data
+
+from ..collection import Collection
+from ..evidence import cached_evidence, has_evidence
+from ..step_texts import show_texts
+from ..text import DOCUMENTS_PAGE, SESSION_PAGE, md_escape
+
+COMPONENT_KEY = "te_workspace"
+OPEN_KEY = "te_dag_open"  # {"session": IRI, "ids": [fold ids opened], "target": the step the last opened around}
+TEXTS_KEY = "te_texts_wanted"  # a step IRI whose librarian texts the browser asked for
+GOTO_KEY = "te_goto"  # {"page": "session" | "documents", "id": IRI}
+_HERE = Path(__file__).resolve().parent
+_SCRIPTS = ("dom.js", "waterfall.js", "graph.js", "inspector.js", "workspace.js")
+_HTML = """
+<div class="te-ws" data-view="timeline" data-te-steps="workspace" role="group" aria-label="Session workspace">
+  <div class="te-ws-tools">
+    <span class="te-ws-tabs" role="group" aria-label="View">
+      <button type="button" data-view="timeline" aria-pressed="true" title="The waterfall of the steps">Timeline</button>
+      <button type="button" data-view="graph" aria-pressed="false" title="The provenance graph">Graph</button>
+    </span>
+    <span class="te-ws-find">
+      <input class="te-ws-search" type="search" placeholder="Search this session  ( / )" aria-label="Search this session"
+             title="Words in thoughts, arguments, observations and answers; Enter: next match, Shift+Enter: previous">
+      <button type="button" data-match="prev" title="Previous match">↑</button>
+      <button type="button" data-match="next" title="Next match">↓</button>
+      <span class="te-ws-count" aria-live="polite"></span>
+    </span>
+    <label class="te-ws-check" title="Only steps whose tool call failed"><input class="te-ws-errors" type="checkbox"> Errors</label>
+    <select class="te-ws-slow" aria-label="Slow steps"></select>
+    <select class="te-ws-kind" aria-label="Step kind"></select>
+    <select class="te-ws-tool" aria-label="Tool"></select>
+    <label class="te-ws-check" title="The chain of steps that decided the session's duration"><input class="te-ws-critical" type="checkbox"> Critical path</label>
+    <label class="te-ws-check te-ws-evidence" hidden title="Hang each chosen edge's and chunk's chunk, page and document on the graph"><input type="checkbox"> Evidence</label>
+  </div>
+  <div class="te-ws-pane">
+    <div class="te-wf" tabindex="0" data-te-steps="timeline" data-te-waterfall="drawn" role="group"
+         aria-label="Timeline: click a row to select its step; j / k or arrows move">
+      <div class="te-wf-bar">
+        <span class="te-wf-hint">Click a row or press j / k. Drag the bars to pan; Ctrl + wheel zooms.</span>
+        <span class="te-wf-tools">
+          <button type="button" data-zoom="in" title="Zoom in on the time axis">+</button>
+          <button type="button" data-zoom="out" title="Zoom out">−</button>
+          <button type="button" data-zoom="reset" title="Show the whole run">Whole run</button>
+        </span>
+      </div>
+      <div class="te-wf-axis"><div class="te-wf-axis-label">Step</div><div class="te-wf-ticks"></div></div>
+      <div class="te-wf-body"><div class="te-wf-spacer"></div></div>
+      <div class="te-wf-tip" role="tooltip"></div>
+    </div>
+    <div class="te-dag" tabindex="0" data-te-steps="dag" role="group"
+         aria-label="Provenance graph: click a node to select its step; j / k or arrows move">
+      <div class="te-dag-top"><div class="te-legend"></div><button type="button" class="te-fit" title="Show the whole graph">Fit</button></div>
+      <div class="te-dag-canvas"></div>
+      <div class="te-dag-hint">Click a node to select its step; hover for its fields. Drag to pan; Ctrl + wheel
+        (or the wheel once the graph has the focus) zooms.</div>
+    </div>
+  </div>
+  <div class="te-ins" aria-live="polite"><p class="te-ins-note">Drawing the session's steps…</p></div>
+</div>
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def _component() -> Any:
+    """The registered component (made once: its script holds vis-network, about 470 KB)."""
+    ours = "\n".join((_HERE / name).read_text(encoding="utf-8") for name in _SCRIPTS)
+    script = vis_network_js().split("//# sourceMappingURL=")[0]
+    return st.components.v2.component(
+        "trace_explorer_workspace", html=_HTML, css=(_HERE / "workspace.css").read_text(encoding="utf-8"),
+        js=script + "\n;\nconst vis = globalThis.vis;\n" + script_safe(ours))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _walk(collection_key: tuple, session_id: str, children: tuple[str, ...], _session: Session,
+          _sessions: Any) -> list[WalkEntry]:
+    """The step walk of a session with the sub-sessions at hand (shared, never changed)."""
+    return step_walk(_session, _sessions)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _fold_base(collection_key: tuple, session_id: str, _session: Session, _sessions: Any) -> Any:
+    return fold_base(_session, _sessions)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], target: str | None,
+          expand: tuple[str, ...], evidence: bool, texts_seen: int, pending: frozenset[str], _session: Session,
+          _collection: Collection, _walk: list[WalkEntry]) -> dict[str, Any]:
+    """The workspace shape of one session, drawing (folds open, evidence) and set of texts
+    loaded; shared, never changed by its users."""
+    sessions = _collection.by_id
+    base = _fold_base(collection_key, session_id, _session, sessions) if is_long(_session) else None
+    layout = drawn_layout(_session, target, expand, sessions=sessions, base=base)
+    evidence_layout = None
+    if evidence:
+        try:
+            branch = evidence_branch(cached_evidence(_session, _collection))
+        except SourceError:
+            branch = None
+        if branch is not None and branch.nodes:
+            evidence_layout = with_evidence(layout, branch)
+    chunks = [c.get("chunk") if isinstance(c, dict) else str(c)
+              for entry in _walk for c in (entry.step.fields.get("chunks") or [])]
+    texts = _collection.texts([c for c in chunks if c]) if chunks else {}
+    shape = workspace_data(_session, sessions, walk=_walk, layout=layout, evidence_layout=evidence_layout,
+                           texts=texts, pending=pending)
+    digest = hashlib.sha256(repr((collection_key, session_id, children, target, expand, evidence, texts_seen,
+                                  sorted(pending))).encode()).hexdigest()
+    # sent as bytes, serialized here once: data given as a dict is serialized by Streamlit on
+    # every run, twice (once more, key-sorted, for the element's identity): 0.5 s for 4,002 steps
+    return {"shape": json.dumps(shape, ensure_ascii=False, separators=(",", ":")).encode(), "key": digest[:16],
+            "drawn": len(layout.nodes), "iterations": any(n.kind == ITERATION for n in layout.nodes)}
+
+
+def workspace(session: Session, collection: Collection) -> None:
+    """Draw the workspace of ``session``: the step named in the URL's ``step`` selected (else
+    the first)."""
+    goto = st.session_state.pop(GOTO_KEY, None)
+    if isinstance(goto, dict) and isinstance(goto.get("id"), str):
+        if goto.get("page") == "documents":
+            st.switch_page(DOCUMENTS_PAGE, query_params={"document": goto["id"]})
+        # this page again, for another session: the address changes here (a switch to the same
+        # page would keep the browser's address), then the whole page runs again
+        st.query_params.pop("step", None)
+        st.query_params["session"] = goto["id"]
+        st.rerun(scope="app")
+    children = tuple(c for c in session.children if c in collection.by_id)
+    walk = _walk(collection.key, session.id, children, session, collection.by_id)
+    if not walk:
+        st.caption("This session has no steps to draw.")
+        return
+    step = st.query_params.get("step")
+    selected = step if any(e.id == step for e in walk) else walk[0].id
+    wanted = st.session_state.pop(TEXTS_KEY, None)
+    for iri in dict.fromkeys([selected, wanted]):  # the texts of the step shown (a librarian's), once
+        owner = next((e.session for e in walk if e.id == iri), None)
+        if owner is not None:
+            show_texts(owner, [iri], collection)
+    state = _fold_state(session)
+    long = is_long(session)
+    target = state.get("target") if long else None
+    if long and target is None:
+        target = st.query_params.get("step")
+    data = _data(collection.key, session.id, children, target, tuple(state["ids"]) if long else (),
+                 has_evidence(session) and not long, _texts_seen(collection), _pending(walk, collection),
+                 session, collection, walk)
+    if long:
+        how = ("Each Analysis is drawn with its Thought and Observation as one Iteration node and long runs are "
+               "folded into dashed nodes" if data["iterations"] else "Long runs of steps are folded into dashed nodes")
+        st.caption(md_escape(f"Long session: {len(session.steps):,} steps, {session.graph.number_of_nodes():,} graph "
+                             f"nodes. In the graph, {how[0].lower() + how[1:]}: {data['drawn']:,} nodes drawn. A click "
+                             f"on a folded run opens it ({OPEN_WINDOW} nodes at a time, {MAX_OPEN} at once)."))
+    head = json.dumps({"key": data["key"], "selected": selected}, separators=(",", ":"))
+    _component()(key=COMPONENT_KEY, data=head[:-1].encode() + b',"shape":' + data["shape"] + b"}",
+                 on_texts_change=_texts_wanted, on_fold_change=functools.partial(_fold_clicked, session.id),
+                 on_open_change=_open_clicked, width="stretch")
+
+
+def _texts_seen(collection: Collection) -> int:
+    source = collection.source
+    return len(source.documents) + len(source.missing_texts) if isinstance(source, TrustGraphSource) else 0
+
+
+def _pending(walk: list[WalkEntry], collection: Collection) -> frozenset[str]:
+    """The stops whose texts a TrustGraph librarian still holds (none for other sources)."""
+    source = collection.source
+    if not isinstance(source, TrustGraphSource):
+        return frozenset()
+    known = source.documents.keys() | source.missing_texts.keys()
+    return frozenset(e.id for e in walk if any(d not in known for d in step_documents(e.session, e.id)))
+
+
+def _trigger(name: str) -> Any:
+    state = st.session_state.get(COMPONENT_KEY)
+    value = getattr(state, name, None) if state is not None else None
+    if value is None and isinstance(state, dict):
+        value = state.get(name)
+    return value
+
+
+def _texts_wanted() -> None:
+    value = _trigger("texts")
+    if isinstance(value, str):
+        st.session_state[TEXTS_KEY] = value
+
+
+def _open_clicked() -> None:
+    value = _trigger("open")
+    if isinstance(value, dict):
+        st.session_state[GOTO_KEY] = value
+
+
+def _fold_state(session: Session) -> dict[str, Any]:
+    state = st.session_state.get(OPEN_KEY)
+    if not isinstance(state, dict) or state.get("session") != session.id:
+        state = {"session": session.id, "ids": [], "target": None}
+        st.session_state[OPEN_KEY] = state
+    return state
+
+
+def _fold_clicked(session_id: str) -> None:
+    value = _trigger("fold")
+    state = st.session_state.get(OPEN_KEY)
+    if not isinstance(value, dict) or not isinstance(state, dict) or state.get("session") != session_id:
+        return
+    fold = value.get("fold")
+    if isinstance(fold, str):
+        state["ids"] = [i for i in state["ids"] if i != fold][-(MAX_OPEN - 1):] + [fold]
+    if isinstance(value.get("selected"), str):
+        state["target"] = value["selected"]
+
+
+

@@ -1,0 +1,272 @@
+/* The waterfall, as Jaeger draws a trace: one labelled row per stop of the step walk, each
+ * sub-session a band that folds (▾), bars at their real start with the duration beside them, a
+ * step without a duration a diamond. Only the rows in view are in the DOM (a 4,002-step run
+ * scrolls like 20). The time axis zooms (+ / −, Ctrl + wheel) and pans (drag the bars). */
+const ROW = 26;          // px per row
+const MAX_BODY = 440;    // px: a taller run scrolls inside the waterfall
+const INDENT = 14;       // px per level of a sub-session
+
+class Waterfall {
+  constructor(host, ws) {
+    this.host = host;
+    this.ws = ws;
+    this.ticks = host.querySelector(".te-wf-ticks");
+    this.axisName = host.querySelector(".te-wf-axis-label");
+    this.body = host.querySelector(".te-wf-body");
+    this.spacer = host.querySelector(".te-wf-spacer");
+    this.tip = host.querySelector(".te-wf-tip");
+    this.rowsEl = el("div", "te-wf-rows");
+    this.body.appendChild(this.rowsEl);
+    this.collapsed = new Set();
+    this.frame = 0;
+    host.__teWaterfall = this;
+    this.body.addEventListener("scroll", () => this.schedule());
+    host.querySelectorAll("[data-zoom]").forEach((b) => b.addEventListener("click", () => this.zoom(b.getAttribute("data-zoom"))));
+    this.body.addEventListener("wheel", (event) => {
+      if (!(event.ctrlKey || event.metaKey)) { return; }
+      event.preventDefault();
+      this.zoomAround(this.timeAt(event.clientX), event.deltaY > 0 ? 1.25 : 0.8);
+    }, {passive: false});
+    this.bindPointer();
+    this.rowsEl.addEventListener("mousemove", (event) => this.hover(event));
+    this.rowsEl.addEventListener("mouseleave", () => { this.tip.style.display = "none"; });
+    new ResizeObserver(() => this.schedule()).observe(this.body);
+  }
+
+  load(steps, axis) {
+    this.steps = steps;
+    this.axis = axis;
+    let end = 0;
+    steps.forEach((s) => { end = Math.max(end, s.end); });
+    this.full = axis === "order" ? [-0.5, Math.max(steps.length - 0.5, 0.5)] : [0, Math.max(end, 1)];
+    this.view = this.full.slice();
+    this.axisName.textContent = axis === "order" ? "Step (no durations recorded: in order)" : "Step";
+    this.refresh();
+  }
+
+  /* The rows shown (those in no folded band), in order. */
+  refresh() {
+    const shown = [];
+    const place = new Map();
+    this.steps.forEach((s, i) => {
+      let band = s.band;
+      while (band >= 0) { if (this.collapsed.has(band)) { return; } band = this.steps[band].band; }
+      place.set(i, shown.length);
+      shown.push(i);
+    });
+    this.shown = shown;
+    this.place = place;
+    this.spacer.style.height = shown.length * ROW + "px";
+    this.body.style.height = Math.min(MAX_BODY, shown.length * ROW + 2) + "px";
+    this.host.setAttribute("data-rows-shown", String(shown.length));
+    this.schedule();
+  }
+
+  toggle(row) {
+    if (this.collapsed.has(row)) { this.collapsed.delete(row); } else { this.collapsed.add(row); }
+    this.refresh();
+  }
+
+  schedule() {
+    if (this.frame) { return; }
+    this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
+  }
+
+  x(value) { return (value - this.view[0]) / Math.max(1e-9, this.view[1] - this.view[0]) * 100; }
+
+  draw() {
+    const top = this.body.scrollTop;
+    const height = this.body.clientHeight || MAX_BODY;
+    const first = Math.max(0, Math.floor(top / ROW) - 6);
+    const last = Math.min(this.shown.length, Math.ceil((top + height) / ROW) + 6);
+    const frag = document.createDocumentFragment();
+    for (let p = first; p < last; p++) { frag.appendChild(this.row(this.shown[p], p)); }
+    clear(this.rowsEl);
+    this.rowsEl.appendChild(frag);
+    this.drawAxis();
+  }
+
+  row(i, p) {
+    const s = this.steps[i];
+    const ws = this.ws;
+    const row = el("div", "te-wf-row" + (s.header ? " te-wf-header" : ""));
+    row.style.top = p * ROW + "px";
+    row.setAttribute("data-row", String(i));
+    row.setAttribute("data-step", s.id);
+    if (i === ws.selected) { row.classList.add("te-selected"); }
+    if (ws.dimmed(i)) { row.classList.add("te-dim"); }
+    if (ws.showCritical && ws.critical.has(i)) { row.classList.add("te-critical"); }
+    const label = el("div", "te-wf-label");
+    label.style.paddingLeft = (6 + s.depth * INDENT) + "px";
+    label.title = s.label;
+    if (s.header) {
+      const t = el("button", "te-wf-toggle", this.collapsed.has(i) ? "▸" : "▾");
+      t.type = "button";
+      t.setAttribute("data-toggle", String(i));
+      t.title = this.collapsed.has(i) ? "Unfold this sub-session" : "Fold this sub-session";
+      label.appendChild(t);
+    }
+    const sw = el("span", "te-wf-sw" + (s.header ? " te-wf-sw-band" : ""));
+    sw.style.background = ws.colour(s);
+    label.appendChild(sw);
+    label.appendChild(el("span", "te-wf-n", String(i + 1)));
+    label.appendChild(el("span", "te-wf-text" + (s.error ? " te-wf-error-text" : ""), s.label));
+    row.appendChild(label);
+    const track = el("div", "te-wf-track");
+    const lane = el("div", "te-wf-lane");
+    track.appendChild(lane);
+    const left = this.x(s.start), right = this.x(s.end);
+    if (s.header) {
+      const band = el("div", "te-wf-band");
+      band.style.left = left + "%";
+      band.style.width = Math.max(0.3, right - left) + "%";
+      lane.appendChild(band);
+    } else if (s.duration === null || this.axis === "order") {
+      const m = el("div", "te-wf-marker" + (s.error ? " te-wf-err" : ""));
+      m.style.left = left + "%";
+      m.style.background = ws.colour(s);
+      lane.appendChild(m);
+    } else {
+      const bar = el("div", "te-wf-span" + (s.error ? " te-wf-err" : ""));
+      bar.style.left = left + "%";
+      bar.style.width = Math.max(0.25, right - left) + "%";
+      bar.style.background = ws.colour(s);
+      lane.appendChild(bar);
+      const d = el("span", "te-wf-dur", formatMs(s.duration));
+      if (right > 82) { d.style.right = (100 - left) + "%"; d.classList.add("te-wf-dur-before"); }
+      else { d.style.left = right + "%"; }
+      lane.appendChild(d);
+    }
+    row.appendChild(track);
+    return row;
+  }
+
+  drawAxis() {
+    clear(this.ticks);
+    const span = this.view[1] - this.view[0];
+    const width = this.ticks.clientWidth || 600;
+    const count = Math.max(2, Math.floor(width / 70));
+    let step = niceStep(span, count);
+    if (this.axis === "order") { step = Math.max(1, Math.round(step)); }
+    const start = Math.ceil(this.view[0] / step) * step;
+    for (let v = start; v <= this.view[1] + 1e-9; v += step) {
+      const t = el("span", "te-wf-tick", this.axis === "order" ? String(Math.round(v) + 1) : this.timeText(v, step));
+      const at = this.x(v);
+      t.style.left = at + "%";
+      if (at < 4) { t.style.transform = "none"; }  // the first label starts at the axis, whole
+      this.ticks.appendChild(t);
+    }
+  }
+
+  timeText(v, step) {
+    const seconds = v / 1000;
+    if (seconds >= 120 && step >= 1000) {
+      const m = Math.floor(seconds / 60), s = Math.round(seconds - 60 * m);
+      return m + " min" + (s ? " " + s + " s" : "");
+    }
+    const digits = step >= 1000 ? 0 : step >= 100 ? 1 : step >= 10 ? 2 : 3;
+    return seconds.toFixed(digits) + " s";
+  }
+
+  timeAt(clientX) {
+    const lane = this.ticks.getBoundingClientRect();
+    return this.view[0] + (clientX - lane.left) / Math.max(1, lane.width) * (this.view[1] - this.view[0]);
+  }
+
+  setView(view) {
+    const full = this.full;
+    let [a, b] = view;
+    const span = Math.min(full[1] - full[0], Math.max(b - a, (full[1] - full[0]) / 5000));
+    a = Math.max(full[0], Math.min(a, full[1] - span));
+    this.view = [a, a + span];
+    this.host.setAttribute("data-zoomed", this.view[1] - this.view[0] < full[1] - full[0] - 1e-9 ? "1" : "0");
+    this.schedule();
+  }
+
+  zoomAround(at, factor) {
+    const [a, b] = this.view;
+    this.setView([at - (at - a) * factor, at + (b - at) * factor]);
+  }
+
+  zoom(how) {
+    if (how === "reset") { this.setView(this.full.slice()); return; }
+    const s = this.steps[this.ws.selected];
+    const at = s ? (s.start + s.end) / 2 : (this.view[0] + this.view[1]) / 2;
+    this.zoomAround(at, how === "in" ? 0.5 : 2);
+  }
+
+  bindPointer() {
+    let drag = null;
+    this.rowsEl.addEventListener("mousedown", (event) => {
+      if (event.button !== 0 || !event.target.closest(".te-wf-track")) { return; }
+      drag = {x: event.clientX, view: this.view.slice(), moved: false};
+    });
+    window.addEventListener("mousemove", (event) => {
+      if (!drag) { return; }
+      const dx = event.clientX - drag.x;
+      if (Math.abs(dx) > 4) { drag.moved = true; }
+      if (!drag.moved) { return; }
+      const width = Math.max(1, this.ticks.getBoundingClientRect().width);
+      const shift = -dx / width * (drag.view[1] - drag.view[0]);
+      this.setView([drag.view[0] + shift, drag.view[1] + shift]);
+    });
+    window.addEventListener("mouseup", () => { setTimeout(() => { drag = null; }, 0); });
+    this.rowsEl.addEventListener("click", (event) => {
+      if (drag && drag.moved) { return; }
+      const toggle = event.target.closest("[data-toggle]");
+      if (toggle) { this.toggle(Number(toggle.getAttribute("data-toggle"))); return; }
+      const row = event.target.closest("[data-row]");
+      if (row) { this.ws.select(Number(row.getAttribute("data-row")), "timeline"); }
+    });
+  }
+
+  /* Bring row ``i`` into view (unfolding the bands that hold it) and its time into the axis. */
+  reveal(i) {
+    let band = this.steps[i].band, unfolded = false;
+    while (band >= 0) { if (this.collapsed.delete(band)) { unfolded = true; } band = this.steps[band].band; }
+    if (unfolded) { this.refresh(); }
+    const p = this.place.get(i);
+    if (p !== undefined) {
+      const top = p * ROW, view = this.body.clientHeight || MAX_BODY;
+      if (top < this.body.scrollTop) { this.body.scrollTop = top; }
+      else if (top + ROW > this.body.scrollTop + view) { this.body.scrollTop = top + ROW - view; }
+    }
+    const s = this.steps[i];
+    if (s.end < this.view[0] || s.start > this.view[1]) {
+      const half = (this.view[1] - this.view[0]) / 2;
+      this.setView([s.start - half, s.start + half]);
+    }
+    this.schedule();
+  }
+
+  /* The row after (``by`` > 0) or before the selected one among the rows shown. */
+  neighbour(i, by) {
+    let p = this.place.get(i);
+    if (p === undefined) {  // inside a folded band: from its header
+      let band = this.steps[i] ? this.steps[i].band : -1;
+      while (band >= 0 && this.place.get(band) === undefined) { band = this.steps[band].band; }
+      p = band >= 0 ? this.place.get(band) : 0;
+    }
+    return this.shown[Math.min(this.shown.length - 1, Math.max(0, p + by))];
+  }
+
+  hover(event) {
+    const row = event.target.closest("[data-row]");
+    if (!row) { this.tip.style.display = "none"; return; }
+    const s = this.steps[Number(row.getAttribute("data-row"))];
+    const lines = [s.label, this.ws.kindName(s)];
+    if (s.header) {
+      lines.push("sub-session band: " + formatMs(s.start) + " – " + formatMs(s.end));
+    } else if (this.axis === "ms") {
+      lines.push("duration: " + (s.duration === null ? "not recorded" : formatMs(s.duration)));
+      lines.push("starts at: " + formatMs(s.start));
+    }
+    if (s.error) { lines.push("tool call failed ✗"); }
+    lines.push(s.id);
+    this.tip.textContent = lines.join("\n");
+    this.tip.style.display = "block";
+    const box = this.host.getBoundingClientRect();
+    this.tip.style.left = Math.max(0, Math.min(event.clientX - box.left + 14, box.width - this.tip.offsetWidth - 4)) + "px";
+    this.tip.style.top = (event.clientY - box.top + 16) + "px";
+  }
+}
