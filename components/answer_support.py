@@ -1,6 +1,6 @@
 """The answer's support on the session page: the answer sentence by sentence, each a button;
-unsupported sentences marked. A click on a sentence selects its best supporting step (the step
-picker's state, ``step_picker.STEP_KEY``, so the picker, timeline, DAG, inspector and the URL's
+unsupported sentences marked. A click on a sentence selects its best supporting step in the
+session workspace (``workspace.select_step``: the timeline, graph, inspector and the URL's
 ``&step=`` follow) and shows that step's text, and any other backing text, with the words that
 match the sentence marked.
 
@@ -21,8 +21,8 @@ from trace_explorer.model.session import Session
 from trace_explorer.views.marked_text import marked_html
 
 from .collection import Collection
-from .step_picker import STEP_KEY
 from .text import clip, md_escape
+from .workspace import select_step
 
 SENTENCE_KEY = "te_support_sentence"  # (session IRI, index of the sentence clicked)
 SUPPORT_STATE_KEY = "te_answer_support"  # session IRI -> step_support(...)
@@ -52,10 +52,11 @@ def step_support_state(session: Session, support: AnswerSupport) -> dict[str, di
     return per_step
 
 
-def _choose(session_id: str, index: int, step: str | None) -> None:
+def _choose(session_id: str, index: int, steps: list[str]) -> None:
+    """Sentence ``index`` was clicked: select its best step (``steps``: those backing it, best
+    first) and mark them all in the workspace."""
     st.session_state[SENTENCE_KEY] = (session_id, index)
-    if step:
-        st.session_state[STEP_KEY] = step
+    select_step(steps[0] if steps else None, steps)
 
 
 def answer_support_panel(session: Session, collection: Collection) -> None:
@@ -83,7 +84,8 @@ def answer_support_panel(session: Session, collection: Collection) -> None:
                       type="primary" if number == index else "tertiary",
                       help=("Nothing in this trace supports it" if not sentence.supported
                             else f"Backed by {len(sentence.support)} step text(s); best: {best}"),
-                      on_click=_choose, args=(session.id, number, best))
+                      on_click=_choose, args=(session.id, number,
+                                              list(dict.fromkeys(b.source.step for b in sentence.support))))
         if index is not None and index < len(support.sentences):
             _backings(support, index)
 

@@ -5,6 +5,7 @@ text with the matching words marked; the per-step support is kept for other view
 from __future__ import annotations
 
 from tests.test_app import open_session, unescape
+from tests.workspace_support import sent
 
 SUPERVISOR = "urn:trustgraph:agent:5ed00065-aae1-42a4-98cb-1f5634d607b4"
 FDA = "urn:trustgraph:agent:fda01076-05c7-49ae-b2c8-e06e75031b24"
@@ -24,8 +25,9 @@ def test_a_click_on_a_sentence_selects_its_best_finding():
         "Travellers reach Baikal by the Trans-Siberian Railway to Irkutsk, and Fuji by bus from Tokyo."]
     buttons[1].click().run()
     assert not at.exception, at.exception
-    assert at.session_state["te_step"] == f"{SUPERVISOR}/finding/2"
     assert at.query_params["step"] == f"{SUPERVISOR}/finding/2"
+    assert sent(at)["selected"] == f"{SUPERVISOR}/finding/2" and sent(at)["ask"] == 1
+    assert sent(at)["supporting"] == [f"{SUPERVISOR}/finding/2"]  # marked in the timeline and graph
     [shown] = [h for h in at.main.get("html") if "te-support-text" in h.proto.body]
     assert "<mark>Trans</mark>-<mark>Siberian Railway</mark> to <mark>Irkutsk</mark>" in shown.proto.body
     kept = at.session_state["te_answer_support"][SUPERVISOR]
@@ -39,8 +41,9 @@ def test_unsupported_sentences_are_marked_and_select_nothing():
     assert panel.label == "Answer support: 3 sentences, 2 that nothing in this trace supports"
     buttons = [b for b in at.button if b.key and b.key.startswith("te_support_")]
     assert [b.label.startswith(":red[") for b in buttons] == [False, True, True]
-    before = at.session_state["te_step"]
+    before = sent(at)
     buttons[1].click().run()
-    assert at.session_state["te_step"] == before
+    assert (sent(at)["selected"], sent(at)["ask"]) == (before["selected"], before["ask"])
+    assert sent(at)["supporting"] == []
     assert [unescape(w.value) for w in at.main.warning if "nothing in this trace" in w.value] == [
         "Sentence 2: nothing in this trace supports it (not found in it: 547)."]

@@ -13,8 +13,11 @@ trigger of the component:
   ``views.dag.network.MAX_OPEN`` stay open, kept per session in ``st.session_state``);
 - ``open``: a link to another session, or a Document of the Evidence branch, was clicked.
 
-The data is ``{"key", "selected", "shape"}`` as UTF-8 JSON bytes (SHAPE.md), the shape
-serialized once per drawing and kept.
+The data is ``{"key", "selected", "ask", "supporting", "shape"}`` as UTF-8 JSON bytes (SHAPE.md), the shape
+serialized once per drawing and kept. Another part of the page selects a step with
+``select_step`` (the URL's ``step``, and ``ask`` counted up so that the browser selects it even
+when it is the step the server last sent and the person has moved on since), and marks the steps
+that back a sentence of the answer (``supporting``).
 
 The script is vis-network as the pyvis package ships it, then ``dom.js``, ``waterfall.js``,
 ``graph.js``, ``inspector.js`` and ``workspace.js``, inlined (nothing is fetched).
@@ -50,6 +53,8 @@ COMPONENT_KEY = "te_workspace"
 OPEN_KEY = "te_dag_open"  # {"session": IRI, "ids": [fold ids opened], "target": the step the last opened around}
 TEXTS_KEY = "te_texts_wanted"  # a step IRI whose librarian texts the browser asked for
 GOTO_KEY = "te_goto"  # {"page": "session" | "documents", "id": IRI}
+ASK_KEY = "te_workspace_ask"  # how many times the server asked for a step to be selected (select_step)
+MARKED_KEY = "te_workspace_marked"  # the step IRIs marked as backing the answer's chosen sentence
 _HERE = Path(__file__).resolve().parent
 _SCRIPTS = ("dom.js", "waterfall.js", "graph.js", "inspector.js", "workspace.js")
 _HTML = """
@@ -153,6 +158,16 @@ def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], tar
             "drawn": len(layout.nodes), "iterations": any(n.kind == ITERATION for n in layout.nodes)}
 
 
+def select_step(step: str | None, marked: tuple[str, ...] | list[str] = ()) -> None:
+    """Have the workspace select ``step`` (a step IRI; None: leave the selection) and mark the
+    steps ``marked`` (step IRIs: those backing a sentence of the answer) in its timeline and
+    graph, on the page's next run: call from a widget's callback."""
+    if step:
+        st.query_params["step"] = step
+        st.session_state[ASK_KEY] = st.session_state.get(ASK_KEY, 0) + 1
+    st.session_state[MARKED_KEY] = list(marked)
+
+
 def workspace(session: Session, collection: Collection) -> None:
     """Draw the workspace of ``session``: the step named in the URL's ``step`` selected (else
     the first)."""
@@ -191,7 +206,10 @@ def workspace(session: Session, collection: Collection) -> None:
         st.caption(md_escape(f"Long session: {len(session.steps):,} steps, {session.graph.number_of_nodes():,} graph "
                              f"nodes. In the graph, {how[0].lower() + how[1:]}: {data['drawn']:,} nodes drawn. A click "
                              f"on a folded run opens it ({OPEN_WINDOW} nodes at a time, {MAX_OPEN} at once)."))
-    head = json.dumps({"key": data["key"], "selected": selected}, separators=(",", ":"))
+    stops = {e.id for e in walk}
+    marked = [m for m in st.session_state.get(MARKED_KEY, ()) if m in stops]
+    head = json.dumps({"key": data["key"], "selected": selected, "ask": st.session_state.get(ASK_KEY, 0),
+                       "supporting": marked}, separators=(",", ":"))
     _component()(key=COMPONENT_KEY, data=head[:-1].encode() + b',"shape":' + data["shape"] + b"}",
                  on_texts_change=_texts_wanted, on_fold_change=functools.partial(_fold_clicked, session.id),
                  on_open_change=_open_clicked, width="stretch")

@@ -197,10 +197,15 @@ class Graph {
     }
   }
 
-  /* Dim the nodes that hold no matching step; thicken the critical path's edges. */
-  shade(matching, critical) {
+  /* Dim the nodes that hold no matching step; thicken the critical path's edges and the border
+     of the nodes that back the answer's chosen sentence (``supporting``: node ids). */
+  shade(matching, critical, supporting) {
     const updates = [];
-    this.nodes.forEach((n) => { updates.push({id: n.id, opacity: matching === null || matching.has(n.id) ? 1 : 0.25}); });
+    this.nodes.forEach((n) => {
+      const backs = supporting !== undefined && supporting.has(n.id);
+      updates.push({id: n.id, opacity: matching === null || matching.has(n.id) ? 1 : 0.25, borderWidth: backs ? 5 : 2,
+                    shapeProperties: {borderDashes: n.shapeProperties ? n.shapeProperties.borderDashes : false}});
+    });
     this.nodes.update(updates);
     const edgeUpdates = [];
     this.edges.forEach((e) => {
@@ -209,6 +214,7 @@ class Graph {
     });
     this.edges.update(edgeUpdates);
     this.host.setAttribute("data-dimmed", String(updates.filter((u) => u.opacity < 1).length));
+    this.host.setAttribute("data-supporting", String(updates.filter((u) => u.borderWidth > 2).length));
   }
 
   visible(id) {

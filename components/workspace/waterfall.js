@@ -96,6 +96,7 @@ class Waterfall {
     if (i === ws.selected) { row.classList.add("te-selected"); }
     if (ws.dimmed(i)) { row.classList.add("te-dim"); }
     if (ws.showCritical && ws.critical.has(i)) { row.classList.add("te-critical"); }
+    if (ws.supporting.has(i)) { row.classList.add("te-supporting"); }
     const label = el("div", "te-wf-label");
     label.style.paddingLeft = (6 + s.depth * INDENT) + "px";
     label.title = s.label;

@@ -37,6 +37,7 @@ class Workspace {
     this.steps = data.steps;
     this.index = new Map(this.steps.map((s, i) => [s.id, i]));
     this.critical = new Set(data.critical);
+    this.supporting = new Set();  // the steps backing the answer's chosen sentence (markSupporting)
     this.kindColours = data.palette || {};
     this.searchText = null;
     const wanted = keep !== null && this.index.has(keep) ? keep : selectedId;
@@ -230,6 +231,16 @@ class Workspace {
     if (this.steps[this.selected]) { renderInspector(this.inspector, this, this.selected); }
   }
 
+  /* Mark the steps that back the answer's chosen sentence (step IRIs), in the timeline and the graph. */
+  markSupporting(ids) {
+    const next = new Set(ids.filter((id) => this.index.has(id)).map((id) => this.index.get(id)));
+    if (next.size === this.supporting.size && [...next].every((i) => this.supporting.has(i))) { return; }
+    this.supporting = next;
+    this.host.setAttribute("data-supporting", String(next.size));
+    this.waterfall.schedule();
+    this.applyGraphFilter();
+  }
+
   applyGraphFilter() {
     if (!this.graph || !this.graph.graph) { return; }
     let nodes = null;
@@ -241,7 +252,7 @@ class Workspace {
     }
     let critical = null;
     if (this.showCritical) { critical = new Set([...this.critical].map((i) => this.steps[i].node)); }
-    this.graph.shade(nodes, critical);
+    this.graph.shade(nodes, critical, new Set([...this.supporting].map((i) => this.steps[i].node)));
   }
 
   updateCount() {
@@ -322,10 +333,14 @@ export default function (component) {
   if (ws.key !== data.key) {
     ws.key = data.key;
     ws.load(data.shape, data.selected);
-  } else if (data.selected !== ws.sentSelected && ws.index.has(data.selected)) {
-    ws.select(ws.index.get(data.selected), "link");  // the page was opened at another step (a link)
+  } else if ((data.selected !== ws.sentSelected || (data.ask || 0) !== ws.sentAsk) && ws.index.has(data.selected)) {
+    // the page was opened at another step (a link), or the server was asked to select one (a
+    // sentence of the answer), perhaps the same it sent before the person moved on
+    ws.select(ws.index.get(data.selected), "link");
   }
   ws.sentSelected = data.selected;
+  ws.sentAsk = data.ask || 0;
+  ws.markSupporting(data.supporting || []);
   current = ws;
   if (!keysBound) { document.addEventListener("keydown", onKey); keysBound = true; }
   return () => { if (current === ws) { current = null; } };
