@@ -43,6 +43,7 @@ import streamlit as st
 
 from trace_explorer.export.data import DataExport, data_archive, documents_path, export_session_data
 from trace_explorer.export.images import dag_image, timeline_image
+from trace_explorer.analysis.support.support import AnswerSupport
 from trace_explorer.export.markdown import session_markdown
 from trace_explorer.export.page import session_page
 from trace_explorer.export.prov import ProvExport, export_session_prov, nquad_line
@@ -51,6 +52,7 @@ from trace_explorer.export.table import sessions_csv, sessions_json
 from trace_explorer.model.session import Session
 from trace_explorer.read.collection import TraceStore
 
+from .answer_support import answer_support
 from .text import md_escape
 
 # label -> (format / suffix, MIME type)
@@ -139,9 +141,11 @@ def page_target(session: Session) -> tuple[str, str]:
     return f"{file_stem(session.id)}.html", HTML_MIME
 
 
-def page_file(session: Session, sessions: Mapping[str, Session], children: bool) -> ExportFile:
-    """The self-contained HTML page of ``session`` (sub-sessions' steps too when ``children``)."""
-    html = session_page(session, sessions, include_children=children)
+def page_file(session: Session, sessions: Mapping[str, Session], children: bool,
+              support: AnswerSupport | None = None) -> ExportFile:
+    """The self-contained HTML page of ``session`` (sub-sessions' steps too when ``children``),
+    with its answer's ``support`` (worked out from the session alone when None)."""
+    html = session_page(session, sessions, include_children=children, support=support)
     return ExportFile(*page_target(session), html.encode("utf-8"))
 
 
@@ -172,9 +176,10 @@ def prov_file(store: Any, session: Session, sessions: Mapping[str, Session], lab
     return ExportFile(file_stem(session.id) + suffix, mime, export.data, note, export)
 
 
-def markdown_file(session: Session, sessions: Mapping[str, Session], children: bool) -> ExportFile:
-    """The session as readable Markdown ("Copy as Markdown")."""
-    text = session_markdown(session, sessions, include_children=children)
+def markdown_file(session: Session, sessions: Mapping[str, Session], children: bool,
+                  support: AnswerSupport | None = None) -> ExportFile:
+    """The session as readable Markdown ("Copy as Markdown"), with its answer's ``support``."""
+    text = session_markdown(session, sessions, include_children=children, support=support)
     return ExportFile(file_stem(session.id) + ".md", MARKDOWN_MIME, text.encode("utf-8"))
 
 
@@ -321,6 +326,8 @@ def _export_menu(session: Session, collection: Any) -> None:
     files = _files(collection, session)
     store = _cached(files, ("store",), lambda: trace_store(collection))
     subs = subjects_sessions(session, sessions)
+    # the answer's support as the page shows it: with the chosen chunks' texts the collection holds
+    support = answer_support(session, collection) if session.answer else None
     children = True
     if subs:
         children = st.checkbox(
@@ -332,13 +339,13 @@ def _export_menu(session: Session, collection: Any) -> None:
     with images:
         _images_tab(session, sessions, files)
     with page:
-        _page_tab(session, sessions, files, children)
+        _page_tab(session, sessions, files, children, support)
     with data:
         _data_tab(session, sessions, store, files, children)
     with prov:
         _prov_tab(session, sessions, store, files, children)
     with markdown:
-        _markdown_tab(session, sessions, files, children)
+        _markdown_tab(session, sessions, files, children, support)
 
 
 def _button(label: str, file: ExportFile | tuple[str, str], data: bytes | Callable[[], bytes], key: str,
@@ -364,10 +371,11 @@ def _images_tab(session: Session, sessions: Mapping[str, Session], files: dict) 
                "Built when you click.")
 
 
-def _page_tab(session: Session, sessions: Mapping[str, Session], files: dict, children: bool) -> None:
+def _page_tab(session: Session, sessions: Mapping[str, Session], files: dict, children: bool,
+              support: AnswerSupport | None) -> None:
     st.caption("One HTML file with the interactive DAG, the timeline and every step's details. "
                "It opens in any browser, offline, and loads nothing from the network.")
-    build = partial(page_file, session, sessions, children)
+    build = partial(page_file, session, sessions, children, support)
     _button("HTML page", page_target(session), _deferred(files, ("page", children), build),
             BUTTON_KEYS["page"], ":material/web:", _page_missing())
 
@@ -417,8 +425,9 @@ def _prov_tab(session: Session, sessions: Mapping[str, Session], store: TraceSto
     _button(label, file, file.data, BUTTON_KEYS["prov"], ":material/schema:")
 
 
-def _markdown_tab(session: Session, sessions: Mapping[str, Session], files: dict, children: bool) -> None:
-    file = _cached(files, ("markdown", children), partial(markdown_file, session, sessions, children))
+def _markdown_tab(session: Session, sessions: Mapping[str, Session], files: dict, children: bool,
+                  support: AnswerSupport | None) -> None:
+    file = _cached(files, ("markdown", children), partial(markdown_file, session, sessions, children, support))
     st.caption("The question, the answer and every step (thought, action, arguments, observation) "
                "as Markdown for a ticket or a chat: the button at the box's top right copies it.")
     st.code(file.data.decode("utf-8"), language="markdown", height=MARKDOWN_BOX_PX, wrap_lines=True)

@@ -469,3 +469,16 @@ def test_list_file_of_a_plain_list(corpus_collection):
     rows = csv_rows(list_file(chosen, "csv").data)
     assert [r["id"] for r in rows] == [REACT_12, GRAPHRAG]
     assert [i["id"] for i in json.loads(list_file(chosen, "json").data)] == [REACT_12, GRAPHRAG]
+
+
+def test_the_answers_support_in_exports_reads_the_chunk_texts_kept_outside_the_session(recorded):
+    # a DocRAG run without reranking: its chosen chunks' words live in the demo's content files,
+    # not in the session; the page reads them for the Markdown and the HTML page as for its panel
+    docrag = "urn:trustgraph:docrag:67f9d054-d3a9-4268-80a3-e212c205d168"
+    at = open_session(docrag)
+    markdown = recorded[BUTTON_KEYS["markdown"]].content().decode("utf-8").replace("\\", "")
+    assert "1 sentence(s), 0 that nothing in this trace supports" in markdown
+    assert "**Sentence 1 (supported):** The inverter warranty covers parts and labour" in markdown
+    assert "chunk `urn:chunk:c1a54922-e27c-4421-8989-926f84b8b5fc`, score 1.00" in markdown
+    page = recorded[BUTTON_KEYS["page"]].content().decode("utf-8")
+    assert "urn:chunk:c1a54922-e27c-4421-8989-926f84b8b5fc" in page and "nothing in this trace supports it" not in page
