@@ -227,13 +227,14 @@ class Waterfall {
     });
   }
 
-  /* Bring row ``i`` into view (unfolding the bands that hold it) and its time into the axis. */
-  reveal(i) {
+  /* Bring row ``i`` into view (unfolding the bands that hold it; scrolling the page unless
+   * ``scroll`` is false) and its time into the axis. */
+  reveal(i, scroll = true) {
     let band = this.steps[i].band, unfolded = false;
     while (band >= 0) { if (this.collapsed.delete(band)) { unfolded = true; } band = this.steps[band].band; }
     if (unfolded) { this.refresh(); }
     const p = this.place.get(i);
-    if (p !== undefined && this.body.offsetParent !== null) { this.scrollToRow(p); }
+    if (scroll && p !== undefined && this.body.offsetParent !== null) { this.scrollToRow(p); }
     const s = this.steps[i];
     if (s.end < this.view[0] || s.start > this.view[1]) {
       const half = (this.view[1] - this.view[0]) / 2;

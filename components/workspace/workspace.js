@@ -72,7 +72,8 @@ class Workspace {
     if (row) { row.classList.add("te-selected"); }
     renderInspector(this.inspector, this, i);
     this.dock();
-    if (from !== "timeline") { this.waterfall.reveal(i); }  // above the inspector as it now stands
+    // in view above the inspector as it now stands; a page opened at its first step stays at its top
+    if (from !== "timeline") { this.waterfall.reveal(i, from !== "load" || i !== 0); }
     this.updateCount();
     if (s.pending) { this.trigger("texts", s.id); }
     this.later(from);
