@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.collection import current_collection
-from components.insights import chart_grid, current_filter, describe, headline, numbers_of
+from components.insights import chart_grid, current_filter, describe, headline, loading_words, numbers_of
 from components.navigation import ensure_entry_run
 from components.text import INSIGHTS_PAGE, SESSIONS_PAGE, md_escape
 from trace_explorer.sources.source import SourceError
@@ -16,6 +16,7 @@ ensure_entry_run(INSIGHTS_PAGE)
 collection = current_collection()
 chosen = current_filter()
 
+loading_words()
 st.markdown("## Insights", anchors=False)
 top = st.container(horizontal=True, vertical_alignment="center", gap="medium")
 with top:

@@ -101,6 +101,23 @@ def headline(numbers: dict[str, Any]) -> None:
                       help="Replies of the model the agent could not parse: LLM calls, not tool calls")
 
 
+# Streamlit draws a chart whose script is still loading (its Vega bundle, fetched on first use:
+# 2-5 s on a cold browser) as a grey skeleton; this gives that skeleton a chart's height and
+# says in words that the chart is on its way, so no grey box passes for a drawn page.
+_LOADING_STYLE = """<style>
+.stPrintGraphic > [data-testid="stSkeleton"] { height: 240px; display: flex; align-items: center;
+  justify-content: center; }
+.stPrintGraphic > [data-testid="stSkeleton"]::after { content: "Drawing the chart…"; font-size: 14px; color: #475569; }
+</style>"""
+
+
+def loading_words() -> None:
+    """Make every chart still loading say so (``_LOADING_STYLE``). Called first on the page so
+    the style arrives as early as it can: Streamlit fetches st.html's own script on first use
+    too, so on a cold browser a chart's skeleton can stay bare for a few tenths of a second."""
+    st.html(_LOADING_STYLE)
+
+
 def chart_grid(numbers: dict[str, Any]) -> None:
     """Every chart, two to a row, each with its downloads; a click on a bar filters the list."""
     charts = insight_charts(numbers)

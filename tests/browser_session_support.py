@@ -85,6 +85,14 @@ def hover_node(page, node_id: str) -> str | None:
     return None
 
 
+def scroll_to_timeline_end(page) -> None:
+    """Scroll the page (the timeline has no scroll of its own) to its end, where the timeline's last
+    rows show above the inspector."""
+    show(page, "timeline")
+    page.locator('[data-testid="stMain"]').evaluate("e => { e.scrollTop = e.scrollHeight; }")
+    page.wait_for_timeout(200)  # the rows are drawn on the next frame
+
+
 def step_in_url(page) -> str | None:
     """The URL's ``step`` as the page has it (``history.replaceState`` moves it without a navigation)."""
     return page.evaluate("() => new URLSearchParams(location.search).get('step')")

@@ -85,6 +85,15 @@ def test_insights_charts_filter_the_list_and_download(app_url):
         charts = page.locator('[data-testid="stVegaLiteChart"]')
         charts.nth(5).wait_for()
         assert charts.count() == 6
+        # a chart still loading says so: Streamlit's grey skeleton in a chart's place carries words
+        said = page.evaluate(
+            "() => { const box = document.createElement('div'); box.className = 'stPrintGraphic';"
+            " const skeleton = document.createElement('div'); skeleton.setAttribute('data-testid', 'stSkeleton');"
+            " box.appendChild(skeleton); document.querySelector('[data-testid=\"stMain\"]').appendChild(box);"
+            " const words = getComputedStyle(skeleton, '::after').content; box.remove(); return words; }")
+        assert said == '"Drawing the chart…"'
+        # once the charts are drawn no grey box is left to fill in later
+        page.wait_for_function("() => !document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=10000)
         metric = page.locator('[data-testid="stMain"] [data-testid="stMetric"]').filter(has_text="Sessions")
         assert metric.locator('[data-testid="stMetricValue"]').inner_text() == str(len(TOP))
         assert page.locator('[data-testid="stException"]').count() == 0

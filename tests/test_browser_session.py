@@ -12,8 +12,8 @@ import json
 import pytest
 
 from tests.browser_session_support import (DAG, INSPECTOR, TIMELINE, WORKSPACE, click_node, dag, hover_node,
-                                           selected, session_url, show, shown_rows, step_in_url, timeline, wait_drawn,
-                                           wait_step, workspace)
+                                           scroll_to_timeline_end, selected, session_url, show, shown_rows,
+                                           step_in_url, timeline, wait_drawn, wait_step, workspace)
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
 from trace_explorer.views.step_walk import step_walk
 from trace_explorer.views.workspace import workspace_data
@@ -331,9 +331,24 @@ def test_a_4002_step_run_scrolls_moves_and_opens_its_folds(long_store_url):
             page.keyboard.press("j")
         assert selected(page) == session.steps[3].id
         assert session.steps[3].fields["thought"] in page.locator(INSPECTOR).inner_text()
-        # the last row: scrolled to, selected by a click
-        page.locator(f"{TIMELINE} .te-wf-body").evaluate("e => { e.scrollTop = e.scrollHeight; }")
+        # one page scroll: the timeline is as tall as its rows, with no scroll of its own; j keeps
+        # the selected row in the window, above the inspector held at the window's bottom
+        body = page.locator(f"{TIMELINE} .te-wf-body")
+        assert body.evaluate("e => [e.clientHeight, e.scrollHeight]") == [4002 * 26, 4002 * 26]
+        for _ in range(30):
+            page.keyboard.press("j")
+        assert selected(page) == session.steps[33].id
+        assert session.steps[33].fields["thought"] in page.locator(INSPECTOR).inner_text()
         page.wait_for_timeout(200)
+        place = page.locator(WORKSPACE).evaluate(
+            "h => { const r = h.querySelector('.te-wf-row.te-selected').getBoundingClientRect();"
+            " const i = h.querySelector('.te-ins').getBoundingClientRect();"
+            " return [r.top, r.bottom, i.top, i.bottom, innerHeight, h.hasAttribute('data-docked')]; }")
+        row_top, row_bottom, ins_top, ins_bottom, window_height, docked = place
+        assert docked and 60 < row_top and row_bottom <= ins_top < ins_bottom <= window_height
+        # the last row: scrolled to (the page, not a box), selected by a click
+        scroll_to_timeline_end(page)
+        assert 10 < rows.count() < 80  # still only the rows in view
         assert shown_rows(page)[-1] == session.steps[-1].id
         page.locator(f'{TIMELINE} .te-wf-row[data-step="{session.steps[-1].id}"] .te-wf-label').click()
         page.keyboard.press("j")

@@ -56,3 +56,17 @@ function typing(event) {
   const tag = target.tagName.toUpperCase();
   return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable;
 }
+
+/* The element that scrolls the page around ``node`` (Streamlit's main section), across the
+ * component's shadow root; the document's scrolling element when none does. */
+function scroller(node) {
+  let n = node.parentNode;
+  while (n) {
+    if (n.nodeType === 1) {
+      const y = getComputedStyle(n).overflowY;
+      if ((y === "auto" || y === "scroll") && n.scrollHeight > n.clientHeight) { return n; }
+    }
+    n = n.parentNode || (n instanceof ShadowRoot ? n.host : null);
+  }
+  return document.scrollingElement || document.documentElement;
+}

@@ -1,9 +1,10 @@
 /* The waterfall, as Jaeger draws a trace: one labelled row per stop of the step walk, each
  * sub-session a band that folds (▾), bars at their real start with the duration beside them, a
- * step without a duration a diamond. Only the rows in view are in the DOM (a 4,002-step run
- * scrolls like 20). The time axis zooms (+ / −, Ctrl + wheel) and pans (drag the bars). */
+ * step without a duration a diamond. The rows take the height they need, in the page's one
+ * scroll, but only those in the window are in the DOM (a 4,002-step run scrolls like 20). The
+ * time axis zooms (+ / −, Ctrl + wheel) and pans (drag the bars). */
 const ROW = 26;          // px per row
-const MAX_BODY = 440;    // px: a taller run scrolls inside the waterfall
+const EDGE = 64;         // px at the top of the window that Streamlit's header covers
 const INDENT = 14;       // px per level of a sub-session
 
 class Waterfall {
@@ -20,7 +21,9 @@ class Waterfall {
     this.collapsed = new Set();
     this.frame = 0;
     host.__teWaterfall = this;
-    this.body.addEventListener("scroll", () => this.schedule());
+    // the page scrolls, not the waterfall: any scroll (Streamlit's main section) redraws the rows
+    document.addEventListener("scroll", () => this.schedule(), {capture: true, passive: true});
+    window.addEventListener("resize", () => this.schedule());
     host.querySelectorAll("[data-zoom]").forEach((b) => b.addEventListener("click", () => this.zoom(b.getAttribute("data-zoom"))));
     this.body.addEventListener("wheel", (event) => {
       if (!(event.ctrlKey || event.metaKey)) { return; }
@@ -57,7 +60,7 @@ class Waterfall {
     this.shown = shown;
     this.place = place;
     this.spacer.style.height = shown.length * ROW + "px";
-    this.body.style.height = Math.min(MAX_BODY, shown.length * ROW + 2) + "px";
+    this.body.style.height = shown.length * ROW + "px";
     this.host.setAttribute("data-rows-shown", String(shown.length));
     this.schedule();
   }
@@ -75,8 +78,10 @@ class Waterfall {
   x(value) { return (value - this.view[0]) / Math.max(1e-9, this.view[1] - this.view[0]) * 100; }
 
   draw() {
-    const top = this.body.scrollTop;
-    const height = this.body.clientHeight || MAX_BODY;
+    if (!this.body.isConnected) { return; }
+    const box = this.body.getBoundingClientRect();
+    const top = Math.max(0, -box.top);  // px of the rows above the window
+    const height = window.innerHeight || 800;
     const first = Math.max(0, Math.floor(top / ROW) - 6);
     const last = Math.min(this.shown.length, Math.ceil((top + height) / ROW) + 6);
     const frag = document.createDocumentFragment();
@@ -84,6 +89,7 @@ class Waterfall {
     clear(this.rowsEl);
     this.rowsEl.appendChild(frag);
     this.drawAxis();
+    this.ws.dock();
   }
 
   row(i, p) {
@@ -221,23 +227,33 @@ class Waterfall {
     });
   }
 
-  /* Bring row ``i`` into view (unfolding the bands that hold it) and its time into the axis. */
-  reveal(i) {
+  /* Bring row ``i`` into view (unfolding the bands that hold it; scrolling the page unless
+   * ``scroll`` is false) and its time into the axis. */
+  reveal(i, scroll = true) {
     let band = this.steps[i].band, unfolded = false;
     while (band >= 0) { if (this.collapsed.delete(band)) { unfolded = true; } band = this.steps[band].band; }
     if (unfolded) { this.refresh(); }
     const p = this.place.get(i);
-    if (p !== undefined) {
-      const top = p * ROW, view = this.body.clientHeight || MAX_BODY;
-      if (top < this.body.scrollTop) { this.body.scrollTop = top; }
-      else if (top + ROW > this.body.scrollTop + view) { this.body.scrollTop = top + ROW - view; }
-    }
+    if (scroll && p !== undefined && this.body.offsetParent !== null) { this.scrollToRow(p); }
     const s = this.steps[i];
     if (s.end < this.view[0] || s.start > this.view[1]) {
       const half = (this.view[1] - this.view[0]) / 2;
       this.setView([s.start - half, s.start + half]);
     }
     this.schedule();
+  }
+
+  /* Scroll the page (not the waterfall) so the row at place ``p`` is in the window, below
+   * Streamlit's header and above the bottom, with a row to spare when it moves. */
+  scrollToRow(p) {
+    const box = this.body.getBoundingClientRect();
+    const top = box.top + p * ROW;
+    // the inspector, held at the window's bottom (Workspace.dock), covers the rows under it
+    const below = Math.min(window.innerHeight, this.ws.inspector.getBoundingClientRect().top || window.innerHeight);
+    let by = 0;
+    if (top < EDGE + ROW) { by = top - EDGE - ROW; }
+    else if (top + 2 * ROW > below) { by = top + 2 * ROW - below; }
+    if (by) { scroller(this.body).scrollTop += by; }
   }
 
   /* The row after (``by`` > 0) or before the selected one among the rows shown. */
