@@ -51,6 +51,12 @@ if session is None and collection.empty_state:  # a source named but not connect
     st.info(md_escape(f"Session {session_id} cannot be shown yet. {collection.empty_state}"), icon=":material/link_off:")
     st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:")
     st.stop()
+if session is None and len(named := collection.resolve(session_id)) > 1:
+    more = ", …" if len(named) > 5 else ""
+    st.error(md_escape(f"{session_id!r} matches several sessions ({', '.join(named[:5])}{more}): give more of its "
+                       "IRI, or pick one from the session list."), icon=":material/search_off:")
+    st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:")
+    st.stop()
 if session is None:
     st.error(md_escape(f"Unknown session: {session_id}. It is not in the loaded traces "
                        f"({counted(collection.count('sessions'), 'session')} from {collection.label})."),

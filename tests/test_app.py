@@ -500,6 +500,18 @@ def test_a_session_link_that_is_no_iri_is_an_unknown_session(bad):
         f"Unknown session: {bad}. It is not in the loaded traces ({len(SESSIONS)} sessions from demo traces)."]
 
 
+def test_a_short_id_that_matches_several_sessions_says_so():
+    named = sorted(s["session"] for s in SESSIONS if s["session"].rsplit(":", 1)[1].startswith("6"))
+    assert len(named) > 1
+    at = open_session("6")
+    assert not at.exception, at.exception
+    (error,) = [unescape(e.value) for e in at.main.error]
+    assert error.startswith("'6' matches several sessions (") and error.endswith(
+        "): give more of its IRI, or pick one from the session list.")
+    listed = error[len("'6' matches several sessions ("):].split("):")[0].removesuffix(", …").split(", ")
+    assert listed and set(listed) <= set(named) and len(listed) == min(5, len(named))
+
+
 def test_a_step_of_the_session_itself_is_never_called_a_sub_sessions():
     # opened again (a reload, a shared link), the page's session is read anew while the step walk
     # is kept: its own steps must still be its own, never "a step of the sub-session" linking to itself
