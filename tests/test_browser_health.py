@@ -120,6 +120,7 @@ def test_insights_charts_filter_the_list_and_download(app_url):
         wait_for_streamlit_idle(page)
         page.get_by_text(f"1–1 of 1 matching · {len(TOP)} top-level sessions").wait_for()
         chip = page.get_by_role("button", name="Termination: max-iterations")
+        chip.wait_for(timeout=30000)  # drawn by the rerun that follows the list's first
         assert chip.is_visible()
         screenshot(page, "insights-click-filters-list")
         chip.click()
