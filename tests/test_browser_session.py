@@ -318,6 +318,8 @@ def test_a_4002_step_run_scrolls_moves_and_opens_its_folds(long_store_url):
     url, root = long_store_url
     session = long_react(2000)
     with chromium_page(viewport=(1400, 1000)) as page:
+        frames = []  # every message the page sends the server (a rerun, a component's trigger)
+        page.on("websocket", lambda socket: socket.on("framesent", lambda payload: frames.append(payload)))
         page.goto(session_url(url, root), timeout=120000)
         wait_drawn(page, timeout_ms=120000)
         wait_for_streamlit_idle(page, timeout_ms=120000)
@@ -357,15 +359,38 @@ def test_a_4002_step_run_scrolls_moves_and_opens_its_folds(long_store_url):
         assert selected(page) == session.steps[-2].id
         wait_step(page, session.steps[-2].id)
         screenshot(page, "session-long-2000-1400")
-        # the graph is folded: a click on a fold opens it (more nodes drawn), the selection kept
-        before = int(page.locator(DAG).get_attribute("data-node-count") or 0) if page.locator(
-            f'{DAG}[data-te-dag="drawn"]').count() else None
-        fold = dag(page, "v => v.nodes.get().filter(n => n.kind === 'Folded').map(n => n.id)")[1]
-        before = int(page.locator(DAG).get_attribute("data-node-count"))
-        click_node(page, fold)
-        page.locator(f'{DAG}:not([data-node-count="{before}"])').wait_for(timeout=30000)
-        assert int(page.locator(DAG).get_attribute("data-node-count")) > before
+        # the graph is folded, and opens in the browser: no run of the page's script (the app's
+        # run counter stays), the selection kept
+        sent = len(frames)
+        assert sent > 0  # the page did send its first run request: the count below can tell
+        show(page, "graph")
+        drawn = dag(page, "v => v.shown.map(n => [n.id, n.role])")
+        assert session.steps[-2].id.removesuffix("/observation") in dict(drawn)  # the last iteration, drawn
+        folds = [i for i, role in drawn if role == "folded"]
+        assert 5 <= len(folds) <= 12
+        before = len(drawn)
+        click_node(page, folds[1])
+        assert int(page.locator(DAG).get_attribute("data-node-count")) == before + 12  # 12 parts, the rest still folded
+        shown = dict(dag(page, "v => v.shown.map(n => [n.id, n.role])"))
+        assert shown.get(folds[1]) == "step" and sum(1 for r in shown.values() if r == "folded") == len(folds)  # what is left of it stays folded
+        assert page.locator(f"{DAG} .te-refold").is_visible()
         assert selected(page) == session.steps[-2].id
+        # j / k into a fold open it around the selected step; an iteration's node selects its step
+        inside = next(i for i, s in enumerate(session.steps) if s.id.endswith("/i400"))
+        workspace(page, "(w, i) => w.select(i, 'key')", inside)
+        page.locator(f'{DAG}[data-selected$="/i400"]').wait_for(timeout=10000)
+        page.keyboard.press("j")
+        page.keyboard.press("j")
+        assert selected(page) == session.steps[inside + 2].id
+        page.locator(f'{DAG}[data-selected$="/i401"]').wait_for(timeout=10000)
+        click_node(page, session.steps[inside].id)
+        assert selected(page) == session.steps[inside].id
+        # Fold again: back to what was sent, the selected step's run folded again too
+        page.locator(f"{DAG} .te-refold").click()
+        assert int(page.locator(DAG).get_attribute("data-node-count")) == before
+        assert not page.locator(f"{DAG} .te-refold").is_visible()
+        assert page.locator(DAG).get_attribute("data-selected") in folds
+        assert len(frames) == sent  # nothing of it asked the server
         page.set_viewport_size({"width": 1000, "height": 1000})
         page.wait_for_timeout(300)
         screenshot(page, "session-long-2000-graph-1000")

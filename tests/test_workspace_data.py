@@ -162,6 +162,27 @@ def test_a_4002_step_session_is_one_shape_with_a_folded_graph():
     assert len(data["critical"]) == 4002 - 0  # one chain: every step decided the duration
     errors = sum(1 for s in session.steps if s.kind == "Observation" and s.fields.get("error") is not None)
     assert sum(1 for s in data["steps"] if s["error"] and s["id"].endswith("/observation")) == errors > 0
+    # what each fold holds, for the browser to open: its parts in reading order, a chain of
+    # iterations (their edges implied), the edges that join it to the rest in fold_edges
+    folds = {n["id"]: n for n in data["graph"]["nodes"] if n["role"] == "folded"}
+    parts = {p["id"]: (fold, k) for fold, n in folds.items() for k, p in enumerate(n["parts"])}
+    assert all(n["chain"] and n["row"] and n["parts"][0]["id"] == n["id"] for n in folds.values())
+    assert sum(len(n["parts"]) for n in folds.values()) == len(parts) > 1900
+    first = next(iter(folds.values()))["parts"][0]
+    assert first == {"id": first["id"], "label": "Iteration i3\n" + session.nodes[first["id"]].fields["action"],
+                     "tag": "i3"}
+    errors = [p for n in folds.values() for p in n["parts"] if p.get("error")]
+    assert errors and all(p["label"].startswith("Iteration i") and "✗" in p["label"] for p in errors)
+    for step in data["steps"]:
+        if step["node"] in folds:
+            assert parts[step["unit"]][0] == step["node"] and step["id"].startswith(step["unit"])
+        else:
+            assert step["unit"] is None
+    joins = {(e["from"], e["to"]) for e in data["graph"]["fold_edges"]}
+    assert all(a in parts or b in parts for a, b in joins)
+    for fold in folds.values():  # a chain's first part derives from what is before it, the next from its last
+        assert sum(1 for a, b in joins if a == fold["parts"][0]["id"]) == 1
+        assert sum(1 for a, b in joins if b == fold["parts"][-1]["id"]) == 1
 
 
 def test_trace_text_keeps_its_invisible_controls_visible():

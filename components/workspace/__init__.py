@@ -2,15 +2,13 @@
 session's waterfall, its provenance graph and the step inspector, on the data of
 ``views.workspace.workspace_data`` (SHAPE.md beside this file), sent once.
 
-Selecting a step (a click, j / k, the arrows), hovering, zooming, folding a band, the Evidence
-switch, the search and the quick filters run in the browser (``workspace.js``): no rerun, and
-the URL's ``step=`` follows the selection. Python runs only for what needs the server, each a
+Selecting a step (a click, j / k, the arrows), hovering, zooming, folding a band, opening a
+long graph's folds (``folds.js``), the Evidence switch, the search and the quick filters run in
+the browser (``workspace.js``): no rerun, and the URL's ``step=`` follows the selection. Python runs only for what needs the server, each a
 trigger of the component:
 
 - ``texts``: a step whose texts a TrustGraph librarian still holds was selected: fetch them (the
   data is sent again with them);
-- ``fold``: a folded run of a long session's graph was clicked: open it (up to
-  ``views.dag.network.MAX_OPEN`` stay open, kept per session in ``st.session_state``);
 - ``open``: a link to another session, or a Document of the Evidence branch, was clicked.
 
 The data is ``{"key", "selected", "ask", "supporting", "shape"}`` as UTF-8 JSON bytes (SHAPE.md), the shape
@@ -20,7 +18,7 @@ when it is the step the server last sent and the person has moved on since), and
 that back a sentence of the answer (``supporting``).
 
 The script is vis-network as the pyvis package ships it, then ``dom.js``, ``waterfall.js``,
-``graph.js``, ``inspector.js`` and ``workspace.js``, inlined (nothing is fetched).
+``folds.js``, ``graph.js``, ``inspector.js`` and ``workspace.js``, inlined (nothing is fetched).
 """
 
 from __future__ import annotations
@@ -39,8 +37,8 @@ from trace_explorer.model.texts import step_documents
 from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 from trace_explorer.views.dag.folding import ITERATION
-from trace_explorer.views.dag.network import (MAX_OPEN, OPEN_WINDOW, drawn_layout, fold_base, is_long,
-                                              script_safe, vis_network_js)
+from trace_explorer.views.dag.network import (MAX_OPEN, OPEN_WINDOW, fold_base, folded_layout, is_long, script_safe,
+                                              vis_network_js, whole_layout)
 from trace_explorer.views.step_walk import WalkEntry, step_walk
 from trace_explorer.views.workspace import workspace_data
 
@@ -50,13 +48,12 @@ from ..step_texts import show_texts
 from ..text import DOCUMENTS_PAGE, SESSION_PAGE, md_escape
 
 COMPONENT_KEY = "te_workspace"
-OPEN_KEY = "te_dag_open"  # {"session": IRI, "ids": [fold ids opened], "target": the step the last opened around}
 TEXTS_KEY = "te_texts_wanted"  # a step IRI whose librarian texts the browser asked for
 GOTO_KEY = "te_goto"  # {"page": "session" | "documents", "id": IRI}
 ASK_KEY = "te_workspace_ask"  # how many times the server asked for a step to be selected (select_step)
 MARKED_KEY = "te_workspace_marked"  # the step IRIs marked as backing the answer's chosen sentence
 _HERE = Path(__file__).resolve().parent
-_SCRIPTS = ("dom.js", "waterfall.js", "graph.js", "inspector.js", "workspace.js")
+_SCRIPTS = ("dom.js", "waterfall.js", "folds.js", "graph.js", "inspector.js", "workspace.js")
 _HTML = """
 <div class="te-ws" data-view="timeline" data-te-steps="workspace" role="group" aria-label="Session workspace">
   <div class="te-ws-tools">
@@ -95,7 +92,7 @@ _HTML = """
     </div>
     <div class="te-dag" tabindex="0" data-te-steps="dag" role="group"
          aria-label="Provenance graph: click a node to select its step; j / k or arrows move">
-      <div class="te-dag-top"><div class="te-legend"></div><button type="button" class="te-fit" title="Show the whole graph">Fit</button></div>
+      <div class="te-dag-top"><div class="te-legend"></div><span class="te-dag-buttons"><button type="button" class="te-refold" hidden title="Fold every run opened again">Fold again</button><button type="button" class="te-fit" title="Show the whole graph">Fit</button></span></div>
       <div class="te-dag-canvas"></div>
       <div class="te-dag-hint">Click a node to select its step; hover for its fields. Drag to pan; Ctrl + wheel
         (or the wheel once the graph has the focus) zooms.</div>
@@ -129,14 +126,14 @@ def _fold_base(collection_key: tuple, session_id: str, _session: Session, _sessi
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], target: str | None,
-          expand: tuple[str, ...], evidence: bool, texts_seen: int, pending: frozenset[str], _session: Session,
-          _collection: Collection, _walk: list[WalkEntry]) -> dict[str, Any]:
-    """The workspace shape of one session, drawing (folds open, evidence) and set of texts
-    loaded; shared, never changed by its users."""
+def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], evidence: bool, texts_seen: int,
+          pending: frozenset[str], _session: Session, _collection: Collection, _walk: list[WalkEntry]) -> dict[str, Any]:
+    """The workspace shape of one session, drawing (evidence or not) and set of texts loaded;
+    shared, never changed by its users. A long session's graph is sent folded, with what each
+    fold holds: the browser opens its folds."""
     sessions = _collection.by_id
     base = _fold_base(collection_key, session_id, _session, sessions) if is_long(_session) else None
-    layout = drawn_layout(_session, target, expand, sessions=sessions, base=base)
+    layout = folded_layout(_session, sessions=sessions, base=base) if base else whole_layout(_session, sessions)
     evidence_layout = None
     if evidence:
         try:
@@ -149,8 +146,8 @@ def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], tar
               for entry in _walk for c in (entry.step.fields.get("chunks") or [])]
     texts = _collection.texts([c for c in chunks if c]) if chunks else {}
     shape = workspace_data(_session, sessions, walk=_walk, layout=layout, evidence_layout=evidence_layout,
-                           texts=texts, pending=pending)
-    digest = hashlib.sha256(repr((collection_key, session_id, children, target, expand, evidence, texts_seen,
+                           texts=texts, pending=pending, unfolded=base.grouped if base else None)
+    digest = hashlib.sha256(repr((collection_key, session_id, children, evidence, texts_seen,
                                   sorted(pending))).encode()).hexdigest()
     # sent as bytes, serialized here once: data given as a dict is serialized by Streamlit on
     # every run, twice (once more, key-sorted, for the element's identity): 0.5 s for 4,002 steps
@@ -192,27 +189,22 @@ def workspace(session: Session, collection: Collection) -> None:
         owner = next((e.session for e in walk if e.id == iri), None)
         if owner is not None:
             show_texts(owner, [iri], collection)
-    state = _fold_state(session)
     long = is_long(session)
-    target = state.get("target") if long else None
-    if long and target is None:
-        target = st.query_params.get("step")
-    data = _data(collection.key, session.id, children, target, tuple(state["ids"]) if long else (),
-                 has_evidence(session) and not long, _texts_seen(collection), _pending(walk, collection),
-                 session, collection, walk)
+    data = _data(collection.key, session.id, children, has_evidence(session) and not long, _texts_seen(collection),
+                 _pending(walk, collection), session, collection, walk)
     if long:
         how = ("Each Analysis is drawn with its Thought and Observation as one Iteration node and long runs are "
                "folded into dashed nodes" if data["iterations"] else "Long runs of steps are folded into dashed nodes")
         st.caption(md_escape(f"Long session: {len(session.steps):,} steps, {session.graph.number_of_nodes():,} graph "
                              f"nodes. In the graph, {how[0].lower() + how[1:]}: {data['drawn']:,} nodes drawn. A click "
-                             f"on a folded run opens it ({OPEN_WINDOW} nodes at a time, {MAX_OPEN} at once)."))
+                             f"on a folded run opens it ({OPEN_WINDOW} nodes at a time, {MAX_OPEN} at once; Fold again folds them), "
+                             f"and the run holding the selected step opens around it."))
     stops = {e.id for e in walk}
     marked = [m for m in st.session_state.get(MARKED_KEY, ()) if m in stops]
     head = json.dumps({"key": data["key"], "selected": selected, "ask": st.session_state.get(ASK_KEY, 0),
                        "supporting": marked}, separators=(",", ":"))
     _component()(key=COMPONENT_KEY, data=head[:-1].encode() + b',"shape":' + data["shape"] + b"}",
-                 on_texts_change=_texts_wanted, on_fold_change=functools.partial(_fold_clicked, session.id),
-                 on_open_change=_open_clicked, width="stretch")
+                 on_texts_change=_texts_wanted, on_open_change=_open_clicked, width="stretch")
 
 
 def _texts_seen(collection: Collection) -> int:
@@ -247,26 +239,3 @@ def _open_clicked() -> None:
     value = _trigger("open")
     if isinstance(value, dict):
         st.session_state[GOTO_KEY] = value
-
-
-def _fold_state(session: Session) -> dict[str, Any]:
-    state = st.session_state.get(OPEN_KEY)
-    if not isinstance(state, dict) or state.get("session") != session.id:
-        state = {"session": session.id, "ids": [], "target": None}
-        st.session_state[OPEN_KEY] = state
-    return state
-
-
-def _fold_clicked(session_id: str) -> None:
-    value = _trigger("fold")
-    state = st.session_state.get(OPEN_KEY)
-    if not isinstance(value, dict) or not isinstance(state, dict) or state.get("session") != session_id:
-        return
-    fold = value.get("fold")
-    if isinstance(fold, str):
-        state["ids"] = [i for i in state["ids"] if i != fold][-(MAX_OPEN - 1):] + [fold]
-    if isinstance(value.get("selected"), str):
-        state["target"] = value["selected"]
-
-
-

@@ -5,7 +5,8 @@
  * below LABEL_SCALE: a long chain pans instead). The mouse wheel scrolls the page unless the
  * graph has the focus or Ctrl is held. Tooltips (vis-network shows a string title with
  * innerText: plain text) close when the mouse leaves. The Evidence branch hangs under the main
- * chain: the main nodes keep their places. */
+ * chain: the main nodes keep their places. A long session's folds open and fold again here
+ * (folds.js). */
 const COLUMN = 170;       // canvas px between levels, at least
 const SLOT = 74;          // canvas px between slots of a level
 const FONT_PX = 14;
@@ -51,6 +52,11 @@ class Graph {
     new ResizeObserver(() => setTimeout(readable, 30)).observe(this.canvas);
     this.canvas.addEventListener("wheel", (event) => this.wheel(event), {passive: false, capture: true});
     host.querySelector(".te-fit").addEventListener("click", () => this.fit());
+    this.refold = host.querySelector(".te-refold");
+    this.refold.addEventListener("click", () => {
+      if (this.folds.foldAll()) { this.draw(); }
+      this.ws.graphFollows();
+    });
   }
 
   hideTip() {
@@ -80,7 +86,32 @@ class Graph {
   load(graph, evidence) {
     this.graph = graph;
     this.evidence = evidence;
+    this.folds = new Folds(graph, this.ws);
     this.draw();
+  }
+
+  /* The drawn node (or Evidence node) with this id, as drawn now. */
+  drawnNode(id) {
+    return this.shown.find((n) => n.id === id);
+  }
+
+  /* The id of the node that shows step ``s`` now (its part when a fold is open there). */
+  nodeOf(s) {
+    return s.unit && this.folds.drawnOf.has(s.unit) ? this.folds.drawnOf.get(s.unit) : s.node;
+  }
+
+  /* Open a fold, or what is left of one, in place: its next window of parts is drawn. */
+  openFold(id) {
+    if (!this.folds.openAt(id)) { return; }
+    const scale = this.network.getScale(), view = this.network.getViewPosition();
+    this.draw(true);  // what comes before the fold keeps its place: its first part is where it was
+    this.network.moveTo({scale: scale, position: view, animation: false});
+  }
+
+  /* Select the node of step ``s``; ``reveal``: open the fold that holds it and bring it into view. */
+  selectStep(s, reveal) {
+    if (reveal && s.unit && this.folds.openAround(s.unit)) { this.draw(true); }
+    this.select(this.nodeOf(s), reveal);
   }
 
   /* The Evidence branch on or off; the main chain stays where it is on screen. */
@@ -112,9 +143,11 @@ class Graph {
     };
   }
 
-  draw() {
-    const nodes = this.graph.nodes.slice();
-    let edges = this.graph.edges.slice();
+  /* Draw the graph as its folds now stand; ``keepView``: leave the view where it is (else fit). */
+  draw(keepView) {
+    const now = this.folds.layout();
+    const nodes = now.nodes;
+    let edges = now.edges;
     let lowest = 0;
     nodes.forEach((n) => { lowest = Math.max(lowest, n.slot); });
     const extra = [];
@@ -125,6 +158,7 @@ class Graph {
       edges = edges.concat(this.evidence.edges);
     }
     const all = nodes.concat(extra);
+    this.shown = all;
     const column = this.columnWidth(all);
     const drawn = all.map((n) => Object.assign(this.look(n), {x: n.level * column, y: n.slot * SLOT}));
     this.nodes.clear();
@@ -141,7 +175,8 @@ class Graph {
     this.host.setAttribute("data-node-count", String(all.length));
     this.host.setAttribute("data-evidence", this.evidenceOn ? "on" : "off");
     this.host.setAttribute("data-te-dag", "drawn");
-    this.fit();
+    this.refold.hidden = !this.folds.opened();
+    if (!keepView) { this.fit(); }
     this.select(this.selected, false);
     this.ws.applyGraphFilter();
   }

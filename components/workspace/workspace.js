@@ -7,7 +7,6 @@
  *
  * Triggers back to Python (only for what needs the server):
  *   "texts" = step IRI   its texts are still in a TrustGraph librarian: fetch them;
- *   "fold"  = {fold, selected}   open a folded run of a long session's graph;
  *   "open"  = {page: "session" | "documents", id}   go to another session or a document.
  */
 let current = null;      // the workspace on screen (the key handler works on it)
@@ -101,7 +100,7 @@ class Workspace {
     this.pendingFrame = requestAnimationFrame(() => {
       this.pendingFrame = 0;
       const s = this.steps[this.selected];
-      if (this.graph && this.view === "graph") { this.graph.select(s.node, this.lastFrom !== "graph"); }
+      if (this.graph && this.view === "graph") { this.graph.selectStep(s, this.lastFrom !== "graph"); }
       writeUrl(this.selected === 0 ? null : s.id);
     });
   }
@@ -111,12 +110,17 @@ class Workspace {
     if (next !== undefined && next !== this.selected) { this.select(next, "key"); }
   }
 
+  /* The graph's selection back on the selected step (after a click that selects nothing). */
+  graphFollows() {
+    if (this.graph) { this.graph.select(this.graph.nodeOf(this.steps[this.selected]), false); }
+  }
+
   clickNode(id) {
-    const node = this.graph.nodes.get(id);
-    const drawn = (this.graph.graph.nodes.concat(this.data.evidence ? this.data.evidence.nodes : [])).find((n) => n.id === id);
-    if (!node || !drawn) { return; }
+    const drawn = this.graph.drawnNode(id);
+    if (!drawn) { return; }
     if (drawn.role === "folded") {
-      this.trigger("fold", {fold: id, selected: this.steps[this.selected].id});
+      this.graph.openFold(id);
+      this.graphFollows();
     } else if (drawn.role === "evidence") {
       if (drawn.kind === "Document") { this.open("documents", id); }
     } else if (id === this.data.session.parent_session) {
@@ -125,7 +129,7 @@ class Workspace {
       this.select(this.index.get(drawn.step), "graph");
       this.graph.select(id, false);
     } else {
-      this.graph.select(this.steps[this.selected].node, false);
+      this.graphFollows();
     }
   }
 
@@ -169,7 +173,7 @@ class Workspace {
         this.graph.evidenceOn = !!this.evidenceOn;
         this.graph.load(this.data.graph, this.data.evidence);
       }
-      this.graph.select(this.steps[this.selected].node, true);
+      this.graph.selectStep(this.steps[this.selected], true);
     } else {
       this.waterfall.schedule();
     }
@@ -263,13 +267,13 @@ class Workspace {
     let nodes = null;
     if (this.matching) {
       nodes = new Set();
-      const all = new Set(this.steps.map((s) => s.node));
-      this.matching.forEach((i) => nodes.add(this.steps[i].node));
+      const all = new Set(this.steps.map((s) => this.graph.nodeOf(s)));
+      this.matching.forEach((i) => nodes.add(this.graph.nodeOf(this.steps[i])));
       this.graph.nodes.forEach((n) => { if (!all.has(n.id)) { nodes.add(n.id); } });  // nodes of no step stay
     }
     let critical = null;
-    if (this.showCritical) { critical = new Set([...this.critical].map((i) => this.steps[i].node)); }
-    this.graph.shade(nodes, critical, new Set([...this.supporting].map((i) => this.steps[i].node)));
+    if (this.showCritical) { critical = new Set([...this.critical].map((i) => this.graph.nodeOf(this.steps[i]))); }
+    this.graph.shade(nodes, critical, new Set([...this.supporting].map((i) => this.graph.nodeOf(this.steps[i]))));
   }
 
   updateCount() {

@@ -25,7 +25,8 @@ controls shown, which the component writes with ``textContent`` only)::
       ],
       "critical": [int],               # rows of the critical path, first to last (``critical_path``)
       "slow_ms": float or None,        # the slow-step threshold: the 90th percentile of durations
-      "graph": {"nodes": [...], "edges": [...], "legend": [...], "folded": bool},
+      "graph": {"nodes": [...], "edges": [...], "legend": [...], "folded": bool,
+                "fold_edges": [...], "open_window": int, "max_open": int},
       "evidence": None | {"nodes", "edges", "legend"},   # the Evidence branch, drawn on demand
     }
 
@@ -34,6 +35,19 @@ A graph node is ``{"id", "label" (lines joined by "\\n"), "kind", "shape" ("elli
 "role" ("step", "session", "folded", "evidence"), "error", "members" (graph nodes it stands for),
 "step" (the stop a click selects, or None)}``; an edge ``{"from", "to", "relation"}`` in PROV's
 direction. The legend is ``views.dag.legend.legend_entries``.
+
+A long session's graph (``dag.network.is_long``) is drawn folded with no fold open; the browser
+opens folds. Each fold node then also has ``"parts"`` (the nodes it stands for, in reading order,
+each ``{"id", "label", "tag"}`` (a short name such as "i3", or "") with, only where they differ
+from the usual, ``"kind"`` (else "Iteration"), ``"shape"`` (else "ellipse"), ``"role"`` (else
+"step"), ``"error"`` (else False) and ``"step"`` (else its own id; None: it selects nothing)),
+``"row"`` (True: its parts derive one from another and open left to right; False: they hang side
+by side and open one under another) and ``"chain"`` (True: each part derives from the one before
+it, "wasDerivedFrom", and from no other part: those edges are left out of ``fold_edges``).
+``fold_edges`` are the other edges of the unfolded graph that touch a part, to be drawn through
+whichever node shows each end. A step inside a fold names its part as ``unit``. ``open_window``
+parts are shown when a fold opens, and at most ``max_open`` folds stay opened by hand
+(``dag.network.OPEN_WINDOW``, ``MAX_OPEN``).
 """
 
 from __future__ import annotations
@@ -45,11 +59,12 @@ from typing import Any
 
 from ..model.literals import format_time
 from ..model.session import Session
-from .dag.folding import DagLayout
+from .dag.folding import ITERATION, DagLayout, DagNode
 from .dag.layout import part_owners
-from .dag.network import dag_data, drawn_layout
+from .dag.network import MAX_OPEN, OPEN_WINDOW, dag_data, fold_base, folded_layout, is_long, whole_layout
+from .dag.nodes import SHAPES
 from .palette import KIND_COLOURS, OTHER_KIND_COLOUR, kind_colour
-from .step_labels import clip
+from .step_labels import clip, step_tag
 from .step_sections import step_sections
 from .step_walk import WalkEntry, step_walk
 from .visible_text import visible_controls
@@ -61,19 +76,27 @@ VERSION = 1
 def workspace_data(session: Session, sessions: Mapping[str, Session] | None = None, *,
                    walk: list[WalkEntry] | None = None, layout: DagLayout | None = None,
                    evidence_layout: DagLayout | None = None, texts: Mapping[str, str] | None = None,
-                   pending: Collection[str] = ()) -> dict[str, Any]:
+                   pending: Collection[str] = (), unfolded: DagLayout | None = None) -> dict[str, Any]:
     """The workspace shape (module docstring) of ``session`` with the sub-sessions found in
     ``sessions`` (IRI -> Session). ``walk``: its step walk when already made; ``layout``: the
-    graph drawn (default ``dag.network.drawn_layout``: folded for a long session);
+    graph drawn (default: ``dag.network.whole_layout``, or for a long session
+    ``dag.network.folded_layout`` with no fold open); ``unfolded``: the layout ``layout`` folds
+    (``FoldBase.grouped``: its edges join the folds' parts; made here with the default layout);
     ``evidence_layout``: ``layout`` with the Evidence branch hung on it, or None; ``texts``:
     chunk IRI -> text as the source holds them; ``pending``: the step IRIs whose texts a
     librarian has not sent yet. Linear in the steps."""
     sessions = sessions or {}
     walk = step_walk(session, sessions) if walk is None else walk
-    layout = layout if layout is not None else drawn_layout(session, sessions=sessions)
+    if layout is None and is_long(session):
+        base = fold_base(session, sessions)
+        layout, unfolded = folded_layout(session, sessions=sessions, base=base), base.grouped
+    elif layout is None:
+        layout = whole_layout(session, sessions)
     rows = waterfall(session, walk=walk)
-    graph = graph_data(session, layout, sessions, walk)
+    graph = graph_data(session, layout, sessions, walk, unfolded)
     holders = {member: node.id for node in layout.nodes for member in node.members}
+    folds = {node.id for node in layout.nodes if node.role == "folded"}
+    units = {member: node.id for node in unfolded.nodes for member in node.members} if unfolded and folds else {}
     kinds = list(dict.fromkeys(rows.kinds))
     kind_index = {k: i for i, k in enumerate(kinds)}
     steps = []
@@ -86,13 +109,15 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
         for section in sections:
             if section["t"] == "link":
                 section["label"] = _session_label(sessions.get(section["session"]), section["session"])
+        node = _graph_node(holders, walk, entry)
         steps.append({
             "id": entry.id, "label": rows.labels[index], "kind": kind_index[rows.kinds[index]],
             "depth": entry.depth, "header": entry.header, "band": rows.bands[index],
             "session": entry.session.id, "start": round(rows.starts[index], 3), "end": round(rows.ends[index], 3),
             "duration": None if rows.markers[index] or rows.headers[index] else rows.durations[index],
             "error": rows.errors[index], "tool": _tool(entry),
-            "node": _graph_node(holders, walk, entry), "pending": entry.id in pending, "sections": sections,
+            "node": node, "unit": units.get(entry.id) if node in folds else None,
+            "pending": entry.id in pending, "sections": sections,
         })
     return {
         "version": VERSION,
@@ -137,11 +162,56 @@ def _graph_node(holders: Mapping[str, str], walk: list[WalkEntry], entry: WalkEn
 
 
 def graph_data(session: Session, layout: DagLayout, sessions: Mapping[str, Session],
-               walk: list[WalkEntry]) -> dict[str, Any]:
-    """The ``graph`` of the workspace shape: ``layout`` as nodes and edges (module docstring)."""
+               walk: list[WalkEntry], unfolded: DagLayout | None = None) -> dict[str, Any]:
+    """The ``graph`` of the workspace shape: ``layout`` as nodes and edges, and with
+    ``unfolded`` (the layout ``layout`` folds) each fold's parts and the edges that join them
+    (module docstring)."""
     data = dag_data(session, layout, sessions)
-    return {"nodes": _nodes(session, layout, data["nodes"], walk), "edges": _edges(data["edges"]),
-            "legend": data["legend"], "folded": bool(layout.folded)}
+    nodes = _nodes(session, layout, data["nodes"], walk)
+    fold_edges: list[dict[str, str]] = []
+    if unfolded is not None and layout.folded:
+        folds = {node.id: node for node in layout.nodes if node.role == "folded"}
+        stops = {entry.id for entry in walk}
+        owners = part_owners(unfolded)
+        place: dict[str, tuple[str, int]] = {}  # part id -> (fold id, its place in the fold)
+        for fold in folds.values():
+            place.update((part.id, (fold.id, k)) for k, part in enumerate(fold.folded_from))
+        internal: dict[str, list[tuple[str, str, str]]] = {}
+        outer: list[tuple[str, str, str]] = []
+        for edge in unfolded.edges:
+            ends = place.get(edge[0]), place.get(edge[1])
+            if ends[0] and ends[1] and ends[0][0] == ends[1][0]:
+                internal.setdefault(ends[0][0], []).append(edge)
+            elif ends[0] or ends[1]:
+                outer.append(edge)
+        for node in nodes:
+            fold = folds.get(node["id"])
+            if fold is None:
+                continue
+            own = internal.get(fold.id, [])
+            chain = len(own) == len(fold.folded_from) - 1 and all(
+                r == "wasDerivedFrom" and place[s][1] == place[t][1] + 1 for s, t, r in own)
+            node["parts"] = [_part(session, part, stops, owners, walk) for part in fold.folded_from]
+            node["row"], node["chain"] = bool(own), chain
+            if not chain:
+                outer.extend(own)
+        fold_edges = [{"from": s, "to": t, "relation": r} for s, t, r in outer]
+    return {"nodes": nodes, "edges": _edges(data["edges"]), "legend": data["legend"], "folded": bool(layout.folded),
+            "fold_edges": fold_edges, "open_window": OPEN_WINDOW, "max_open": MAX_OPEN}
+
+
+def _part(session: Session, part: DagNode, stops: Collection[str], owners: Mapping[str, str],
+          walk: list[WalkEntry]) -> dict[str, Any]:
+    """One part of a fold, as the browser draws it once the fold opens (its hover is made there
+    from its step's sections)."""
+    out: dict[str, Any] = {"id": part.id, "label": visible_controls("\n".join(clip(line, 28) for line in part.lines)
+                                                                     or part.kind), "tag": step_tag(part.id)}
+    shape, step = SHAPES.get(part.prov_class, "ellipse"), node_step(session, part.id, stops, owners, walk)
+    for key, value, usual in (("kind", part.kind, ITERATION), ("shape", shape, "ellipse"), ("role", part.role, "step"),
+                              ("error", bool(part.error), False), ("step", step, part.id)):
+        if value != usual:
+            out[key] = value
+    return out
 
 
 def evidence_data(session: Session, layout: DagLayout, sessions: Mapping[str, Session],
