@@ -115,10 +115,11 @@ def bare_app(folder: Path) -> Path:
 
 def long_store(folder: Path, iterations: int) -> tuple[Path, str, int]:
     """A local store in ``folder`` holding one synthetic ReAct session of ``iterations``
-    iterations; returns (store directory, session IRI, its number of steps)."""
+    iterations, its health checked as ``trace-explorer ingest`` checks it; returns (store directory, session IRI, its number of steps)."""
     import pyoxigraph as ox
     from synthetic import make_react_session
 
+    from trace_explorer.analysis.health.index import refresh_health
     from trace_explorer.sources.local_store import ingest_file, open_local_store
 
     root, quads, documents = make_react_session(iterations, question=f"A long run of {iterations} tool calls")
@@ -130,6 +131,7 @@ def long_store(folder: Path, iterations: int) -> tuple[Path, str, int]:
     store = open_local_store(store_dir)
     for path in (trace, texts):
         ingest_file(store, str(path))
+    refresh_health(store.writer_source(), after_ingest=True)  # as `trace-explorer ingest` does
     del store
     return store_dir, root, 2 * iterations + 2
 

@@ -3,7 +3,10 @@ panel of every problem found in the session (each linked to its step).
 
 The column and the filter read the session index's health rows (``analysis.health.index``); the
 panel checks the open session itself (``analysis.health.check_sessions``), once per session and
-collection. Messages quote trace text: they are shown with ``md_escape`` or in a dataframe.
+collection. Where the index has the session's row, the panel's title says its counts and the
+check runs only once the panel is opened (it reads the whole session again: seconds for a
+4,000-step run), as Langfuse and Phoenix run an evaluation on request, never on every view.
+Messages quote trace text: they are shown with ``md_escape`` or in a dataframe.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from .text import SESSION_PAGE, md_escape
 HEALTH_KEY = "health"  # also the query parameter the list keeps it in
 ICONS = {"error": "⛔", "warning": "⚠️", "info": "ℹ️"}
 LINKS_PER_PAGE = 25  # problems listed as links at a time in the panel; all of them are in its table
+PANEL_KEY = "te_health_panel"  # the panel's open state (it checks the session once opened)
 _LABELS = {"errors": "errors", "warnings": "warnings", "infos": "only infos", "clean": "clean", "unchecked": "unchecked"}
 
 
@@ -101,26 +105,42 @@ def _gateway_findings(session: Session, source: TrustGraphSource) -> list[Findin
 def health_panel(session: Session, collection: Collection) -> None:
     """The session page's Health panel: the counts, then every problem once, whole, as a link to
     its step (``?session=…&step=…``; LINKS_PER_PAGE at a time) saying its severity, rule, step
-    IRI and message, with the triple it found under it."""
+    IRI and message, with the triple it found under it. With the session's row in the index,
+    the title comes from it and the session is checked once the panel is opened."""
+    row = None
     try:
         if isinstance(collection.source, TrustGraphSource):
             checked = _gateway_findings(session, collection.source)
             if checked is None:
                 return
             found, whole = checked, True
+        elif indexed(collection) and (row := health_of(collection.source.index, [session.id]).get(session.id)):
+            found, whole = [], True
         else:
             with st.spinner("Checking this session's trace…"):
                 found, whole = _findings(collection.key, session.id, collection)
     except SourceError as error:
         st.caption(md_escape(f"Health not checked: {error}"))
         return
-    total = counts(found)
+    total = {s: row[s] for s in SEVERITIES} if row is not None else counts(found)
     worst = next((s for s in SEVERITIES if total[s]), None)
     title = "Health: clean" if worst is None else "Health: " + ", ".join(
         f"{total[s]} {s}{'' if total[s] == 1 else 's'}" for s in SEVERITIES if total[s])
     icon = {"error": ":material/error:", "warning": ":material/warning:", "info": ":material/info:"}.get(
         worst, ":material/check_circle:")
-    with st.expander(title, icon=icon):  # closed: its title says the counts, the list's column the worst
+    # closed: its title says the counts, the list's column the worst
+    panel = st.expander(title, icon=icon, key=PANEL_KEY, on_change="rerun") if row is not None and worst else \
+        st.expander(title, icon=icon)
+    with panel:
+        if row is not None and worst:
+            if not panel.open:
+                return
+            try:
+                with st.spinner("Checking this session's trace…"):
+                    found, whole = _findings(collection.key, session.id, collection)
+            except SourceError as error:
+                st.caption(md_escape(f"Health not checked: {error}"))
+                return
         if not whole:
             st.caption("On a store this large, steps of this session that no derivation reaches and nothing "
                        "derives from are not looked for here; the list's Health column and `trace-explorer lint` "

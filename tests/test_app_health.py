@@ -50,6 +50,11 @@ def test_the_session_panel_lists_each_problem_with_a_link_to_its_step():
                                            ("h.documents.json", docs, "application/json")]).run()
     at = open_session(BROKEN_ID, at=at)
     panel = [e for e in at.main.expander if e.label.startswith("Health")]
+    assert [e.label for e in panel] == ["Health: 1 warning"]  # the index's counts: nothing checked yet
+    assert not panel[0].get("page_link") and not panel[0].caption
+    at.session_state["te_health_panel"] = True  # opened: the session is checked
+    at.run()
+    panel = [e for e in at.main.expander if e.label.startswith("Health")]
     assert [e.label for e in panel] == ["Health: 1 warning"]
     # each problem once (no table beside the links), with its step's whole IRI and its triple
     assert not panel[0].dataframe

@@ -300,6 +300,7 @@ def test_session_pages_at_two_widths(app_url, sessions):
 def long_store_url(tmp_path_factory):
     from tests.test_timeline import long_react_files
     from tests.browser_support import streamlit_server
+    from trace_explorer.analysis.health.index import refresh_health
     from trace_explorer.sources.local_store import ingest_file, open_local_store
 
     root, nquads, documents = long_react_files(2000)
@@ -307,6 +308,7 @@ def long_store_url(tmp_path_factory):
     store = open_local_store(folder / "store")
     ingest_file(store, "long.nq", nquads)
     ingest_file(store, "long.documents.json", documents)
+    refresh_health(store.writer_source(), after_ingest=True)  # as `trace-explorer ingest` does
     del store
     with streamlit_server(env={"TRACE_EXPLORER_STORE": str(folder / "store")}) as url:
         yield url, root
