@@ -102,6 +102,16 @@ def _gateway_findings(session: Session, source: TrustGraphSource) -> list[Findin
     return state[key]
 
 
+def _checked(session: Session, collection: Collection) -> tuple[list[Finding], bool] | None:
+    """``_findings`` of the session with a spinner; None (and a line saying why) when the source fails."""
+    try:
+        with st.spinner("Checking this session's trace…"):
+            return _findings(collection.key, session.id, collection)
+    except SourceError as error:
+        st.caption(md_escape(f"Health not checked: {error}"))
+        return None
+
+
 def health_panel(session: Session, collection: Collection) -> None:
     """The session page's Health panel: the counts, then every problem once, whole, as a link to
     its step (``?session=…&step=…``; LINKS_PER_PAGE at a time) saying its severity, rule, step
@@ -116,9 +126,10 @@ def health_panel(session: Session, collection: Collection) -> None:
             found, whole = checked, True
         elif indexed(collection) and (row := health_of(collection.source.index, [session.id]).get(session.id)):
             found, whole = [], True
+        elif (checked := _checked(session, collection)) is None:
+            return
         else:
-            with st.spinner("Checking this session's trace…"):
-                found, whole = _findings(collection.key, session.id, collection)
+            found, whole = checked
     except SourceError as error:
         st.caption(md_escape(f"Health not checked: {error}"))
         return
@@ -133,14 +144,9 @@ def health_panel(session: Session, collection: Collection) -> None:
         st.expander(title, icon=icon)
     with panel:
         if row is not None and worst:
-            if not panel.open:
+            if not panel.open or (checked := _checked(session, collection)) is None:
                 return
-            try:
-                with st.spinner("Checking this session's trace…"):
-                    found, whole = _findings(collection.key, session.id, collection)
-            except SourceError as error:
-                st.caption(md_escape(f"Health not checked: {error}"))
-                return
+            found, whole = checked
         if not whole:
             st.caption("On a store this large, steps of this session that no derivation reaches and nothing "
                        "derives from are not looked for here; the list's Health column and `trace-explorer lint` "
