@@ -21,9 +21,12 @@ class Waterfall {
     this.collapsed = new Set();
     this.frame = 0;
     host.__teWaterfall = this;
-    // the page scrolls, not the waterfall: any scroll (Streamlit's main section) redraws the rows
-    document.addEventListener("scroll", () => this.schedule(), {capture: true, passive: true});
-    window.addEventListener("resize", () => this.schedule());
+    // the page scrolls, not the waterfall: any scroll (Streamlit's main section) redraws the rows.
+    // The page's listeners go with the waterfall once it has left the page (another session opened).
+    this.outside = new AbortController();
+    const page = {signal: this.outside.signal};
+    document.addEventListener("scroll", () => this.schedule(), Object.assign({capture: true, passive: true}, page));
+    window.addEventListener("resize", () => this.schedule(), page);
     host.querySelectorAll("[data-zoom]").forEach((b) => b.addEventListener("click", () => this.zoom(b.getAttribute("data-zoom"))));
     this.body.addEventListener("wheel", (event) => {
       if (!(event.ctrlKey || event.metaKey)) { return; }
@@ -71,6 +74,7 @@ class Waterfall {
   }
 
   schedule() {
+    if (!this.host.isConnected) { this.outside.abort(); return; }
     if (this.frame) { return; }
     this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
   }
@@ -208,6 +212,7 @@ class Waterfall {
       if (event.button !== 0 || !event.target.closest(".te-wf-track")) { return; }
       drag = {x: event.clientX, view: this.view.slice(), moved: false};
     });
+    const page = {signal: this.outside.signal};
     window.addEventListener("mousemove", (event) => {
       if (!drag) { return; }
       const dx = event.clientX - drag.x;
@@ -216,8 +221,8 @@ class Waterfall {
       const width = Math.max(1, this.ticks.getBoundingClientRect().width);
       const shift = -dx / width * (drag.view[1] - drag.view[0]);
       this.setView([drag.view[0] + shift, drag.view[1] + shift]);
-    });
-    window.addEventListener("mouseup", () => { setTimeout(() => { drag = null; }, 0); });
+    }, page);
+    window.addEventListener("mouseup", () => { setTimeout(() => { drag = null; }, 0); }, page);
     this.rowsEl.addEventListener("click", (event) => {
       if (drag && drag.moved) { return; }
       const toggle = event.target.closest("[data-toggle]");
