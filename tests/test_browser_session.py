@@ -15,6 +15,7 @@ from tests.browser_session_support import (DAG, INSPECTOR, TIMELINE, WORKSPACE, 
                                            scroll_to_timeline_end, selected, session_url, show, shown_rows,
                                            step_in_url, timeline, wait_drawn, wait_step, workspace)
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
+from trace_explorer.views.palette import KIND_COLOURS
 from trace_explorer.views.step_walk import step_walk
 from trace_explorer.views.workspace import workspace_data
 
@@ -367,7 +368,10 @@ def test_a_4002_step_run_scrolls_moves_and_opens_its_folds(long_store_url):
         assert sent > 0  # the page did send its first run request: the count below can tell
         show(page, "graph")
         drawn = dag(page, "v => v.shown.map(n => [n.id, n.role])")
-        assert session.steps[-2].id.removesuffix("/observation") in dict(drawn)  # the last iteration, drawn
+        last = session.steps[-2].id.removesuffix("/observation")
+        assert last in dict(drawn)  # the last iteration, drawn
+        # an Iteration is painted as its Analysis, as the legend says
+        assert dag(page, "(v, id) => v.nodes.get(id).color.border", last) == KIND_COLOURS["Analysis"]
         folds = [i for i, role in drawn if role == "folded"]
         assert 5 <= len(folds) <= 12
         before = len(drawn)
