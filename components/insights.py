@@ -105,9 +105,10 @@ def headline(numbers: dict[str, Any]) -> None:
 # 2-5 s on a cold browser) as a grey skeleton; this gives that skeleton a chart's height and
 # says in words that the chart is on its way, so no grey box passes for a drawn page.
 _LOADING_STYLE = """<style>
-.stPrintGraphic > [data-testid="stSkeleton"] { height: 240px; display: flex; align-items: center;
-  justify-content: center; }
-.stPrintGraphic > [data-testid="stSkeleton"]::after { content: "Drawing the chart…"; font-size: 14px; color: #475569; }
+.stPrintGraphic > [data-testid="stSkeleton"], [class*="st-key-te_insight_"] > [data-testid="stSkeleton"] {
+  height: 240px; display: flex; align-items: center; justify-content: center; }
+.stPrintGraphic > [data-testid="stSkeleton"]::after, [class*="st-key-te_insight_"] > [data-testid="stSkeleton"]::after {
+  content: "Drawing the chart…"; font-size: 14px; color: #475569; }
 </style>"""
 
 
