@@ -397,6 +397,29 @@ def test_a_4002_step_run_scrolls_moves_and_opens_its_folds(long_store_url):
         assert not page.locator(f"{DAG} .te-refold").is_visible()
         assert page.locator(DAG).get_attribute("data-selected") in folds
         assert len(frames) == sent  # nothing of it asked the server
+        # a fold of leaves hanging off one node (not a chain) opens one under another, the node
+        # under it moving down, each leaf's edge drawn to what it derives from
+        fan = dag(page, """v => {
+          const parts = Array.from({length: 20}, (_, k) => ({id: "leaf" + k, label: "Chunk " + k, tag: "", kind: "Chunk"}));
+          const graph = {nodes: [{id: "q", label: "Q", level: 0, slot: 0, role: "step"},
+                                 {id: "leaf0", label: "20 folded", level: 1, slot: 0, role: "folded", row: false, chain: false, parts: parts},
+                                 {id: "other", label: "O", level: 1, slot: 1, role: "step"},
+                                 {id: "next", label: "N", level: 2, slot: 0, role: "step"}],
+                         edges: [{from: "leaf0", to: "q", relation: "wasDerivedFrom"}, {from: "other", to: "q", relation: "wasDerivedFrom"},
+                                 {from: "next", to: "q", relation: "wasDerivedFrom"}],
+                         fold_edges: parts.map(p => ({from: p.id, to: "q", relation: "wasDerivedFrom"})), open_window: 12, max_open: 3};
+          const folds = new v.folds.constructor(graph, v.ws);  // folds.js, on a graph of its own
+          folds.layout();
+          folds.openAt("leaf0");
+          const now = folds.layout();
+          return {places: Object.fromEntries(now.nodes.map(n => [n.id, [n.level, n.slot, n.role]])),
+                  edges: now.edges.map(e => e.from + ">" + e.to)};
+        }""")
+        places = fan["places"]
+        assert [places[f"leaf{k}"][:2] for k in range(12)] == [[1, k] for k in range(12)]
+        assert places["leaf0 ⋯12"] == [1, 12, "folded"]  # the 8 left stay folded, under the 12 opened
+        assert places["other"][:2] == [1, 13] and places["next"][:2] == [2, 0] and places["q"][:2] == [0, 0]
+        assert sorted(fan["edges"]) == sorted([f"leaf{k}>q" for k in range(12)] + ["leaf0 ⋯12>q", "other>q", "next>q"])
         page.set_viewport_size({"width": 1000, "height": 1000})
         page.wait_for_timeout(300)
         screenshot(page, "session-long-2000-graph-1000")
