@@ -58,8 +58,7 @@ class WrittenTriples:
         if not self.kept:
             return
         if self.triples + len(quads) > self.limit:
-            self.kept, self.triples = False, 0
-            self._by_subject, self._derived = {}, {}
+            self.let_go()
             return
         by_subject, derived = self._by_subject, self._derived
         for quad in quads:
@@ -73,6 +72,12 @@ class WrittenTriples:
             self.triples += 1
             if triple.predicate.value in _DERIVED and isinstance(triple.object, _SUBJECTS):
                 derived.setdefault(triple.object, []).append(triple.subject)
+
+    def let_go(self) -> None:
+        """Let every triple go, as past ``limit`` (``kept`` False): for a write these were not
+        given (a file written a batch at a time), after which only the store knows it all."""
+        self.kept, self.triples = False, 0
+        self._by_subject, self._derived = {}, {}
 
     def typed_iris(self) -> Iterator[str]:
         """Every IRI with an ``rdf:type`` that holds a "/": what ``analysis.health.checks.entities_under``
