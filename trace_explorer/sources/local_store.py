@@ -333,9 +333,7 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     if not untrusted and data is None:
         streamed = stream_trace_file(name, max_bytes=NO_LIMIT if max_bytes is None else max_bytes, progress=progress)
     if streamed is not None:
-        if written is not None:
-            written.let_go()  # it does not see the batches: the health check asks the store
-        return _ingest_streamed(local, streamed, clock, phases)
+        return _ingest_streamed(local, streamed, clock, phases, written)
     if untrusted:
         loaded = read_in_worker(name, data, max_bytes=max_bytes)
         if progress is not None:
@@ -405,30 +403,41 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
     return LoadedSource(name, loaded.format, loaded.size, count, len(loaded.documents), loaded.recovered)
 
 
-def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, phases: Phases) -> LoadedSource:
+def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, phases: Phases,
+                     written: WrittenTriples | None) -> LoadedSource:
     """Add a file read a batch at a time (``read.rdf_stream``), all or nothing: each batch of
     quads goes in with ``Store.bulk_extend`` as it is parsed, with the snapshot to roll back to
     recorded first (``write_journal.begin``); a parse error part way (or any other failure)
-    rolls the store back to that snapshot (``_roll_back``) before it is raised. Then the rows
-    of the sessions the file touched are read from the store (``StreamedIndexUpdate``)."""
+    rolls the store back to that snapshot (``_roll_back``) and lets ``written`` go before it is
+    raised. Then the rows of the sessions the file touched are read (``StreamedIndexUpdate``):
+    from ``written`` while it keeps every triple written (a store empty before: a new one is
+    made for a store empty now), else from the store."""
     name = streamed.name
     with local._writing:
         store, index = local._open(), local.index
         if index.is_ingested(streamed.digest):
             return LoadedSource(name, streamed.format, streamed.size, 0, 0, 0, skipped=True)
         begin(local.path, store, index, name, (), True, lambda: _publish(store, local.path, index))
+        if written is None:
+            written = WrittenTriples.for_store(store, index)
         update = StreamedIndexUpdate(store, index)
         try:
             for batch in streamed.batches():
                 update.note(batch)
                 store.bulk_extend(batch)
+                if written is not None:
+                    written.add(batch)
                 del batch
             clock.lap("write")
         except BaseException:
+            if written is not None:
+                written.let_go()  # it holds part of the file, which the store no longer does
             update.store = None  # no reference to the store may be left for it to close
             del store, update
             _roll_back(local)
             raise
+        if written is not None and written.kept:
+            update.triples_of = written.session_triples
         store.flush()
         update.apply([(name, streamed.digest)], phases)
         clock.lap("index")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import timezone
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -512,12 +512,13 @@ def _where(filters: SessionFilter) -> tuple[str, list[Any]]:
 
 
 # -- keeping the rows true to the traces -------------------------------------------------------
-def summary_quads(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
-    """The quads a row is read from (``INDEX_PREDICATES``: the summary and the searched words),
-    in their order; the texts of the documents graph are looked up, not read here."""
+def summary_quads(quads: Iterable[ox.Quad | ox.Triple]) -> list[ox.Quad | ox.Triple]:
+    """The quads (or triples) a row is read from (``INDEX_PREDICATES``: the summary and the
+    searched words), in their order; the texts of the documents graph are looked up, not read
+    here."""
     documents = ox.NamedNode(DOCUMENTS_GRAPH)
     return [q for q in quads if q.predicate.value in INDEX_PREDICATES
-            and (q.predicate.value != _CONTENT or q.graph_name != documents)]
+            and (q.predicate.value != _CONTENT or getattr(q, "graph_name", None) != documents)]
 
 
 def rows_from_store(store: ox.Store, roots: Sequence[str], documents: Mapping[str, str] | None = None) -> list[dict]:
@@ -652,10 +653,13 @@ class StreamedIndexUpdate:
        with the file's digest (``SessionIndex.replace_batches``).
 
     The same sessions get the same rows as ``IndexUpdate`` gives them, read from the store
-    rather than from the file."""
+    rather than from the file; or, when ``triples_of`` is given (``written_triples``: what was
+    written into a store empty before, kept in memory), from what it gives
+    (``triples_of(roots)``: the sessions' triples as ``fetch.session_triples`` reads them)."""
 
-    def __init__(self, store: ox.Store, index: SessionIndex):
-        self.store, self.index = store, index
+    def __init__(self, store: ox.Store, index: SessionIndex,
+                 triples_of: Callable[[list[str]], list[ox.Triple]] | None = None):
+        self.store, self.index, self.triples_of = store, index, triples_of
         self.touched: set[str] = set()
         self.undescribed: set[str] = set()  # derivation targets no batch so far described
 
@@ -702,7 +706,12 @@ class StreamedIndexUpdate:
             for start in range(0, len(roots), _BATCH):
                 chunk = roots[start:start + _BATCH]
                 with collector_paused():
-                    rows = rows_from_store(self.store, chunk, texts)
+                    if self.triples_of is None:
+                        rows = rows_from_store(self.store, chunk, texts)
+                    else:
+                        reader = SessionReader(TripleIndex(summary_quads(self.triples_of(chunk))), texts,
+                                               graphs=False)
+                        rows = [index_row(reader.read(r)) for r in chunk if r in reader.roots]
                 phases.advance(len(chunk))
                 yield rows
 
