@@ -697,7 +697,8 @@ class StreamedIndexUpdate:
 
     def apply(self, files: Iterable[tuple[str, str]] = (), phases: Phases = NO_PHASES) -> int:
         """Read and write the rows, once every batch is in the store (step 2); returns how
-        many. ``phases`` hears of the sessions read and written (``ingest_phases.INDEX``)."""
+        many. ``phases`` hears of the sessions read, their rows written as they are read
+        (``ingest_phases.INDEX``), then of the rows in all (``FULL_TEXT``, at once)."""
         roots = sorted(self.touched | _roots_above(self.store, sorted(self.undescribed)))
         texts = GraphTexts(self.store)
         phases.begin(INDEX, len(roots))
@@ -715,7 +716,10 @@ class StreamedIndexUpdate:
                 phases.advance(len(chunk))
                 yield rows
 
-        return self.index.replace_batches(roots, batches(), files)
+        written = self.index.replace_batches(roots, batches(), files)
+        phases.begin(FULL_TEXT, written)
+        phases.advance(written)
+        return written
 
 
 def _derived_from(store: ox.Store, roots: Sequence[str]) -> set[str]:

@@ -23,7 +23,7 @@ read from here too (``session_index.StreamedIndexUpdate``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import pyoxigraph as ox
 
@@ -65,15 +65,16 @@ class WrittenTriples:
         if self.triples + len(quads) > self.limit:
             self.let_go()
             return
-        grouped: dict[ox.NamedNode | ox.BlankNode, list[ox.Triple]] = {}
+        triples = [quad.triple for quad in quads]
+        lines = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).split(b"\n")  # a line a triple, in order
+        grouped: dict[ox.NamedNode | ox.BlankNode, list[bytes]] = {}
         derived, typed = self._derived, self._typed
-        for quad in quads:
-            triple = quad.triple
+        for triple, line in zip(triples, lines):
             subject = triple.subject
             found = grouped.get(subject)
             if found is None:
                 found = grouped[subject] = []
-            found.append(triple)
+            found.append(line)
             predicate = triple.predicate.value
             if predicate in _DERIVED:
                 if isinstance(triple.object, _SUBJECTS):
@@ -81,8 +82,8 @@ class WrittenTriples:
             elif predicate == RDF_TYPE and type(subject) is ox.NamedNode and "/" in subject.value:
                 typed[subject.value] = None
         by_subject = self._by_subject
-        for subject, triples in grouped.items():
-            text = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES)
+        for subject, found in grouped.items():
+            text = b"\n".join(found) + b"\n"
             kept = by_subject.get(subject)
             if kept is None:
                 by_subject[subject] = [text]
@@ -115,17 +116,14 @@ class WrittenTriples:
             todo += self._derived.get(node, ())
         out: dict[ox.Triple, None] = {}
         pointed: dict[ox.NamedNode | ox.BlankNode, None] = {}
-        for node in seen:
-            for triple in self._triples_of(node):
-                out[triple] = None
-                if triple.predicate.value in POINTERS and isinstance(triple.object, _SUBJECTS):
-                    pointed[triple.object] = None
-        for node in pointed:
-            if node not in seen:
-                out.update((t, None) for t in self._triples_of(node))
+        for triple in self._parsed(seen):
+            out[triple] = None
+            if triple.predicate.value in POINTERS and isinstance(triple.object, _SUBJECTS):
+                pointed[triple.object] = None
+        out.update((t, None) for t in self._parsed(n for n in pointed if n not in seen))
         return list(out)
 
-    def _triples_of(self, subject: ox.NamedNode | ox.BlankNode) -> Iterator[ox.Triple]:
-        for text in self._by_subject.get(subject, ()):
-            for quad in ox.parse(text, format=ox.RdfFormat.N_TRIPLES):
-                yield quad.triple
+    def _parsed(self, subjects: Iterable[ox.NamedNode | ox.BlankNode]) -> Iterator[ox.Triple]:
+        """The triples of ``subjects``, their texts parsed together (one parser, not one a subject)."""
+        text = b"".join(t for s in subjects for t in self._by_subject.get(s, ()))
+        return (quad.triple for quad in ox.parse(text, format=ox.RdfFormat.N_TRIPLES)) if text else iter(())
