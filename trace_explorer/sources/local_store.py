@@ -437,7 +437,7 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
             _roll_back(local)
             raise
         if written is not None and written.kept:
-            update.triples_of = written.session_triples
+            update.triples_of = written.session_quads
         store.flush()
         update.apply([(name, streamed.digest)], phases)
         clock.lap("index")

@@ -655,10 +655,11 @@ class StreamedIndexUpdate:
     The same sessions get the same rows as ``IndexUpdate`` gives them, read from the store
     rather than from the file; or, when ``triples_of`` is given (``written_triples``: what was
     written into a store empty before, kept in memory), from what it gives
-    (``triples_of(roots)``: the sessions' triples as ``fetch.session_triples`` reads them)."""
+    (``triples_of(roots)``: the sessions' triples as ``fetch.session_triples`` reads them, or as
+    quads of the default graph)."""
 
     def __init__(self, store: ox.Store, index: SessionIndex,
-                 triples_of: Callable[[list[str]], list[ox.Triple]] | None = None):
+                 triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None):
         self.store, self.index, self.triples_of = store, index, triples_of
         self.touched: set[str] = set()
         self.undescribed: set[str] = set()  # derivation targets no batch so far described

@@ -106,6 +106,11 @@ class WrittenTriples:
         """Every triple of the entities of sessions ``roots`` (IRIs) and of what derives from
         them, with what their steps point at, each once: the triples ``fetch.session_triples``
         reads from the store these were written to. Raises ValueError for a root that is not an IRI."""
+        return [quad.triple for quad in self.session_quads(roots)]
+
+    def session_quads(self, roots: Sequence[str]) -> list[ox.Quad]:
+        """``session_triples`` as quads in the default graph (what ``model.triple_index.TripleIndex``
+        reads as well, without a triple made of each)."""
         seen: dict[ox.NamedNode | ox.BlankNode, None] = {}
         todo = [ox.NamedNode(r) for r in roots]
         while todo:
@@ -114,16 +119,22 @@ class WrittenTriples:
                 continue
             seen[node] = None
             todo += self._derived.get(node, ())
-        out: dict[ox.Triple, None] = {}
-        pointed: dict[ox.NamedNode | ox.BlankNode, None] = {}
-        for triple in self._parsed(seen):
-            out[triple] = None
-            if triple.predicate.value in POINTERS and isinstance(triple.object, _SUBJECTS):
-                pointed[triple.object] = None
-        out.update((t, None) for t in self._parsed(n for n in pointed if n not in seen))
-        return list(out)
+        lines = self._lines(seen)
+        found = _parsed(lines)
+        pointed = {q.object: None for q in found
+                   if q.predicate.value in POINTERS and isinstance(q.object, _SUBJECTS) and q.object not in seen}
+        if pointed:
+            found += _parsed(line for line in self._lines(pointed) if line not in lines)
+        return found
 
-    def _parsed(self, subjects: Iterable[ox.NamedNode | ox.BlankNode]) -> Iterator[ox.Triple]:
-        """The triples of ``subjects``, their texts parsed together (one parser, not one a subject)."""
-        text = b"".join(t for s in subjects for t in self._by_subject.get(s, ()))
-        return (quad.triple for quad in ox.parse(text, format=ox.RdfFormat.N_TRIPLES)) if text else iter(())
+    def _lines(self, subjects: Iterable[ox.NamedNode | ox.BlankNode]) -> dict[bytes, None]:
+        """The N-Triples lines of ``subjects``, each once (a triple written twice, or in two
+        graphs, is one line)."""
+        return dict.fromkeys(line for subject in subjects for text in self._by_subject.get(subject, ())
+                             for line in text.split(b"\n") if line)
+
+
+def _parsed(lines: Iterable[bytes]) -> list[ox.Quad]:
+    """N-Triples ``lines`` parsed together (one parser, not one a subject)."""
+    text = b"\n".join(lines)
+    return list(ox.parse(text + b"\n", format=ox.RdfFormat.N_TRIPLES)) if text else []
