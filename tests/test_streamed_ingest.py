@@ -60,7 +60,9 @@ def test_a_streamed_file_gives_the_store_and_index_that_reading_it_whole_gives(t
     batched = tmp_path / "batched"
     with open_local_store(batched) as local:
         ingest_file(local, str(folder / "base.nq"))
-        streamed = ingest_file(local, str(folder / "good.nq"))
+        timings: dict[str, float] = {}
+        streamed = ingest_file(local, str(folder / "good.nq"), timings=timings)
+        assert set(timings) == {"read", "write", "index", "read cpu", "write cpu", "index cpu"}
         assert ingest_file(local, str(folder / "good.nq")).skipped  # the same bytes again add nothing
     assert streamed.quads == done.quads > 3 * BATCH  # several batches
     quads, rows = _index(batched)

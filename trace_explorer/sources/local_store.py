@@ -323,7 +323,8 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     ``progress(n)`` is called as each further ``n`` bytes are parsed; ``max_bytes`` caps the
     text read (``read.files.read_trace_file``); ``timings``, when given, gets the seconds spent
     reading ("read"), writing the quads ("write", the snapshot included) and indexing ("index"),
-    and their CPU seconds ("read cpu", ...). ``phases`` hears of each phase after the parse
+    and their CPU seconds ("read cpu", ...; a file read a batch at a time: "read" its checks and
+    digest, "write" its parse and write together). ``phases`` hears of each phase after the parse
     (``ingest_phases``: index, store, full-text); ``written`` (``written_triples``) keeps the
     quads written, for the health check after. Returns what was added (``skipped`` when the same
     bytes were ingested before). Raises TraceLoadError on bad input (the store is untouched
@@ -333,6 +334,7 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     if not untrusted and data is None:
         streamed = stream_trace_file(name, max_bytes=NO_LIMIT if max_bytes is None else max_bytes, progress=progress)
     if streamed is not None:
+        clock.lap("read")  # the checks and the digest's pass; the parse is timed with the write
         return _ingest_streamed(local, streamed, clock, phases, written)
     if untrusted:
         loaded = read_in_worker(name, data, max_bytes=max_bytes)
