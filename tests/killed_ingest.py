@@ -1,6 +1,6 @@
 """An ingest run in a process of its own that tells how far it got and waits there, to be killed
 with SIGKILL at a known point (``ingest_until``). The store it writes is wrapped so that each
-``bulk_extend`` batch is reported once written; the session index's ``replace`` and the
+``bulk_extend`` batch is reported once written; the session index's ``replace_batches`` and the
 snapshot's ``publish`` report before they run.
 
     python tests/killed_ingest.py STORE STOP [--unpublished] FILE...
@@ -8,7 +8,8 @@ snapshot's ``publish`` report before they run.
 STOP: ``batch`` (wait after the first batch is written), ``write`` (report the first batch and
 go on writing; wait before the third), ``index`` (wait before the last file's rows are written),
 ``publish`` (wait before the last file's snapshot is published). ``--unpublished`` writes every
-file without publishing (as ``sync`` does), then stops at ``index`` on the last. Batches are
+file without publishing (as ``sync`` does), then stops at ``index`` on the last. ``--streamed``
+reads and writes every N-Quads file a batch at a time (``read.rdf_stream``). Batches are
 of ``BATCH`` quads, so that a file of 40,000-60,000 quads takes three.
 """
 
@@ -67,19 +68,23 @@ def main(argv: list[str]) -> None:
 
     store_dir, stop, rest = argv[0], argv[1], argv[2:]
     unpublished = "--unpublished" in rest
-    files = [f for f in rest if f != "--unpublished"]
+    files = [f for f in rest if not f.startswith("--")]
     local_store.BULK_BATCH = BATCH
+    if "--streamed" in rest:  # every N-Quads file read and written a batch at a time
+        from trace_explorer.read import rdf_stream
+
+        rdf_stream.STREAM_BYTES, rdf_stream.BATCH = 0, BATCH
     local = local_store.open_local_store(store_dir)
     local.store = WatchedStore(local.store, stop)
     last = files[-1]
-    replace, publish = SessionIndex.replace, local_store.publish
+    replace, publish = SessionIndex.replace_batches, local_store.publish
 
-    def watched_replace(index, drop, rows, files=()):
+    def watched_replace(index, drop, batches, files=()):
         files = list(files)
         if stop == "index" and any(name == last for name, _ in files):
             say("index")
             wait()
-        return replace(index, drop, rows, files)
+        return replace(index, drop, batches, files)
 
     def watched_publish(store, path):
         if stop == "publish":
@@ -87,7 +92,7 @@ def main(argv: list[str]) -> None:
             wait()
         return publish(store, path)
 
-    SessionIndex.replace = watched_replace
+    SessionIndex.replace_batches = watched_replace
     local_store.publish = watched_publish
     for name in files:
         if unpublished:
@@ -98,11 +103,14 @@ def main(argv: list[str]) -> None:
     local.close()
 
 
-def ingest_until(store: Path, stop: str, files: list[Path], *, word: str, unpublished: bool = False) -> None:
+def ingest_until(store: Path, stop: str, files: list[Path], *, word: str, unpublished: bool = False,
+                 streamed: bool = False) -> None:
     """Run the ingest of ``files`` into ``store`` in another process until it says ``word``,
-    then kill it with SIGKILL. Raises AssertionError when it ends or says otherwise first."""
+    then kill it with SIGKILL (``streamed``: N-Quads files read and written a batch at a time).
+    Raises AssertionError when it ends or says otherwise first."""
     args = [sys.executable, str(Path(__file__).resolve()), str(store), stop, *map(str, files)]
-    process = subprocess.Popen(args + (["--unpublished"] if unpublished else []), stdout=subprocess.PIPE,
+    args += (["--unpublished"] if unpublished else []) + (["--streamed"] if streamed else [])
+    process = subprocess.Popen(args, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=REPO)
     try:
         while True:

@@ -75,13 +75,16 @@ def _assert_like(path, reference, capsys, lint: bool = True) -> None:
     assert lint == want_lint
 
 
-@pytest.mark.parametrize("stop, word", [("batch", "batch"), ("write", "batch"), ("index", "index")])
-def test_a_killed_ingest_leaves_nothing_of_its_file(tmp_path, files, expected, capsys, stop, word):
+@pytest.mark.parametrize("stop, word, streamed", [("batch", "batch", False), ("write", "batch", False),
+                                                   ("index", "index", False), ("batch", "batch", True),
+                                                   ("index", "index", True)])
+def test_a_killed_ingest_leaves_nothing_of_its_file(tmp_path, files, expected, capsys, stop, word, streamed):
+    # streamed: the big file parsed and written a batch at a time, its rows read from the store
     path = tmp_path / "store"
     _store(path, files["base"])
     before = local_source(path)
     base_quads, base_sessions = set(before.store), before.index.roots()
-    ingest_until(path, stop, [files["big"]], word=word)
+    ingest_until(path, stop, [files["big"]], word=word, streamed=streamed)
     # readers see the store as it was, before a writer opens it again
     now = local_source(path)
     assert set(now.store) == base_quads and now.index.roots() == base_sessions

@@ -9,17 +9,20 @@ files, binary data, text that is not UTF-8 and cut-short files each get words of
 
 from __future__ import annotations
 
+import contextlib
 import os
-
+from collections.abc import Iterator
 
 from .diagnosis import clip
 from .errors import TraceLoadError
 from .formats import DOCUMENTS_JSON, WIRE_JSON, format_for_name
 from .json_files import read_json_file
-from .limits import MAX_EXPANDED_VARIABLE, file_too_big, format_size, max_expanded_bytes, max_file_bytes
+from .limits import MAX_EXPANDED_VARIABLE, NO_LIMIT, file_too_big, format_size, max_expanded_bytes, max_file_bytes
 from .loaded import LoadedFile
 from .prescan import check_before_parsing
 from .rdf import read_rdf
+from . import rdf_stream
+from .rdf_stream import LINE_FORMATS, StreamedFile, open_streamed
 from .streams import DecompressionError, OverLimit, Progress, opener
 
 
@@ -58,11 +61,46 @@ def read_trace_file(
                                    f"(the limit set by {MAX_EXPANDED_VARIABLE})",
                              found=f"this file is {format_size(given)}")
     read = opener(name, data)
-    try:
+    with worded_errors(name, given, max_bytes):
         if fmt in (DOCUMENTS_JSON, WIRE_JSON):
             return read_json_file(name, fmt, read, max_bytes, progress, gz and given > 0)
         check_before_parsing(name, read, fmt, max_bytes)
         return read_rdf(name, read, fmt, progress, max_bytes=max_bytes, decompressed=gz and given > 0)
+
+
+def stream_trace_file(name: str, *, max_bytes: int = NO_LIMIT, progress: Progress | None = None) -> StreamedFile | None:
+    """A person's own N-Quads or N-Triples file ``name`` of at least ``rdf_stream.STREAM_BYTES``,
+    ready to be read a batch of quads at a time (``rdf_stream.StreamedFile.batches``), once the
+    checks ``read_trace_file`` makes before parsing have passed; None when it is to be read whole
+    with ``read_trace_file`` (another format, a smaller file, one naming blank nodes, a blank or
+    missing one: that call words why it fails). ``max_bytes`` caps the text (none by default:
+    ``limits``); ``progress(n)`` as the parser consumes each further ``n`` bytes. Raises
+    TraceLoadError (naming the line) for what the checks refuse, or a file that cannot be read."""
+    fmt = format_for_name(name)
+    if fmt not in LINE_FORMATS:
+        return None
+    try:
+        given = os.path.getsize(name)
+    except OSError:
+        return None
+    if given < rdf_stream.STREAM_BYTES or (not name.lower().endswith(".gz") and given > max_bytes):
+        return None  # (read whole, a file over the limit is refused with words of its own)
+    read = opener(name, None)
+    with worded_errors(name, given, max_bytes):
+        check_before_parsing(name, read, fmt, max_bytes)
+        streamed = open_streamed(name, read, fmt, progress, max_bytes=max_bytes)
+    if streamed is not None:
+        streamed.wording = lambda: worded_errors(name, given, max_bytes)
+    return streamed
+
+
+@contextlib.contextmanager
+def worded_errors(name: str, given: int, max_bytes: int) -> Iterator[None]:
+    """Turn what stops reading the file ``name`` (``given`` bytes as given) in the ``with``
+    block into a TraceLoadError naming it: text past ``max_bytes`` (``streams.OverLimit``), bad
+    gzip data, a read the system refuses."""
+    try:
+        yield
     except OverLimit:
         raise TraceLoadError(name, f"gzip content of at most {format_size(max_bytes)} when expanded "
                                    f"(the limit set by {MAX_EXPANDED_VARIABLE})",

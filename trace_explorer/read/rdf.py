@@ -95,7 +95,7 @@ def read_rdf(name: str, open_bytes: Opener, fmt: ox.RdfFormat, progress: Progres
                 raise stream.failure from None
             if stream.blank and stream.ended:
                 raise empty_file(name, fmt.name, decompressed) from None
-            raise _parse_error(name, fmt, error, stream, open_bytes) from None
+            raise parse_error(name, fmt, error, stream, open_bytes) from None
         if stream.blank:
             raise empty_file(name, fmt.name, decompressed)
     quads, recovered = normalise_quoted_triples(quads)
@@ -106,9 +106,11 @@ def read_rdf(name: str, open_bytes: Opener, fmt: ox.RdfFormat, progress: Progres
     return LoadedFile(name, fmt.name, stream.size, quads=quads, recovered=recovered, digest=digest)
 
 
-def _parse_error(name: str, fmt: ox.RdfFormat, error: Exception, stream: TextStream,
-                 open_bytes: Opener) -> TraceLoadError:
-    """The TraceLoadError for a parser that stopped with ``error``, the stream having read what it did."""
+def parse_error(name: str, fmt: ox.RdfFormat, error: Exception, stream: TextStream,
+                open_bytes: Opener) -> TraceLoadError:
+    """The TraceLoadError for a parser that stopped with ``error``, the stream having read what it
+    did (``file:line:column`` from the parser's SyntaxError; a token too long for its buffer, binary
+    data and bad UTF-8 get words of their own). Re-raises a MemoryError that is not the buffer's."""
     if isinstance(error, MemoryError):
         full = _BUFFER_FULL.search(str(error))
         if full is None:

@@ -7,7 +7,10 @@ An ingest goes through, in order: ``PARSE`` (bytes of the file read and parsed),
 and, once every file is in, ``HEALTH`` (sessions checked). A writer calls ``begin(phase,
 total)`` when a phase starts (``total`` in the phase's unit, or None when unknown), then
 ``advance(n)`` as each further ``n`` units are done; a phase ends when the next begins or
-``finish()`` is called. ``NO_PHASES`` listens to nothing.
+``finish()`` is called. ``NO_PHASES`` listens to nothing. A large N-Quads or N-Triples file is
+read a batch at a time (``read.rdf_stream``): each batch is written as it is parsed, so its
+``PARSE`` covers ``STORE`` too, and its rows are written as they are read, so ``INDEX`` covers
+``FULL_TEXT`` (which then only counts them).
 """
 
 from __future__ import annotations

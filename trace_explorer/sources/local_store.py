@@ -16,7 +16,12 @@ Who opens what, so that no directory is ever open for reading beside its writer:
   read; they see what it added once they open the next generation (``SnapshotSource.is_current``
   says when). Within a process, one snapshot is opened once and shared.
 
-``ingest_file`` adds one file all or nothing, after any kill too: the file is parsed in full
+``ingest_file`` adds one file all or nothing, after any kill too. A large N-Quads or N-Triples
+file of a person's own (``read.rdf_stream``) is parsed a batch at a time, each batch written as
+it is read, so memory stays flat whatever the file's size: the snapshot to roll back to is
+recorded first (``write_journal``), and a parse error part way rolls the store back to it, so
+the file leaves the store exactly as it was; the rows of the sessions it touched are then read
+from the store (``session_index.StreamedIndexUpdate``). Any other file is parsed in full
 first, so a file that fails (bad syntax, bad encoding, over the size limit) leaves the store
 exactly as it was. Then its quads (and, for a content file, its texts as ``<doc> tg:content
 "text"`` in the documents graph) go in: in one atomic ``Store.extend`` up to ``BULK_QUADS``
@@ -49,14 +54,15 @@ import pyoxigraph as ox
 
 from ..read.collection import LoadedSource
 from ..read.errors import TraceLoadError
-from ..read.files import read_trace_file
+from ..read.files import read_trace_file, stream_trace_file
 from ..read.limits import NO_LIMIT
 from ..read.worker import read_in_worker
 from ..read.loaded import LoadedFile
+from ..read.rdf_stream import StreamedFile
 from ..read.streams import Progress
 from .filter import SessionFilter
 from .ingest_phases import NO_PHASES, STORE, Phases
-from .session_index import INDEX_FILE, IndexUpdate, SessionIndex, build_index
+from .session_index import INDEX_FILE, IndexUpdate, SessionIndex, StreamedIndexUpdate, build_index
 from .snapshots import Snapshot, current_generation, open_snapshot, publish
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
 from .store import StoreSource
@@ -310,17 +316,26 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     ``untrusted`` (an upload): parsed in a worker process under the upload limits
     (``read.worker.read_in_worker``; ``progress`` then hears of the whole file once it is read);
     otherwise (a person's own file, the CLI) in this process, with no size limit unless
-    ``max_bytes`` sets one.
+    ``max_bytes`` sets one; a large N-Quads or N-Triples file then a batch at a time, written as
+    it is read (``read.rdf_stream``; ``written`` then lets its triples go, and ``phases``' parse
+    phase covers the writing too).
 
     ``progress(n)`` is called as each further ``n`` bytes are parsed; ``max_bytes`` caps the
     text read (``read.files.read_trace_file``); ``timings``, when given, gets the seconds spent
     reading ("read"), writing the quads ("write", the snapshot included) and indexing ("index"),
-    and their CPU seconds ("read cpu", ...). ``phases`` hears of each phase after the parse
+    and their CPU seconds ("read cpu", ...; a file read a batch at a time: "read" its checks and
+    digest, "write" its parse and write together). ``phases`` hears of each phase after the parse
     (``ingest_phases``: index, store, full-text); ``written`` (``written_triples``) keeps the
     quads written, for the health check after. Returns what was added (``skipped`` when the same
     bytes were ingested before). Raises TraceLoadError on bad input (the store is untouched
     then); OSError when the store cannot be written; SourceError for a closed store."""
     clock = _Clock(timings)
+    streamed = None
+    if not untrusted and data is None:
+        streamed = stream_trace_file(name, max_bytes=NO_LIMIT if max_bytes is None else max_bytes, progress=progress)
+    if streamed is not None:
+        clock.lap("read")  # the checks and the digest's pass; the parse is timed with the write
+        return _ingest_streamed(local, streamed, clock, phases, written)
     if untrusted:
         loaded = read_in_worker(name, data, max_bytes=max_bytes)
         if progress is not None:
@@ -388,6 +403,57 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
             _publish(store, local.path, local.index)  # after the index: a reader of the new snapshot finds its rows
             clock.lap("write")
     return LoadedSource(name, loaded.format, loaded.size, count, len(loaded.documents), loaded.recovered)
+
+
+def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, phases: Phases,
+                     written: WrittenTriples | None) -> LoadedSource:
+    """Add a file read a batch at a time (``read.rdf_stream``), all or nothing: each batch of
+    quads goes in with ``Store.bulk_extend`` as it is parsed, with the snapshot to roll back to
+    recorded first (``write_journal.begin``); a parse error part way (or any other failure)
+    rolls the store back to that snapshot (``_roll_back``) and lets ``written`` go before it is
+    raised. Then the rows of the sessions the file touched are read (``StreamedIndexUpdate``):
+    from ``written`` while it keeps every triple written (a store empty before: a new one is
+    made for a store empty now), else from the store."""
+    name = streamed.name
+    with local._writing:
+        store, index = local._open(), local.index
+        if index.is_ingested(streamed.digest):
+            return LoadedSource(name, streamed.format, streamed.size, 0, 0, 0, skipped=True)
+        begin(local.path, store, index, name, (), True, lambda: _publish(store, local.path, index))
+        if written is None:
+            written = WrittenTriples.for_store(store, index)
+        update = StreamedIndexUpdate(store, index)
+        try:
+            for batch in streamed.batches():
+                update.note(batch)
+                store.bulk_extend(batch)
+                if written is not None:
+                    written.add(batch)
+                del batch
+            clock.lap("write")
+        except BaseException:
+            if written is not None:
+                written.let_go()  # it holds part of the file, which the store no longer does
+            update.store = None  # no reference to the store may be left for it to close
+            del store, update
+            _roll_back(local)
+            raise
+        if written is not None and written.kept:
+            update.triples_of = written.session_quads
+        store.flush()
+        update.apply([(name, streamed.digest)], phases)
+        clock.lap("index")
+        _publish(store, local.path, index)  # after the index: a reader of the new snapshot finds its rows
+        clock.lap("write")
+    return LoadedSource(name, streamed.format, streamed.size, streamed.quads, 0, streamed.recovered)
+
+
+def _roll_back(local: LocalStore) -> None:
+    """Undo the write begun on ``local`` (``write_journal.begin``) and not finished: close its
+    store, put the snapshot recorded back as the live directory and open it again, as the next
+    writer would after a kill (``_open_recovered``). Raises SourceError when it cannot."""
+    local.store = None  # pyoxigraph closes the directory with its last reference
+    local.store = _open_recovered(local.path, local.index, time.monotonic())
 
 
 def publish_snapshot(local: LocalStore) -> None:

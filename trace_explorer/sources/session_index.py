@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import timezone
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,13 +27,13 @@ from typing import Any, NamedTuple
 import pyoxigraph as ox
 
 from ..model.reader import SessionReader
-from ..model.roots import ROOT_PREFIXES, root_iris, step_owner
+from ..model.roots import ROOT_PREFIXES, SUBTYPES, root_iris, step_owner
 from ..model.session import Session
 from ..model.summary import session_summary
 from ..model.totals import FIGURES, TOTAL_PREFIX, add_totals
 from ..model.triple_index import TripleIndex
-from ..model.vocabulary import (PROV, QUERY, RDF_TYPE, SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_TIME, TG, THOUGHT,
-                                WAS_DERIVED_FROM)
+from ..model.vocabulary import (PROV, QUERY, QUESTION, RDF_TYPE, SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_TIME, TG,
+                                THOUGHT, WAS_DERIVED_FROM)
 from ..model.words import WORD_FIELDS, session_words
 from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions
@@ -317,28 +317,41 @@ class SessionIndex:
         pairs, forget the pending write (``begin_write``: the write is whole) and note that the
         newest snapshot is behind (``published_generation`` None)."""
         rows = list(rows)
+        self.replace_batches(set(drop) | {r["root"] for r in rows}, [rows], files)
+
+    def replace_batches(self, drop: Iterable[str], batches: Iterable[Sequence[dict]],
+                        files: Iterable[tuple[str, str]] = ()) -> int:
+        """``replace`` with the rows coming a batch at a time (``batches``: lists of ``index_row``
+        dicts, each session's among ``drop``), all in one transaction, so that no more than a
+        batch of rows is held while the index of a large file is written; returns how many rows."""
         with self._lock, self._db:
             self._db.execute("DELETE FROM pending")  # the write it finishes is whole now
             self._db.execute("DELETE FROM meta WHERE key = ?", (PUBLISHED_KEY,))  # until the next snapshot
-            old = _ids(self._db, set(drop) | {r["root"] for r in rows})
+            drop = list(drop)
+            old = _ids(self._db, drop)
             above = _parents(self._db, list(old))  # their totals change with the rows dropped
             gone = [(i,) for i in old.values()]
             for table in ("sessions", "summaries"):
                 self._db.executemany(f"DELETE FROM {table} WHERE id = ?", gone)
             self._db.executemany("DELETE FROM search WHERE rowid = ?", gone)
-            first = self._db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM sessions").fetchone()[0]
-            numbered = [dict(row, id=first + n) for n, row in enumerate(rows)]
-            columns = ("id",) + _ROW_COLUMNS
-            self._db.executemany(f"INSERT INTO sessions ({', '.join(columns)}) "
-                                 f"VALUES ({', '.join(':' + c for c in columns)})", numbered)
-            self._db.executemany(f"INSERT INTO search (rowid, {', '.join(WORD_FIELDS)}) "
-                                 f"VALUES (?, {', '.join('?' * len(WORD_FIELDS))})",
-                                 ((row["id"], *(row["search"].get(f, "") for f in WORD_FIELDS)) for row in numbered))
-            self._db.executemany("INSERT INTO summaries VALUES (:id, :summary)", numbered)
+            write_rows(self._db, drop, [])
+            written: list[str] = []
+            for rows in batches:
+                first = self._db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM sessions").fetchone()[0]
+                numbered = [dict(row, id=first + n) for n, row in enumerate(rows)]
+                columns = ("id",) + _ROW_COLUMNS
+                self._db.executemany(f"INSERT INTO sessions ({', '.join(columns)}) "
+                                     f"VALUES ({', '.join(':' + c for c in columns)})", numbered)
+                self._db.executemany(f"INSERT INTO search (rowid, {', '.join(WORD_FIELDS)}) "
+                                     f"VALUES (?, {', '.join('?' * len(WORD_FIELDS))})",
+                                     ((row["id"], *(row["search"].get(f, "") for f in WORD_FIELDS))
+                                      for row in numbered))
+                self._db.executemany("INSERT INTO summaries VALUES (:id, :summary)", numbered)
+                write_rows(self._db, (), rows)
+                written += [r["root"] for r in rows]
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
-            write_rows(self._db, drop, rows)
-            written = [r["root"] for r in rows]
             _refresh_totals(self._db, written + [p for p in above if p], fresh=written)
+        return len(written)
 
     def add_words(self, words: Mapping[str, Mapping[str, Sequence[str]]]) -> int:
         """Add texts to the searched words of indexed sessions, ``{root: {field: [text, …]}}``, in
@@ -499,12 +512,13 @@ def _where(filters: SessionFilter) -> tuple[str, list[Any]]:
 
 
 # -- keeping the rows true to the traces -------------------------------------------------------
-def summary_quads(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
-    """The quads a row is read from (``INDEX_PREDICATES``: the summary and the searched words),
-    in their order; the texts of the documents graph are looked up, not read here."""
+def summary_quads(quads: Iterable[ox.Quad | ox.Triple]) -> list[ox.Quad | ox.Triple]:
+    """The quads (or triples) a row is read from (``INDEX_PREDICATES``: the summary and the
+    searched words), in their order; the texts of the documents graph are looked up, not read
+    here."""
     documents = ox.NamedNode(DOCUMENTS_GRAPH)
     return [q for q in quads if q.predicate.value in INDEX_PREDICATES
-            and (q.predicate.value != _CONTENT or q.graph_name != documents)]
+            and (q.predicate.value != _CONTENT or getattr(q, "graph_name", None) != documents)]
 
 
 def rows_from_store(store: ox.Store, roots: Sequence[str], documents: Mapping[str, str] | None = None) -> list[dict]:
@@ -619,6 +633,94 @@ class IndexUpdate:
                 for field, texts in words.items():
                     by_root.setdefault(root, {}).setdefault(field, []).extend(texts)
         return {root: words for root, words in by_root.items() if root not in written}
+
+
+_ROOT_TYPES = frozenset({QUESTION}) | SUBTYPES.keys()  # a subject typed one of these is a root (``model.roots.is_root``)
+_ROOT_SHAPES = tuple(prefix for prefix, _ in ROOT_PREFIXES)  # ... as is one of these with a ``tg:query``
+
+
+class StreamedIndexUpdate:
+    """What adding a file's quads to a store a batch at a time (``read.rdf_stream``) does to the
+    index, holding IRIs (a few a session), never the quads:
+
+    1. ``note(quads)`` for each batch, as it goes in: the sessions it touches (the roots among
+       its subjects, as ``model.roots.is_root`` tells them; the roots its steps' IRIs name,
+       ``model.roots.step_owner``) and the entities its steps derive from that the file has not
+       described so far (another session's step, a sub-session's parent);
+    2. ``apply(files)``, once every batch is in: adds the sessions those entities belong to in
+       the store, reads every touched session from the store (all its steps, wherever they came
+       from), ``_BATCH`` at a time, and writes their rows batch by batch in one transaction,
+       with the file's digest (``SessionIndex.replace_batches``).
+
+    The same sessions get the same rows as ``IndexUpdate`` gives them, read from the store
+    rather than from the file; or, when ``triples_of`` is given (``written_triples``: what was
+    written into a store empty before, kept in memory), from what it gives
+    (``triples_of(roots)``: the sessions' triples as ``fetch.session_triples`` reads them, or as
+    quads of the default graph)."""
+
+    def __init__(self, store: ox.Store, index: SessionIndex,
+                 triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None):
+        self.store, self.index, self.triples_of = store, index, triples_of
+        self.touched: set[str] = set()
+        self.undescribed: set[str] = set()  # derivation targets no batch so far described
+
+    def note(self, quads: Iterable[ox.Quad]) -> None:
+        """Note what one batch touches (step 1)."""
+        subjects: set[str] = set()
+        targets: set[str] = set()
+        touched = self.touched
+        for quad in quads:
+            subject = quad.subject
+            if type(subject) is not ox.NamedNode:
+                continue
+            iri = subject.value
+            subjects.add(iri)
+            predicate = quad.predicate.value
+            if predicate == RDF_TYPE:
+                if type(quad.object) is ox.NamedNode and quad.object.value in _ROOT_TYPES:
+                    touched.add(iri)
+            elif predicate == QUERY:
+                if iri.startswith(_ROOT_SHAPES):
+                    touched.add(iri)
+            elif predicate == WAS_DERIVED_FROM and type(quad.object) is ox.NamedNode:
+                targets.add(quad.object.value)
+        for iri in subjects:
+            owner = step_owner(iri)
+            if owner is not None:
+                touched.add(owner)
+        self.undescribed -= subjects
+        for target in targets - subjects:
+            owner = step_owner(target)
+            if owner is not None:
+                touched.add(owner)
+            else:
+                self.undescribed.add(target)
+
+    def apply(self, files: Iterable[tuple[str, str]] = (), phases: Phases = NO_PHASES) -> int:
+        """Read and write the rows, once every batch is in the store (step 2); returns how
+        many. ``phases`` hears of the sessions read, their rows written as they are read
+        (``ingest_phases.INDEX``), then of the rows in all (``FULL_TEXT``, at once)."""
+        roots = sorted(self.touched | _roots_above(self.store, sorted(self.undescribed)))
+        texts = GraphTexts(self.store)
+        phases.begin(INDEX, len(roots))
+
+        def batches() -> Iterable[list[dict]]:
+            for start in range(0, len(roots), _BATCH):
+                chunk = roots[start:start + _BATCH]
+                with collector_paused():
+                    if self.triples_of is None:
+                        rows = rows_from_store(self.store, chunk, texts)
+                    else:
+                        reader = SessionReader(TripleIndex(summary_quads(self.triples_of(chunk))), texts,
+                                               graphs=False)
+                        rows = [index_row(reader.read(r)) for r in chunk if r in reader.roots]
+                phases.advance(len(chunk))
+                yield rows
+
+        written = self.index.replace_batches(roots, batches(), files)
+        phases.begin(FULL_TEXT, written)
+        phases.advance(written)
+        return written
 
 
 def _derived_from(store: ox.Store, roots: Sequence[str]) -> set[str]:

@@ -13,14 +13,17 @@ steps point at with ``tg:selectedEdge``, ``tg:selectedChunk`` and ``tg:thought``
 that already held something, nothing is kept (``WrittenTriples.for_store`` returns None) and the
 store is asked, as before.
 
-It holds every written triple, about 400 bytes each (300 MB at 747,526 quads, measured as the
-RSS left after the write), the price of not reading them back; so it keeps at most ``LIMIT``
-triples, and past that lets them all go (``kept`` False) and the store is asked, as before.
+It holds every written triple as N-Triples text, by subject (about 200 bytes a triple, text
+and keys: 150 MB at 747,526 quads; as live pyoxigraph objects they took 400 bytes each), parsed
+again when a session is asked for (about 1 µs a triple, a fifth of reading it from the store on
+disk); so it keeps at most ``LIMIT`` triples, and past that lets them all go (``kept`` False)
+and the store is asked, as before. The session index of a file written a batch at a time is
+read from here too (``session_index.StreamedIndexUpdate``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import pyoxigraph as ox
 
@@ -29,17 +32,19 @@ from .fetch import POINTERS
 from .session_index import SessionIndex
 
 _DERIVED = frozenset({WAS_DERIVED_FROM, WAS_GENERATED_BY})
-LIMIT = 1_000_000  # triples kept at most (about 400 MB)
+LIMIT = 1_000_000  # triples kept at most (about 200 MB)
 _SUBJECTS = (ox.NamedNode, ox.BlankNode)
 
 
 class WrittenTriples:
-    """Triples by subject (each once, in the order written), and the entities deriving from each
-    entity. ``add(quads)`` as each file is written; ``session_triples(roots)`` for the health check."""
+    """Triples by subject (as N-Triples text, a piece per ``add``), the entities deriving from
+    each entity and the typed IRIs. ``add(quads)`` as each file or batch is written;
+    ``session_triples(roots)`` for the session index and the health check."""
 
     def __init__(self, limit: int = LIMIT) -> None:
-        self._by_subject: dict[ox.NamedNode | ox.BlankNode, dict[ox.Triple, None]] = {}
+        self._by_subject: dict[ox.NamedNode | ox.BlankNode, list[bytes]] = {}
         self._derived: dict[ox.NamedNode | ox.BlankNode, list[ox.NamedNode | ox.BlankNode]] = {}
+        self._typed: dict[str, None] = {}
         self.triples = 0
         self.limit = limit
         self.kept = True  # False once more than ``limit`` triples were written: nothing is kept then
@@ -58,50 +63,78 @@ class WrittenTriples:
         if not self.kept:
             return
         if self.triples + len(quads) > self.limit:
-            self.kept, self.triples = False, 0
-            self._by_subject, self._derived = {}, {}
+            self.let_go()
             return
-        by_subject, derived = self._by_subject, self._derived
-        for quad in quads:
-            triple = quad.triple
-            kept = by_subject.get(triple.subject)
+        triples = [quad.triple for quad in quads]
+        lines = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).split(b"\n")  # a line a triple, in order
+        grouped: dict[ox.NamedNode | ox.BlankNode, list[bytes]] = {}
+        derived, typed = self._derived, self._typed
+        for triple, line in zip(triples, lines):
+            subject = triple.subject
+            found = grouped.get(subject)
+            if found is None:
+                found = grouped[subject] = []
+            found.append(line)
+            predicate = triple.predicate.value
+            if predicate in _DERIVED:
+                if isinstance(triple.object, _SUBJECTS):
+                    derived.setdefault(triple.object, []).append(subject)
+            elif predicate == RDF_TYPE and type(subject) is ox.NamedNode and "/" in subject.value:
+                typed[subject.value] = None
+        by_subject = self._by_subject
+        for subject, found in grouped.items():
+            text = b"\n".join(found) + b"\n"
+            kept = by_subject.get(subject)
             if kept is None:
-                kept = by_subject[triple.subject] = {}
-            if triple in kept:
-                continue
-            kept[triple] = None
-            self.triples += 1
-            if triple.predicate.value in _DERIVED and isinstance(triple.object, _SUBJECTS):
-                derived.setdefault(triple.object, []).append(triple.subject)
+                by_subject[subject] = [text]
+            else:
+                kept.append(text)
+        self.triples += len(quads)
+
+    def let_go(self) -> None:
+        """Let every triple go, as past ``limit`` (``kept`` False): for a write these were not
+        given, after which only the store knows it all."""
+        self.kept, self.triples = False, 0
+        self._by_subject, self._derived, self._typed = {}, {}, {}
 
     def typed_iris(self) -> Iterator[str]:
         """Every IRI with an ``rdf:type`` that holds a "/": what ``analysis.health.checks.entities_under``
         scans the store for."""
-        for subject, triples in self._by_subject.items():
-            if isinstance(subject, ox.NamedNode) and "/" in subject.value \
-                    and any(t.predicate.value == RDF_TYPE for t in triples):
-                yield subject.value
+        return iter(self._typed)
 
     def session_triples(self, roots: Sequence[str]) -> list[ox.Triple]:
         """Every triple of the entities of sessions ``roots`` (IRIs) and of what derives from
-        them, with what their steps point at: the triples ``fetch.session_triples`` reads from
-        the store these were written to. Raises ValueError for a root that is not an IRI."""
-        seen: set[ox.NamedNode | ox.BlankNode] = set()
+        them, with what their steps point at, each once: the triples ``fetch.session_triples``
+        reads from the store these were written to. Raises ValueError for a root that is not an IRI."""
+        return [quad.triple for quad in self.session_quads(roots)]
+
+    def session_quads(self, roots: Sequence[str]) -> list[ox.Quad]:
+        """``session_triples`` as quads in the default graph (what ``model.triple_index.TripleIndex``
+        reads as well, without a triple made of each)."""
+        seen: dict[ox.NamedNode | ox.BlankNode, None] = {}
         todo = [ox.NamedNode(r) for r in roots]
         while todo:
             node = todo.pop()
             if node in seen:
                 continue
-            seen.add(node)
+            seen[node] = None
             todo += self._derived.get(node, ())
-        out: list[ox.Triple] = []
-        pointed: dict[ox.NamedNode | ox.BlankNode, None] = {}
-        for node in seen:
-            for triple in self._by_subject.get(node, ()):
-                out.append(triple)
-                if triple.predicate.value in POINTERS and isinstance(triple.object, _SUBJECTS):
-                    pointed[triple.object] = None
-        for node in pointed:
-            if node not in seen:
-                out += self._by_subject.get(node, ())
-        return out
+        lines = self._lines(seen)
+        found = _parsed(lines)
+        pointed = {q.object: None for q in found
+                   if q.predicate.value in POINTERS and isinstance(q.object, _SUBJECTS) and q.object not in seen}
+        if pointed:
+            found += _parsed(line for line in self._lines(pointed) if line not in lines)
+        return found
+
+    def _lines(self, subjects: Iterable[ox.NamedNode | ox.BlankNode]) -> dict[bytes, None]:
+        """The N-Triples lines of ``subjects``, each once (a triple written twice, or in two
+        graphs, is one line)."""
+        return dict.fromkeys(line for subject in subjects for text in self._by_subject.get(subject, ())
+                             for line in text.split(b"\n") if line)
+
+
+def _parsed(lines: Iterable[bytes]) -> list[ox.Quad]:
+    """N-Triples ``lines`` parsed together (one parser, not one a subject)."""
+    text = b"\n".join(lines)
+    return list(ox.parse(text + b"\n", format=ox.RdfFormat.N_TRIPLES)) if text else []

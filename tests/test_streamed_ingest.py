@@ -1,0 +1,123 @@
+"""A large N-Quads file goes into a local store a batch at a time (``read.rdf_stream``), all or
+nothing: it gives the store the quads and the session index the rows that reading it whole
+gives, and a parse error part way, after batches were written, leaves the store, its snapshot
+and its index exactly as they were. (The size from which a file is streamed and the batch are
+made small here, so that small files take several batches.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import CORPUS
+from tests.store_copies import SESSIONS_PER_COPY, copies
+from trace_explorer.read import rdf_stream
+from trace_explorer.read.errors import TraceLoadError
+from trace_explorer.read.files import read_trace_file, stream_trace_file
+from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.sources.written_triples import WrittenTriples
+
+COPIES = 6
+BATCH = 1_000
+
+
+@pytest.fixture
+def streamed(monkeypatch):
+    """Every N-Quads file is streamed, ``BATCH`` quads at a time."""
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
+    monkeypatch.setattr(rdf_stream, "BATCH", BATCH)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("files")
+    good = copies(0, COPIES)
+    lines = good.split(b"\n")
+    middle = len(lines) // 2
+    bad = b"\n".join(lines[:middle] + [b"<urn:x> <urn:p> this is not a term ."] + lines[middle:])
+    made = {"base.nq": copies(100, 1), "good.nq": good, "bad.nq": bad}
+    for name, data in made.items():
+        (folder / name).write_bytes(data)
+    return folder, middle + 1
+
+
+def _index(path):
+    reader = local_source(path)
+    rows = {r["root"]: (r["summary"], r["mechanism"], r["status"], r["steps"], r["parent"])
+            for r in reader.index.rows()}
+    return set(reader.store), rows
+
+
+def test_a_streamed_file_gives_the_store_and_index_that_reading_it_whole_gives(tmp_path, files, monkeypatch):
+    folder, _ = files
+    whole = tmp_path / "whole"
+    with open_local_store(whole) as local:
+        ingest_file(local, str(folder / "base.nq"))
+        done = ingest_file(local, str(folder / "good.nq"))
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
+    monkeypatch.setattr(rdf_stream, "BATCH", BATCH)
+    assert stream_trace_file(str(folder / "good.nq")) is not None
+    assert stream_trace_file(str(CORPUS / "seed-sessions.ttl")) is None  # Turtle is read whole
+    batched = tmp_path / "batched"
+    with open_local_store(batched) as local:
+        ingest_file(local, str(folder / "base.nq"))
+        timings: dict[str, float] = {}
+        streamed = ingest_file(local, str(folder / "good.nq"), timings=timings)
+        assert set(timings) == {"read", "write", "index", "read cpu", "write cpu", "index cpu"}
+        assert ingest_file(local, str(folder / "good.nq")).skipped  # the same bytes again add nothing
+    assert streamed.quads == done.quads > 3 * BATCH  # several batches
+    quads, rows = _index(batched)
+    want_quads, want_rows = _index(whole)
+    assert quads == want_quads
+    assert rows == want_rows and len(rows) == (COPIES + 1) * SESSIONS_PER_COPY
+
+
+def test_a_parse_error_part_way_leaves_the_store_as_it_was(tmp_path, files, streamed):
+    folder, bad_line = files
+    path = tmp_path / "store"
+    with open_local_store(path) as local:
+        ingest_file(local, str(folder / "base.nq"))
+    before_quads, before_rows = _index(path)
+    generation = local_source(path).generation
+    batches = []
+    with open_local_store(path) as local:
+        local.store = _Counting(local.store, batches)
+        written = WrittenTriples()
+        with pytest.raises(TraceLoadError) as raised:
+            ingest_file(local, str(folder / "bad.nq"), written=written)
+        assert raised.value.line == bad_line and raised.value.file == str(folder / "bad.nq")
+        assert len(batches) == (bad_line - 1) // BATCH >= 1  # the batches before the bad line went in
+        assert not written.kept  # the health check asks the store, which holds none of it
+        assert local.index.pending_write() is None
+        assert len(local) == len(before_quads)
+    assert local_source(path).generation == generation  # no snapshot published
+    assert _index(path) == (before_quads, before_rows)
+    # the store takes the good file whole afterwards
+    with open_local_store(path) as local:
+        ingest_file(local, str(folder / "good.nq"))
+    quads, rows = _index(path)
+    assert len(rows) == (COPIES + 1) * SESSIONS_PER_COPY and quads > before_quads
+
+
+class _Counting:
+    """A store that counts its ``bulk_extend`` batches into ``batches``."""
+
+    def __init__(self, store, batches):
+        self._store, self._batches = store, batches
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+    def __len__(self):
+        return len(self._store)
+
+    def bulk_extend(self, quads):
+        self._store.bulk_extend(quads)
+        self._batches.append(len(quads))
+
+
+def test_the_streamed_quads_are_those_read_whole(files, streamed):
+    folder, _ = files
+    whole = read_trace_file(str(folder / "good.nq"))
+    found = stream_trace_file(str(folder / "good.nq"))
+    quads = [q for batch in found.batches() for q in batch]
+    assert quads == whole.quads and found.digest == whole.digest and found.quads == len(whole.quads)

@@ -1,0 +1,94 @@
+"""A large N-Quads or N-Triples file read a batch of quads at a time, so that what is held at
+once is one batch (``BATCH`` quads), whatever the file's size.
+
+The file is read twice. First its bytes alone (``open_streamed``: no parsing, about 0.3 s a
+100 MB): their SHA-256, the digest a store skips a file it has by, and whether the text is
+blank or names a blank node. Then parsed by pyoxigraph, ``BATCH`` quads at a time
+(``StreamedFile.batches``), each batch's quoted triples brought to one spelling
+(``quoted_triples``). A parse error part way raises TraceLoadError after the batches before it
+were handed out: the writer undoes what it wrote of them (``sources.local_store``).
+
+Only line formats without blank nodes are read this way: in them a quad never depends on
+another (a blank node's name comes from the whole file's digest and its first appearance, and a
+reifier folds only when the whole file says nothing else of it: ``rdf``), so batch by batch
+gives the very quads the whole file gives. Every other file is read whole (``rdf.read_rdf``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+
+import pyoxigraph as ox
+
+from .collector import collector_paused
+from .quoted_triples import normalise_quoted_triples
+from .rdf import parse_error
+from .streams import CHUNK, Opener, Progress, TextStream
+
+BATCH = 50_000  # quads parsed, then written, at a time (about 20 MB of Python objects)
+STREAM_BYTES = 8 << 20  # a line-format file of at least this many bytes is read in batches
+LINE_FORMATS = (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES)
+
+
+@dataclass
+class StreamedFile:
+    """A file to read in batches: ``name``, ``format`` (a human name, as ``LoadedFile``'s),
+    ``size`` (bytes of text), ``digest`` (SHA-256 hex of the text) and, once ``batches()`` has
+    run to its end, ``quads`` (how many it gave) and ``recovered`` (damaged quoted-triple
+    literals turned back into triple terms). ``wording`` turns the stream's own errors (over
+    the limit, bad gzip data, a read that fails) into TraceLoadErrors (``files``)."""
+
+    name: str
+    format: str
+    size: int
+    digest: str
+    fmt: ox.RdfFormat = field(repr=False)
+    open_bytes: Opener = field(repr=False)
+    progress: Progress | None = field(default=None, repr=False)
+    max_bytes: int | None = None
+    wording: Callable[[], contextlib.AbstractContextManager] = field(default=contextlib.nullcontext, repr=False)
+    quads: int = 0
+    recovered: int = 0
+
+    def batches(self) -> Iterator[list[ox.Quad]]:
+        """The file's quads, ``BATCH`` at a time, in the file's order; ``progress(n)`` as each
+        further ``n`` bytes are parsed. Raises TraceLoadError where the parser stops (naming the
+        line), after handing out the batches before it."""
+        self.quads = self.recovered = 0
+        with self.wording(), TextStream(self.open_bytes, self.max_bytes, self.progress) as stream:
+            parsed = iter(ox.parse(input=stream.buffered(), format=self.fmt))
+            while True:
+                try:
+                    with collector_paused():
+                        batch = list(islice(parsed, BATCH))
+                except (SyntaxError, ValueError, OSError, MemoryError) as error:
+                    if stream.failure is not None:
+                        raise stream.failure from None
+                    raise parse_error(self.name, self.fmt, error, stream, self.open_bytes) from None
+                if not batch:
+                    return
+                batch, recovered = normalise_quoted_triples(batch)
+                self.quads += len(batch)
+                self.recovered += recovered
+                yield batch
+
+
+def open_streamed(name: str, open_bytes: Opener, fmt: ox.RdfFormat, progress: Progress | None = None, *,
+                  max_bytes: int | None = None) -> StreamedFile | None:
+    """The file ``open_bytes()`` (its text, decompressed) in ``fmt`` ready to be read in batches,
+    once its bytes were read through for their digest; None when it is to be read whole
+    (``rdf.read_rdf``, which words why a file fails): not a line format, blank, or naming a
+    blank node. Raises ``streams.OverLimit`` past ``max_bytes`` and
+    ``streams.DecompressionError`` for bad ``.gz`` data, for the caller to word."""
+    if fmt not in LINE_FORMATS:
+        return None
+    with TextStream(open_bytes, max_bytes) as stream:
+        raw = stream.buffered()
+        while raw.read(CHUNK):
+            pass
+    if stream.blank or stream.blank_node_label:
+        return None
+    return StreamedFile(name, fmt.name, stream.size, stream.digest(), fmt, open_bytes, progress, max_bytes)
