@@ -39,9 +39,10 @@ from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions
 from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, Phases
+from . import index_aggregates
 from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
 from .search import MARKS, fold, fts_query
-from .session_insights import INSIGHT_PREDICATES, filter_clauses, insight_row, mark_complete, prepare, write_rows
+from .session_insights import HEALTH_CHOICES, INSIGHT_PREDICATES, filter_clauses, insight_row, mark_complete, prepare, write_rows
 from .session_insights import TABLES as INSIGHT_TABLES
 from .source import DOCUMENTS_GRAPH
 from .sparql_text import PREFIXES, iri_batches, values_clause
@@ -175,12 +176,17 @@ class SessionIndex:
                 version = (self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
                            if "meta" in tables else None)
                 if version is None or version[0] != VERSION:
-                    for table in _TABLES + INSIGHT_TABLES:
+                    for table in _TABLES + INSIGHT_TABLES + index_aggregates.TABLES:
                         self._db.execute(f"DROP TABLE IF EXISTS {table}")
                     self.created = True
                 self._db.executescript(_SCHEMA)
                 self._db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (VERSION,))
                 prepare(self._db, fresh=not self._db.execute("SELECT 1 FROM sessions LIMIT 1").fetchone())
+                index_aggregates.prepare(self._db)
+        try:  # an index that keeps its counts (``index_aggregates``): else they are counted from the rows
+            self.aggregates = index_aggregates.present(self._query)
+        except sqlite3.Error:
+            self.aggregates = False
 
     @property
     def usable(self) -> bool:
@@ -203,9 +209,17 @@ class SessionIndex:
         Under a search each also has ``match``: where its words were found
         (``index_words.match_rows``: ``{"field", "snippet"}``)."""
         where, params = _where(filters)
-        tail = " LIMIT ? OFFSET ?" if limit else (" LIMIT -1 OFFSET ?" if offset else "")
-        params += [int(limit), int(offset)] if limit else ([int(offset)] if offset else [])
-        found = self._query(f"SELECT sessions.id, root {where} {_order_by(order)}{tail}", params)
+        total = self._kept_count(filters) if limit and offset > limit else None
+        if total is not None and offset > total // 2:
+            # a page past the middle: read from the list's end, in the opposite order, so that a
+            # page near the end (the last) walks a page of the index, not the whole list before it
+            start = max(0, total - offset - limit)
+            found = self._query(f"SELECT sessions.id, root {where} {_order_by(order, reverse=True)} LIMIT ? OFFSET ?",
+                                params + [max(0, total - offset - start), start])[::-1]
+        else:
+            tail = " LIMIT ? OFFSET ?" if limit else (" LIMIT -1 OFFSET ?" if offset else "")
+            params += [int(limit), int(offset)] if limit else ([int(offset)] if offset else [])
+            found = self._query(f"SELECT sessions.id, root {where} {_order_by(order)}{tail}", params)
         summaries: dict[int, str] = {}
         ids = [i for i, _ in found]
         for start in range(0, len(ids), 500):
@@ -226,9 +240,34 @@ class SessionIndex:
         return json.loads(found[0][0]) if found else None
 
     def count(self, filters: SessionFilter) -> int:
-        """How many sessions match ``filters``."""
+        """How many sessions match ``filters``: from the counts kept by type, pattern, status and
+        health class (``index_aggregates``) where those are all it filters on, else by counting
+        the matching rows."""
+        kept = self._kept_count(filters)
+        if kept is not None:
+            return kept
         where, params = _where(filters)
         return self._query(f"SELECT COUNT(*) {where}", params)[0][0]
+
+    def _kept_count(self, filters: SessionFilter) -> int | None:
+        """The count of ``filters`` from ``list_counts``, or None when it cannot answer it (a
+        search, a tool, model or termination filter, a health rule id; an index without it)."""
+        if (not self.aggregates or filters.needle or filters.tool or filters.failed_tool or filters.model
+                or filters.termination or (filters.health and filters.health not in HEALTH_CHOICES)):
+            return None
+        clauses, params = [], []
+        if not filters.include_sub:
+            clauses.append("top = 1")
+        for column, values in (("mechanism", filters.mechanisms), ("pattern", filters.patterns)):
+            if values:
+                clauses.append(f"{column} IN ({','.join('?' * len(values))})")
+                params += values
+        for column, value in (("status", filters.status), ("health", filters.health)):
+            if value:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+        return self._query(f"SELECT COALESCE(SUM(n), 0) FROM list_counts{where}", params)[0][0]
 
     def stamp(self) -> tuple[int, int]:
         """What changes whenever rows are written (the highest row id, the files recorded): two
@@ -460,13 +499,21 @@ def _summaries_where(db: sqlite3.Connection, column: str, values: Sequence[str])
     return out
 
 
-def _order_by(order: SessionOrder) -> str:
+def _order_by(order: SessionOrder, reverse: bool = False) -> str:
+    """The ORDER BY of ``order`` (``SessionIndex.page``); ``reverse``: the same order backwards
+    (every term the other way, so that an index that serves the order serves it read backwards)."""
     column = _SORT_COLUMNS.get(order.key, "time")
+
+    def term(expression: str, descending: bool) -> str:
+        return f"{expression} DESC" if descending != reverse else expression
+
     if column == "root":
-        return f"ORDER BY root {'DESC' if order.descending else 'ASC'}"
-    if column == "time":
-        return f"ORDER BY time IS NULL, time {'DESC' if order.descending else 'ASC'}, root"
-    return f"ORDER BY {column} IS NULL, {column} {'DESC' if order.descending else 'ASC'}, time IS NULL, time DESC, root"
+        return "ORDER BY " + term("root", order.descending)
+    # missing values last, ties newest first, then by IRI
+    terms = [] if column == "time" else [term(f"{column} IS NULL", False), term(column, order.descending)]
+    terms += [term("time IS NULL", False), term("time", order.descending if column == "time" else True),
+              term("root", False)]
+    return "ORDER BY " + ", ".join(terms)
 
 
 def _where(filters: SessionFilter) -> tuple[str, list[Any]]:
