@@ -180,3 +180,23 @@ def test_an_index_without_the_counts_gets_them_when_opened_for_writing(tmp_path)
     read_only.close()
     again = SessionIndex(path)
     assert again.aggregates and not again.created and kept(again) == expected
+
+
+def test_a_count_not_kept_is_counted_again_once_the_index_changes(tmp_path):
+    """A search's count is kept between writes, and counted again after a write by this
+    connection or by another (the app reads while ``ingest`` writes)."""
+    path = tmp_path / INDEX_FILE
+    collection, _ = load_collection([CORPUS])
+    writer = build_index(collection.store, SessionIndex(path))
+    reader = SessionIndex(path, read_only=True)
+    searched = SessionFilter(text="weather", include_sub=True)
+    before = counted_rows(writer, searched)
+    assert before > 2 and writer.count(searched) == reader.count(searched) == before
+    gone = [r for r in writer.page(searched, limit=2)]
+    writer.replace([r["id"] for r in gone], [])
+    assert writer.count(searched) == reader.count(searched) == before - 2 == counted_rows(writer, searched)
+    other = sqlite3.connect(path)
+    with other:
+        other.execute("DELETE FROM sessions WHERE id = (SELECT MIN(rowid) FROM search WHERE search MATCH 'weather')")
+    other.close()
+    assert writer.count(searched) == reader.count(searched) == before - 3

@@ -224,7 +224,10 @@ def spread(query: Callable[..., list[tuple]], kind: str, rank: Callable[[int, in
     ``tool``, or of every tool when None), nearest-rank (``rank(p, n)``: the 1-based rank of the
     p-th percentile among n), from the buckets and then the values of the bucket a rank falls in.
     A kind with no duration: (0, None, None, None)."""
-    where, params = ("tool = ?", [tool]) if tool is not None else ("true", [])
+    # every tool's: a lookup of each tool's values (the table's key), not a scan of them all
+    where, params = ("tool = ?", [tool]) if tool is not None else ("tool IN (SELECT tool FROM stats_tools)", [])
+    if kind == "llm":
+        where, params = "true", []
     buckets = query(f"SELECT bucket, SUM(n) FROM stats_{kind}_ms_buckets WHERE {where} AND n > 0 "
                     "GROUP BY bucket ORDER BY bucket", params)
     total = sum(n for _, n in buckets)

@@ -69,6 +69,7 @@ WORD_PREDICATES = frozenset(TG + p for p in ("answer", "content", "thought", "ob
 INDEX_PREDICATES = SUMMARY_PREDICATES | WORD_PREDICATES
 _CONTENT = TG + "content"
 _BATCH = 200  # sessions read from a store per query batch
+_COUNTED_KEPT = 64  # counts kept between writes (``SessionIndex.count``)
 _PARENT_LIMIT = 64  # levels of parent sessions followed up when totals change (a loop is cut)
 
 # The list's columns in a narrow table (a covering index serves the default order and the
@@ -170,6 +171,9 @@ class SessionIndex:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")  # readers (the app) go on while ingest writes
         self._lock = threading.Lock()
+        # counts by query, with the index's version when counted: ``PRAGMA data_version`` (another
+        # connection's writes) and this connection's ``total_changes`` (its own)
+        self._counted: dict[tuple, tuple[tuple[int, int], int]] = {}
         if not read_only:
             with self._lock, self._db:
                 tables = {t for (t,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -242,12 +246,20 @@ class SessionIndex:
     def count(self, filters: SessionFilter) -> int:
         """How many sessions match ``filters``: from the counts kept by type, pattern, status and
         health class (``index_aggregates``) where those are all it filters on, else by counting
-        the matching rows."""
+        the matching rows, once until the index changes (a search's count reads every match)."""
         kept = self._kept_count(filters)
         if kept is not None:
             return kept
         where, params = _where(filters)
-        return self._query(f"SELECT COUNT(*) {where}", params)[0][0]
+        key = (where, tuple(params))
+        with self._lock:  # counted once while the index is unchanged (a search: every match is read)
+            version = (self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes)
+            found = self._counted.get(key)
+            if found is None or found[0] != version:
+                if len(self._counted) >= _COUNTED_KEPT:
+                    self._counted.clear()
+                found = self._counted[key] = (version, self._db.execute(f"SELECT COUNT(*) {where}", params).fetchone()[0])
+            return found[1]
 
     def _kept_count(self, filters: SessionFilter) -> int | None:
         """The count of ``filters`` from ``list_counts``, or None when it cannot answer it (a
