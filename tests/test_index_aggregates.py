@@ -200,3 +200,21 @@ def test_a_count_not_kept_is_counted_again_once_the_index_changes(tmp_path):
         other.execute("DELETE FROM sessions WHERE id = (SELECT MIN(rowid) FROM search WHERE search MATCH 'weather')")
     other.close()
     assert writer.count(searched) == reader.count(searched) == before - 3
+
+
+@pytest.mark.parametrize("key", sorted(SORT_KEYS))
+def test_a_search_walking_the_list_gives_the_pages_of_one_starting_from_its_matches(corpus, key):
+    """A page of common words walks the list in its order, checking each row against the
+    matches; the same pages, with the same snippets, as one that sorts every match."""
+    _, index = corpus
+    for text, descending in itertools.product(("weather", "the", "answer:paris", "zzzz nothing"), (True, False)):
+        filters = SessionFilter(text=text, include_sub=descending)
+        order = SessionOrder(key, descending)
+        walked = [index.page(filters, limit, offset, order) for limit, offset in ((5, 0), (5, 5), (0, 0))]
+        index.aggregates = False  # no kept counts: never walks
+        try:
+            assert not index._common(filters)
+            assert walked == [index.page(filters, limit, offset, order) for limit, offset in ((5, 0), (5, 5), (0, 0))]
+        finally:
+            index.aggregates = True
+    assert index._common(SessionFilter(text="the")) and not index._common(SessionFilter(text="zzzz"))

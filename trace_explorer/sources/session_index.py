@@ -69,6 +69,12 @@ WORD_PREDICATES = frozenset(TG + p for p in ("answer", "content", "thought", "ob
 INDEX_PREDICATES = SUMMARY_PREDICATES | WORD_PREDICATES
 _CONTENT = TG + "content"
 _BATCH = 200  # sessions read from a store per query batch
+# A search's page walks the list in its order when one session in _WALK_SHARE or more matches
+# (then about _WALK_SHARE * 50 rows are checked for a page of 50), for the first _WALK_PAGES
+# pages; rarer words start from their matches. At 100,000 sessions, "bronze" (18,182 matches):
+# 2.6 ms against 11 ms; a word in no session would walk the whole list (11 ms against 0.03 ms).
+_WALK_SHARE = 20
+_WALK_PAGES = 10
 _COUNTED_KEPT = 64  # counts kept between writes (``SessionIndex.count``)
 _PARENT_LIMIT = 64  # levels of parent sessions followed up when totals change (a loop is cut)
 
@@ -212,7 +218,7 @@ class SessionIndex:
         without a value for its key last, ties newest first, then by IRI); ``limit`` 0 means all.
         Under a search each also has ``match``: where its words were found
         (``index_words.match_rows``: ``{"field", "snippet"}``)."""
-        where, params = _where(filters)
+        where, params = _where(filters, walk=bool(limit) and offset < limit * _WALK_PAGES and self._common(filters))
         total = self._kept_count(filters) if limit and offset > limit else None
         if total is not None and offset > total // 2:
             # a page past the middle: read from the list's end, in the opposite order, so that a
@@ -237,6 +243,16 @@ class SessionIndex:
                     for i, found_match in match_rows(self._db, filters.terms, matched[start:start + 500]).items():
                         out[i]["match"] = found_match
         return [out[i] for i in ids if i in out]
+
+    def _common(self, filters: SessionFilter) -> bool:
+        """Whether the words searched are in at least one session in ``_WALK_SHARE`` of the
+        index's (one count of the full-text matches; an index without kept counts: False): a page
+        then walks the list in its order (``_where``'s ``walk``) and stops once it is full."""
+        if not (filters.needle and filters.words and self.aggregates):
+            return False
+        rows = self._query("SELECT COALESCE(SUM(n), 0) FROM list_counts")[0][0]
+        matches = self._query("SELECT COUNT(*) FROM search WHERE search MATCH ?", (fts_query(filters.terms),))[0][0]
+        return matches * _WALK_SHARE >= rows > 0
 
     def summary(self, root: str) -> dict | None:
         """The ``session_summary`` of one session, or None when it has no row."""
@@ -528,14 +544,19 @@ def _order_by(order: SessionOrder, reverse: bool = False) -> str:
     return "ORDER BY " + ", ".join(terms)
 
 
-def _where(filters: SessionFilter) -> tuple[str, list[Any]]:
+def _where(filters: SessionFilter, walk: bool = False) -> tuple[str, list[Any]]:
     """``FROM ... WHERE ...`` of the sessions matching ``filters``, and its parameters. A search
     starts from the full-text table (its matches, then each one's row by id): far fewer rows
-    than the whole list when the words are rare, and no worse when they are common."""
+    than the whole list when the words are rare, and no worse when they are common. ``walk``:
+    a search walks the list in its order instead, each row kept when its id is among the
+    matches (a page of common words then stops after its rows, instead of sorting every match)."""
     clauses, params, tables = [], [], "sessions"
     if filters.needle:
         words = filters.words
-        if words:
+        if words and walk:
+            clauses.append("sessions.id IN (SELECT rowid FROM search WHERE search MATCH ?)")
+            params.append(fts_query(filters.terms))
+        elif words:
             tables = "search CROSS JOIN sessions ON sessions.id = search.rowid"
             clauses.append("search MATCH ?")
             params.append(fts_query(filters.terms))
