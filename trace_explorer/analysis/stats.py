@@ -5,7 +5,7 @@ On a source with a session index (a local store, files read into memory) every n
 the index's tables (``sources.session_insights``) by a few queries that read no session: about
 60-80 ms at 10,000 sessions (``benchmarks/stats.py``); the numbers of every session
 (``stats --all``) from the groups the index keeps as rows are written
-(``sources.index_aggregates``), 37 ms at 100,000 sessions instead of 1.8 s. A SPARQL endpoint
+(``sources.index_aggregates``), 32-37 ms at 100,000 sessions instead of 1.7-1.8 s. A SPARQL endpoint
 has no index: its sessions are read a page at a time and counted the same way.
 
 Percentiles are nearest-rank: p50 of n sorted values is the ceil(n / 2)-th (``rank``).
