@@ -2,7 +2,7 @@
 sessions to a hundred thousand.
 
     python benchmarks/scale.py --sessions 1000,100000 [--work DIR] [--repeat 5] [--no-browser]
-                               [--no-health-run]
+                               [--no-health-run] [--views-only] [--sparql | --sparql-only]
 
 For each size it makes a collection with ``benchmarks/synthetic.py`` (the corpus's mix, made by
 TrustGraph's builders: agent, GraphRAG, DocRAG, plan; kept in ``--work`` and reused by a later
@@ -22,6 +22,11 @@ run), then measures, each in a process of its own:
   ``stats --all``;
 - in headless Chromium (``benchmarks/browser.py``'s measurements; unless ``--no-browser``): the
   list's first page, a filter click and opening a session.
+
+``--views-only`` times the views (and the command line, Chromium) again on the stores an
+earlier run kept in ``--work``, without ingesting anew (its other figures are that run's).
+``--sparql`` also loads each collection into a SPARQL endpoint (Virtuoso) and times the list
+there (``measure_endpoint``); ``--sparql-only`` does only that.
 
 The last column is the ratio of the largest size to the smallest (of CPU figures where a row has
 them). Numbers are printed, never
@@ -191,9 +196,78 @@ def measure_browser(store: Path, react: str, repeat: int) -> dict:
     return out
 
 
+ENDPOINT_BUFFERS = 170_000  # Virtuoso's page buffers (8 KB each: 1.3 GB), its advice for a few GB of memory
+ENDPOINT_TIMEOUT_S = 60  # a query of the list on the endpoint given up after this
+ENDPOINT_ONCE_S = 10  # a view slower than this the first time is not run again
+
+
+def measure_endpoint(work: Path, made: dict, repeat: int) -> dict:
+    """Milliseconds (wall: the server does the work) of the list on a SPARQL endpoint holding the
+    collection: OpenLink Virtuoso (``tests/virtuoso_support.py``, installed by
+    ``scripts/setup.sh``), bulk-loaded with the N-Quads file without its RDF 1.2 triple terms
+    (Virtuoso cannot hold them; they are the ``tg:selectedEdge`` reifications, not read by the
+    list), asked through the app's ``EndpointSource``: the first page, a sort by each key an
+    endpoint sorts on (``catalog.SPARQL_SORT_KEYS``), a filter by type and by status (the
+    health filter needs a session index); the median of ``repeat`` after a first (the first
+    alone when it took over ``ENDPOINT_ONCE_S``). A query that fails (the server's time limit,
+    ``ENDPOINT_TIMEOUT_S``) is NaN, its error printed. Also the seconds of the load."""
+    from tests.virtuoso_support import virtuoso_endpoint
+    from trace_explorer.sources.catalog import SPARQL_SORT_KEYS, list_sessions
+    from trace_explorer.sources.endpoint import EndpointSource
+    from trace_explorer.sources.filter import SORT_KEYS, SessionFilter, SessionOrder
+    from trace_explorer.sources.source import SourceError
+
+    folder = work / f"virtuoso-{made['info']['sessions']}"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    plain = work / f"{made['nq'].stem}-{made['info']['sessions']}-without-triple-terms.nq"
+    if not plain.is_file():
+        with open(made["nq"], "rb") as whole, open(plain.with_suffix(".part"), "wb") as out:
+            out.writelines(line for line in whole if b"<<(" not in line)
+        plain.with_suffix(".part").rename(plain)
+    start = time.perf_counter()
+    out = {}
+    with virtuoso_endpoint(folder, plain, timeout_s=120, load_timeout_s=4 * 3600, buffers=ENDPOINT_BUFFERS,
+                           query_s=ENDPOINT_TIMEOUT_S) as url:
+        out["endpoint: load (Virtuoso's bulk loader), s"] = time.perf_counter() - start
+        source = EndpointSource(url, triple_terms=False, timeout=ENDPOINT_TIMEOUT_S + 10)
+        views = {"endpoint: list first page": lambda: list_sessions(source)}
+        for key in sorted(SPARQL_SORT_KEYS - {"time"}):
+            views[f"endpoint: sort by {key}"] = lambda k=key: list_sessions(source, order=SessionOrder(k, SORT_KEYS[k]))
+        views["endpoint: filter type GraphRAG"] = lambda: list_sessions(source, SessionFilter(mechanism="GraphRAG"))
+        views["endpoint: filter status unfinished"] = lambda: list_sessions(source, SessionFilter(status="unfinished"))
+        for label, function in views.items():
+            print(f"  {label} ...", file=sys.stderr, flush=True)
+            times = []
+            for _ in range(repeat + 1):
+                begun = time.perf_counter()
+                try:
+                    function()
+                except SourceError as error:
+                    print(f"{label}: {error}", file=sys.stderr)
+                    times.append(float("nan"))
+                    break
+                times.append((time.perf_counter() - begun) * 1000)
+                if times[0] > ENDPOINT_ONCE_S * 1000:
+                    break
+            out[label] = statistics.median(times[1:]) if len(times) > 1 else times[0]
+    shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
 def measure_size(work: Path, sessions: int, args) -> dict:
     made = collection(work, sessions)
     info = made["info"]
+    if args.sparql_only:
+        print(f"{sessions:,} sessions: SPARQL endpoint ...", file=sys.stderr, flush=True)
+        return {"info": info, "endpoint": measure_endpoint(work, made, max(1, args.repeat // 2))}
+    if args.views_only:  # the store an earlier run kept, its figures from that run's results
+        kept = json.loads((work / f"results-{sessions}.json").read_text(encoding="utf-8"))
+        bulk, ingest, bare = kept["bulk"], kept["ingest"], kept.get("no_health")
+        ingest["store"] = Path(ingest["store"])
+        if not ingest["store"].is_dir():
+            raise SystemExit(f"--views-only: no store {ingest['store']} kept from an earlier run")
+        return measure_views(ingest, bulk, bare, info, sessions, args, made)
     print(f"{sessions:,} sessions: bulk_load ...", file=sys.stderr, flush=True)
     bulk_dir = work / f"bulk-{sessions}"
     shutil.rmtree(bulk_dir, ignore_errors=True)
@@ -206,7 +280,18 @@ def measure_size(work: Path, sessions: int, args) -> dict:
     if not args.no_health_run:
         bare = measure_ingest(work, made, sessions, health=False)
         shutil.rmtree(bare["store"], ignore_errors=True)
+    return measure_views(ingest, bulk, bare, info, sessions, args, made)
+
+
+def measure_views(ingest: dict, bulk: dict, bare: dict | None, info: dict, sessions: int, args,
+                  made: dict | None = None) -> dict:
+    """The views, the command line, Chromium (unless ``--no-browser``) and the endpoint (with
+    ``--sparql``) on the store ``ingest`` made; every figure of one size."""
     react = info["notable"]["react_12"]
+    if args.views_only:  # the index of a store made by an earlier version gets what this one keeps
+        subprocess.run([sys.executable, "-c", "import sys; from trace_explorer.sources.local_store import "
+                        "open_local_store; open_local_store(sys.argv[1]).close()", str(ingest["store"])],
+                       cwd=REPO, check=True)
     print(f"{sessions:,} sessions: views ...", file=sys.stderr, flush=True)
     views = json.loads(run_measured([sys.executable, __file__, "--_views", str(ingest["store"]), react,
                                      str(args.repeat)])["out"])
@@ -215,12 +300,18 @@ def measure_size(work: Path, sessions: int, args) -> dict:
     if not args.no_browser:
         print(f"{sessions:,} sessions: browser ...", file=sys.stderr, flush=True)
         shown = measure_browser(ingest["store"], react, max(1, args.repeat // 2))
+    endpoint = None
+    if args.sparql and made is not None:
+        print(f"{sessions:,} sessions: SPARQL endpoint ...", file=sys.stderr, flush=True)
+        endpoint = measure_endpoint(work, made, max(1, args.repeat // 2))
     return {"info": info, "bulk": bulk, "ingest": ingest, "no_health": bare, "views": views, "cli": cli,
-            "browser": shown}
+            "browser": shown, "endpoint": endpoint}
 
 
 def rows_of(result: dict) -> list[tuple[str, str]]:
     """(label, value) rows for one size (each label once: the table is keyed by them)."""
+    if "ingest" not in result:  # --sparql-only
+        return [("quads (lines written)", f"{result['info']['quads_written']:,}")] + endpoint_rows(result)
     info, bulk, ingest, bare = result["info"], result["bulk"], result["ingest"], result["no_health"]
     rows = [("quads (lines written)", f"{info['quads_written']:,}"),
             ("N-Quads file, MB", f"{info['nquads_bytes'] / MB:,.0f}"),
@@ -240,7 +331,13 @@ def rows_of(result: dict) -> list[tuple[str, str]]:
     rows += [(f"{label}: ms", f"{ms:,.0f}") for label, ms in result["cli"].items()]
     if result["browser"]:
         rows += [(f"{label}: ms", f"{ms:,.0f}") for label, ms in result["browser"].items()]
-    return rows
+    return rows + endpoint_rows(result)
+
+
+def endpoint_rows(result: dict) -> list[tuple[str, str]]:
+    """The SPARQL endpoint's rows of one size (none without ``--sparql``)."""
+    return [(label if label.endswith(", s") else f"{label}: ms", f"{value:,.1f}" if label.endswith(", s") else f"{value:,.0f}")
+            for label, value in (result.get("endpoint") or {}).items()]
 
 
 def ratio(first: str, last: str) -> str:
@@ -267,7 +364,8 @@ def print_table(sizes: list[int], results: list[dict]) -> None:
         if n == 0:
             print("-" * (sum(widths) + 2 * (len(widths) - 1)))
     for size, result in zip(sizes, results):
-        print(f"phases at {size:,}: {result['ingest']['phases']}")
+        if "ingest" in result:
+            print(f"phases at {size:,}: {result['ingest']['phases']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -278,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="timed runs after the first of each view (median)")
     parser.add_argument("--no-browser", action="store_true", help="skip the Chromium measurements")
     parser.add_argument("--no-health-run", action="store_true", help="skip the second ingest, with --no-health")
+    parser.add_argument("--views-only", action="store_true",
+                        help="time the views again on the stores an earlier run kept in --work (no bulk_load, no ingest)")
+    parser.add_argument("--sparql", action="store_true",
+                        help="also load each collection into Virtuoso and time the list on its SPARQL endpoint")
+    parser.add_argument("--sparql-only", action="store_true", help="only the SPARQL endpoint's figures (no ingest)")
     parser.add_argument("--_bulk", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--_views", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -298,10 +401,12 @@ def main(argv: list[str] | None = None) -> int:
     for n in sizes:
         results.append(measure_size(work, n, args))
         kept = {k: v for k, v in results[-1].items()}  # each size's figures as soon as they are in
-        kept["ingest"] = {k: str(v) if isinstance(v, Path) else v for k, v in kept["ingest"].items()}
-        if kept["no_health"] is not None:
+        if "ingest" in kept:
+            kept["ingest"] = {k: str(v) if isinstance(v, Path) else v for k, v in kept["ingest"].items()}
+        if kept.get("no_health") is not None:
             kept["no_health"] = {k: str(v) if isinstance(v, Path) else v for k, v in kept["no_health"].items()}
-        (work / f"results-{n}.json").write_text(json.dumps(kept, indent=1), encoding="utf-8")
+        name = f"results-{n}{'-sparql' if args.sparql_only else ''}.json"  # an endpoint's alone: the run's kept
+        (work / name).write_text(json.dumps(kept, indent=1), encoding="utf-8")
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"Trace Explorer at {', '.join(f'{n:,}' for n in sizes)} sessions; {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}, load average at the end {load}\n")

@@ -50,6 +50,9 @@ class EndpointSource(TraceSource):
     pins: Pins | None = None
     max_bytes: int | None = None
     _local: Any = field(default_factory=threading.local, repr=False, compare=False)
+    # Virtuoso joins ``?s path* ?root`` to VALUES of 5 roots in over 35 s at 1,000 sessions, and
+    # to a UNION of one branch per root in 0.06 s (50 roots: 0.3 s), the same triples
+    anchors_as_union = True
 
     def __repr__(self) -> str:  # the password and token stay out of every representation
         return f"EndpointSource({self.url!r}, graphs={self.graphs!r})"

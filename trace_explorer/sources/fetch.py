@@ -64,17 +64,21 @@ def session_triples(source: TraceSource, roots: list[str]) -> list[ox.Triple]:
     (their sub-sessions too), with the thoughts and selections their steps point at: what
     ``model.reader.SessionReader`` needs to read them. Two queries (the second a few, of 500
     IRIs each). Raises SourceError when the source fails; ValueError for a root that is not an IRI."""
-    anchors = values_clause("root", [iri(r) for r in roots])
+    def derived(entity: str) -> str:  # ``entity`` derived from one of the roots, at any depth
+        if source.anchors_as_union:
+            return " UNION ".join(f"{{ {entity} {DERIVED}* {iri(r)} }}" for r in roots)
+        return f"{values_clause('root', [iri(r) for r in roots])}\n  {entity} {DERIVED}* ?root ."
+
     # two queries, not one UNION: joined with ``?s ?p ?o`` a union is evaluated triple by triple
     # by some engines (pyoxigraph among them), which is quadratic in the store's size
-    triples = source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {anchors}
-  ?s {DERIVED}* ?root . ?s ?p ?o }}""")
+    triples = source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {derived('?s')}
+  ?s ?p ?o }}""")
     # what the steps point at: named by the steps' own triples, so fetched by IRI (a fifth of the
     # cost of walking the derivations again); a blank node cannot be named in a query, so then walk
     pointed = list(dict.fromkeys(t.object for t in triples if t.predicate.value in POINTERS))
     if any(isinstance(o, ox.BlankNode) for o in pointed):
-        return triples + source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {anchors}
-  ?x {DERIVED}* ?root . ?x tg:selectedEdge|tg:selectedChunk|tg:thought ?s . ?s ?p ?o }}""")
+        return triples + source.construct(PREFIXES + f"""CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {derived('?x')}
+  ?x tg:selectedEdge|tg:selectedChunk|tg:thought ?s . ?s ?p ?o }}""")
     for chunk in iri_batches(o.value for o in pointed if isinstance(o, ox.NamedNode)):
         triples += source.construct(PREFIXES + f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {values_clause('s', chunk)} ?s ?p ?o }}")
     return triples

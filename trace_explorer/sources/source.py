@@ -55,6 +55,8 @@ class TraceSource:
     search and sorts newest first.
     ``lineage()``: the lookups of extraction provenance (``lineage.LineageLookups``): SPARQL
     queries here; a source that cannot answer them gives its own.
+    ``anchors_as_union``: True when the server walks a property path far faster from a constant
+    than from a VALUES block of several roots (``fetch.session_triples``).
     ``recovers_damaged_literals``: True when quoted triples that arrived damaged into literals
     were recovered as they were read (files and local stores); the lineage lookups then need not
     look for them.
@@ -63,6 +65,10 @@ class TraceSource:
     label = "source"
     triple_terms = True
     recovers_damaged_literals = False
+    # True when the server walks a property path from a constant far faster than from a VALUES
+    # block of several: a page's sessions are then read with one UNION branch per root
+    # (``fetch.session_triples``)
+    anchors_as_union = False
     lookup = None
     text_search: TextSearch = REGEX_SEARCH
 

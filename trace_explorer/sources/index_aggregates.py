@@ -1,0 +1,254 @@
+"""Counts the session index keeps up to date as rows are written, so that the list's "1-50 of N"
+and the statistics of every session (``stats --all``) read a few small tables instead of every
+row: their cost does not grow with the store (README, "At scale").
+
+SQLite triggers on the index's tables (``session_index``'s ``sessions``, ``session_insights``'
+``health``, ``insight_tools``, ``insight_llm``, ``insight_sessions``) add or take one off a
+count whenever a row is inserted, deleted or changed, whoever writes it, inside the writer's
+own transaction:
+
+- ``list_counts``: sessions by (top-level or not, mechanism, pattern, status, health class:
+  one of ``session_insights.HEALTH_CHOICES`` but a rule id); a count of the list under any
+  mix of those filters is a sum of a few of its rows (``count``);
+- ``stats_days`` (sessions by UTC day, mechanism and pattern), ``stats_steps`` (sessions by
+  steps) and ``stats_termination`` (sessions and unparsed replies by termination reason);
+- ``stats_tools`` (calls and errors by tool), ``stats_llm`` (calls and tokens by model) and the
+  distributions of their durations: each value with how many calls took it (``*_ms``), and the
+  same counted in buckets of ``BUCKET_MS`` (``*_ms_buckets``), so that a percentile reads the
+  buckets and then the values of one bucket (``spread``), exact, in a time that grows with the
+  durations' range, not with the calls.
+
+A key with no value is kept as '' (a session without a pattern, a call without a model, an
+undated session) and a duration without a value is not counted in a distribution. Counts may
+reach 0 and stay as rows. An index file made before these tables gets them filled from its rows
+when it is next opened for writing (``prepare``); one opened only for reading without them is
+answered by counting the rows, as before (``present``).
+
+Rows replaced by ``INSERT OR REPLACE`` are counted out by a BEFORE INSERT trigger (SQLite fires no
+delete trigger for them unless ``recursive_triggers`` is on, which this index never turns on).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any
+
+BUCKET_MS = 64  # width of a duration bucket, in ms
+
+# The health class of a session, from its ``health`` row's columns (``session_insights``'
+# filters: errors first, then warnings, then infos, else clean); a session with no row is
+# "unchecked".
+_CLASS = ("CASE WHEN {h}errors > 0 THEN 'errors' WHEN {h}warnings > 0 THEN 'warnings' "
+          "WHEN {h}infos > 0 THEN 'infos' ELSE 'clean' END")
+_CLASS_OF = "IFNULL((SELECT " + _CLASS.format(h="") + " FROM health WHERE health.root = {root}), 'unchecked')"
+
+# table -> (its key columns, its counted columns)
+_AGGREGATES = {
+    "list_counts": (("top", "mechanism", "pattern", "status", "health"), ("n",)),
+    "stats_days": (("day", "mechanism", "pattern"), ("n",)),
+    "stats_steps": (("steps",), ("n",)),
+    "stats_termination": (("termination",), ("n", "parse_errors")),
+    "stats_tools": (("tool",), ("calls", "errors")),
+    "stats_tool_ms": (("tool", "ms"), ("n",)),
+    "stats_tool_ms_buckets": (("tool", "bucket"), ("n",)),
+    "stats_llm": (("model",), ("calls", "tokens_in", "tokens_out")),
+    "stats_llm_ms": (("ms",), ("n",)),
+    "stats_llm_ms_buckets": (("bucket",), ("n",)),
+}
+TABLES = tuple(_AGGREGATES)
+
+
+def _upsert(table: str, keys: Sequence[str], counts: Sequence[str], sign: str, condition: str = "") -> str:
+    """A statement of a trigger: add (``sign`` "+") or take off ("-") ``counts`` at the row of
+    ``keys`` (SQL expressions over ``new.``/``old.``) of ``table``; only when ``condition``."""
+    key_columns, count_columns = _AGGREGATES[table]
+    values = ", ".join(list(keys) + [f"{sign}({c})" for c in counts])
+    where = f" WHERE {condition}" if condition else " WHERE true"  # WHERE: an upsert after SELECT needs one
+    added = ", ".join(f"{c} = {c} + excluded.{c}" for c in count_columns)
+    return (f"INSERT INTO {table} ({', '.join(key_columns + count_columns)}) SELECT {values}{where} "
+            f"ON CONFLICT ({', '.join(key_columns)}) DO UPDATE SET {added};")
+
+
+def _session_keys(row: str) -> dict[str, tuple[str, ...]]:
+    """What a ``sessions`` row (``row`` "new" or "old") adds to each table it is counted in."""
+    return {
+        "list_counts": (f"{row}.top", f"{row}.mechanism", f"IFNULL({row}.pattern, '')", f"{row}.status",
+                        _CLASS_OF.format(root=f"{row}.root")),
+        "stats_days": (f"IFNULL(substr({row}.time, 1, 10), '')", f"{row}.mechanism", f"IFNULL({row}.pattern, '')"),
+        "stats_steps": (f"{row}.steps",),
+    }
+
+
+def _health_move(root: str, health_class: str, sign: str) -> list[str]:
+    """Statements moving the session ``root`` (an SQL expression) into (``sign`` "+") or out of
+    ("-") the health class ``health_class``, and out of or into "unchecked"."""
+    session = f"(SELECT {{c}} FROM sessions WHERE sessions.root = {root})"
+    keys = [session.format(c=c) for c in ("top", "mechanism", "IFNULL(pattern, '')", "status")]
+    exists = f"EXISTS (SELECT 1 FROM sessions WHERE sessions.root = {root})"
+    other = "-" if sign == "+" else "+"
+    return [_upsert("list_counts", keys + ["'unchecked'"], ["1"], other, exists),
+            _upsert("list_counts", keys + [health_class], ["1"], sign, exists)]
+
+
+def _trigger(name: str, when: str, table: str, body: Sequence[str], condition: str = "") -> str:
+    return (f"CREATE TRIGGER IF NOT EXISTS aggregate_{name} {when} ON {table}"
+            f"{' WHEN ' + condition if condition else ''} BEGIN\n  " + "\n  ".join(body) + "\nEND;\n")
+
+
+# table -> (trigger name, {aggregate: (key expressions, counted expressions, condition)}), with
+# "{r}" for the row ("new" or "old")
+_COUNTED = {
+    "sessions": ("session", {t: (keys, ("1",), "") for t, keys in _session_keys("{r}").items()}),
+    "insight_sessions": ("termination", {
+        "stats_termination": (("IFNULL({r}.termination, '')",), ("1", "{r}.parse_errors"), "")}),
+    "insight_tools": ("tool", {
+        "stats_tools": (("{r}.tool",), ("1", "IFNULL({r}.error, 0)"), ""),
+        "stats_tool_ms": (("{r}.tool", "{r}.ms"), ("1",), "{r}.ms IS NOT NULL"),
+        "stats_tool_ms_buckets": (("{r}.tool", f"CAST({{r}}.ms / {BUCKET_MS} AS INTEGER)"), ("1",),
+                                  "{r}.ms IS NOT NULL")}),
+    "insight_llm": ("llm", {
+        "stats_llm": (("IFNULL({r}.model, '')",), ("1", "IFNULL({r}.tokens_in, 0)", "IFNULL({r}.tokens_out, 0)"), ""),
+        "stats_llm_ms": (("{r}.ms",), ("1",), "{r}.ms IS NOT NULL"),
+        "stats_llm_ms_buckets": ((f"CAST({{r}}.ms / {BUCKET_MS} AS INTEGER)",), ("1",), "{r}.ms IS NOT NULL")}),
+}
+
+
+def _triggers() -> str:
+    """The triggers that keep every table of ``TABLES`` true to the rows."""
+    out = []
+    for table, (name, parts) in _COUNTED.items():
+        def body(row: str, sign: str, parts=parts) -> list[str]:
+            return [_upsert(t, [k.format(r=row) for k in keys], [c.format(r=row) for c in counts], sign,
+                            condition.format(r=row)) for t, (keys, counts, condition) in parts.items()]
+        out.append(_trigger(f"{name}_insert", "AFTER INSERT", table, body("new", "+")))
+        out.append(_trigger(f"{name}_delete", "AFTER DELETE", table, body("old", "-")))
+        changed = " OF root, top, time, mechanism, pattern, status, steps" if table == "sessions" else ""
+        out.append(_trigger(f"{name}_update", "AFTER UPDATE" + changed, table, body("old", "-") + body("new", "+")))
+    # INSERT OR REPLACE of a row with the same key (these two tables have one): the old one counted out
+    replaced = "(SELECT {c} FROM insight_sessions WHERE root = new.root)"
+    out.append(_trigger("termination_replace", "BEFORE INSERT", "insight_sessions", [
+        _upsert("stats_termination", [f"IFNULL({replaced.format(c='termination')}, '')"],
+                ["1", replaced.format(c="parse_errors")], "-")],
+        "EXISTS (SELECT 1 FROM insight_sessions WHERE root = new.root)"))
+    out.append(_trigger("health_insert", "AFTER INSERT", "health", _health_move("new.root", _CLASS.format(h="new."), "+")))
+    out.append(_trigger("health_delete", "AFTER DELETE", "health", _health_move("old.root", _CLASS.format(h="old."), "-")))
+    out.append(_trigger("health_update", "AFTER UPDATE", "health",
+                        _health_move("old.root", _CLASS.format(h="old."), "-")
+                        + _health_move("new.root", _CLASS.format(h="new."), "+")))
+    replaced = "(SELECT " + _CLASS.format(h="") + " FROM health WHERE root = new.root)"
+    out.append(_trigger("health_replace", "BEFORE INSERT", "health", _health_move("new.root", replaced, "-"),
+                        "EXISTS (SELECT 1 FROM health WHERE root = new.root)"))
+    return "".join(out)
+
+
+_SCHEMA = "".join(
+    f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(f'{k} NOT NULL' for k in keys)}, "
+    f"{', '.join(f'{c} INTEGER NOT NULL' for c in counts)}, PRIMARY KEY ({', '.join(keys)})) WITHOUT ROWID;\n"
+    for table, (keys, counts) in _AGGREGATES.items())
+
+# Each table filled afresh from the rows (an index made before it had them), as the triggers keep it.
+_FILL = {
+    "list_counts": "SELECT s.top, s.mechanism, IFNULL(s.pattern, ''), s.status, IIF(h.root IS NULL, 'unchecked', "
+                   + _CLASS.format(h="h.") + "), COUNT(*) FROM sessions s LEFT JOIN health h ON h.root = s.root "
+                   "GROUP BY 1, 2, 3, 4, 5",
+    "stats_days": "SELECT IFNULL(substr(time, 1, 10), ''), mechanism, IFNULL(pattern, ''), COUNT(*) FROM sessions "
+                  "GROUP BY 1, 2, 3",
+    "stats_steps": "SELECT steps, COUNT(*) FROM sessions GROUP BY 1",
+    "stats_termination": "SELECT IFNULL(termination, ''), COUNT(*), SUM(parse_errors) FROM insight_sessions GROUP BY 1",
+    "stats_tools": "SELECT tool, COUNT(*), SUM(IFNULL(error, 0)) FROM insight_tools GROUP BY 1",
+    "stats_tool_ms": "SELECT tool, ms, COUNT(*) FROM insight_tools WHERE ms IS NOT NULL GROUP BY 1, 2",
+    "stats_tool_ms_buckets": f"SELECT tool, CAST(ms / {BUCKET_MS} AS INTEGER), COUNT(*) FROM insight_tools "
+                             "WHERE ms IS NOT NULL GROUP BY 1, 2",
+    "stats_llm": "SELECT IFNULL(model, ''), COUNT(*), SUM(IFNULL(tokens_in, 0)), SUM(IFNULL(tokens_out, 0)) "
+                 "FROM insight_llm GROUP BY 1",
+    "stats_llm_ms": "SELECT ms, COUNT(*) FROM insight_llm WHERE ms IS NOT NULL GROUP BY 1",
+    "stats_llm_ms_buckets": f"SELECT CAST(ms / {BUCKET_MS} AS INTEGER), COUNT(*) FROM insight_llm "
+                            "WHERE ms IS NOT NULL GROUP BY 1",
+}
+
+
+def prepare(db: sqlite3.Connection) -> None:
+    """In a writable index, inside a transaction, once its own tables and ``session_insights``'
+    exist: create the tables and their triggers; tables new to an index that has rows are filled
+    from them (``fill``)."""
+    db.execute("SAVEPOINT aggregates")  # the tables, their counts and their triggers, all or none
+    try:
+        have = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        for statement in _statements(_SCHEMA) + _statements(_triggers(), "END;"):
+            db.execute(statement)
+        new = [t for t in TABLES if t not in have]
+        if new and db.execute("SELECT 1 FROM sessions LIMIT 1").fetchone():
+            fill(db, new)
+    except BaseException:
+        db.execute("ROLLBACK TO aggregates")
+        raise
+    finally:
+        db.execute("RELEASE aggregates")
+
+
+def _statements(script: str, end: str = ";") -> list[str]:
+    """The statements of ``script``, each ending with ``end`` at a line's end."""
+    out, current = [], []
+    for line in script.splitlines():
+        current.append(line)
+        if line.rstrip().endswith(end):
+            out.append("\n".join(current))
+            current = []
+    return out
+
+
+def fill(db: sqlite3.Connection, tables: Sequence[str] = TABLES) -> None:
+    """Count ``tables`` afresh from the rows (the caller holds the transaction)."""
+    for table in tables:
+        keys, counts = _AGGREGATES[table]
+        db.execute(f"DELETE FROM {table}")
+        db.execute(f"INSERT INTO {table} ({', '.join(keys + counts)}) {_FILL[table]}")
+
+
+def present(query: Callable[..., list[tuple]]) -> bool:
+    """Whether the index (``query``: its ``_query``) has every table of ``TABLES``."""
+    have = {t for (t,) in query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return all(t in have for t in TABLES)
+
+
+def counts_of(table: str, query: Callable[..., list[tuple]]) -> list[tuple]:
+    """The rows of one aggregate table with a count above 0: its key columns, then its counts."""
+    keys, counts = _AGGREGATES[table]
+    return query(f"SELECT {', '.join(keys + counts)} FROM {table} WHERE {counts[0]} > 0")
+
+
+def spread(query: Callable[..., list[tuple]], kind: str, rank: Callable[[int, int], int],
+           tool: str | None = None) -> tuple:
+    """``(count, p50, p95, max)`` of the durations of ``kind`` ("tool" or "llm") calls (of one
+    ``tool``, or of every tool when None), nearest-rank (``rank(p, n)``: the 1-based rank of the
+    p-th percentile among n), from the buckets and then the values of the bucket a rank falls in.
+    A kind with no duration: (0, None, None, None)."""
+    # every tool's: a lookup of each tool's values (the table's key), not a scan of them all
+    where, params = ("tool = ?", [tool]) if tool is not None else ("tool IN (SELECT tool FROM stats_tools)", [])
+    if kind == "llm":
+        where, params = "true", []
+    buckets = query(f"SELECT bucket, SUM(n) FROM stats_{kind}_ms_buckets WHERE {where} AND n > 0 "
+                    "GROUP BY bucket ORDER BY bucket", params)
+    total = sum(n for _, n in buckets)
+    if not total:
+        return (0, None, None, None)
+
+    def value_at(wanted: int) -> Any:
+        seen = 0
+        for bucket, n in buckets:
+            if seen + n >= wanted:
+                # the bucket's values (a bucket of values below 0 reaches one bucket's width lower)
+                values = query(f"SELECT ms, SUM(n) FROM stats_{kind}_ms WHERE {where} AND n > 0 "
+                               f"AND ms > ? AND ms < ? AND CAST(ms / {BUCKET_MS} AS INTEGER) = ? "
+                               "GROUP BY ms ORDER BY ms",
+                               params + [(bucket - 1) * BUCKET_MS, (bucket + 2) * BUCKET_MS, bucket])
+                for ms, count in values:
+                    seen += count
+                    if seen >= wanted:
+                        return ms
+                return values[-1][0] if values else None
+            seen += n
+        return None
+
+    return (total, value_at(rank(50, total)), value_at(rank(95, total)), value_at(total))
