@@ -40,6 +40,7 @@ from .fetch import DERIVED, ROOTS, fetch_sessions
 from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, Phases
 from . import index_aggregates
+from .index_write_records import PUBLISHED_KEY, PendingWrite, WriteRecords
 from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
 from .search import MARKS, fold, fts_query
 from .session_insights import HEALTH_CHOICES, INSIGHT_PREDICATES, filter_clauses, insight_row, mark_complete, prepare, write_rows
@@ -112,7 +113,6 @@ _SCHEMA += "".join(
     for key, column in {"type": "mechanism", "pattern": "pattern", "question": "question_key", "steps": "steps",
                         "status": "status", "duration": "duration", "tokens": "tokens",
                         "tool_errors": "tool_errors", "parent": "parent"}.items())
-PUBLISHED_KEY = "published"  # meta: the snapshot generation that holds every quad the rows describe
 # SessionOrder keys -> the column sorted on
 _SORT_COLUMNS = {"time": "time", "id": "root", "type": "mechanism", "pattern": "pattern",
                  "question": "question_key", "steps": "steps", "status": "status", "duration": "duration",
@@ -150,15 +150,7 @@ def index_row(session: Session) -> dict[str, Any]:
     }
 
 
-class PendingWrite(NamedTuple):
-    """A write into the store that its writer began and did not finish (``begin_write``)."""
-
-    name: str  # the file
-    generation: int | None  # the snapshot to roll the store back to, or
-    undo: bytes | None  # the N-Quads of the quads to take out
-
-
-class SessionIndex:
+class SessionIndex(WriteRecords):
     """The rows of one store's sessions, in SQLite: ``path`` a file (created when missing,
     unless ``read_only``), or None for memory. Safe to share between threads (one connection,
     used under a lock). A writable file of another version is emptied and made anew
@@ -182,17 +174,7 @@ class SessionIndex:
         self._counted: dict[tuple, tuple[tuple[int, int], int]] = {}
         if not read_only:
             with self._lock, self._db:
-                tables = {t for (t,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-                version = (self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-                           if "meta" in tables else None)
-                if version is None or version[0] != VERSION:
-                    for table in _TABLES + INSIGHT_TABLES + index_aggregates.TABLES:
-                        self._db.execute(f"DROP TABLE IF EXISTS {table}")
-                    self.created = True
-                self._db.executescript(_SCHEMA)
-                self._db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (VERSION,))
-                prepare(self._db, fresh=not self._db.execute("SELECT 1 FROM sessions LIMIT 1").fetchone())
-                index_aggregates.prepare(self._db)
+                self.created = _made_ready(self._db)
         try:  # an index that keeps its counts (``index_aggregates``): else they are counted from the rows
             self.aggregates = index_aggregates.present(self._query)
         except sqlite3.Error:
@@ -280,22 +262,8 @@ class SessionIndex:
     def _kept_count(self, filters: SessionFilter) -> int | None:
         """The count of ``filters`` from ``list_counts``, or None when it cannot answer it (a
         search, a tool, model or termination filter, a health rule id; an index without it)."""
-        if (not self.aggregates or filters.needle or filters.tool or filters.failed_tool or filters.model
-                or filters.termination or (filters.health and filters.health not in HEALTH_CHOICES)):
-            return None
-        clauses, params = [], []
-        if not filters.include_sub:
-            clauses.append("top = 1")
-        for column, values in (("mechanism", filters.mechanisms), ("pattern", filters.patterns)):
-            if values:
-                clauses.append(f"{column} IN ({','.join('?' * len(values))})")
-                params += values
-        for column, value in (("status", filters.status), ("health", filters.health)):
-            if value:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-        return self._query(f"SELECT COALESCE(SUM(n), 0) FROM list_counts{where}", params)[0][0]
+        query = _kept_count_query(filters) if self.aggregates else None
+        return self._query(*query)[0][0] if query is not None else None
 
     def stamp(self) -> tuple[int, int]:
         """What changes whenever rows are written (the highest row id, the files recorded): two
@@ -344,40 +312,7 @@ class SessionIndex:
         with self._lock:
             return set(_ids(self._db, roots))
 
-    def pending_write(self) -> PendingWrite | None:
-        """The write begun (``begin_write``) and not finished by a ``replace``: what a killed
-        writer left (``write_journal.recover`` undoes it), or None."""
-        found = self._query("SELECT name, generation, undo FROM pending")
-        return PendingWrite(*found[0]) if found else None
-
-    def published_generation(self) -> int | None:
-        """The snapshot generation published since the last ``replace``, or None when the store
-        has quads the newest snapshot lacks (written and indexed, not yet published)."""
-        found = self._query("SELECT value FROM meta WHERE key = ?", (PUBLISHED_KEY,))
-        return int(found[0][0]) if found else None
-
-    def is_ingested(self, digest: str) -> bool:
-        """True when a file with SHA-256 ``digest`` was added to the store before."""
-        return bool(self._query("SELECT 1 FROM files WHERE digest = ?", (digest,)))
-
     # -- writing ------------------------------------------------------------------------------
-    def begin_write(self, name: str, generation: int | None = None, undo: bytes | None = None) -> None:
-        """Record, before a file's quads go into the store, how to take them out again should
-        the writer die before ``replace`` records the file: ``generation``, the snapshot that
-        holds the store as it is now, or ``undo``, the N-Quads of the quads the write adds."""
-        with self._lock, self._db:
-            self._db.execute("INSERT OR REPLACE INTO pending VALUES (1, ?, ?, ?)", (name, generation, undo))
-
-    def end_write(self) -> None:
-        """Forget the pending write (once it is undone)."""
-        with self._lock, self._db:
-            self._db.execute("DELETE FROM pending")
-
-    def mark_published(self, generation: int) -> None:
-        """Note that snapshot ``generation`` holds every quad the rows describe."""
-        with self._lock, self._db:
-            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (PUBLISHED_KEY, str(generation)))
-
     def replace(self, drop: Iterable[str], rows: Iterable[dict], files: Iterable[tuple[str, str]] = ()) -> None:
         """In one transaction: remove the rows of ``drop`` (and any older row of a session in
         ``rows``), write ``rows`` (``index_row`` dicts), record ``files`` as (name, SHA-256)
@@ -392,33 +327,7 @@ class SessionIndex:
         dicts, each session's among ``drop``), all in one transaction, so that no more than a
         batch of rows is held while the index of a large file is written; returns how many rows."""
         with self._lock, self._db:
-            self._db.execute("DELETE FROM pending")  # the write it finishes is whole now
-            self._db.execute("DELETE FROM meta WHERE key = ?", (PUBLISHED_KEY,))  # until the next snapshot
-            drop = list(drop)
-            old = _ids(self._db, drop)
-            above = _parents(self._db, list(old))  # their totals change with the rows dropped
-            gone = [(i,) for i in old.values()]
-            for table in ("sessions", "summaries"):
-                self._db.executemany(f"DELETE FROM {table} WHERE id = ?", gone)
-            self._db.executemany("DELETE FROM search WHERE rowid = ?", gone)
-            write_rows(self._db, drop, [])
-            written: list[str] = []
-            for rows in batches:
-                first = self._db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM sessions").fetchone()[0]
-                numbered = [dict(row, id=first + n) for n, row in enumerate(rows)]
-                columns = ("id",) + _ROW_COLUMNS
-                self._db.executemany(f"INSERT INTO sessions ({', '.join(columns)}) "
-                                     f"VALUES ({', '.join(':' + c for c in columns)})", numbered)
-                self._db.executemany(f"INSERT INTO search (rowid, {', '.join(WORD_FIELDS)}) "
-                                     f"VALUES (?, {', '.join('?' * len(WORD_FIELDS))})",
-                                     ((row["id"], *(row["search"].get(f, "") for f in WORD_FIELDS))
-                                      for row in numbered))
-                self._db.executemany("INSERT INTO summaries VALUES (:id, :summary)", numbered)
-                write_rows(self._db, (), rows)
-                written += [r["root"] for r in rows]
-            self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
-            _refresh_totals(self._db, written + [p for p in above if p], fresh=written)
-        return len(written)
+            return _replace_rows(self._db, drop, batches, files)
 
     def add_words(self, words: Mapping[str, Mapping[str, Sequence[str]]]) -> int:
         """Add texts to the searched words of indexed sessions, ``{root: {field: [text, …]}}``, in
@@ -430,6 +339,74 @@ class SessionIndex:
         """Close the SQLite connection."""
         with self._lock:
             self._db.close()
+
+
+def _kept_count_query(filters: SessionFilter) -> tuple[str, list[Any]] | None:
+    """The query of ``list_counts`` (``index_aggregates``) that counts ``filters``, with its
+    parameters, or None when the kept counts cannot answer it."""
+    if (filters.needle or filters.tool or filters.failed_tool or filters.model or filters.termination
+            or (filters.health and filters.health not in HEALTH_CHOICES)):
+        return None
+    clauses, params = [], []
+    if not filters.include_sub:
+        clauses.append("top = 1")
+    for column, values in (("mechanism", filters.mechanisms), ("pattern", filters.patterns)):
+        if values:
+            clauses.append(f"{column} IN ({','.join('?' * len(values))})")
+            params += values
+    for column, value in (("status", filters.status), ("health", filters.health)):
+        if value:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    return f"SELECT COALESCE(SUM(n), 0) FROM list_counts{where}", params
+
+
+def _made_ready(db: sqlite3.Connection) -> bool:
+    """Give a writable index this version's tables (emptied and made anew when the file is of
+    another version); True when they were made."""
+    tables = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    version = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() if "meta" in tables else None
+    made = version is None or version[0] != VERSION
+    if made:
+        for table in _TABLES + INSIGHT_TABLES + index_aggregates.TABLES:
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+    db.executescript(_SCHEMA)
+    db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (VERSION,))
+    prepare(db, fresh=not db.execute("SELECT 1 FROM sessions LIMIT 1").fetchone())
+    index_aggregates.prepare(db)
+    return made
+
+
+def _replace_rows(db: sqlite3.Connection, drop: Iterable[str], batches: Iterable[Sequence[dict]],
+                  files: Iterable[tuple[str, str]]) -> int:
+    """``SessionIndex.replace_batches`` inside its transaction."""
+    db.execute("DELETE FROM pending")  # the write it finishes is whole now
+    db.execute("DELETE FROM meta WHERE key = ?", (PUBLISHED_KEY,))  # until the next snapshot
+    drop = list(drop)
+    old = _ids(db, drop)
+    above = _parents(db, list(old))  # their totals change with the rows dropped
+    gone = [(i,) for i in old.values()]
+    for table in ("sessions", "summaries"):
+        db.executemany(f"DELETE FROM {table} WHERE id = ?", gone)
+    db.executemany("DELETE FROM search WHERE rowid = ?", gone)
+    write_rows(db, drop, [])
+    written: list[str] = []
+    for rows in batches:
+        first = db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM sessions").fetchone()[0]
+        numbered = [dict(row, id=first + n) for n, row in enumerate(rows)]
+        columns = ("id",) + _ROW_COLUMNS
+        db.executemany(f"INSERT INTO sessions ({', '.join(columns)}) "
+                       f"VALUES ({', '.join(':' + c for c in columns)})", numbered)
+        db.executemany(f"INSERT INTO search (rowid, {', '.join(WORD_FIELDS)}) "
+                       f"VALUES (?, {', '.join('?' * len(WORD_FIELDS))})",
+                       ((row["id"], *(row["search"].get(f, "") for f in WORD_FIELDS)) for row in numbered))
+        db.executemany("INSERT INTO summaries VALUES (:id, :summary)", numbered)
+        write_rows(db, (), rows)
+        written += [r["root"] for r in rows]
+    db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
+    _refresh_totals(db, written + [p for p in above if p], fresh=written)
+    return len(written)
 
 
 def _add_words(db: sqlite3.Connection, words: Mapping[str, Mapping[str, Sequence[str]]]) -> int:
