@@ -106,7 +106,7 @@ def test_sub_sessions_are_bands_with_links_and_the_critical_path_runs_through_ti
         inside = [s for s in data["steps"] if s["band"] == header]
         sub = sessions[data["steps"][header]["id"]]
         assert [s["id"] for s in inside] == [s.id for s in sub.steps]
-        assert {s["session"] for s in inside} == {sub.id}
+        assert {data["sessions"][s["session"]] for s in inside} == {sub.id}
         assert data["steps"][header]["sections"][0] == {"t": "link", "text": "Open this sub-session", "session": sub.id,
                                                        "label": f"Agent · {sub.question}"}
         # a sub-agent's step is drawn as the sub-session's node of the parent's graph

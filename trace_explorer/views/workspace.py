@@ -16,13 +16,14 @@ controls shown, which the component writes with ``textContent`` only)::
       "steps": [                       # one per stop of the step walk (views.step_walk), in order
         {"id", "label", "kind": int, "depth": int, "header": bool (a sub-session's band),
          "band": int (the row of the header whose band holds it, -1 at depth 0),
-         "session": IRI of the session it belongs to,
+         "session": int (the session it belongs to: an index of "sessions"),
          "start", "end": ms from the session's start (row numbers on the "order" axis),
          "duration": ms or None (None: an instant, drawn as a marker),
          "error": bool (a failed tool call), "tool": str or None, "node": drawn graph node or None,
          "pending": bool (its texts are still in a TrustGraph librarian: the page fetches them),
          "sections": [...]}            # the inspector: views.step_sections
       ],
+      "sessions": [IRI],               # the session and its sub-sessions, as the steps name them
       "critical": [int],               # rows of the critical path, first to last (``critical_path``)
       "slow_ms": float or None,        # the slow-step threshold: the 90th percentile of durations
       "graph": {"nodes": [...], "edges": [...], "legend": [...], "folded": bool,
@@ -100,6 +101,7 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
     kinds = list(dict.fromkeys(rows.kinds))
     kind_index = {k: i for i, k in enumerate(kinds)}
     steps = []
+    session_number: dict[str, int] = {}  # the steps name their session by number: 4,000 IRIs fewer
     for index, entry in enumerate(walk):
         sections = step_sections(entry.step, entry.session, texts)
         if entry.header:
@@ -113,7 +115,7 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
         steps.append({
             "id": entry.id, "label": rows.labels[index], "kind": kind_index[rows.kinds[index]],
             "depth": entry.depth, "header": entry.header, "band": rows.bands[index],
-            "session": entry.session.id, "start": round(rows.starts[index], 3), "end": round(rows.ends[index], 3),
+            "session": session_number.setdefault(entry.session.id, len(session_number)), "start": round(rows.starts[index], 3), "end": round(rows.ends[index], 3),
             "duration": None if rows.markers[index] or rows.headers[index] else rows.durations[index],
             "error": rows.errors[index], "tool": _tool(entry),
             "node": node, "unit": units.get(entry.id) if node in folds else None,
@@ -129,6 +131,7 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
         "kinds": [{"name": k, "colour": kind_colour(k)} for k in kinds],
         "palette": dict(KIND_COLOURS), "other_colour": OTHER_KIND_COLOUR,
         "steps": steps,
+        "sessions": list(session_number),
         "critical": critical_path(rows),
         "slow_ms": slow_threshold(rows),
         "graph": graph,
