@@ -199,11 +199,14 @@ def test_a_supervisors_bands_fold_and_its_critical_path_shows(app_url, sessions)
         page.keyboard.press("j")
         assert selected(page) == walk[3].id
         wait_step(page, walk[3].id, timeout_ms=3000)
-        # fold the first band: its rows go, j steps over it, k comes back to its header
+        # fold the first band, which holds the selected step: the band's header takes the
+        # selection; its rows go, j steps over it, k comes back to its header
         inside = len(walk[headers[0]].session.steps)
         page.locator(f'{TIMELINE} .te-wf-row[data-step="{walk[headers[0]].id}"] .te-wf-toggle').click()
         assert page.locator(TIMELINE).get_attribute("data-rows-shown") == str(len(walk) - inside)
         assert walk[3].id not in shown_rows(page)
+        assert selected(page) == walk[headers[0]].id
+        assert page.locator(f'{TIMELINE} .te-wf-row.te-selected').get_attribute("data-step") == walk[headers[0]].id
         page.keyboard.press("j")
         assert selected(page) == walk[headers[0] + inside + 1].id
         page.keyboard.press("k")
@@ -245,7 +248,16 @@ def test_the_evidence_switch_hangs_the_branch_beside_the_chain_and_tables_are_wh
         wait_for_streamlit_idle(page)
         before = dag(page, "v => v.network.getPositions()")
         assert not set(before) & lineage
+        page.set_viewport_size({"width": 1000, "height": 1000})  # where the legend wraps
+        page.wait_for_timeout(300)
+        canvas = page.locator(f"{DAG} .te-dag-canvas")
+        top = canvas.evaluate("e => e.getBoundingClientRect().top")
+        assert page.locator(f"{DAG} .te-legend-off").count() == 3  # Chunk, Page, Document: listed, faded
         page.locator(f"{WORKSPACE} .te-ws-evidence input").check()
+        assert canvas.evaluate("e => e.getBoundingClientRect().top") == top  # the graph has not moved down
+        assert page.locator(f"{DAG} .te-legend-off").count() == 0
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        page.wait_for_timeout(300)
         after = dag(page, "v => v.network.getPositions()")
         assert set(after) - set(before) == lineage  # the manifest's chunks, pages and document, at once
         assert {k: after[k] for k in before} == before  # the main chain has not moved
@@ -391,6 +403,22 @@ def test_a_4002_step_run_scrolls_moves_and_opens_its_folds(long_store_url):
         page.locator(f'{DAG}[data-selected$="/i401"]').wait_for(timeout=10000)
         click_node(page, session.steps[inside].id)
         assert selected(page) == session.steps[inside].id
+        # a step that is a fold's first part opens that fold too (a fold is named by its first part)
+        page.locator(f"{DAG} .te-refold").click()
+        first = folds[2]
+        count = int(page.locator(DAG).get_attribute("data-node-count"))
+        workspace(page, "(w, id) => w.select(w.index.get(id), 'key')", first)
+        page.locator(f'{DAG}:not([data-node-count="{count}"])').wait_for(timeout=10000)
+        assert dict(dag(page, "v => v.shown.map(n => [n.id, n.role])"))[first] == "step"
+        assert page.locator(DAG).get_attribute("data-selected") == first
+        # Ctrl + wheel zooms out no further than labels of 12 px
+        box = page.locator(f"{DAG} .te-dag-canvas").bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.keyboard.down("Control")
+        for _ in range(25):
+            page.mouse.wheel(0, 120)
+        page.keyboard.up("Control")
+        assert dag(page, "v => v.network.getScale()") >= 12 / 14 - 1e-6
         # Fold again: back to what was sent, the selected step's run folded again too
         page.locator(f"{DAG} .te-refold").click()
         assert int(page.locator(DAG).get_attribute("data-node-count")) == before

@@ -29,9 +29,10 @@ class Folds {
     this.hand = [];      // windows opened by a click, oldest first: {fold, a, b} (parts a to b - 1)
     this.around = null;  // the window around the selected step
     this.drawnOf = new Map();  // part id -> the id of the node that shows it (last layout)
+    this.shownParts = new Set();  // the parts drawn as themselves (a fold's id is its first part's)
   }
 
-  opened() { return this.hand.length > 0; }
+  opened() { return this.hand.length > 0 || this.around !== null; }
 
   /* Merged windows of one fold, in order: [[a, b], ...]. */
   windowsOf(id) {
@@ -61,7 +62,7 @@ class Folds {
    * returns true when the drawing changed. */
   openAround(part) {
     const at = this.place.get(part);
-    if (!at || this.drawnOf.get(part) === part) { return false; }
+    if (!at || this.shownParts.has(part)) { return false; }
     const [fold, k] = at;
     const n = this.byId.get(fold).parts.length;
     const a = Math.max(0, Math.min(k - Math.floor(this.window / 2), n - this.window));
@@ -141,6 +142,7 @@ class Folds {
     });
     (g.fold_edges || []).forEach((e) => add(e.from, e.to, e.relation));
     this.drawnOf = drawnOf;
+    this.shownParts = new Set(nodes.filter((n) => n.role !== "folded" && this.place.has(n.id)).map((n) => n.id));
     this.gaps = gaps;
     return {nodes: nodes, edges: edges};
   }

@@ -79,7 +79,7 @@ class Graph {
     const scale = this.network.getScale() * (event.deltaY > 0 ? 0.9 : 1.1);
     const box = this.canvas.getBoundingClientRect();
     const at = this.network.DOMtoCanvas({x: event.clientX - box.left, y: event.clientY - box.top});
-    const next = Math.max(0.2, Math.min(2.5, scale));
+    const next = Math.max(LABEL_SCALE, Math.min(2.5, scale));  // labels never under 12 px
     const view = this.network.getViewPosition();
     const k = 1 - this.network.getScale() / next;
     this.network.moveTo({scale: next, position: {x: view.x + (at.x - view.x) * k, y: view.y + (at.y - view.y) * k},
@@ -175,7 +175,7 @@ class Graph {
     const height = Math.max(GRAPH_MIN, Math.min(GRAPH_MAX, (slots + 1) * SLOT + 90));
     this.canvas.style.height = height + "px";
     this.network.setSize("100%", height + "px");
-    this.drawLegend(this.evidenceOn && this.evidence ? this.evidence.legend : this.graph.legend);
+    this.drawLegend();
     this.host.setAttribute("data-node-count", String(all.length));
     this.host.setAttribute("data-evidence", this.evidenceOn ? "on" : "off");
     this.host.setAttribute("data-te-dag", "drawn");
@@ -274,10 +274,17 @@ class Graph {
     return {x: box.left + p.x, y: box.top + p.y};
   }
 
-  drawLegend(entries) {
+  /* The legend of what is drawn. With an Evidence branch it always lists the branch's entries
+   * too (faded while the switch is off), so switching it never rewraps the legend and moves the
+   * graph down the page. */
+  drawLegend() {
     clear(this.legendBox);
+    const main = new Set((this.graph.legend || []).map((e) => e.label));
+    const entries = this.evidence ? this.evidence.legend : this.graph.legend;
     (entries || []).forEach((e) => {
-      const item = el("span", "te-legend-item");
+      const off = !this.evidenceOn && !main.has(e.label);
+      const item = el("span", "te-legend-item" + (off ? " te-legend-off" : ""));
+      if (off) { item.title = "Drawn with Evidence on"; }
       const sw = el("span", "te-sw te-sw-" + String(e.swatch).replace(/[^a-z]/g, ""));
       const kind = this.ws.kindColour(paintedAs(e.label.split(" (")[0]), null);
       sw.style.background = e.swatch === "arrow" ? "transparent" : kind ? tint(kind, 0.28) : e.fill;

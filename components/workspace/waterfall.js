@@ -70,6 +70,10 @@ class Waterfall {
 
   toggle(row) {
     if (this.collapsed.has(row)) { this.collapsed.delete(row); } else { this.collapsed.add(row); }
+    // the selected step folded out of sight: its band's header takes the selection
+    let band = this.steps[this.ws.selected] ? this.steps[this.ws.selected].band : -1;
+    while (band >= 0 && band !== row) { band = this.steps[band].band; }
+    if (band === row) { this.ws.select(row, "timeline"); }
     this.refresh();
   }
 

@@ -19,7 +19,7 @@ controls shown, which the component writes with ``textContent`` only)::
          "session": int (the session it belongs to: an index of "sessions"),
          "start", "end": ms from the session's start (row numbers on the "order" axis),
          "duration": ms or None (None: an instant, drawn as a marker),
-         "error": bool (a failed tool call), "tool": str or None, "node": drawn graph node or None,
+         "error": bool (a failed tool call), "tool": str or None (an Observation's is its Analysis's), "node": drawn graph node or None,
          "pending": bool (its texts are still in a TrustGraph librarian: the page fetches them),
          "sections": [...]}            # the inspector: views.step_sections
       ],
@@ -102,6 +102,7 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
     kind_index = {k: i for i, k in enumerate(kinds)}
     steps = []
     session_number: dict[str, int] = {}  # the steps name their session by number: 4,000 IRIs fewer
+    called = _observed_tools(walk)
     for index, entry in enumerate(walk):
         sections = step_sections(entry.step, entry.session, texts)
         if entry.header:
@@ -117,7 +118,7 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
             "depth": entry.depth, "header": entry.header, "band": rows.bands[index],
             "session": session_number.setdefault(entry.session.id, len(session_number)), "start": round(rows.starts[index], 3), "end": round(rows.ends[index], 3),
             "duration": None if rows.markers[index] or rows.headers[index] else rows.durations[index],
-            "error": rows.errors[index], "tool": _tool(entry),
+            "error": rows.errors[index], "tool": _tool(entry, called),
             "node": node, "unit": units.get(entry.id) if node in folds else None,
             "pending": entry.id in pending, "sections": sections,
         })
@@ -146,9 +147,23 @@ def _session_label(other: Session | None, iri: str) -> str:
     return f"{other.mechanism} · {clip(other.question or '(no question recorded)', 70)}"
 
 
-def _tool(entry: WalkEntry) -> str | None:
+def _tool(entry: WalkEntry, called: Mapping[str, str]) -> str | None:
+    """The tool an Analysis called, or that an Observation answers for (``called``: Observation
+    IRI -> the tool of its Analysis); None for a reply that was not parsed and other steps."""
+    if entry.id in called:
+        return called[entry.id]
     action = entry.step.fields.get("action")
     return visible_controls(str(action)) if action and "parse_error" not in entry.step.fields else None
+
+
+def _observed_tools(walk: list[WalkEntry]) -> dict[str, str]:
+    """Observation IRI -> the tool its Analysis called (``model.agent`` links the two)."""
+    out: dict[str, str] = {}
+    for entry in walk:
+        fields = entry.step.fields
+        if fields.get("observation_id") and fields.get("action") and "parse_error" not in fields:
+            out[fields["observation_id"]] = visible_controls(str(fields["action"]))
+    return out
 
 
 def _graph_node(holders: Mapping[str, str], walk: list[WalkEntry], entry: WalkEntry) -> str | None:
