@@ -53,6 +53,7 @@ from typing import IO
 import pyoxigraph as ox
 
 from ..read.collection import LoadedSource
+from ..read.collector import collector_paused
 from ..read.errors import TraceLoadError
 from ..read.files import read_trace_file, stream_trace_file
 from ..read.limits import NO_LIMIT
@@ -425,10 +426,11 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
         update = StreamedIndexUpdate(store, index)
         try:
             for batch in streamed.batches():
-                update.note(batch)
-                store.bulk_extend(batch)
-                if written is not None:
-                    written.add(batch)
+                with collector_paused():  # a batch's objects are acyclic: no pass over what is kept
+                    update.note(batch)
+                    store.bulk_extend(batch)
+                    if written is not None:
+                        written.add(batch)
                 del batch
             clock.lap("write")
         except BaseException:

@@ -69,13 +69,13 @@ class Finding:
 
 
 def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, list[str]] | None = None,
-                   triples_of: Callable[[list[str]], list[ox.Triple]] | None = None) -> list[Finding]:
+                   triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None) -> list[Finding]:
     """The findings of the sessions ``roots`` (root IRIs; those the source does not have are
     left out), sorted by session, then severity, then step. ``extending``: the typed entities
     whose IRI extends each root (``entities_under``; found here when not given).
     ``triples_of(roots)``: the sessions' own triples, as ``fetch.session_triples`` reads them
-    from ``source`` (by default it is asked; ``sources.written_triples`` has them in memory
-    after an ingest into an empty store). Raises SourceError when the source fails."""
+    from ``source``, or as quads (graph names are not read) (by default it is asked;
+    ``sources.written_triples`` has them in memory after an ingest into an empty store). Raises SourceError when the source fails."""
     roots = [r for r in roots if is_iri(r)]
     if not roots:
         return []
