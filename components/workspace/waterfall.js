@@ -2,7 +2,10 @@
  * sub-session a band that folds (▾), bars at their real start with the duration beside them, a
  * step without a duration a diamond. The rows take the height they need, in the page's one
  * scroll, but only those in the window are in the DOM (a 4,002-step run scrolls like 20). The
- * time axis zooms (+ / −, Ctrl + wheel) and pans (drag the bars). */
+ * selected step's inspector opens right under its row, at the timeline's full width, as Jaeger
+ * opens a span's details (``holdDetail``): the rows below move down by its height, so its words
+ * are read in the same page scroll as the rows. The time axis zooms (+ / −, Ctrl + wheel) and
+ * pans (drag the bars). */
 const ROW = 26;          // px per row
 const EDGE = 64;         // px at the top of the window that Streamlit's header covers
 const INDENT = 14;       // px per level of a sub-session
@@ -20,6 +23,9 @@ class Waterfall {
     this.body.appendChild(this.rowsEl);
     this.collapsed = new Set();
     this.frame = 0;
+    this.detail = null;        // the inspector held under the selected row, and its height
+    this.detailHeight = 0;
+    this.sizes = new ResizeObserver(() => this.measureDetail());
     host.__teWaterfall = this;
     // the page scrolls, not the waterfall: any scroll (Streamlit's main section) redraws the rows.
     // The page's listeners go with the waterfall once it has left the page (another session opened).
@@ -62,9 +68,50 @@ class Waterfall {
     });
     this.shown = shown;
     this.place = place;
-    this.spacer.style.height = shown.length * ROW + "px";
-    this.body.style.height = shown.length * ROW + "px";
     this.host.setAttribute("data-rows-shown", String(shown.length));
+    this.layoutDetail();
+  }
+
+  /* Hold ``element`` (the inspector) under the selected row, or let it go (null). */
+  holdDetail(element) {
+    if (element !== this.detail) {
+      if (this.detail) { this.sizes.unobserve(this.detail); this.detail.classList.remove("te-ins-inline"); }
+      this.detail = element;
+      if (element) {
+        element.classList.add("te-ins-inline");
+        this.body.appendChild(element);
+        this.sizes.observe(element);
+      }
+    }
+    this.detailHeight = element ? element.offsetHeight + 10 : 0;
+    this.layoutDetail();  // the selection moved: the rows under it move with it
+  }
+
+  /* The inspector's words changed (a text arrived, details opened): the rows under it follow. */
+  measureDetail() {
+    const height = this.detail ? this.detail.offsetHeight + 10 : 0;
+    if (height !== this.detailHeight) { this.detailHeight = height; this.layoutDetail(); }
+  }
+
+  /* The place (among the rows shown) under which the inspector is held: the selected row's,
+   * or its folded band's header's. */
+  detailPlace() {
+    let i = this.ws.selected;
+    while (i >= 0 && this.place.get(i) === undefined) { i = this.steps[i] ? this.steps[i].band : -1; }
+    return i >= 0 ? this.place.get(i) : -1;
+  }
+
+  /* A row's top (px) at place ``p``: the rows under the held inspector move down by its height. */
+  rowTop(p) {
+    return p * ROW + (this.detail && p > this.detailAt ? this.detailHeight : 0);
+  }
+
+  layoutDetail() {
+    this.detailAt = this.detail ? this.detailPlace() : -1;
+    const extra = this.detail ? this.detailHeight : 0;
+    if (this.detail) { this.detail.style.top = ((this.detailAt + 1) * ROW + 4) + "px"; }
+    this.spacer.style.height = this.shown.length * ROW + extra + "px";
+    this.body.style.height = this.shown.length * ROW + extra + "px";
     this.schedule();
   }
 
@@ -90,21 +137,24 @@ class Waterfall {
     const box = this.body.getBoundingClientRect();
     const top = Math.max(0, -box.top);  // px of the rows above the window
     const height = window.innerHeight || 800;
-    const first = Math.max(0, Math.floor(top / ROW) - 6);
-    const last = Math.min(this.shown.length, Math.ceil((top + height) / ROW) + 6);
+    const place = (y) => {  // the place of the row at ``y`` px, the held inspector counted
+      const under = this.detail ? (this.detailAt + 1) * ROW : Infinity;
+      return y < under ? y / ROW : Math.max(this.detailAt + 1, (y - this.detailHeight) / ROW);
+    };
+    const first = Math.max(0, Math.floor(place(top)) - 6);
+    const last = Math.min(this.shown.length, Math.ceil(place(top + height)) + 6);
     const frag = document.createDocumentFragment();
     for (let p = first; p < last; p++) { frag.appendChild(this.row(this.shown[p], p)); }
     clear(this.rowsEl);
     this.rowsEl.appendChild(frag);
     this.drawAxis();
-    this.ws.dock();
   }
 
   row(i, p) {
     const s = this.steps[i];
     const ws = this.ws;
     const row = el("div", "te-wf-row" + (s.header ? " te-wf-header" : ""));
-    row.style.top = p * ROW + "px";
+    row.style.top = this.rowTop(p) + "px";
     row.setAttribute("data-row", String(i));
     row.setAttribute("data-step", s.id);
     if (i === ws.selected) { row.classList.add("te-selected"); }
@@ -256,12 +306,13 @@ class Waterfall {
    * Streamlit's header and above the bottom, with a row to spare when it moves. */
   scrollToRow(p) {
     const box = this.body.getBoundingClientRect();
-    const top = box.top + p * ROW;
-    // the inspector, held at the window's bottom (Workspace.dock), covers the rows under it
-    const below = Math.min(window.innerHeight, this.ws.inspector.getBoundingClientRect().top || window.innerHeight);
+    const top = box.top + this.rowTop(p);
+    // the row and, as far as the window holds it, the inspector under it: a row that moves
+    // out at the bottom comes back near the top, its words under it
+    const under = p === this.detailAt ? Math.min(this.detailHeight, window.innerHeight / 2) : 0;
     let by = 0;
     if (top < EDGE + ROW) { by = top - EDGE - ROW; }
-    else if (top + 2 * ROW > below) { by = top + 2 * ROW - below; }
+    else if (top + ROW + under + ROW > window.innerHeight) { by = top - EDGE - ROW; }
     if (by) { scroller(this.body).scrollTop += by; }
   }
 

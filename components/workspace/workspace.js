@@ -70,7 +70,7 @@ class Workspace {
     const row = this.waterfall.rowsEl.querySelector('[data-row="' + i + '"]');
     if (row) { row.classList.add("te-selected"); }
     renderInspector(this.inspector, this, i);
-    this.dock();
+    this.placeInspector();
     // in view above the inspector as it now stands; a page opened at its first step stays at its top
     if (from !== "timeline") { this.waterfall.reveal(i, from !== "load" || i !== 0); }
     this.updateCount();
@@ -78,19 +78,15 @@ class Workspace {
     this.later(from);
   }
 
-  /* While the timeline runs on below the window, the inspector is held at the window's bottom
-   * (at most 45% of it, scrolling on its own there), so j / k show each step's words beside the
-   * rows; before the timeline is in view, and once its end is, it sits after it at its full height, in the page's
-   * one scroll. The switch happens where both places agree, so nothing jumps. */
-  dock() {
-    const ins = this.inspector;
-    if (this.view !== "timeline" || !ins.isConnected) { this.host.removeAttribute("data-docked"); return; }
-    const pane = this.host.querySelector(".te-ws-pane").getBoundingClientRect();
-    const height = Math.min(ins.scrollHeight, 0.45 * window.innerHeight);
-    const room = window.innerHeight - height;  // where the held inspector's top would be
-    // held only once a few rows show above it, and until the timeline's end meets its top
-    const docked = pane.bottom + 12 > room && pane.top + 140 < room;
-    if (docked !== this.host.hasAttribute("data-docked")) { this.host.toggleAttribute("data-docked", docked); }
+  /* On the timeline, the inspector opens under the selected row (Waterfall.holdDetail); on the
+   * graph, it follows the pane. */
+  placeInspector() {
+    if (this.view === "timeline") {
+      this.waterfall.holdDetail(this.inspector);
+    } else {
+      this.waterfall.holdDetail(null);
+      this.host.querySelector(".te-ws-pane").after(this.inspector);
+    }
   }
 
   /* The graph's highlight and the URL, once per frame however fast the keys come. */
@@ -167,6 +163,7 @@ class Workspace {
     this.view = view;
     this.host.setAttribute("data-view", view);
     this.host.querySelectorAll("[data-view]").forEach((b) => b.setAttribute("aria-pressed", String(b.getAttribute("data-view") === view)));
+    this.placeInspector();
     if (view === "graph") {
       if (!this.graph) {
         this.graph = new Graph(this.host.querySelector(".te-dag"), this);
