@@ -218,6 +218,14 @@ def test_step_named_in_the_url_is_selected():
     assert sent(at)["selected"] == step
 
 
+def test_a_step_of_another_session_in_the_url_is_named_and_the_first_step_shown():
+    at = open_session(REACT_12, step=PLAN + "/plan")
+    data = sent(at)
+    assert data["selected"] == data["shape"]["steps"][0]["id"] == REACT_12 + "/pattern-decision"
+    said = [unescape(c.value) for c in at.main.caption if "is not a step of this session" in c.value]
+    assert said == [f"The step in the address, {PLAN}/plan, is not a step of this session: its first step is shown."]
+
+
 def test_plan_then_execute_session_page():
     at = open_session(PLAN)
     assert header_question(at) == BY_ID[PLAN]["question"]

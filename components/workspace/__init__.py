@@ -39,6 +39,7 @@ from trace_explorer.sources.trustgraph.source import TrustGraphSource
 from trace_explorer.views.dag.folding import ITERATION
 from trace_explorer.views.dag.network import (MAX_OPEN, OPEN_WINDOW, fold_base, folded_layout, is_long, script_safe,
                                               vis_network_js, whole_layout)
+from trace_explorer.views.step_labels import clip
 from trace_explorer.views.step_walk import WalkEntry, step_walk
 from trace_explorer.views.workspace import workspace_data
 
@@ -184,6 +185,9 @@ def workspace(session: Session, collection: Collection) -> None:
         return
     step = st.query_params.get("step")
     selected = step if any(e.id == step for e in walk) else walk[0].id
+    if step and selected != step:  # a link to a step of another session, or of none
+        st.caption(md_escape(f"The step in the address, {clip(step, 120)}, is not a step of this session: "
+                             f"its first step is shown."))
     wanted = st.session_state.pop(TEXTS_KEY, None)
     for iri in dict.fromkeys([selected, wanted]):  # the texts of the step shown (a librarian's), once
         owner = next((e.session for e in walk if e.id == iri), None)
