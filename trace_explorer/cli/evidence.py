@@ -12,22 +12,18 @@ from ..analysis.evidence.report import evidence_record, evidence_text, used_by_r
 from ..analysis.evidence.used_by import describe_document, used_by
 from ..sources.source import TraceSource
 from ..sources.sparql_text import iri
-from .sessions import session_family
+from .sessions import add_session_report
 from .sources import add_source_arguments
 
 
 def add_parser(commands) -> None:
     """Add ``evidence`` and ``used-by`` to the subcommands ``commands``."""
-    evidence = commands.add_parser(
-        "evidence", help="the documents, pages and chunks behind one session's answer",
+    add_session_report(
+        commands, "evidence", "the documents, pages and chunks behind one session's answer",
         description="For each edge a session chose (and each chunk, for DocRAG), the extraction that holds it: "
                     "subgraph, chunk, page and document, with the chunk's text. An agent's sub-sessions are "
-                    "rolled up into its answer's evidence.")
-    add_source_arguments(evidence)
-    evidence.add_argument("--session", required=True, metavar="IRI",
-                          help="the session's IRI (or a unique part of it, such as its UUID)")
-    evidence.add_argument("--format", choices=("text", "json"), default="text")
-    evidence.set_defaults(run=_evidence)
+                    "rolled up into its answer's evidence.",
+        read=session_evidence, record=evidence_record, text=evidence_text)
 
     used = commands.add_parser(
         "used-by", help="every session whose answer used a document",
@@ -38,18 +34,6 @@ def add_parser(commands) -> None:
                       help="the document's IRI (or a unique part of it, such as its UUID)")
     used.add_argument("--format", choices=("text", "json"), default="text")
     used.set_defaults(run=_used_by)
-
-
-def _evidence(args, source: TraceSource) -> int:
-    session, family = session_family(source, args.session)
-    if session is None:
-        return 2
-    evidence = session_evidence(source, session, family)
-    if args.format == "json":
-        print(json.dumps(evidence_record(evidence), ensure_ascii=False, indent=2))
-    else:
-        print(evidence_text(evidence), end="")
-    return 0
 
 
 def _used_by(args, source: TraceSource) -> int:

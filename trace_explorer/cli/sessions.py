@@ -3,9 +3,11 @@ session; and how ``--session`` finds the session it names."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from wcwidth import wcswidth
 
@@ -38,11 +40,36 @@ def add_parser(commands) -> None:
     listing.add_argument("--format", choices=("table", "json", "csv"), default="table")
     listing.set_defaults(run=_list)
 
-    show = commands.add_parser("show", help="show one whole session")
-    add_source_arguments(show)
-    show.add_argument("--session", required=True, metavar="IRI", help="the session's IRI (or a unique part of it, such as its UUID)")
-    show.add_argument("--format", choices=("text", "json"), default="text")
-    show.set_defaults(run=_show)
+    add_session_report(commands, "show", "show one whole session", read=lambda source, session, family: (session, family),
+                       record=lambda found: session_detail(*found),
+                       text=lambda found: visible_controls(session_text(found[0], sessions=found[1])))
+
+
+def add_session_report(commands, name: str, help: str, *, read: Callable[[TraceSource, Session, dict[str, Session]], Any],
+                       record: Callable[[Any], Any], text: Callable[[Any], str], description: str | None = None) -> None:
+    """Add the subcommand ``name``, a report on the one session ``--session`` names (its IRI or a
+    unique part of it), from any source, printed as text or (``--format json``) JSON:
+    ``read(source, session, family)`` makes the report (``family``: the session and every
+    session below it, by IRI), ``record(report)`` its JSON value, ``text(report)`` its text. The
+    command exits with 2 when ``--session`` names no session or several (``session_family``)."""
+    parser = commands.add_parser(name, help=help, description=description)
+    add_source_arguments(parser)
+    parser.add_argument("--session", required=True, metavar="IRI",
+                        help="the session's IRI (or a unique part of it, such as its UUID)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.set_defaults(run=functools.partial(_report, read, record, text))
+
+
+def _report(read, record, text, args, source: TraceSource) -> int:
+    session, family = session_family(source, args.session)
+    if session is None:
+        return 2
+    report = read(source, session, family)
+    if args.format == "json":
+        print(json.dumps(record(report), ensure_ascii=False, indent=2))
+    else:
+        print(text(report), end="")
+    return 0
 
 
 def session_family(source: TraceSource, key: str) -> tuple[Session | None, dict[str, Session]]:
@@ -113,17 +140,6 @@ def _json_match(found: dict | None) -> dict:
     parts = snippet_parts(found["snippet"])
     return {"match": {"field": found["field"], "snippet": "".join(t for t, _ in parts),
                       "found": list(dict.fromkeys(t for t, hit in parts if hit))}}
-
-
-def _show(args, source: TraceSource) -> int:
-    session, family = session_family(source, args.session)
-    if session is None:
-        return 2
-    if args.format == "json":
-        print(json.dumps(session_detail(session, family), ensure_ascii=False, indent=2))
-    else:
-        print(visible_controls(session_text(session, sessions=family)), end="")
-    return 0
 
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
