@@ -13,10 +13,6 @@ const FONT_PX = 14;
 const LABEL_SCALE = 12 / FONT_PX;  // labels at least 12 px on screen
 const GRAPH_MIN = 260, GRAPH_MAX = 560;
 
-/* The kind whose colour paints a node: an Iteration (an Analysis with its Thought and
- * Observation, views/dag/folding.py) is painted as its Analysis, as the legend says. */
-function paintedAs(kind) { return kind === "Iteration" ? "Analysis" : kind; }
-
 class Graph {
   constructor(host, ws) {
     this.host = host;
@@ -134,7 +130,7 @@ class Graph {
   }
 
   look(n) {
-    const colour = this.ws.kindColour(paintedAs(n.kind));
+    const colour = this.ws.kindColour(n.kind);
     const border = n.error ? "#dc2626" : colour;
     const fill = n.role === "folded" ? "#f8fafc" : n.role === "session" ? "#f1f5f9" : tint(colour, 0.28);
     const label = n.error && n.label.indexOf("✗") < 0 ? n.label + " ✗" : n.label;
@@ -286,7 +282,7 @@ class Graph {
       const item = el("span", "te-legend-item" + (off ? " te-legend-off" : ""));
       if (off) { item.title = "Drawn with Evidence on"; }
       const sw = el("span", "te-sw te-sw-" + String(e.swatch).replace(/[^a-z]/g, ""));
-      const kind = this.ws.kindColour(paintedAs(e.label.split(" (")[0]), null);
+      const kind = e.kind ? this.ws.kindColour(e.kind, null) : null;
       sw.style.background = e.swatch === "arrow" ? "transparent" : kind ? tint(kind, 0.28) : e.fill;
       sw.style.borderColor = e.border;
       if (e.dashed) { sw.style.borderStyle = "dashed"; }

@@ -12,7 +12,8 @@ controls shown, which the component writes with ``textContent`` only)::
                   "parent_session" (IRI or None), "problems": [str]},
       "axis": "ms" | "order",          # "order": no durations anywhere, rows are counted
       "kinds": [{"name", "colour"}],   # the step kinds, indexed by each step's "kind"
-      "palette": {kind: colour}, "other_colour": colour,   # every kind's colour (graph nodes)
+      "palette": {kind: colour}, "other_colour": colour,   # every kind's colour (graph nodes; an
+                                                             # Iteration is its Analysis's)
       "steps": [                       # one per stop of the step walk (views.step_walk), in order
         {"id", "label", "kind": int, "depth": int, "header": bool (a sub-session's band),
          "band": int (the row of the header whose band holds it, -1 at depth 0),
@@ -130,7 +131,7 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
                     "problems": [visible_controls(w) for w in session.warnings]},
         "axis": rows.axis,
         "kinds": [{"name": k, "colour": kind_colour(k)} for k in kinds],
-        "palette": dict(KIND_COLOURS), "other_colour": OTHER_KIND_COLOUR,
+        "palette": {**KIND_COLOURS, ITERATION: kind_colour("Analysis")}, "other_colour": OTHER_KIND_COLOUR,
         "steps": steps,
         "sessions": list(session_number),
         "critical": critical_path(rows),

@@ -6,7 +6,7 @@ nodes, ``layout.with_branch``) by border colour (an Iteration is an Analysis wit
 Thought and Observation), a sub-session or the parent
 session (dashed), a folded run (dashed box), a failed tool call (red border), and the arrow's
 meaning when there is an edge. Each entry is ``{"label", "swatch", "fill", "border", "dashed"}``
-with ``swatch`` one of "ellipse", "box", "house", "arrow"; the page writes labels with
+(and ``"kind"`` for a kind of step) with ``swatch`` one of "ellipse", "box", "house", "arrow"; the page writes labels with
 ``textContent`` (a kind name comes from the trace).
 """
 
@@ -31,7 +31,7 @@ def legend_entries(layout: DagLayout) -> list[dict[str, Any]]:
     for kind in dict.fromkeys(n.kind for n in steps):
         colour = kind_colour("Analysis" if kind == ITERATION else kind)
         label = "Iteration (Analysis, Thought, Observation)" if kind == ITERATION else kind
-        entries.append(_entry(label, "box", "#ffffff", colour))
+        entries.append(dict(_entry(label, "box", "#ffffff", colour), kind=kind))
     roles = {n.role for n in layout.nodes}
     if "session" in roles:
         names = [(n.lines or ["Sub-session"])[0] for n in layout.nodes if n.role == "session"]
