@@ -73,9 +73,9 @@ def test_sessions_read_from_memory_are_the_stores_and_so_are_their_findings(tmp_
         assert {r: sorted(e) for r, e in in_memory.items()} == {r: sorted(e) for r, e in extending.items()}
         for start in range(0, len(roots), 40):
             chunk = roots[start:start + 40]
-            assert set(written.session_triples(chunk)) == set(session_triples(source, chunk))
+            assert {q.triple for q in written.session_quads(chunk)} == set(session_triples(source, chunk))
             from_store = check_sessions(source, chunk, extending)
-            assert check_sessions(source, chunk, extending, written.session_triples) == from_store
+            assert check_sessions(source, chunk, extending, written.session_quads) == from_store
         findings = [f for start in range(0, len(roots), 40)
                     for f in check_sessions(source, roots[start:start + 40], extending)]
         assert which not in BROKEN or which in {f.rule for f in findings}  # the broken rule is among them
@@ -113,11 +113,11 @@ def test_past_its_limit_nothing_is_kept_and_health_asks_the_store(tmp_path):
             checked = refresh_health(local.writer_source(), after_ingest=True, written=written)
         assert checked == len(MANIFEST["orchestrated.nq"]["sessions"])
         rows.append(_tables(tmp_path / name)["health"])
-    assert not small.kept and small.session_triples([HEALTHY]) == [] and small.triples == 0
+    assert not small.kept and small.session_quads([HEALTHY]) == [] and small.triples == 0
     texts = len(json.loads(files[1].read_text(encoding="utf-8")))
     assert large.kept and large.triples == quads + texts == 666  # counted as written: a triple in two graphs twice
     distinct = {q.triple for q in ox.parse(path=str(files[0]), format=ox.RdfFormat.N_QUADS)}  # graphs folded
     roots = [s["session"] for s in MANIFEST["orchestrated.nq"]["sessions"]]
     with open_local_store(tmp_path / "none") as local:  # the same triples as the store gives
-        assert set(large.session_triples(roots)) == set(session_triples(local.writer_source(), roots)) <= distinct
+        assert {q.triple for q in large.session_quads(roots)} == set(session_triples(local.writer_source(), roots)) <= distinct
     assert rows[0] == rows[1] == rows[2] and len(rows[0]) == len(MANIFEST["orchestrated.nq"]["sessions"])

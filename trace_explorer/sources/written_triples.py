@@ -6,7 +6,7 @@ Why: after an ingest, ``analysis.health`` reads every new session's triples
 (``fetch.session_triples``: two SPARQL CONSTRUCTs a batch of 200 sessions). On a store on disk
 that is about 2 ms a session (20 s of CPU at 10,000 sessions, a fifth of the whole ingest),
 while the same triples are in memory a moment before, as the file's quads. When the store was
-empty, what it holds afterwards is exactly what was written, so ``session_triples`` here gives
+empty, what it holds afterwards is exactly what was written, so ``session_quads`` here gives
 the same triples as the store would (the same walk: every entity that derives from a root
 through ``prov:wasDerivedFrom``/``prov:wasGeneratedBy``, zero or more steps, then what their
 steps point at with ``tg:selectedEdge``, ``tg:selectedChunk`` and ``tg:thought``). On a store
@@ -39,7 +39,7 @@ _SUBJECTS = (ox.NamedNode, ox.BlankNode)
 class WrittenTriples:
     """Triples by subject (as N-Triples text, a piece per ``add``), the entities deriving from
     each entity and the typed IRIs. ``add(quads)`` as each file or batch is written;
-    ``session_triples(roots)`` for the session index and the health check."""
+    ``session_quads(roots)`` for the session index and the health check."""
 
     def __init__(self, limit: int = LIMIT) -> None:
         self._by_subject: dict[ox.NamedNode | ox.BlankNode, list[bytes]] = {}
@@ -102,15 +102,12 @@ class WrittenTriples:
         scans the store for."""
         return iter(self._typed)
 
-    def session_triples(self, roots: Sequence[str]) -> list[ox.Triple]:
+    def session_quads(self, roots: Sequence[str]) -> list[ox.Quad]:
         """Every triple of the entities of sessions ``roots`` (IRIs) and of what derives from
         them, with what their steps point at, each once: the triples ``fetch.session_triples``
-        reads from the store these were written to. Raises ValueError for a root that is not an IRI."""
-        return [quad.triple for quad in self.session_quads(roots)]
-
-    def session_quads(self, roots: Sequence[str]) -> list[ox.Quad]:
-        """``session_triples`` as quads in the default graph (what ``model.triple_index.TripleIndex``
-        reads as well, without a triple made of each)."""
+        reads from the store these were written to, as quads in the default graph (what
+        ``model.triple_index.TripleIndex`` reads as well, without a triple made of each). Raises
+        ValueError for a root that is not an IRI."""
         seen: dict[ox.NamedNode | ox.BlankNode, None] = {}
         todo = [ox.NamedNode(r) for r in roots]
         while todo:
