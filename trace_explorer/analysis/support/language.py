@@ -21,6 +21,16 @@ def _lists() -> dict[str, frozenset[str]]:
     return {code: frozenset(w.casefold() for w in getattr(bm25s_stopwords, name)) for code, name in _LATIN_LISTS.items()}
 
 
+@lru_cache(maxsize=None)
+def _languages_of_stopwords() -> dict[str, tuple[str, ...]]:
+    """Stop word -> the codes of the lists that hold it."""
+    out: dict[str, tuple[str, ...]] = {}
+    for code, stops in _lists().items():
+        for word in stops:
+            out[word] = out.get(word, ()) + (code,)
+    return out
+
+
 def language_of(text: str) -> str:
     """The language code of ``text``: "ja", "zh", "ru" by script, else the Latin-script
     language whose stop words it uses most ("en" on a tie or none)."""
@@ -33,7 +43,10 @@ def language_of(text: str) -> str:
         return "zh"
     if cyrillic > latin:
         return "ru"
-    words = [w.casefold() for w in _WORD.findall(text)]
-    counts = {code: sum(1 for w in words if w in stops) for code, stops in _lists().items()}
+    counts = dict.fromkeys(_lists(), 0)
+    languages = _languages_of_stopwords()
+    for word in _WORD.findall(text):
+        for code in languages.get(word.casefold(), ()):
+            counts[code] += 1
     best = max(counts, key=lambda code: (counts[code], code == "en"))
     return best if counts[best] > counts["en"] else "en"

@@ -72,7 +72,7 @@ _HIRAGANA = re.compile(r"[\u3040-\u309f]")
 _GROUPED = re.compile(r"^\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Word:
     """One word of a text: ``start``/``end`` character offsets in it, ``form`` as written,
     ``key`` what it is compared by, ``kind`` "word", "number" or "name", ``stop`` True for a
@@ -121,6 +121,8 @@ def stopwords(language: str) -> frozenset[str]:
 
 def fold(text: str) -> str:
     """Case-folded, accents dropped ("Cáucaso" -> "caucaso"), apostrophes removed."""
+    if text.isascii():  # NFKD leaves ASCII as it is, and it has no combining marks
+        return text.casefold().replace("'", "")
     text = unicodedata.normalize("NFKD", text.casefold())
     return "".join(c for c in text if not unicodedata.combining(c)).replace("'", "").replace("’", "")
 
@@ -135,7 +137,6 @@ def text_words(text: str, language: str) -> list[Word]:
     """The words of ``text`` (``language``: a code such as "en", "ru", "ja"), in order, numbers
     with their scale folded in ("25 million" is one number, keyed "#25000000", spanning both)."""
     out: list[Word] = []
-    stops = stopwords(language)
     first = True
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
@@ -151,25 +152,44 @@ def text_words(text: str, language: str) -> list[Word]:
         elif kind == "cjk":
             out.extend(_cjk_words(form, start))
         else:
-            folded = fold(form)
-            scale = _SCALES.get(folded) or _SCALES.get(form.casefold())
+            scale, reading, key = _reading(form, language)
             if scale and out and out[-1].kind == "number" and text[out[-1].end:start].strip() == "":
                 previous = out.pop()
                 value = float(previous.key[1:]) * scale
                 out.append(Word(previous.start, end, text[previous.start:end], number_key(value), "number"))
-            elif folded in _UNITS or form.casefold() in _UNITS:
-                out.append(Word(start, end, form, _UNITS.get(folded) or _UNITS[form.casefold()]))
-            elif folded in _NUMBER_WORDS:
-                out.append(Word(start, end, form, number_key(_NUMBER_WORDS[folded]), "number"))
-            elif folded in stops or form.casefold() in stops or len(folded) < 2:
-                out.append(Word(start, end, form, folded, stop=True))
-            else:
+            elif reading == "content":
                 name = form[0].isupper() and (not first or form.isupper()) and language != "de" \
                     or (form.isupper() and len(form) > 1)
-                key = _stemmer(_script_language(form, language)).stemWord(folded)
                 out.append(Word(start, end, form, key, "name" if name else "word"))
+            else:
+                out.append(Word(start, end, form, key, "number" if reading == "number" else "word",
+                                stop=reading == "stop"))
         first = first and kind not in ("word", "cjk", "number")  # a capital after this is a name
     return out
+
+
+# Distinct (word, language) pairs whose reading is kept: a text's vocabulary repeats across the
+# texts of a session and across sessions, so most words are read once per process.
+READING_CACHE = 50_000
+
+
+@lru_cache(maxsize=READING_CACHE)
+def _reading(form: str, language: str) -> tuple[float | None, str, str]:
+    """How ``text_words`` reads a letter word ``form`` in ``language``: ``(scale, reading, key)``,
+    ``scale`` the factor it makes a number before it ("million": 1e6; None), ``reading`` "unit",
+    "number" (a number word), "stop" or "content" (a word or name: which, depends on where it
+    stands), ``key`` its comparison key."""
+    folded = fold(form)
+    lowered = form.casefold()
+    scale = _SCALES.get(folded) or _SCALES.get(lowered)
+    if folded in _UNITS or lowered in _UNITS:
+        return scale, "unit", _UNITS.get(folded) or _UNITS[lowered]
+    if folded in _NUMBER_WORDS:
+        return scale, "number", number_key(_NUMBER_WORDS[folded])
+    stops = stopwords(language)
+    if folded in stops or lowered in stops or len(folded) < 2:
+        return scale, "stop", folded
+    return scale, "content", _stemmer(_script_language(form, language)).stemWord(folded)
 
 
 def _cjk_words(run: str, start: int) -> list[Word]:
