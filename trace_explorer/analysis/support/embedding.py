@@ -5,6 +5,7 @@ in a folder the wheel does not have and then downloads it; the files are opened 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,11 +22,15 @@ CACHE_ENTRIES = 20_000
 class WordVectors:
     """Embeddings of single words, cached (at most ``CACHE_ENTRIES``, emptied when full):
     ``best(word, others)`` is the highest cosine similarity (-1..1) between ``word`` and any of
-    ``others``."""
+    ``others``. The matrix of ``others``' embeddings is kept too (at most ``CACHE_ENTRIES`` rows
+    in all, least recently used first out): the same list of words is searched for each word of
+    a sentence."""
 
     def __init__(self, model):
         self.model = model
         self.cache: dict[str, np.ndarray] = {}
+        self.matrices: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()
+        self.rows = 0
 
     def vectors(self, words: list[str]) -> None:
         """Embed the ``words`` not embedded yet, in one batch."""
@@ -37,13 +42,34 @@ class WordVectors:
             for word, vector in zip(new, self.model.embed(new, norm=True)):
                 self.cache[word] = vector
 
-    def best(self, word: str, others: list[str]) -> float:
+    def matrix(self, words: tuple[str, ...]) -> np.ndarray:
+        """The embeddings of ``words``, one row each in their order (kept for the next call)."""
+        try:
+            self.matrices.move_to_end(words)
+            return self.matrices[words]
+        except KeyError:
+            pass
+        self.vectors(list(words))
+        matrix = np.stack([self.cache[w] for w in words])
+        self.matrices[words] = matrix
+        self.rows += len(words)
+        while self.rows > CACHE_ENTRIES and len(self.matrices) > 1:
+            self.rows -= len(self.matrices.popitem(last=False)[1])
+        return matrix
+
+    def forget_matrices(self) -> None:
+        """Drop the kept matrices (the embeddings of single words stay)."""
+        self.matrices.clear()
+        self.rows = 0
+
+    def best(self, word: str, others: tuple[str, ...] | list[str]) -> float:
         """The highest cosine similarity between ``word`` and one of ``others`` (0.0 for none)."""
         if not others:
             return 0.0
-        self.vectors([word, *others])
-        matrix = np.stack([self.cache[o] for o in others])
-        return float(np.max(matrix @ self.cache[word]))
+        matrix = self.matrix(tuple(others))
+        if word not in self.cache:
+            self.vectors([word])
+        return float((matrix @ self.cache[word]).max())
 
     def similarity(self, a: str, b: str) -> float:
         """The cosine similarity of two texts' embeddings (-1..1)."""

@@ -29,6 +29,7 @@ from rapidfuzz import fuzz, process
 
 from .embedding import WordVectors
 from .language import language_of
+from .text_cache import TextCache
 from .words import MEASURES, Word, fold, text_words
 
 
@@ -68,23 +69,38 @@ MAX_TEXT_CHARS = 20_000
 MAX_SENTENCE_CHARS = 2_000
 
 
-@dataclass
+# Characters of evidence texts whose words are kept between sessions (``text_cache``): about
+# 25 MB at most.
+EVIDENCE_CACHE_CHARS = 500_000
+_EVIDENCE = TextCache(EVIDENCE_CACHE_CHARS)
+
+
+@dataclass(frozen=True)
 class Evidence:
     """One text a step holds, with its words (``words``: of its first ``MAX_TEXT_CHARS``
-    characters), read once per session."""
+    characters), read once per text: ``keys`` the keys of its content words and their
+    acronyms, ``key_list`` those sorted (what close spellings are searched in), ``forms`` its
+    content words other than numbers, case-folded and sorted (what synonyms are searched in)."""
 
     text: str
-    words: list[Word] = field(default_factory=list)
-    keys: set[str] = field(default_factory=set)
+    words: tuple[Word, ...] = ()
+    keys: frozenset[str] = frozenset()
+    key_list: tuple[str, ...] = ()
+    forms: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, text: str) -> "Evidence":
-        """The evidence ``text``, with its words keyed (its language guessed from the text)."""
+        """The evidence ``text``, with its words keyed (its language guessed from the text); a
+        text read before (``EVIDENCE_CACHE_CHARS``) is not read again."""
         head = text[:MAX_TEXT_CHARS]
-        words = text_words(head, language_of(head))
-        keys = {w.key for w in words if not w.stop}
-        keys |= _acronyms(words)
-        return cls(text, words, keys)
+        return cls(text, *_EVIDENCE.get(head, None, lambda: _read_evidence(head)))
+
+
+def _read_evidence(head: str) -> tuple[tuple[Word, ...], frozenset[str], tuple[str, ...], tuple[str, ...]]:
+    words = text_words(head, language_of(head))
+    keys = {w.key for w in words if not w.stop} | _acronyms(words)
+    forms = {fold(w.form) for w in words if not w.stop and w.kind != "number"}
+    return tuple(words), frozenset(keys), tuple(sorted(keys)), tuple(sorted(forms))
 
 
 @dataclass
@@ -113,9 +129,6 @@ class Matcher:
             for key in item.keys:
                 self.df[key] = self.df.get(key, 0) + 1
         self.all_keys = set(self.df)
-        self._key_lists = [sorted(item.keys) for item in evidence]
-        self._forms = [sorted({fold(w.form) for w in item.words if not w.stop and w.kind != "number"})
-                       for item in evidence]
 
     def weight(self, word: Word) -> float:
         """How much ``word`` counts: BM25's idf among the evidence (its document frequency at least
@@ -135,15 +148,18 @@ class Matcher:
         weights = [self.weight(w) for w in words]
         total = sum(weights)
         # credit[i][j]: how much of word j's weight evidence i matches (0..1)
-        credit = [[self._credit(i, w) for w in words] for i in range(len(self.evidence))]
+        forms = [fold(w.form) for w in words]
+        credit = [[self._credit(item, w, f) for w, f in zip(words, forms)] for item in self.evidence]
+        matching = [i for i, row in enumerate(credit) if any(row)]  # the rest can gain nothing
         chosen: list[int] = []
         got = [0.0] * len(words)
         joined: list[int] = []
         while len(chosen) < self.settings.most:
             best, best_gain = None, 0.0
-            for i, row in enumerate(credit):
+            for i in matching:
                 if i in chosen:
                     continue
+                row = credit[i]
                 gain = sum(max(0.0, c - g) * w for c, g, w in zip(row, got, weights)) / total
                 if gain > best_gain:
                     best, best_gain = i, gain
@@ -168,17 +184,17 @@ class Matcher:
             cited.append((i, round(score, 3), self._spans(i, words, credit[i])))
         return Match(backed, cited, coverage, missing)
 
-    def _credit(self, i: int, word: Word) -> float:
-        item = self.evidence[i]
+    def _credit(self, item: Evidence, word: Word, form: str) -> float:
+        """How much of ``word``'s weight ``item`` matches (0..1); ``form``: the word folded."""
         if word.key in item.keys:
             return 1.0
         if word.kind == "number":
             return 0.0
-        if self.settings.fuzzy and len(word.key) >= 4 and process.extractOne(word.key, self._key_lists[i], scorer=fuzz.ratio,
+        if self.settings.fuzzy and len(word.key) >= 4 and process.extractOne(word.key, item.key_list, scorer=fuzz.ratio,
                                                      score_cutoff=self.settings.fuzzy):
             return 1.0
-        if self.vectors is not None and word.kind == "word" and self._forms[i]:
-            similarity = self.vectors.best(fold(word.form), self._forms[i])
+        if self.vectors is not None and word.kind == "word" and item.forms:
+            similarity = self.vectors.best(form, item.forms)
             if similarity >= self.settings.similar:
                 return self.settings.synonym_credit
         return 0.0
@@ -188,7 +204,7 @@ class Matcher:
             return True
         return bool(self.settings.fuzzy) and len(word.key) >= 4 and any(
             process.extractOne(word.key, keys, scorer=fuzz.ratio, score_cutoff=self.settings.fuzzy)
-            for keys in self._key_lists)
+            for keys in (item.key_list for item in self.evidence))
 
     def _spans(self, i: int, words: list[Word], credit: list[float]) -> list[list[int]]:
         item = self.evidence[i]
