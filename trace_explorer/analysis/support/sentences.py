@@ -8,10 +8,17 @@ from functools import lru_cache
 import pysbd
 
 from .language import language_of
+from .text_cache import TextCache
 
 # The languages pysbd has rules for; any other is cut by the English rules.
 _PYSBD = {"en", "hi", "mr", "zh", "es", "am", "ar", "hy", "bg", "ur", "ru", "pl", "fa", "nl", "da", "fr", "my",
           "el", "it", "ja", "de", "kk", "sk"}
+
+
+# Characters of lines whose sentences are kept (``text_cache``): an answer is cut again each time
+# a view or a check asks for its support.
+LINE_CACHE_CHARS = 200_000
+_LINES = TextCache(LINE_CACHE_CHARS)
 
 
 @lru_cache(maxsize=None)
@@ -28,8 +35,8 @@ def split_sentences(text: str, language: str | None = None) -> list[tuple[int, i
     offset = 0
     for line in text.splitlines(keepends=True):
         if line.strip():
-            for span in _segmenter(language).segment(line):
-                start, end = offset + span.start, offset + span.end
+            for line_start, line_end in _LINES.get(line, language, lambda: _segment(line, language)):
+                start, end = offset + line_start, offset + line_end
                 while start < end and text[start].isspace():
                     start += 1
                 while end > start and text[end - 1].isspace():
@@ -38,3 +45,7 @@ def split_sentences(text: str, language: str | None = None) -> list[tuple[int, i
                     out.append((start, end))
         offset += len(line)
     return out
+
+
+def _segment(line: str, language: str) -> tuple[tuple[int, int], ...]:
+    return tuple((span.start, span.end) for span in _segmenter(language).segment(line))
