@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.answer_support_truth import UNSUPPORTED
-from trace_explorer.analysis.support import matcher, sentences, words
+from trace_explorer.analysis.support import evidence, matcher, sentences, words
 from trace_explorer.analysis.support.embedding import WordVectors, word_vectors
 from trace_explorer.analysis.support.matcher import Evidence
 from trace_explorer.analysis.support.support import session_support, support_record
@@ -69,15 +69,18 @@ def _records(collection, sessions, vectors) -> dict[str, dict]:
 def test_demo_support_is_the_same_with_texts_kept_or_read_anew(demo, monkeypatch):
     collection, sessions = demo
     model = word_vectors().model
-    monkeypatch.setattr(matcher, "_EVIDENCE", TextCache(0))
-    monkeypatch.setattr(sentences, "_LINES", TextCache(0))
+    caches = [(matcher, "_EVIDENCE", matcher.EVIDENCE_CACHE_CHARS), (matcher, "_SENTENCES", matcher.SENTENCE_CACHE_CHARS),
+              (sentences, "_LINES", sentences.LINE_CACHE_CHARS)]
+    for module, name, _ in caches:
+        monkeypatch.setattr(module, name, TextCache(0))
     words._reading.cache_clear()
+    evidence._local_name.cache_clear()
     anew = _records(collection, sessions, lambda _: WordVectors(model))  # no embedding matrix kept either
-    monkeypatch.setattr(matcher, "_EVIDENCE", TextCache(matcher.EVIDENCE_CACHE_CHARS))
-    monkeypatch.setattr(sentences, "_LINES", TextCache(sentences.LINE_CACHE_CHARS))
+    for module, name, budget in caches:
+        monkeypatch.setattr(module, name, TextCache(budget))
     kept = WordVectors(model)
     filling = _records(collection, sessions, lambda _: kept)
-    assert matcher._EVIDENCE.size > 0 and sentences._LINES.size > 0 and kept.matrices
+    assert all(getattr(module, name).size > 0 for module, name, _ in caches) and kept.matrices
     again = _records(collection, sessions, lambda _: kept)
     assert anew == filling == again
     unsupported = {iri: n for iri, record in anew.items()

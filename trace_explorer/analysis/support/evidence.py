@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...model.session import Session, Step
 
@@ -95,6 +96,7 @@ def edge_text(edge: Mapping) -> str:
     return " ".join(parts)
 
 
+@lru_cache(maxsize=10_000)  # the same predicates and entities recur across edges and sessions
 def _local_name(iri: str) -> str:
     name = re.split(r"[/#:]", iri.rstrip("/#"))[-1]
     name = re.sub(r"(?<=[a-z])([A-Z])", lambda m: " " + m.group(1).lower(), name)

@@ -70,9 +70,11 @@ MAX_SENTENCE_CHARS = 2_000
 
 
 # Characters of evidence texts whose words are kept between sessions (``text_cache``): about
-# 25 MB at most.
+# 25 MB at most; and of sentences (a view or a check matches the same answer again).
 EVIDENCE_CACHE_CHARS = 500_000
+SENTENCE_CACHE_CHARS = 200_000
 _EVIDENCE = TextCache(EVIDENCE_CACHE_CHARS)
+_SENTENCES = TextCache(SENTENCE_CACHE_CHARS)
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,10 @@ def _read_evidence(head: str) -> tuple[tuple[Word, ...], frozenset[str], tuple[s
     keys = {w.key for w in words if not w.stop} | _acronyms(words)
     forms = {fold(w.form) for w in words if not w.stop and w.kind != "number"}
     return tuple(words), frozenset(keys), tuple(sorted(keys)), tuple(sorted(forms))
+
+
+def _content_words(sentence: str) -> tuple[Word, ...]:
+    return tuple(w for w in text_words(sentence, language_of(sentence)) if not w.stop)
 
 
 @dataclass
@@ -142,7 +148,7 @@ class Matcher:
     def match(self, sentence: str) -> Match:
         """The evidence that backs ``sentence``, and whether it is backed (see the module)."""
         sentence = sentence[:MAX_SENTENCE_CHARS]
-        words = [w for w in text_words(sentence, language_of(sentence)) if not w.stop]
+        words = _SENTENCES.get(sentence, None, lambda: _content_words(sentence))
         if not words:
             return Match(None, [])
         weights = [self.weight(w) for w in words]
