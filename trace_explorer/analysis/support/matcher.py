@@ -215,7 +215,7 @@ class Matcher:
     def _spans(self, i: int, words: list[Word], credit: list[float]) -> list[list[int]]:
         item = self.evidence[i]
         wanted = {w.key for w, c in zip(words, credit) if c > 0}
-        forms = {fold(w.form) for w, c in zip(words, credit) if c > 0}
+        forms = tuple(sorted({fold(w.form) for w, c in zip(words, credit) if c > 0}))
         spans: list[list[int]] = []
         seen: dict[tuple[str, str], bool] = {}
         for w in item.words:
@@ -226,7 +226,7 @@ class Matcher:
                 hit = w.key in wanted or (bool(self.settings.fuzzy) and len(w.key) >= 4 and process.extractOne(
                     w.key, wanted, scorer=fuzz.ratio, score_cutoff=self.settings.fuzzy) is not None)
                 if not hit and self.vectors is not None and w.kind == "word" and forms:
-                    hit = self.vectors.best(fold(w.form), sorted(forms)) >= (self.settings.similar or 1.0)
+                    hit = self.vectors.best(fold(w.form), forms) >= (self.settings.similar or 1.0)
                 seen[known] = hit
             if seen[known]:
                 if spans and item.text[spans[-1][1]:w.start].strip() == "":
