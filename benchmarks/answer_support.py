@@ -133,7 +133,8 @@ def main() -> int:
                              args.repeat, vectors)
         timings.append((anew, again, len(session.steps), session.id))
     worst = max(timings)
-    print(f"time per demo session ({len(timings)}), read anew: median {statistics.median(t[0] for t in timings):.1f} ms, "
+    median = statistics.median(t[0] for t in timings)
+    print(f"time per demo session ({len(timings)}), read anew: median {median:.1f} ms, "
           f"slowest {worst[0]:.1f} ms ({worst[2]} steps); read again: median "
           f"{statistics.median(t[1] for t in timings):.1f} ms")
     for anew, again, steps, iri in timings:

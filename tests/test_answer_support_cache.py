@@ -69,7 +69,8 @@ def _records(collection, sessions, vectors) -> dict[str, dict]:
 def test_demo_support_is_the_same_with_texts_kept_or_read_anew(demo, monkeypatch):
     collection, sessions = demo
     model = word_vectors().model
-    caches = [(matcher, "_EVIDENCE", matcher.EVIDENCE_CACHE_CHARS), (matcher, "_SENTENCES", matcher.SENTENCE_CACHE_CHARS),
+    caches = [(matcher, "_EVIDENCE", matcher.EVIDENCE_CACHE_CHARS),
+              (matcher, "_SENTENCES", matcher.SENTENCE_CACHE_CHARS),
               (sentences, "_LINES", sentences.LINE_CACHE_CHARS)]
     for module, name, _ in caches:
         monkeypatch.setattr(module, name, TextCache(0))

@@ -169,8 +169,8 @@ def text_words(text: str, language: str) -> list[Word]:
 
 
 # Distinct (word, language) pairs whose reading is kept: a text's vocabulary repeats across the
-# texts of a session and across sessions, so most words are read once per process.
-READING_CACHE = 50_000
+# texts of a session and across sessions, so most words are read once per process (about 8 MB).
+READING_CACHE = 20_000
 
 
 @lru_cache(maxsize=READING_CACHE)
