@@ -4,10 +4,12 @@ are the same records, and find the unsupported sentences read by hand."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from tests.answer_support_truth import UNSUPPORTED
-from trace_explorer.analysis.support import evidence, matcher, sentences, words
+from trace_explorer.analysis.support import embedding, evidence, matcher, sentences, words
 from trace_explorer.analysis.support.embedding import WordVectors, word_vectors
 from trace_explorer.analysis.support.matcher import Evidence
 from trace_explorer.analysis.support.support import session_support, support_record
@@ -87,3 +89,19 @@ def test_demo_support_is_the_same_with_texts_kept_or_read_anew(demo, monkeypatch
     unsupported = {iri: n for iri, record in anew.items()
                    if (n := sum(not s["supported"] for s in record["sentences"]))}
     assert unsupported == UNSUPPORTED
+
+
+def test_sessions_checked_in_threads_share_the_kept_texts(demo, monkeypatch):
+    """The app's sessions run in threads: small caches, emptied and filled by four at once,
+    give each the supports found one by one."""
+    collection, sessions = demo
+    one_by_one = _records(collection, sessions, lambda _: word_vectors())
+    monkeypatch.setattr(matcher, "_EVIDENCE", TextCache(300))
+    monkeypatch.setattr(matcher, "_SENTENCES", TextCache(100))
+    monkeypatch.setattr(sentences, "_LINES", TextCache(100))
+    monkeypatch.setattr(embedding, "CACHE_ENTRIES", 50)
+    shared = WordVectors(word_vectors().model)
+    with ThreadPoolExecutor(4) as pool:
+        parts = list(pool.map(lambda part: _records(collection, part, lambda _: shared),
+                              [sessions[i::4] for i in range(4)] * 3))
+    assert all(records == {iri: one_by_one[iri] for iri in records} for records in parts)

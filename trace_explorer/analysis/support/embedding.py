@@ -5,6 +5,7 @@ in a folder the wheel does not have and then downloads it; the files are opened 
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
@@ -31,50 +32,57 @@ class WordVectors:
         self.cache: dict[str, np.ndarray] = {}
         self.matrices: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()
         self.rows = 0
+        self.lock = threading.RLock()  # the app's sessions run in threads and share one model
 
     def vectors(self, words: list[str]) -> None:
         """Embed the ``words`` not embedded yet, in one batch."""
-        new = [w for w in dict.fromkeys(words) if w not in self.cache]
-        if len(self.cache) + len(new) > CACHE_ENTRIES:
-            wanted = set(words)
-            self.cache = {w: v for w, v in self.cache.items() if w in wanted}
-        if new:
-            for word, vector in zip(new, self.model.embed(new, norm=True)):
-                self.cache[word] = vector
+        with self.lock:
+            new = [w for w in dict.fromkeys(words) if w not in self.cache]
+            if len(self.cache) + len(new) > CACHE_ENTRIES:
+                wanted = set(words)
+                self.cache = {w: v for w, v in self.cache.items() if w in wanted}
+            if new:
+                for word, vector in zip(new, self.model.embed(new, norm=True)):
+                    self.cache[word] = vector
 
     def matrix(self, words: tuple[str, ...]) -> np.ndarray:
         """The embeddings of ``words``, one row each in their order (kept for the next call)."""
-        try:
-            self.matrices.move_to_end(words)
-            return self.matrices[words]
-        except KeyError:
-            pass
-        self.vectors(list(words))
-        matrix = np.stack([self.cache[w] for w in words])
-        self.matrices[words] = matrix
-        self.rows += len(words)
-        while self.rows > CACHE_ENTRIES and len(self.matrices) > 1:
-            self.rows -= len(self.matrices.popitem(last=False)[1])
-        return matrix
+        with self.lock:
+            matrix = self.matrices.get(words)
+            if matrix is not None:
+                self.matrices.move_to_end(words)
+                return matrix
+            self.vectors(list(words))
+            matrix = np.stack([self.cache[w] for w in words])
+            self.matrices[words] = matrix
+            self.rows += len(words)
+            while self.rows > CACHE_ENTRIES and len(self.matrices) > 1:
+                self.rows -= len(self.matrices.popitem(last=False)[1])
+            return matrix
 
     def forget_matrices(self) -> None:
         """Drop the kept matrices (the embeddings of single words stay)."""
-        self.matrices.clear()
-        self.rows = 0
+        with self.lock:
+            self.matrices.clear()
+            self.rows = 0
 
     def best(self, word: str, others: tuple[str, ...] | list[str]) -> float:
         """The highest cosine similarity between ``word`` and one of ``others`` (0.0 for none)."""
         if not others:
             return 0.0
         matrix = self.matrix(tuple(others))
-        if word not in self.cache:
-            self.vectors([word])
-        return float((matrix @ self.cache[word]).max())
+        with self.lock:
+            if word not in self.cache:
+                self.vectors([word])
+            vector = self.cache[word]
+        return float((matrix @ vector).max())
 
     def similarity(self, a: str, b: str) -> float:
         """The cosine similarity of two texts' embeddings (-1..1)."""
-        self.vectors([a, b])
-        return float(self.cache[a] @ self.cache[b])
+        with self.lock:
+            self.vectors([a, b])
+            first, second = self.cache[a], self.cache[b]
+        return float(first @ second)
 
 
 @lru_cache(maxsize=1)

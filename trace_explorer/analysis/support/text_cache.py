@@ -7,6 +7,7 @@ recently used first out, so a long-running app holds at most ``budget`` characte
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
@@ -26,30 +27,32 @@ class TextCache(Generic[Value]):
         self.budget = budget
         self.size = 0
         self.entries: OrderedDict[tuple[str, Hashable], Value] = OrderedDict()
+        self.lock = threading.Lock()  # the app's sessions run in threads and share the cache
         _CACHES.add(self)
 
     def get(self, text: str, key: Hashable, read: Callable[[], Value]) -> Value:
         """The value read from ``text`` for ``key``: kept, or ``read()`` now and kept."""
         entry = (text, key)
-        try:
-            self.entries.move_to_end(entry)
-            return self.entries[entry]
-        except KeyError:
-            pass
+        with self.lock:
+            if entry in self.entries:
+                self.entries.move_to_end(entry)
+                return self.entries[entry]
         value = read()
         if len(text) <= self.budget:
-            self.entries[entry] = value
-            self.size += len(text)
-            while self.size > self.budget:
-                (old, _), _ = self.entries.popitem(last=False)
-                self.size -= len(old)
+            with self.lock:
+                if entry not in self.entries:
+                    self.entries[entry] = value
+                    self.size += len(text)
+                while self.size > self.budget:
+                    (old, _), _ = self.entries.popitem(last=False)
+                    self.size -= len(old)
         return value
 
     def clear(self) -> None:
         """Forget every entry."""
-        self.entries.clear()
-        self.size = 0
-
+        with self.lock:
+            self.entries.clear()
+            self.size = 0
 
 def clear_all() -> None:
     """Empty every ``TextCache``: what follows reads its texts anew (a benchmark's first reading)."""
