@@ -696,6 +696,21 @@ _ROOT_TYPES = frozenset({QUESTION}) | SUBTYPES.keys()  # a subject typed one of 
 _ROOT_SHAPES = tuple(prefix for prefix, _ in ROOT_PREFIXES)  # ... as is one of these with a ``tg:query``
 
 
+class ReadSessions:
+    """Reads the sessions of a streamed file's index rows (``StreamedIndexUpdate.apply``) in
+    place of its own summary reader: ``begin(roots, triples_of)`` once with every root to read
+    (IRI order) and where their triples are kept (``written_triples``; None: in the store only),
+    then ``read(chunk)`` for each batch of them, giving the sessions of ``chunk`` it found, read
+    by ``model.reader.SessionReader`` with their texts (what ``index_row`` needs)."""
+
+    def begin(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None) -> None:
+        """Every root to be read, before the first batch."""
+
+    def read(self, chunk: list[str]) -> Iterable[Session]:
+        """The sessions of ``chunk`` (roots the store lacks left out)."""
+        raise NotImplementedError
+
+
 class StreamedIndexUpdate:
     """What adding a file's quads to a store a batch at a time (``read.rdf_stream``) does to the
     index, holding IRIs (a few a session), never the quads:
@@ -753,19 +768,26 @@ class StreamedIndexUpdate:
             else:
                 self.undescribed.add(target)
 
-    def apply(self, files: Iterable[tuple[str, str]] = (), phases: Phases = NO_PHASES) -> int:
+    def apply(self, files: Iterable[tuple[str, str]] = (), phases: Phases = NO_PHASES,
+              read_sessions: ReadSessions | None = None) -> int:
         """Read and write the rows, once every batch is in the store (step 2); returns how
         many. ``phases`` hears of the sessions read, their rows written as they are read
-        (``ingest_phases.INDEX``), then of the rows in all (``FULL_TEXT``, at once)."""
+        (``ingest_phases.INDEX``), then of the rows in all (``FULL_TEXT``, at once).
+        ``read_sessions``: reads each batch's sessions instead (``ReadSessions``), for a reader
+        that does more with them as it goes (the health check: ``analysis.health.index``)."""
         roots = sorted(self.touched | _roots_above(self.store, sorted(self.undescribed)))
         texts = GraphTexts(self.store)
         phases.begin(INDEX, len(roots))
+        if read_sessions is not None:
+            read_sessions.begin(roots, self.triples_of)
 
         def batches() -> Iterable[list[dict]]:
             for start in range(0, len(roots), _BATCH):
                 chunk = roots[start:start + _BATCH]
                 with collector_paused():
-                    if self.triples_of is None:
+                    if read_sessions is not None:
+                        rows = [index_row(s) for s in read_sessions.read(chunk)]
+                    elif self.triples_of is None:
                         rows = rows_from_store(self.store, chunk, texts)
                     else:
                         reader = SessionReader(TripleIndex(summary_quads(self.triples_of(chunk))), texts,
