@@ -12,10 +12,12 @@ import sys
 
 import pytest
 
-from tests.conftest import CORPUS, SERVICES_FILES, index_tables
+from tests.conftest import CORPUS, MANIFEST, SERVICES_FILES, index_tables
+from trace_explorer.analysis.health import in_pass
 from trace_explorer.analysis.health import index as health_index
 from trace_explorer.analysis.health.index import CONTEXT_RULES, refresh_health
 from trace_explorer.cli.main import main
+from trace_explorer.cli import store as cli_store
 from trace_explorer.cli.store import texts_first
 from trace_explorer.read import rdf_stream
 from trace_explorer.sources.local_store import ingest_file, open_local_store
@@ -102,3 +104,52 @@ def test_a_file_after_the_pass_has_its_sessions_checked_again(tmp_path, syntheti
     assert 0 < missing[1] < missing[0]  # mended where the content file has the text (it lacks some)
     assert main(["ingest", str(texts), str(trace), "--store", str(tmp_path / "at-once"), "--quiet"]) == 0
     assert after == index_tables(tmp_path / "at-once")["health"]
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_worker_processes_give_the_rows_of_one_process(tmp_path, synthetic, streamed, monkeypatch, kept):
+    """Batches read in worker processes (the store opened read-only there; the triples handed
+    over as text when kept, else read from the store) give exactly the rows and health of
+    batches read here; a store that held something first keeps nothing in memory."""
+    monkeypatch.setattr(in_pass, "BATCH", 15)  # 8 batches: some to the worker, some here
+    first = [] if kept else [str(CORPUS / "orchestrated.nq")]
+    stores, sent = {}, []
+
+    class Counted(in_pass.HealthInPass):
+        def write(self):
+            sent.append(self.sent)  # not the reader itself: it holds the store open
+            return super().write()
+
+    monkeypatch.setattr(cli_store, "HealthInPass", Counted)
+    for workers in (0, 1):
+        monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0 if workers else 10 ** 9)
+        monkeypatch.setattr(in_pass, "workers_for", lambda cores=None, n=workers: n)
+        store = tmp_path / f"workers-{workers}"
+        for files in ([first] if first else []) + [list(map(str, synthetic))]:
+            assert main(["ingest", *files, "--store", str(store), "--quiet"]) == 0
+        stores[workers] = index_tables(store)
+        assert (sent[-1] > 0) == bool(workers)
+    assert len(stores[1]["health"]) == SESSIONS + (0 if kept else len(MANIFEST["orchestrated.nq"]["sessions"]))
+    assert stores[0] == stores[1]
+
+
+def test_a_worker_for_each_further_core_up_to_three():
+    assert [in_pass.workers_for(cores) for cores in (1, 2, 3, 4, 16)] == [0, 1, 2, 3, 3]
+
+
+def test_batches_of_a_worker_that_cannot_start_are_read_here(tmp_path, synthetic, streamed, monkeypatch):
+    monkeypatch.setattr(in_pass, "BATCH", 15)
+    monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(in_pass, "workers_for", lambda cores=None: 1)
+
+    class Unopened(in_pass.HealthInPass):
+        def __init__(self, source, written=None, path=None, workers=None):
+            super().__init__(source, written, tmp_path / "no store here", workers)  # the worker's start fails
+
+    monkeypatch.setattr(cli_store, "HealthInPass", Unopened)
+    assert main(["ingest", *map(str, synthetic), "--store", str(tmp_path / "store"), "--quiet"]) == 0
+    monkeypatch.setattr(in_pass, "PARALLEL_FROM", 10 ** 9)
+    monkeypatch.setattr(cli_store, "HealthInPass", in_pass.HealthInPass)
+    assert main(["ingest", *map(str, synthetic), "--store", str(tmp_path / "here"), "--quiet"]) == 0
+    rows = index_tables(tmp_path / "store")
+    assert len(rows["health"]) == SESSIONS and rows == index_tables(tmp_path / "here")

@@ -7,7 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from ..analysis.health.index import HealthInPass, refresh_health
+from ..analysis.health.in_pass import HealthInPass
+from ..analysis.health.index import refresh_health
 from ..read.collection import expand_paths
 from ..read.errors import TraceLoadError
 from ..read.formats import DOCUMENTS_JSON, format_for_name
@@ -84,7 +85,7 @@ def _ingest(args) -> int:
     with store:
         # an empty store: keep what goes in, so the health check reads it from memory
         written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
-        health = None if args.no_health else HealthInPass(store.writer_source(), written)
+        health = None if args.no_health else HealthInPass(store.writer_source(), written, store.path)
         failed, quads, files, fresh = _ingest_files(store, texts_first(expand_paths(paths)), phases, written, health)
         if not args.no_health:
             try:
@@ -123,7 +124,7 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
         phases.begin(PARSE, None if gz or not path.is_file() else path.stat().st_size)
         try:
             done = ingest_file(store, str(path), progress=None if gz else phases.advance, phases=phases,
-                               written=written, read_sessions=health)
+                               written=written, rows_reader=health)
         except TraceLoadError as error:
             phases.finish()
             phases.write(f"trace-explorer: {visible_controls(str(error))}")  # on a line of its own

@@ -63,7 +63,7 @@ from ..read.rdf_stream import StreamedFile
 from ..read.streams import Progress
 from .filter import SessionFilter
 from .ingest_phases import NO_PHASES, STORE, Phases
-from .session_index import INDEX_FILE, IndexUpdate, ReadSessions, SessionIndex, StreamedIndexUpdate, build_index
+from .session_index import INDEX_FILE, IndexUpdate, RowsReader, SessionIndex, StreamedIndexUpdate, build_index
 from .snapshots import Snapshot, current_generation, open_snapshot, publish
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
 from .store import StoreSource
@@ -312,7 +312,7 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
                 progress: Progress | None = None, max_bytes: int | None = None,
                 timings: dict[str, float] | None = None, untrusted: bool = False,
                 phases: Phases = NO_PHASES, written: WrittenTriples | None = None,
-                read_sessions: ReadSessions | None = None) -> LoadedSource:
+                rows_reader: RowsReader | None = None) -> LoadedSource:
     """Add the file ``name`` (or its bytes ``data``) to the store ``local``, all or nothing,
     then publish a snapshot for readers. One ingest at a time per store in a process.
     ``untrusted`` (an upload): parsed in a worker process under the upload limits
@@ -328,9 +328,9 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     and their CPU seconds ("read cpu", ...; a file read a batch at a time: "read" its checks and
     digest, "write" its parse and write together). ``phases`` hears of each phase after the parse
     (``ingest_phases``: index, store, full-text); ``written`` (``written_triples``) keeps the
-    quads written, for the health check after; ``read_sessions`` (``session_index.ReadSessions``)
-    reads the sessions of a file read a batch at a time for their index rows, so that what
-    else they are read for (the health check) takes the same pass. Returns what was added (``skipped`` when the same
+    quads written, for the health check after; ``rows_reader`` (``session_index.RowsReader``)
+    reads the index rows of a file read a batch at a time, so that what else its sessions are
+    read for (the health check) takes the same pass. Returns what was added (``skipped`` when the same
     bytes were ingested before). Raises TraceLoadError on bad input (the store is untouched
     then); OSError when the store cannot be written; SourceError for a closed store."""
     clock = _Clock(timings)
@@ -339,7 +339,7 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
         streamed = stream_trace_file(name, max_bytes=NO_LIMIT if max_bytes is None else max_bytes, progress=progress)
     if streamed is not None:
         clock.lap("read")  # the checks and the digest's pass; the parse is timed with the write
-        return _ingest_streamed(local, streamed, clock, phases, written, read_sessions)
+        return _ingest_streamed(local, streamed, clock, phases, written, rows_reader)
     if untrusted:
         loaded = read_in_worker(name, data, max_bytes=max_bytes)
         if progress is not None:
@@ -410,14 +410,14 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
 
 
 def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, phases: Phases,
-                     written: WrittenTriples | None, read_sessions: ReadSessions | None = None) -> LoadedSource:
+                     written: WrittenTriples | None, rows_reader: RowsReader | None = None) -> LoadedSource:
     """Add a file read a batch at a time (``read.rdf_stream``), all or nothing: each batch of
     quads goes in with ``Store.bulk_extend`` as it is parsed, with the snapshot to roll back to
     recorded first (``write_journal.begin``); a parse error part way (or any other failure)
     rolls the store back to that snapshot (``_roll_back``) and lets ``written`` go before it is
     raised. Then the rows of the sessions the file touched are read (``StreamedIndexUpdate``):
     from ``written`` while it keeps every triple written (a store empty before: a new one is
-    made for a store empty now), else from the store; by ``read_sessions`` when given."""
+    made for a store empty now), else from the store; by ``rows_reader`` when given."""
     name = streamed.name
     with local._writing:
         store, index = local._open(), local.index
@@ -446,7 +446,7 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
         if written is not None and written.kept:
             update.triples_of = written.session_quads
         store.flush()
-        update.apply([(name, streamed.digest)], phases, read_sessions)
+        update.apply([(name, streamed.digest)], phases, rows_reader)
         clock.lap("index")
         _publish(store, local.path, index)  # after the index: a reader of the new snapshot finds its rows
         clock.lap("write")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timezone
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -696,18 +696,16 @@ _ROOT_TYPES = frozenset({QUESTION}) | SUBTYPES.keys()  # a subject typed one of 
 _ROOT_SHAPES = tuple(prefix for prefix, _ in ROOT_PREFIXES)  # ... as is one of these with a ``tg:query``
 
 
-class ReadSessions:
-    """Reads the sessions of a streamed file's index rows (``StreamedIndexUpdate.apply``) in
-    place of its own summary reader: ``begin(roots, triples_of)`` once with every root to read
-    (IRI order) and where their triples are kept (``written_triples``; None: in the store only),
-    then ``read(chunk)`` for each batch of them, giving the sessions of ``chunk`` it found, read
-    by ``model.reader.SessionReader`` with their texts (what ``index_row`` needs)."""
+class RowsReader:
+    """Reads the index rows of a streamed file's sessions (``StreamedIndexUpdate.apply``) in
+    place of its own summary reader, for a reader that does more with each session as it goes
+    (the health check: ``analysis.health.in_pass``)."""
 
-    def begin(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None) -> None:
-        """Every root to be read, before the first batch."""
-
-    def read(self, chunk: list[str]) -> Iterable[Session]:
-        """The sessions of ``chunk`` (roots the store lacks left out)."""
+    def rows(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None
+             ) -> Iterator[list[dict]]:
+        """The ``index_row`` dicts of ``roots`` (IRI order), ``_BATCH`` roots a batch, batch by
+        batch in their order (roots the store lacks left out). ``triples_of``: where their
+        triples are kept (``written_triples``; None: in the store only)."""
         raise NotImplementedError
 
 
@@ -769,25 +767,25 @@ class StreamedIndexUpdate:
                 self.undescribed.add(target)
 
     def apply(self, files: Iterable[tuple[str, str]] = (), phases: Phases = NO_PHASES,
-              read_sessions: ReadSessions | None = None) -> int:
+              rows_reader: RowsReader | None = None) -> int:
         """Read and write the rows, once every batch is in the store (step 2); returns how
         many. ``phases`` hears of the sessions read, their rows written as they are read
         (``ingest_phases.INDEX``), then of the rows in all (``FULL_TEXT``, at once).
-        ``read_sessions``: reads each batch's sessions instead (``ReadSessions``), for a reader
-        that does more with them as it goes (the health check: ``analysis.health.index``)."""
+        ``rows_reader``: reads the rows instead (``RowsReader``)."""
         roots = sorted(self.touched | _roots_above(self.store, sorted(self.undescribed)))
         texts = GraphTexts(self.store)
         phases.begin(INDEX, len(roots))
-        if read_sessions is not None:
-            read_sessions.begin(roots, self.triples_of)
+
+        def read() -> Iterable[list[dict]]:
+            for rows in rows_reader.rows(roots, self.triples_of):
+                phases.advance(len(rows))
+                yield rows
 
         def batches() -> Iterable[list[dict]]:
             for start in range(0, len(roots), _BATCH):
                 chunk = roots[start:start + _BATCH]
                 with collector_paused():
-                    if read_sessions is not None:
-                        rows = [index_row(s) for s in read_sessions.read(chunk)]
-                    elif self.triples_of is None:
+                    if self.triples_of is None:
                         rows = rows_from_store(self.store, chunk, texts)
                     else:
                         reader = SessionReader(TripleIndex(summary_quads(self.triples_of(chunk))), texts,
@@ -796,7 +794,7 @@ class StreamedIndexUpdate:
                 phases.advance(len(chunk))
                 yield rows
 
-        written = self.index.replace_batches(roots, batches(), files)
+        written = self.index.replace_batches(roots, batches() if rows_reader is None else read(), files)
         phases.begin(FULL_TEXT, written)
         phases.advance(written)
         return written

@@ -12,18 +12,13 @@ scan of the store (2 s of CPU at 10,000 sessions): ``benchmarks/stats.py``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable
 
-import pyoxigraph as ox
-
-from ...model.session import Session
 from ...read.collector import collector_paused
-from ...sources.session_index import ReadSessions
 from ...sources.session_insights import forget_health, unchecked_roots, write_health
 from ...sources.store import StoreSource
 from ...sources.written_triples import WrittenTriples
-from .checks import BATCH, check_sessions, entities_under, read_and_check, summaries
+from .checks import BATCH, check_sessions, entities_under, summaries
 from .rules import DANGLING_DERIVATION, MISSING_CHUNK_TEXT, MISSING_TEXT, TIME_BEFORE_PARENT, UNSUPPORTED_SENTENCE
 
 # Findings that depend on what else is loaded: checked again after every ingest.
@@ -36,7 +31,7 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
                    fresh: Iterable[str] = ()) -> int:
     """Check every session of ``source``'s index that has no health row and write its row;
     ``after_ingest``: first forget the rows of sessions with ``CONTEXT_RULES`` findings, but for
-    those of ``fresh`` (checked after the last write: ``HealthInPass.checked``). Returns
+    those of ``fresh`` (checked after the last write: ``in_pass.HealthInPass.write``). Returns
     how many sessions were checked (0 when the source has no writable index). ``progress(n)``
     after each batch of ``n``, ``total(n)`` first with the number to check. ``written``: every triple of ``source`` (an ingest into an empty
     store kept them: ``sources.written_triples``), read instead of the store's for the sessions'
@@ -67,40 +62,3 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
             progress(len(chunk))
     return len(roots)
 
-
-class HealthInPass(ReadSessions):
-    """The health check in the same pass as a streamed file's index rows
-    (``session_index.StreamedIndexUpdate.apply``): each batch's sessions are read once, by
-    ``checks.read_and_check``, for their findings and their rows alike, where they were read
-    twice before (about a third of an ingest's CPU at 10,000 sessions: ``benchmarks/scale.py``).
-    Their health rows are held (a few numbers and rule ids a session) until ``write(index)``,
-    once the rows they belong to are in; ``checked``: the roots checked since the last
-    ``write``. ``source``: the store written to; ``written``: its kept triples, when kept
-    (``sources.written_triples``)."""
-
-    def __init__(self, source: StoreSource, written: WrittenTriples | None = None):
-        self.source, self.written = source, written
-        self.checked: list[str] = []
-        self._rows: dict[str, dict[str, Any]] = {}
-        self._extending: dict[str, list[str]] = {}
-        self._triples_of: Callable[[list[str]], list[ox.Quad]] | None = None
-
-    def begin(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None) -> None:
-        kept = self.written is not None and self.written.kept and triples_of is not None
-        self.checked, self._rows, self._triples_of = [], {}, triples_of  # nothing of a pass that failed
-        self._extending = entities_under(self.source, list(roots), scan=len(roots) > BATCH,
-                                         typed=self.written.typed_iris() if kept else None)
-
-    def read(self, chunk: list[str]) -> Iterable[Session]:
-        sessions, found = read_and_check(self.source, chunk, self._extending, self._triples_of)
-        self._rows.update(summaries(sessions, found))
-        self.checked += sessions
-        return sessions.values()
-
-    def write(self) -> list[str]:
-        """Write the health rows held into the source's index; returns the roots written."""
-        roots, rows = self.checked, self._rows
-        self.checked, self._rows, self._extending = [], {}, {}
-        if rows:
-            write_health(self.source.index, rows)
-        return roots
