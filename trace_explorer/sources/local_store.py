@@ -46,6 +46,7 @@ import sqlite3
 import threading
 import time
 import weakref
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -411,8 +412,10 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
 
 def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, phases: Phases,
                      written: WrittenTriples | None, rows_reader: RowsReader | None = None) -> LoadedSource:
-    """Add a file read a batch at a time (``read.rdf_stream``), all or nothing: each batch of
-    quads goes in with ``Store.bulk_extend`` as it is parsed, with the snapshot to roll back to
+    """Add a file read a batch at a time (``read.rdf_stream``), all or nothing: each batch goes
+    in as it is parsed, its text loaded by the store itself in a thread (``Store.bulk_load``
+    lets go of the GIL, so the next batch is parsed meanwhile; ``Store.bulk_extend`` of its
+    quads for a batch whose text does not give them: ``rdf_stream.Batch``), with the snapshot to roll back to
     recorded first (``write_journal.begin``); a parse error part way (or any other failure)
     rolls the store back to that snapshot (``_roll_back``) and lets ``written`` go before it is
     raised. Then the rows of the sessions the file touched are read (``StreamedIndexUpdate``):
@@ -427,22 +430,34 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
         if written is None:
             written = WrittenTriples.for_store(store, index)
         update = StreamedIndexUpdate(store, index)
+        loader = ThreadPoolExecutor(1, thread_name_prefix="bulk-load")
+        loading: Future | None = None
         try:
             for batch in streamed.batches():
                 with collector_paused():  # a batch's objects are acyclic: no pass over what is kept
-                    update.note(batch)
-                    store.bulk_extend(batch)
+                    update.note(batch.quads)
+                    if loading is not None:
+                        loading.result()  # one batch loading at a time
+                    loading = None
+                    if batch.text is not None:  # parsed again by the store, without the GIL, as the next is read
+                        loading = loader.submit(store.bulk_load, batch.text, format=streamed.fmt)
+                    else:
+                        store.bulk_extend(batch.quads)
                     if written is not None:
-                        written.add(batch)
+                        written.add(batch.quads)
                 del batch
+            if loading is not None:
+                loading.result()
             clock.lap("write")
         except BaseException:
+            loader.shutdown(wait=True)  # nothing may be writing while the store is rolled back
             if written is not None:
                 written.let_go()  # it holds part of the file, which the store no longer does
             update.store = None  # no reference to the store may be left for it to close
-            del store, update
+            del store, update, loading
             _roll_back(local)
             raise
+        loader.shutdown()
         if written is not None and written.kept:
             update.triples_of = written.session_quads
         store.flush()
