@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -13,6 +14,7 @@ from trace_explorer.read.collection import load_collection
 from trace_explorer.sources.demo import DEMO_DIR, SERVICES_DIR, SERVICES_MANIFEST
 from trace_explorer.sources.demo import MANIFEST as MANIFEST_PATH
 from trace_explorer.sources.local_store import ingest_file, open_local_store
+from trace_explorer.sources.session_index import INDEX_FILE
 from trace_explorer.sources.source import CONTENT, DOCUMENTS_GRAPH
 
 CORPUS = DEMO_DIR
@@ -152,3 +154,12 @@ def app_url():
 def upload_cache_folder(tmp_path_factory, monkeypatch):
     """Uploads the app keeps go to a folder of the test run's, never the user's cache."""
     monkeypatch.setenv("TRACE_EXPLORER_UPLOAD_CACHE", str(tmp_path_factory.getbasetemp() / "upload-cache"))
+
+
+def index_tables(store: Path) -> dict[str, list[tuple]]:
+    """The rows of a local store's session index that an ingest writes, by table, each sorted:
+    to compare two ingests' indexes."""
+    with sqlite3.connect(store / INDEX_FILE) as db:
+        return {table: sorted(db.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+                for table in ("sessions", "summaries", "health", "insight_tools", "insight_llm", "insight_sessions")} | {
+            "search": sorted(db.execute("SELECT rowid, * FROM search").fetchall(), key=repr)}

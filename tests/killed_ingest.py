@@ -35,7 +35,8 @@ def wait() -> None:
 
 
 class WatchedStore:
-    """A pyoxigraph store that reports its bulk writes (everything else goes to the store)."""
+    """A pyoxigraph store that reports its bulk writes, of quads or of a batch's text
+    (everything else goes to the store)."""
 
     def __init__(self, store, stop: str):
         self._store, self._stop, self.batches = store, stop, 0
@@ -50,10 +51,17 @@ class WatchedStore:
         return quad in self._store
 
     def bulk_extend(self, quads) -> None:
+        self._written(lambda: self._store.bulk_extend(quads))
+
+    def bulk_load(self, text, **kwargs) -> None:
+        """A streamed batch's text (``rdf_stream.Batch``), loaded as ``bulk_extend`` writes quads."""
+        self._written(lambda: self._store.bulk_load(text, **kwargs))
+
+    def _written(self, write) -> None:
         if self._stop == "write" and self.batches == 2:
             say("waiting")
             wait()
-        self._store.bulk_extend(quads)
+        write()
         self.batches += 1
         if self.batches == 1:
             say("batch")

@@ -6,21 +6,21 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import sqlite3
 import sys
+from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 
-from tests.conftest import CORPUS, MANIFEST, SERVICES_FILES
+from tests.conftest import CORPUS, MANIFEST, SERVICES_FILES, index_tables
 from tests.health_traces import BROKEN, HEALTHY, documents, healthy
 from trace_explorer.analysis.health.checks import all_roots, check_sessions, entities_under
 from trace_explorer.analysis.health.index import refresh_health
 from trace_explorer.cli.main import main
+from trace_explorer.cli.store import texts_first
 from trace_explorer.read.collection import expand_paths
 from trace_explorer.sources.fetch import session_triples
 from trace_explorer.sources.local_store import ingest_file, open_local_store
-from trace_explorer.sources.session_index import INDEX_FILE
 from trace_explorer.sources.written_triples import WrittenTriples
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"
@@ -81,21 +81,14 @@ def test_sessions_read_from_memory_are_the_stores_and_so_are_their_findings(tmp_
         assert which not in BROKEN or which in {f.rule for f in findings}  # the broken rule is among them
 
 
-def _tables(store):
-    with sqlite3.connect(store / INDEX_FILE) as db:
-        return {table: sorted(db.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
-                for table in ("sessions", "summaries", "health", "insight_tools", "insight_llm", "insight_sessions")} | {
-            "search": sorted(db.execute("SELECT rowid, * FROM search").fetchall(), key=repr)}
-
-
 def test_ingest_leaves_the_same_rows_as_checking_from_the_store(tmp_path, capsys):
     files = [str(p) for p in _synthetic(tmp_path)]
     assert main(["ingest", *files, "--store", str(tmp_path / "fast"), "--quiet"]) == 0
     with open_local_store(tmp_path / "slow") as local:  # the store asked for every session's triples
-        for path in files:
+        for path in map(str, texts_first([Path(f) for f in files])):  # in the order ``ingest`` takes them
             ingest_file(local, path)
         checked = refresh_health(local.writer_source(), after_ingest=True)
-    fast, slow = _tables(tmp_path / "fast"), _tables(tmp_path / "slow")
+    fast, slow = index_tables(tmp_path / "fast"), index_tables(tmp_path / "slow")
     assert checked == len(fast["sessions"]) == 120
     assert len(fast["health"]) == 120 and any(row[1] or row[2] or row[3] for row in fast["health"])
     assert fast == slow
@@ -112,7 +105,7 @@ def test_past_its_limit_nothing_is_kept_and_health_asks_the_store(tmp_path):
                 ingest_file(local, str(path), written=written)
             checked = refresh_health(local.writer_source(), after_ingest=True, written=written)
         assert checked == len(MANIFEST["orchestrated.nq"]["sessions"])
-        rows.append(_tables(tmp_path / name)["health"])
+        rows.append(index_tables(tmp_path / name)["health"])
     assert not small.kept and small.session_quads([HEALTHY]) == [] and small.triples == 0
     texts = len(json.loads(files[1].read_text(encoding="utf-8")))
     assert large.kept and large.triples == quads + texts == 666  # counted as written: a triple in two graphs twice

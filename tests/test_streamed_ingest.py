@@ -99,7 +99,8 @@ def test_a_parse_error_part_way_leaves_the_store_as_it_was(tmp_path, files, stre
 
 
 class _Counting:
-    """A store that counts its ``bulk_extend`` batches into ``batches``."""
+    """A store that counts the batches it is given (``bulk_load`` of their text, or
+    ``bulk_extend`` of their quads) into ``batches``."""
 
     def __init__(self, store, batches):
         self._store, self._batches = store, batches
@@ -114,10 +115,14 @@ class _Counting:
         self._store.bulk_extend(quads)
         self._batches.append(len(quads))
 
+    def bulk_load(self, text, **kwargs):
+        self._store.bulk_load(text, **kwargs)
+        self._batches.append(text.count(b"\n"))
+
 
 def test_the_streamed_quads_are_those_read_whole(files, streamed):
     folder, _ = files
     whole = read_trace_file(str(folder / "good.nq"))
     found = stream_trace_file(str(folder / "good.nq"))
-    quads = [q for batch in found.batches() for q in batch]
+    quads = [q for batch in found.batches() for q in batch.quads]
     assert quads == whole.quads and found.digest == whole.digest and found.quads == len(whole.quads)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
+from ..analysis.health.in_pass import HealthInPass
 from ..analysis.health.index import refresh_health
 from ..read.collection import expand_paths
 from ..read.errors import TraceLoadError
+from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..sources.ingest_phases import HEALTH, PARSE
 from ..sources.local_store import ingest_file, open_local_store, reindex
 from ..sources.source import SourceError
@@ -56,12 +59,13 @@ def _reindex(args) -> int:
 
 
 def _check_health(local, quiet: bool, after_ingest: bool = False, phases: BarPhases | None = None,
-                  written: WrittenTriples | None = None) -> None:
-    """Check the health of the sessions whose index rows changed, with a progress bar."""
+                  written: WrittenTriples | None = None, fresh: list[str] | None = None) -> None:
+    """Check the health of the sessions whose index rows changed and were not checked in the
+    pass that wrote them (``fresh``), with a progress bar."""
     phases = phases or BarPhases(quiet)
     phases.begin(HEALTH)
     refresh_health(local.writer_source(), after_ingest=after_ingest, progress=phases.advance, written=written,
-                   total=phases.set_total)
+                   total=phases.set_total, fresh=fresh or ())
     phases.finish()
 
 
@@ -81,10 +85,11 @@ def _ingest(args) -> int:
     with store:
         # an empty store: keep what goes in, so the health check reads it from memory
         written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
-        failed, quads, files = _ingest_files(store, expand_paths(paths), phases, written)
+        health = None if args.no_health else HealthInPass(store.writer_source(), written, store.path)
+        failed, quads, files, fresh = _ingest_files(store, texts_first(expand_paths(paths)), phases, written, health)
         if not args.no_health:
             try:
-                _check_health(store, args.quiet, after_ingest=True, phases=phases, written=written)
+                _check_health(store, args.quiet, after_ingest=True, phases=phases, written=written, fresh=fresh)
             except SourceError as error:
                 report([str(error)])
                 return 2
@@ -94,17 +99,32 @@ def _ingest(args) -> int:
     return 1 if failed else 0
 
 
-def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | None) -> tuple[int, int, int]:
+def texts_first(files: list[Path]) -> list[Path]:
+    """``files`` with the content files (``*.documents.json``) first, in their order, then the
+    others in theirs: a trace file's sessions are then checked with their texts in the store,
+    in the pass that indexes them, instead of again once the texts come."""
+    def is_texts(path: Path) -> bool:
+        try:
+            return format_for_name(path.name) == DOCUMENTS_JSON
+        except TraceLoadError:
+            return False
+    return sorted(files, key=lambda path: not is_texts(path))
+
+
+def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | None,
+                  health: HealthInPass | None = None) -> tuple[int, int, int, list[str]]:
     """Ingest each of ``files``, each phase with its bar; returns how many failed, the quads
-    added and the files added."""
+    added, the files added and the sessions ``health`` checked after the last write (a large
+    N-Quads or N-Triples file's, checked as it was indexed)."""
     failed = quads = added = 0
+    fresh: list[str] = []
     for path in files:
         phases.label = path.name
         gz = str(path).endswith(".gz")
         phases.begin(PARSE, None if gz or not path.is_file() else path.stat().st_size)
         try:
             done = ingest_file(store, str(path), progress=None if gz else phases.advance, phases=phases,
-                               written=written)
+                               written=written, rows_reader=health)
         except TraceLoadError as error:
             phases.finish()
             phases.write(f"trace-explorer: {visible_controls(str(error))}")  # on a line of its own
@@ -114,7 +134,9 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
         if done.skipped:
             phases.write(f"{path}: already in the store, nothing added")
         else:
+            if health is not None:
+                fresh = health.write()  # the file's sessions were checked after every write so far
             quads, added = quads + done.quads, added + 1
             phases.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})")
     phases.label = ""
-    return failed, quads, added
+    return failed, quads, added, fresh

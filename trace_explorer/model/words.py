@@ -43,13 +43,18 @@ _FIELD_WORDS = {"answer": "answer", "thought": "thought", "reasoning": "thought"
 
 def session_words(session: Session) -> dict[str, str]:
     """The searchable words of ``session`` by ``WORD_FIELDS`` name (see the module docstring):
-    each field's distinct texts in the order met, one a line."""
+    each field's distinct texts in the order met, one a line: the steps in reading order, then
+    the other entities in IRI order, so that the same session read from a file or from a store
+    (whose triples come in another order) gives the same words."""
     found: dict[str, dict[str, None]] = {name: {} for name in WORD_FIELDS}
     if session.question:
         found["question"][session.question] = None
     if session.answer:
         found["answer"][session.answer] = None
-    for node in session.nodes.values():
+    nodes = session.nodes
+    ordered = [nodes[n] for n in dict.fromkeys(session.order) if n in nodes]
+    ordered += [nodes[n] for n in sorted(nodes.keys() - set(session.order))]
+    for node in ordered:
         for name, target in _FIELD_WORDS.items():
             for text in _texts(node.fields.get(name)):
                 found[target][text] = None

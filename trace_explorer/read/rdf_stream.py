@@ -3,10 +3,12 @@ once is one batch (``BATCH`` quads), whatever the file's size.
 
 The file is read twice. First its bytes alone (``open_streamed``: no parsing, about 0.3 s a
 100 MB): their SHA-256, the digest a store skips a file it has by, and whether the text is
-blank or names a blank node. Then parsed by pyoxigraph, ``BATCH`` quads at a time
-(``StreamedFile.batches``), each batch's quoted triples brought to one spelling
-(``quoted_triples``). A parse error part way raises TraceLoadError after the batches before it
-were handed out: the writer undoes what it wrote of them (``sources.local_store``).
+blank or names a blank node. Then ``BATCH`` lines at a time (``StreamedFile.batches``), each
+batch parsed by pyoxigraph, its quoted triples brought to one spelling (``quoted_triples``),
+and handed out with its text (``Batch``), which the writer's store loads itself while the next
+batch is parsed (``sources.local_store``). A parse error part way raises TraceLoadError,
+naming the file's line, after the batches before it were handed out: the writer undoes what it
+wrote of them.
 
 Only line formats without blank nodes are read this way: in them a quad never depends on
 another (a blank node's name comes from the whole file's digest and its first appearance, and a
@@ -17,18 +19,21 @@ gives the very quads the whole file gives. Every other file is read whole (``rdf
 from __future__ import annotations
 
 import contextlib
+import io
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
+from typing import NamedTuple
 
 import pyoxigraph as ox
 
 from .collector import collector_paused
+from .diagnosis import token_too_long
 from .quoted_triples import normalise_quoted_triples
 from .rdf import parse_error
 from .streams import CHUNK, Opener, Progress, TextStream
 
-BATCH = 50_000  # quads parsed, then written, at a time (about 20 MB of Python objects)
+BATCH = 50_000  # lines (quads) parsed, then written, at a time (about 20 MB of Python objects)
+LINE_BYTES = 16 << 20  # a longer line is refused, as pyoxigraph's parser refuses a longer token in a stream
 STREAM_BYTES = 8 << 20  # a line-format file of at least this many bytes is read in batches
 LINE_FORMATS = (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES)
 
@@ -53,27 +58,68 @@ class StreamedFile:
     quads: int = 0
     recovered: int = 0
 
-    def batches(self) -> Iterator[list[ox.Quad]]:
-        """The file's quads, ``BATCH`` at a time, in the file's order; ``progress(n)`` as each
-        further ``n`` bytes are parsed. Raises TraceLoadError where the parser stops (naming the
-        line), after handing out the batches before it."""
+    def batches(self) -> Iterator[Batch]:
+        """The file's quads, ``BATCH`` lines at a time, in the file's order, each with its text
+        (``Batch``); ``progress(n)`` as each further ``n`` bytes are read. Raises
+        TraceLoadError where the parser stops (naming the line), after handing out the batches
+        before it; for a line longer than ``LINE_BYTES`` (as the parser reading a stream does)."""
         self.quads = self.recovered = 0
         with self.wording(), TextStream(self.open_bytes, self.max_bytes, self.progress) as stream:
-            parsed = iter(ox.parse(input=stream.buffered(), format=self.fmt))
+            raw, line = stream.buffered(), 1
             while True:
                 try:
-                    with collector_paused():
-                        batch = list(islice(parsed, BATCH))
-                except (SyntaxError, ValueError, OSError, MemoryError) as error:
+                    lines = _lines(raw, stream)
+                except OSError:
                     if stream.failure is not None:
                         raise stream.failure from None
-                    raise parse_error(self.name, self.fmt, error, stream, self.open_bytes) from None
-                if not batch:
+                    raise
+                except _LongLine as long:
+                    raise token_too_long(self.name, self.fmt.name, self.open_bytes, long.at + LINE_BYTES,
+                                         LINE_BYTES) from None
+                if not lines:
                     return
+                text = b"".join(lines)
+                try:
+                    with collector_paused():
+                        batch = list(ox.parse(text, format=self.fmt))
+                except (SyntaxError, ValueError, MemoryError) as error:
+                    if isinstance(error, SyntaxError) and error.lineno is not None:
+                        error.lineno += line - 1  # the parser counts from the batch's first line
+                    raise parse_error(self.name, self.fmt, error, stream, self.open_bytes) from None
+                line += len(lines)
                 batch, recovered = normalise_quoted_triples(batch)
                 self.quads += len(batch)
                 self.recovered += recovered
-                yield batch
+                yield Batch(batch, None if recovered else text)
+
+
+class Batch(NamedTuple):
+    """A batch of a streamed file: its ``quads``, and ``text``, the lines they were parsed
+    from, when those give exactly these quads (None when a damaged quoted triple was recovered
+    in them: ``quoted_triples``), for a store to load again itself (``Store.bulk_load``)."""
+
+    quads: list[ox.Quad]
+    text: bytes | None
+
+
+class _LongLine(Exception):
+    def __init__(self, at: int):
+        super().__init__(at)
+        self.at = at  # bytes before the line
+
+
+def _lines(raw: io.BufferedReader, stream: TextStream) -> list[bytes]:
+    """The next ``BATCH`` lines of ``raw`` (fewer at its end). Raises _LongLine for a line over
+    ``LINE_BYTES``."""
+    out = []
+    for _ in range(BATCH):
+        line = raw.readline(LINE_BYTES + 1)
+        if not line:
+            break
+        if len(line) > LINE_BYTES:
+            raise _LongLine(stream.size - len(raw.peek(0)) - len(line))
+        out.append(line)
+    return out
 
 
 def open_streamed(name: str, open_bytes: Opener, fmt: ox.RdfFormat, progress: Progress | None = None, *,

@@ -10,7 +10,9 @@ total)`` when a phase starts (``total`` in the phase's unit, or None when unknow
 ``finish()`` is called. ``NO_PHASES`` listens to nothing. A large N-Quads or N-Triples file is
 read a batch at a time (``read.rdf_stream``): each batch is written as it is parsed, so its
 ``PARSE`` covers ``STORE`` too, and its rows are written as they are read, so ``INDEX`` covers
-``FULL_TEXT`` (which then only counts them).
+``FULL_TEXT`` (which then only counts them); when the health check reads its sessions in that
+same pass (``session_index.ReadSessions``), ``INDEX`` covers their ``HEALTH`` too, and
+``HEALTH`` counts only the sessions left to check once every file is in.
 """
 
 from __future__ import annotations

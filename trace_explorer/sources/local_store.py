@@ -46,6 +46,7 @@ import sqlite3
 import threading
 import time
 import weakref
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -63,7 +64,7 @@ from ..read.rdf_stream import StreamedFile
 from ..read.streams import Progress
 from .filter import SessionFilter
 from .ingest_phases import NO_PHASES, STORE, Phases
-from .session_index import INDEX_FILE, IndexUpdate, SessionIndex, StreamedIndexUpdate, build_index
+from .session_index import INDEX_FILE, IndexUpdate, RowsReader, SessionIndex, StreamedIndexUpdate, build_index
 from .snapshots import Snapshot, current_generation, open_snapshot, publish
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
 from .store import StoreSource
@@ -311,7 +312,8 @@ def reindex(local: LocalStore) -> int:
 def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
                 progress: Progress | None = None, max_bytes: int | None = None,
                 timings: dict[str, float] | None = None, untrusted: bool = False,
-                phases: Phases = NO_PHASES, written: WrittenTriples | None = None) -> LoadedSource:
+                phases: Phases = NO_PHASES, written: WrittenTriples | None = None,
+                rows_reader: RowsReader | None = None) -> LoadedSource:
     """Add the file ``name`` (or its bytes ``data``) to the store ``local``, all or nothing,
     then publish a snapshot for readers. One ingest at a time per store in a process.
     ``untrusted`` (an upload): parsed in a worker process under the upload limits
@@ -327,7 +329,9 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     and their CPU seconds ("read cpu", ...; a file read a batch at a time: "read" its checks and
     digest, "write" its parse and write together). ``phases`` hears of each phase after the parse
     (``ingest_phases``: index, store, full-text); ``written`` (``written_triples``) keeps the
-    quads written, for the health check after. Returns what was added (``skipped`` when the same
+    quads written, for the health check after; ``rows_reader`` (``session_index.RowsReader``)
+    reads the index rows of a file read a batch at a time, so that what else its sessions are
+    read for (the health check) takes the same pass. Returns what was added (``skipped`` when the same
     bytes were ingested before). Raises TraceLoadError on bad input (the store is untouched
     then); OSError when the store cannot be written; SourceError for a closed store."""
     clock = _Clock(timings)
@@ -336,7 +340,7 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
         streamed = stream_trace_file(name, max_bytes=NO_LIMIT if max_bytes is None else max_bytes, progress=progress)
     if streamed is not None:
         clock.lap("read")  # the checks and the digest's pass; the parse is timed with the write
-        return _ingest_streamed(local, streamed, clock, phases, written)
+        return _ingest_streamed(local, streamed, clock, phases, written, rows_reader)
     if untrusted:
         loaded = read_in_worker(name, data, max_bytes=max_bytes)
         if progress is not None:
@@ -407,14 +411,16 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
 
 
 def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, phases: Phases,
-                     written: WrittenTriples | None) -> LoadedSource:
-    """Add a file read a batch at a time (``read.rdf_stream``), all or nothing: each batch of
-    quads goes in with ``Store.bulk_extend`` as it is parsed, with the snapshot to roll back to
+                     written: WrittenTriples | None, rows_reader: RowsReader | None = None) -> LoadedSource:
+    """Add a file read a batch at a time (``read.rdf_stream``), all or nothing: each batch goes
+    in as it is parsed, its text loaded by the store itself in a thread (``Store.bulk_load``
+    lets go of the GIL, so the next batch is parsed meanwhile; ``Store.bulk_extend`` of its
+    quads for a batch whose text does not give them: ``rdf_stream.Batch``), with the snapshot to roll back to
     recorded first (``write_journal.begin``); a parse error part way (or any other failure)
     rolls the store back to that snapshot (``_roll_back``) and lets ``written`` go before it is
     raised. Then the rows of the sessions the file touched are read (``StreamedIndexUpdate``):
     from ``written`` while it keeps every triple written (a store empty before: a new one is
-    made for a store empty now), else from the store."""
+    made for a store empty now), else from the store; by ``rows_reader`` when given."""
     name = streamed.name
     with local._writing:
         store, index = local._open(), local.index
@@ -424,26 +430,38 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
         if written is None:
             written = WrittenTriples.for_store(store, index)
         update = StreamedIndexUpdate(store, index)
+        loader = ThreadPoolExecutor(1, thread_name_prefix="bulk-load")
+        loading: Future | None = None
         try:
             for batch in streamed.batches():
                 with collector_paused():  # a batch's objects are acyclic: no pass over what is kept
-                    update.note(batch)
-                    store.bulk_extend(batch)
+                    update.note(batch.quads)
+                    if loading is not None:
+                        loading.result()  # one batch loading at a time
+                    loading = None
+                    if batch.text is not None:  # parsed again by the store, without the GIL, as the next is read
+                        loading = loader.submit(store.bulk_load, batch.text, format=streamed.fmt)
+                    else:
+                        store.bulk_extend(batch.quads)
                     if written is not None:
-                        written.add(batch)
+                        written.add(batch.quads)
                 del batch
+            if loading is not None:
+                loading.result()
             clock.lap("write")
         except BaseException:
+            loader.shutdown(wait=True)  # nothing may be writing while the store is rolled back
             if written is not None:
                 written.let_go()  # it holds part of the file, which the store no longer does
             update.store = None  # no reference to the store may be left for it to close
-            del store, update
+            del store, update, loading
             _roll_back(local)
             raise
+        loader.shutdown()
         if written is not None and written.kept:
             update.triples_of = written.session_quads
         store.flush()
-        update.apply([(name, streamed.digest)], phases)
+        update.apply([(name, streamed.digest)], phases, rows_reader)
         clock.lap("index")
         _publish(store, local.path, index)  # after the index: a reader of the new snapshot finds its rows
         clock.lap("write")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timezone
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -696,6 +696,19 @@ _ROOT_TYPES = frozenset({QUESTION}) | SUBTYPES.keys()  # a subject typed one of 
 _ROOT_SHAPES = tuple(prefix for prefix, _ in ROOT_PREFIXES)  # ... as is one of these with a ``tg:query``
 
 
+class RowsReader:
+    """Reads the index rows of a streamed file's sessions (``StreamedIndexUpdate.apply``) in
+    place of its own summary reader, for a reader that does more with each session as it goes
+    (the health check: ``analysis.health.in_pass``)."""
+
+    def rows(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None
+             ) -> Iterator[list[dict]]:
+        """The ``index_row`` dicts of ``roots`` (IRI order), ``_BATCH`` roots a batch, batch by
+        batch in their order (roots the store lacks left out). ``triples_of``: where their
+        triples are kept (``written_triples``; None: in the store only)."""
+        raise NotImplementedError
+
+
 class StreamedIndexUpdate:
     """What adding a file's quads to a store a batch at a time (``read.rdf_stream``) does to the
     index, holding IRIs (a few a session), never the quads:
@@ -753,13 +766,20 @@ class StreamedIndexUpdate:
             else:
                 self.undescribed.add(target)
 
-    def apply(self, files: Iterable[tuple[str, str]] = (), phases: Phases = NO_PHASES) -> int:
+    def apply(self, files: Iterable[tuple[str, str]] = (), phases: Phases = NO_PHASES,
+              rows_reader: RowsReader | None = None) -> int:
         """Read and write the rows, once every batch is in the store (step 2); returns how
         many. ``phases`` hears of the sessions read, their rows written as they are read
-        (``ingest_phases.INDEX``), then of the rows in all (``FULL_TEXT``, at once)."""
+        (``ingest_phases.INDEX``), then of the rows in all (``FULL_TEXT``, at once).
+        ``rows_reader``: reads the rows instead (``RowsReader``)."""
         roots = sorted(self.touched | _roots_above(self.store, sorted(self.undescribed)))
         texts = GraphTexts(self.store)
         phases.begin(INDEX, len(roots))
+
+        def read() -> Iterable[list[dict]]:
+            for rows in rows_reader.rows(roots, self.triples_of):
+                phases.advance(len(rows))
+                yield rows
 
         def batches() -> Iterable[list[dict]]:
             for start in range(0, len(roots), _BATCH):
@@ -774,7 +794,7 @@ class StreamedIndexUpdate:
                 phases.advance(len(chunk))
                 yield rows
 
-        written = self.index.replace_batches(roots, batches(), files)
+        written = self.index.replace_batches(roots, batches() if rows_reader is None else read(), files)
         phases.begin(FULL_TEXT, written)
         phases.advance(written)
         return written

@@ -186,15 +186,20 @@ def write_health(index, rows: dict[str, dict[str, Any]]) -> None:
                               ((r, v["error"], v["warning"], v["info"], " ".join(v["rules"])) for r, v in rows.items()))
 
 
-def forget_health(index, rules: Iterable[str]) -> int:
+def forget_health(index, rules: Iterable[str], keep: Iterable[str] = ()) -> int:
     """Drop the health rows of sessions in which any of ``rules`` was found (they are checked
-    again: what a later file adds, a text or a derivation target, may mend them); returns how many."""
+    again: what a later file adds, a text or a derivation target, may mend them), but for the
+    sessions ``keep`` (roots checked after the last write); returns how many."""
     rules = list(rules)
     if not rules:
         return 0
     like = " OR ".join("' ' || rules || ' ' LIKE ?" for _ in rules)
     with index._lock, index._db:
-        return index._db.execute(f"DELETE FROM health WHERE {like}", [f"% {r} %" for r in rules]).rowcount
+        index._db.execute("CREATE TEMP TABLE IF NOT EXISTS health_kept (root TEXT PRIMARY KEY)")
+        index._db.execute("DELETE FROM health_kept")
+        index._db.executemany("INSERT OR IGNORE INTO health_kept VALUES (?)", ((r,) for r in keep))
+        return index._db.execute(f"DELETE FROM health WHERE ({like}) AND root NOT IN (SELECT root FROM health_kept)",
+                                 [f"% {r} %" for r in rules]).rowcount
 
 
 def health_of(index, roots: Iterable[str]) -> dict[str, dict[str, Any]]:

@@ -34,6 +34,7 @@ from .session_index import SessionIndex
 _DERIVED = frozenset({WAS_DERIVED_FROM, WAS_GENERATED_BY})
 LIMIT = 1_000_000  # triples kept at most (about 200 MB)
 _SUBJECTS = (ox.NamedNode, ox.BlankNode)
+_POINTER_TEXTS = tuple(f" <{p}> ".encode() for p in POINTERS)  # as a predicate is written in N-Triples
 
 
 class WrittenTriples:
@@ -108,6 +109,10 @@ class WrittenTriples:
         reads from the store these were written to, as quads in the default graph (what
         ``model.triple_index.TripleIndex`` reads as well, without a triple made of each). Raises
         ValueError for a root that is not an IRI."""
+        return parsed_text(self.session_text(roots))
+
+    def session_text(self, roots: Sequence[str]) -> bytes:
+        """``session_quads`` as N-Triples text, unparsed (to hand to another process)."""
         seen: dict[ox.NamedNode | ox.BlankNode, None] = {}
         todo = [ox.NamedNode(r) for r in roots]
         while todo:
@@ -117,12 +122,12 @@ class WrittenTriples:
             seen[node] = None
             todo += self._derived.get(node, ())
         lines = self._lines(seen)
-        found = _parsed(lines)
-        pointed = {q.object: None for q in found
+        pointing = [line for line in lines if any(p in line for p in _POINTER_TEXTS)]  # the few worth parsing
+        pointed = {q.object: None for q in parsed_text(b"\n".join(pointing) + b"\n" if pointing else b"")
                    if q.predicate.value in POINTERS and isinstance(q.object, _SUBJECTS) and q.object not in seen}
         if pointed:
-            found += _parsed(line for line in self._lines(pointed) if line not in lines)
-        return found
+            lines.update(dict.fromkeys(line for line in self._lines(pointed) if line not in lines))
+        return b"\n".join(lines) + b"\n" if lines else b""
 
     def _lines(self, subjects: Iterable[ox.NamedNode | ox.BlankNode]) -> dict[bytes, None]:
         """The N-Triples lines of ``subjects``, each once (a triple written twice, or in two
@@ -131,7 +136,6 @@ class WrittenTriples:
                              for line in text.split(b"\n") if line)
 
 
-def _parsed(lines: Iterable[bytes]) -> list[ox.Quad]:
-    """N-Triples ``lines`` parsed together (one parser, not one a subject)."""
-    text = b"\n".join(lines)
-    return list(ox.parse(text + b"\n", format=ox.RdfFormat.N_TRIPLES)) if text else []
+def parsed_text(text: bytes) -> list[ox.Quad]:
+    """N-Triples ``text`` (``WrittenTriples.session_text``) parsed, as quads of the default graph."""
+    return list(ox.parse(text, format=ox.RdfFormat.N_TRIPLES)) if text else []

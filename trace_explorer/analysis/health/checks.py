@@ -76,9 +76,19 @@ def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, l
     ``triples_of(roots)``: the sessions' own triples, as ``fetch.session_triples`` reads them
     from ``source``, or as quads (graph names are not read) (by default it is asked;
     ``sources.written_triples`` has them in memory after an ingest into an empty store). Raises SourceError when the source fails."""
+    return read_and_check(source, roots, extending, triples_of)[1]
+
+
+def read_and_check(source: TraceSource, roots: list[str], extending: dict[str, list[str]] | None = None,
+                   triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None
+                   ) -> tuple[dict[str, Session], list[Finding]]:
+    """``check_sessions``, with the sessions it read to check them: ``(sessions, findings)``,
+    ``sessions`` by root in the order of ``roots`` (each with its graph, the texts behind its
+    ``tg:document`` IRIs and every entity its IRI owns, reached or not), so one read serves the
+    session index as well (``index.HealthInPass``)."""
     roots = [r for r in roots if is_iri(r)]
     if not roots:
-        return []
+        return {}, []
     triples = triples_of(roots) if triples_of is not None else session_triples(source, roots)
     extending = extending if extending is not None else entities_under(source, roots)
     fetched = {term_key(t.subject) for t in triples}
@@ -107,7 +117,7 @@ def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, l
     # the reader says a step "also derives from" what nothing describes: that is the dangling derivation
     dangling = {f.triple for f in found if f.rule == DANGLING_DERIVATION}
     found = [f for f in found if not (f.rule == SHARED_STEP and f.triple in dangling)]
-    return sorted(set(found), key=_order(sessions))
+    return sessions, sorted(set(found), key=_order(sessions))
 
 
 def check_source(source: TraceSource, roots: Iterable[str] | None = None, *, batch: int = BATCH,

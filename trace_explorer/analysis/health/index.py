@@ -12,7 +12,7 @@ scan of the store (2 s of CPU at 10,000 sessions): ``benchmarks/stats.py``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from ...read.collector import collector_paused
 from ...sources.session_insights import forget_health, unchecked_roots, write_health
@@ -27,9 +27,11 @@ CONTEXT_RULES = (DANGLING_DERIVATION, MISSING_TEXT, MISSING_CHUNK_TEXT, TIME_BEF
 
 def refresh_health(source: StoreSource, *, after_ingest: bool = False,
                    progress: Callable[[int], None] | None = None,
-                   written: WrittenTriples | None = None, total: Callable[[int], None] | None = None) -> int:
+                   written: WrittenTriples | None = None, total: Callable[[int], None] | None = None,
+                   fresh: Iterable[str] = ()) -> int:
     """Check every session of ``source``'s index that has no health row and write its row;
-    ``after_ingest``: first forget the rows of sessions with ``CONTEXT_RULES`` findings. Returns
+    ``after_ingest``: first forget the rows of sessions with ``CONTEXT_RULES`` findings, but for
+    those of ``fresh`` (checked after the last write: ``in_pass.HealthInPass.write``). Returns
     how many sessions were checked (0 when the source has no writable index). ``progress(n)``
     after each batch of ``n``, ``total(n)`` first with the number to check. ``written``: every triple of ``source`` (an ingest into an empty
     store kept them: ``sources.written_triples``), read instead of the store's for the sessions'
@@ -40,7 +42,7 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     if written is not None and not written.kept:
         written = None
     if after_ingest:
-        forget_health(index, CONTEXT_RULES)
+        forget_health(index, CONTEXT_RULES, keep=fresh)
     roots = unchecked_roots(index)
     if total is not None:
         total(len(roots))
@@ -59,3 +61,4 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
         if progress is not None:
             progress(len(chunk))
     return len(roots)
+

@@ -1,0 +1,155 @@
+"""A large N-Quads file's sessions are checked for health in the pass that reads them for their
+index rows (``analysis.health.index.HealthInPass``): one read a session, not two. The rows and
+findings must be exactly those of indexing first and checking from the store after, whatever
+order the files are given in, and a later file that may mend a finding still has it checked
+again."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+import pytest
+
+from tests.conftest import CORPUS, MANIFEST, SERVICES_FILES, index_tables
+from trace_explorer.analysis.health import in_pass
+from trace_explorer.analysis.health import index as health_index
+from trace_explorer.analysis.health.index import CONTEXT_RULES, refresh_health
+from trace_explorer.cli.main import main
+from trace_explorer.cli import store as cli_store
+from trace_explorer.cli.store import texts_first
+from trace_explorer.read import rdf_stream
+from trace_explorer.sources.local_store import ingest_file, open_local_store
+
+BENCHMARKS = CORPUS.parents[1] / "benchmarks"
+SESSIONS = 120
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    """``benchmarks/synthetic.py``'s mix, 120 sessions: ``[trace.nq, texts.documents.json]``."""
+    spec = importlib.util.spec_from_file_location("health_in_pass_synthetic", BENCHMARKS / "synthetic.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    made = module.generate(tmp_path_factory.mktemp("made"), SESSIONS, long_steps=(7, 3))
+    return [made.nquads, made.documents]
+
+
+@pytest.fixture
+def streamed(monkeypatch):
+    """Every N-Quads file is read a batch at a time, and the checks after an ingest are counted."""
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
+    monkeypatch.setattr(rdf_stream, "BATCH", 2_000)
+    checked_after: list[int] = []
+    original = health_index.check_sessions
+
+    def counted(source, roots, *args, **kwargs):
+        checked_after.append(len(roots))
+        return original(source, roots, *args, **kwargs)
+
+    monkeypatch.setattr(health_index, "check_sessions", counted)
+    return checked_after
+
+
+def _checked_from_the_store(files, store):
+    """The index and health rows of ``files`` added one by one, then every session checked."""
+    with open_local_store(store) as local:
+        for path in files:
+            ingest_file(local, str(path))
+        return refresh_health(local.writer_source(), after_ingest=True)
+
+
+@pytest.mark.parametrize("which", ["synthetic", "services"])
+def test_a_streamed_file_is_checked_as_it_is_indexed(tmp_path, synthetic, streamed, which):
+    files = synthetic if which == "synthetic" else [p for p in SERVICES_FILES if p.suffix in (".nq", ".json")]
+    assert main(["ingest", *map(str, files), "--store", str(tmp_path / "one"), "--quiet"]) == 0
+    assert sum(streamed) == 0 or which == "services"  # nothing was left to check after the files
+    del streamed[:]
+    checked = _checked_from_the_store(texts_first(files), tmp_path / "two")
+    one, two = index_tables(tmp_path / "one"), index_tables(tmp_path / "two")
+    assert len(one["health"]) == len(one["sessions"]) == checked
+    if which == "synthetic":
+        assert checked == SESSIONS
+        assert any(rules for *_, rules in one["health"])  # findings, not only clean rows
+    assert one == two
+
+
+def test_texts_go_first_whatever_the_order_given(tmp_path, synthetic, streamed):
+    trace, texts = synthetic
+    assert texts_first([trace, texts]) == [texts, trace]
+    assert main(["ingest", str(trace), str(texts), "--store", str(tmp_path / "given"), "--quiet"]) == 0
+    assert main(["ingest", str(texts), str(trace), "--store", str(tmp_path / "first"), "--quiet"]) == 0
+    given = index_tables(tmp_path / "given")
+    assert given == index_tables(tmp_path / "first")
+    # many answers are texts of the content file: read with them, their rows show them
+    assert main(["ingest", str(trace), "--store", str(tmp_path / "alone"), "--quiet"]) == 0
+    previews = [sum(1 for _, s in index_tables(tmp_path / name)["summaries"] if json.loads(s)["answer_preview"])
+                for name in ("given", "alone")]
+    assert previews[0] > previews[1] + SESSIONS // 4
+
+
+def test_a_file_after_the_pass_has_its_sessions_checked_again(tmp_path, synthetic, streamed):
+    trace, texts = synthetic
+    assert main(["ingest", str(trace), "--store", str(tmp_path / "store"), "--quiet"]) == 0
+    assert sum(streamed) == 0  # checked in the pass, without their texts
+    before = index_tables(tmp_path / "store")["health"]
+    assert len(before) == SESSIONS and sum("missing-text" in rules.split() for *_, rules in before) > SESSIONS // 2
+    mendable = sum(any(rule in rules.split() for rule in CONTEXT_RULES) for *_, rules in before)
+    assert main(["ingest", str(texts), "--store", str(tmp_path / "store"), "--quiet"]) == 0
+    assert sum(streamed) == mendable  # what the texts may mend is checked again
+    after = index_tables(tmp_path / "store")["health"]
+    missing = [sum("missing-text" in rules.split() for *_, rules in rows) for rows in (before, after)]
+    assert 0 < missing[1] < missing[0]  # mended where the content file has the text (it lacks some)
+    assert main(["ingest", str(texts), str(trace), "--store", str(tmp_path / "at-once"), "--quiet"]) == 0
+    assert after == index_tables(tmp_path / "at-once")["health"]
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_worker_processes_give_the_rows_of_one_process(tmp_path, synthetic, streamed, monkeypatch, kept):
+    """Batches read in worker processes (the store opened read-only there; the triples handed
+    over as text when kept, else read from the store) give exactly the rows and health of
+    batches read here; a store that held something first keeps nothing in memory."""
+    monkeypatch.setattr(in_pass, "BATCH", 15)  # 8 batches: some to the worker, some here
+    first = [] if kept else [str(CORPUS / "orchestrated.nq")]
+    stores, sent = {}, []
+
+    class Counted(in_pass.HealthInPass):
+        def write(self):
+            sent.append(self.sent)  # not the reader itself: it holds the store open
+            return super().write()
+
+    monkeypatch.setattr(cli_store, "HealthInPass", Counted)
+    for workers in (0, 1):
+        monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0 if workers else 10 ** 9)
+        monkeypatch.setattr(in_pass, "workers_for", lambda cores=None, n=workers: n)
+        store = tmp_path / f"workers-{workers}"
+        for files in ([first] if first else []) + [list(map(str, synthetic))]:
+            assert main(["ingest", *files, "--store", str(store), "--quiet"]) == 0
+        stores[workers] = index_tables(store)
+        assert (sent[-1] > 0) == bool(workers)
+    assert len(stores[1]["health"]) == SESSIONS + (0 if kept else len(MANIFEST["orchestrated.nq"]["sessions"]))
+    assert stores[0] == stores[1]
+
+
+def test_a_worker_for_each_further_core_up_to_three():
+    assert [in_pass.workers_for(cores) for cores in (1, 2, 3, 4, 16)] == [0, 1, 2, 3, 3]
+
+
+def test_batches_of_a_worker_that_cannot_start_are_read_here(tmp_path, synthetic, streamed, monkeypatch):
+    monkeypatch.setattr(in_pass, "BATCH", 15)
+    monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(in_pass, "workers_for", lambda cores=None: 1)
+
+    class Unopened(in_pass.HealthInPass):
+        def __init__(self, source, written=None, path=None, workers=None):
+            super().__init__(source, written, tmp_path / "no store here", workers)  # the worker's start fails
+
+    monkeypatch.setattr(cli_store, "HealthInPass", Unopened)
+    assert main(["ingest", *map(str, synthetic), "--store", str(tmp_path / "store"), "--quiet"]) == 0
+    monkeypatch.setattr(in_pass, "PARALLEL_FROM", 10 ** 9)
+    monkeypatch.setattr(cli_store, "HealthInPass", in_pass.HealthInPass)
+    assert main(["ingest", *map(str, synthetic), "--store", str(tmp_path / "here"), "--quiet"]) == 0
+    rows = index_tables(tmp_path / "store")
+    assert len(rows["health"]) == SESSIONS and rows == index_tables(tmp_path / "here")
