@@ -71,3 +71,31 @@ def test_the_apps_progress_text_names_each_phase(tmp_path):
     assert f"Saving orchestrated.nq: index, {sessions} of {sessions} sessions…" in bar.texts
     assert f"Saving orchestrated.nq: store, {quads:,} of {quads:,} quads…" in bar.texts
     assert f"Saving orchestrated.nq: full-text, {sessions} of {sessions} sessions…" in bar.texts
+
+
+def test_a_streamed_file_checks_health_in_its_index_pass(tmp_path, capsys, monkeypatch):
+    from trace_explorer.read import rdf_stream
+    from trace_explorer.sources.ingest_phases import INDEX_HEALTH
+
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
+    path = CORPUS / "orchestrated.nq"
+    assert main(["ingest", str(path), "--store", str(tmp_path / "store")]) == 0
+    err = capsys.readouterr().err.replace("\r", "\n")
+    sessions = len(ORCHESTRATED["sessions"])
+    finished = {line.split(":", 1)[0].strip(): line for line in err.splitlines() if "100%" in line}
+    assert f"{sessions}/{sessions}" in finished[INDEX_HEALTH]
+    last = err.strip().splitlines()[-1]
+    assert f" {INDEX_HEALTH} " in last and f" {INDEX} " not in last  # only the phases that ran
+    assert f" {HEALTH} " in last  # what was left to check after the files: nothing here
+
+
+def test_the_cpu_seconds_count_worker_processes_once_waited_for():
+    import subprocess
+    import sys
+
+    from trace_explorer.cli.ingest_progress import cpu_seconds
+
+    before = cpu_seconds()
+    subprocess.run([sys.executable, "-c", "import time\nend = time.process_time() + 0.3\n"
+                    "while time.process_time() < end: pass"], check=True)
+    assert cpu_seconds() - before >= 0.3

@@ -1,16 +1,24 @@
 """The command line's progress for ``ingest``: a tqdm bar for each phase
 (``sources.ingest_phases``: parse, index, store, full-text, health) with its count and ETA, each
 left on its own line when done, and a last line with the totals and the seconds each phase took
-(wall clock and, on a machine shared with other work, the truer CPU seconds of the process,
-summed over the files)."""
+(wall clock and, on a machine shared with other work, the truer CPU seconds of the process and
+of the worker processes it waited for, summed over the files)."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import IO
 
-from ..sources.ingest_phases import PHASES, UNITS, Phases
+from ..sources.ingest_phases import FULL_TEXT, PHASES, UNITS, Phases
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of the child processes it has waited for
+    (``analysis.health.in_pass``'s workers, once their pool is shut)."""
+    times = os.times()
+    return time.process_time() + times.children_user + times.children_system
 
 
 class BarPhases(Phases):
@@ -22,6 +30,7 @@ class BarPhases(Phases):
         self.seconds = dict.fromkeys(PHASES, 0.0)
         self.cpu = dict.fromkeys(PHASES, 0.0)
         self.done = dict.fromkeys(PHASES, 0)
+        self.began: set[str] = set()
         self.label = ""
         self._bar = None
         self._phase: str | None = None
@@ -31,9 +40,10 @@ class BarPhases(Phases):
         from tqdm import tqdm
 
         self.finish()
-        self._phase, self._started, self._started_cpu = phase, time.perf_counter(), time.process_time()
+        self._phase, self._started, self._started_cpu = phase, time.perf_counter(), cpu_seconds()
         unit = UNITS[phase]
-        self._bar = tqdm(total=total, desc=f"{phase:<9}", unit=unit if unit == "B" else f" {unit}",
+        self.began.add(phase)
+        self._bar = tqdm(total=total, desc=f"{phase:<12}", unit=unit if unit == "B" else f" {unit}",
                          unit_scale=unit == "B", disable=self.quiet, file=self.file, leave=True)
         if self.label:
             self._bar.set_postfix_str(self.label, refresh=False)
@@ -53,7 +63,7 @@ class BarPhases(Phases):
         if self._phase is None:
             return
         self.seconds[self._phase] += time.perf_counter() - self._started
-        self.cpu[self._phase] += time.process_time() - self._started_cpu
+        self.cpu[self._phase] += cpu_seconds() - self._started_cpu
         self._bar.close()
         self._phase, self._bar = None, None
 
@@ -68,7 +78,7 @@ class BarPhases(Phases):
         ``ingested 2 files, 747,526 quads, 10,000 sessions indexed in 61.2 s, CPU 58.0 s (parse
         5.1/4.9 s, index 12.0/11.8 s, store 9.8/9.0 s, full-text 2.4/2.3 s, health 31.9/30.0 s)``."""
         self.finish()
-        parts = ", ".join(f"{p} {self.seconds[p]:.1f}/{self.cpu[p]:.1f} s" for p in PHASES)
+        parts = ", ".join(f"{p} {self.seconds[p]:.1f}/{self.cpu[p]:.1f} s" for p in PHASES if p in self.began)
         return (f"ingested {files:,} file{'s' if files != 1 else ''}, {quads:,} quads, "
-                f"{self.done['full-text']:,} sessions indexed in {sum(self.seconds.values()):.1f} s, "
+                f"{self.done[FULL_TEXT]:,} sessions indexed in {sum(self.seconds.values()):.1f} s, "
                 f"CPU {sum(self.cpu.values()):.1f} s (wall/CPU: {parts})")

@@ -11,15 +11,18 @@ total)`` when a phase starts (``total`` in the phase's unit, or None when unknow
 read a batch at a time (``read.rdf_stream``): each batch is written as it is parsed, so its
 ``PARSE`` covers ``STORE`` too, and its rows are written as they are read, so ``INDEX`` covers
 ``FULL_TEXT`` (which then only counts them); when the health check reads its sessions in that
-same pass (``session_index.ReadSessions``), ``INDEX`` covers their ``HEALTH`` too, and
-``HEALTH`` counts only the sessions left to check once every file is in.
+same pass (``session_index.RowsReader``, ``analysis.health.in_pass``), that pass is
+``INDEX_HEALTH`` instead, and ``HEALTH`` counts only the sessions left to check once every file
+is in.
 """
 
 from __future__ import annotations
 
 PARSE, INDEX, STORE, FULL_TEXT, HEALTH = "parse", "index", "store", "full-text", "health"
-PHASES = (PARSE, INDEX, STORE, FULL_TEXT, HEALTH)
-UNITS = {PARSE: "B", INDEX: "sessions", STORE: "quads", FULL_TEXT: "sessions", HEALTH: "sessions"}
+INDEX_HEALTH = "index+health"
+PHASES = (PARSE, INDEX, INDEX_HEALTH, STORE, FULL_TEXT, HEALTH)
+UNITS = {PARSE: "B", INDEX: "sessions", INDEX_HEALTH: "sessions", STORE: "quads", FULL_TEXT: "sessions",
+         HEALTH: "sessions"}
 
 
 class Phases:

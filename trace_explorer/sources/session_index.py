@@ -699,7 +699,10 @@ _ROOT_SHAPES = tuple(prefix for prefix, _ in ROOT_PREFIXES)  # ... as is one of 
 class RowsReader:
     """Reads the index rows of a streamed file's sessions (``StreamedIndexUpdate.apply``) in
     place of its own summary reader, for a reader that does more with each session as it goes
-    (the health check: ``analysis.health.in_pass``)."""
+    (the health check: ``analysis.health.in_pass``). ``phase``: the ``ingest_phases`` phase
+    its pass is reported as."""
+
+    phase = INDEX
 
     def rows(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None
              ) -> Iterator[list[dict]]:
@@ -774,7 +777,7 @@ class StreamedIndexUpdate:
         ``rows_reader``: reads the rows instead (``RowsReader``)."""
         roots = sorted(self.touched | _roots_above(self.store, sorted(self.undescribed)))
         texts = GraphTexts(self.store)
-        phases.begin(INDEX, len(roots))
+        phases.begin(INDEX if rows_reader is None else rows_reader.phase, len(roots))
 
         def read() -> Iterable[list[dict]]:
             for rows in rows_reader.rows(roots, self.triples_of):

@@ -30,6 +30,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from ...read.collector import collector_paused
+from ...sources.ingest_phases import INDEX_HEALTH
 from ...sources.session_index import RowsReader, index_row
 from ...sources.session_insights import write_health
 from ...sources.store import StoreSource
@@ -66,6 +67,8 @@ class HealthInPass(RowsReader):
     processes (``workers_for()`` by default); ``sent``: the batches of the last pass that
     workers read. The health rows are held (a few numbers and rule ids a session) until
     ``write()``, once the index rows they belong to are in."""
+
+    phase = INDEX_HEALTH
 
     def __init__(self, source: StoreSource, written: WrittenTriples | None = None, path: str | Path | None = None,
                  workers: int | None = None):
