@@ -45,6 +45,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -62,17 +63,44 @@ CLI = [sys.executable, "-m", "trace_explorer.cli"]
 
 
 def run_measured(command: list[str], *, stderr=None) -> dict:
-    """Run ``command`` to its end; its wall and CPU seconds (user + system, all threads) and
-    peak RSS in MB (``os.wait4``'s own figures for that child alone)."""
+    """Run ``command`` to its end; its wall and CPU seconds (user + system, all threads, and the
+    worker processes it waited for), peak RSS in MB (``os.wait4``'s figure: the largest single
+    process) and ``rss_tree_mb``, the peak of the RSS of it and its child processes together,
+    sampled every 0.1 s from /proc."""
     start = time.perf_counter()
     child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=stderr or subprocess.DEVNULL)
+    peak, done = [0.0], threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.1):
+            peak[0] = max(peak[0], tree_rss_mb(child.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     out = child.stdout.read()
     _, status, usage = os.wait4(child.pid, 0)
+    done.set()
+    sampler.join()
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(command)} exited with {child.returncode}")
     return {"wall": time.perf_counter() - start, "cpu": usage.ru_utime + usage.ru_stime,
-            "rss_mb": usage.ru_maxrss / 1024, "out": out.decode("utf-8", "replace")}
+            "rss_mb": usage.ru_maxrss / 1024, "rss_tree_mb": max(peak[0], usage.ru_maxrss / 1024),
+            "out": out.decode("utf-8", "replace")}
+
+
+def tree_rss_mb(pid: int) -> float:
+    """MB resident of the process ``pid`` and its descendants now (0 once it is gone)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            todo += [int(c) for c in Path(f"/proc/{current}/task/{current}/children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+        total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    return total / 1024
 
 
 def directory_mb(path: Path, skip: str | None = None) -> float:
@@ -321,6 +349,7 @@ def rows_of(result: dict) -> list[tuple[str, str]]:
             ("ingest with health: wall s / CPU s", f"{ingest['wall']:.1f} / {ingest['cpu']:.1f}"),
             ("  ratio to bulk_load: wall / CPU", f"{ingest['wall'] / bulk['wall']:.1f}x / {ingest['cpu'] / bulk['cpu']:.1f}x"),
             ("  peak RSS MB", f"{ingest['rss_mb']:,.0f}"),
+            ("  peak RSS MB, with its worker processes", f"{ingest.get('rss_tree_mb', ingest['rss_mb']):,.0f}"),
             ("  store on disk MB (index included)", f"{ingest['store_mb']:,.0f}")]
     if bare is not None:
         rows += [("ingest --no-health: wall s / CPU s", f"{bare['wall']:.1f} / {bare['cpu']:.1f}"),
