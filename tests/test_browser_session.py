@@ -88,8 +88,10 @@ def test_keys_clicks_the_url_search_and_filters_on_a_react_run(app_url, sessions
         # bars: the duration beside each, and at least 60 % of the width
         durations = page.locator(f"{TIMELINE} .te-wf-row .te-wf-dur").all_inner_texts()
         assert "7.86 s" in durations and "898 ms" in durations  # i1's LLM and tool time, as recorded
-        label = page.locator(f"{TIMELINE} .te-wf-label").first.bounding_box()["width"]
-        track = page.locator(f"{TIMELINE} .te-wf-track").first.bounding_box()["width"]
+        label, track = (page.locator(f"{TIMELINE} .te-wf-{part}").first for part in ("label", "track"))
+        label.wait_for(state="visible")  # the rows may be drawn again after a key, on a busy machine
+        track.wait_for(state="visible")
+        label, track = label.bounding_box()["width"], track.bounding_box()["width"]
         assert track / (label + track) >= 0.6
         # the search: its count, next / previous, the others dimmed
         search = page.locator(f"{WORKSPACE} .te-ws-search")
