@@ -121,12 +121,11 @@ def test_worker_processes_give_the_rows_of_one_process(tmp_path, synthetic, stre
             return super().write()
 
     monkeypatch.setattr(cli_store, "HealthInPass", Counted)
+    monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)
     for workers in (0, 1):
-        monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0 if workers else 10 ** 9)
-        monkeypatch.setattr(in_pass, "workers_for", lambda cores=None, n=workers: n)
         store = tmp_path / f"workers-{workers}"
         for files in ([first] if first else []) + [list(map(str, synthetic))]:
-            assert main(["ingest", *files, "--store", str(store), "--quiet"]) == 0
+            assert main(["ingest", *files, "--store", str(store), "--quiet", "--workers", str(workers)]) == 0
         stores[workers] = index_tables(store)
         assert (sent[-1] > 0) == bool(workers)
     assert len(stores[1]["health"]) == SESSIONS + (0 if kept else len(MANIFEST["orchestrated.nq"]["sessions"]))

@@ -3,11 +3,12 @@ check the health of the sessions they changed, for the session list's health col
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
 
-from ..analysis.health.in_pass import HealthInPass
+from ..analysis.health.in_pass import HealthInPass, workers_for
 from ..analysis.health.index import refresh_health
 from ..read.collection import expand_paths
 from ..read.errors import TraceLoadError
@@ -32,6 +33,10 @@ def add_parser(commands) -> None:
     ingest.add_argument("--quiet", action="store_true", help="no progress bar")
     ingest.add_argument("--no-health", action="store_true",
                         help="do not check the changed sessions' health now (the list shows them as unchecked)")
+    ingest.add_argument("--workers", type=_workers, default=None, metavar="N",
+                        help="worker processes that read a large file's sessions for their rows and health beside "
+                             f"this one (default: one for each further core, at most 3: {workers_for()} here; "
+                             "0: none, about 250 MB less memory)")
     ingest.set_defaults(act=_ingest)
 
     rebuild = commands.add_parser("reindex", help="rebuild a local store's session index",
@@ -56,6 +61,17 @@ def _reindex(args) -> int:
         return 2
     print(f"{args.store}: {count:,} sessions indexed", file=sys.stderr)
     return 0
+
+
+def _workers(text: str) -> int:
+    """``--workers``: a whole number from 0 to 16."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 16:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0 to 16, got {text!r}")
+    return value
 
 
 def _check_health(local, quiet: bool, after_ingest: bool = False, phases: BarPhases | None = None,
@@ -85,7 +101,7 @@ def _ingest(args) -> int:
     with store:
         # an empty store: keep what goes in, so the health check reads it from memory
         written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
-        health = None if args.no_health else HealthInPass(store.writer_source(), written, store.path)
+        health = None if args.no_health else HealthInPass(store.writer_source(), written, store.path, args.workers)
         failed, quads, files, fresh = _ingest_files(store, texts_first(expand_paths(paths)), phases, written, health)
         if not args.no_health:
             try:
