@@ -1,29 +1,32 @@
-"""The triples an ingest wrote into a store that was empty when it began, kept in memory by
-subject, so that the health check that follows reads each session's triples from here rather
-than asking the store again.
+"""The triples an ingest wrote into a store that was empty when it began, kept by subject in a
+temporary file, so that the session index and the health check that follow read each
+session's triples from there rather than asking the store again.
 
-Why: after an ingest, ``analysis.health`` reads every new session's triples
-(``fetch.session_triples``: two SPARQL CONSTRUCTs a batch of 200 sessions). On a store on disk
-that is about 2 ms a session (20 s of CPU at 10,000 sessions, a fifth of the whole ingest),
-while the same triples are in memory a moment before, as the file's quads. When the store was
-empty, what it holds afterwards is exactly what was written, so ``session_quads`` here gives
-the same triples as the store would (the same walk: every entity that derives from a root
-through ``prov:wasDerivedFrom``/``prov:wasGeneratedBy``, zero or more steps, then what their
-steps point at with ``tg:selectedEdge``, ``tg:selectedChunk`` and ``tg:thought``). On a store
-that already held something, nothing is kept (``WrittenTriples.for_store`` returns None) and the
-store is asked, as before.
+Why: after an ingest, every new session is read for its index row and its health
+(``analysis.health.in_pass``). Asking the store (``fetch.session_triples``: two SPARQL
+CONSTRUCTs a batch of 200 sessions, walking derivations) costs about 2 ms a session on a store
+on disk, while the same triples went through this process a moment before, as the file's
+quads. When the store was empty, what it holds afterwards is exactly what was written, so
+``session_quads`` here gives the same triples as the store would (the same walk: every entity
+that derives from a root through ``prov:wasDerivedFrom``/``prov:wasGeneratedBy``, zero or more
+steps, then what their steps point at with ``tg:selectedEdge``, ``tg:selectedChunk`` and
+``tg:thought``). On a store that already held something, nothing is kept
+(``WrittenTriples.for_store`` returns None) and the store is asked, as before.
 
-It holds every written triple as N-Triples text, by subject (about 200 bytes a triple, text
-and keys: 150 MB at 747,526 quads; as live pyoxigraph objects they took 400 bytes each), parsed
-again when a session is asked for (about 1 µs a triple, a fifth of reading it from the store on
-disk); so it keeps at most ``LIMIT`` triples, and past that lets them all go (``kept`` False)
-and the store is asked, as before. The session index of a file written a batch at a time is
-read from here too (``session_index.StreamedIndexUpdate``).
+Each written triple is kept as its N-Triples line, by subject, in a temporary SQLite file (one
+row a subject and written batch), with the derivations between entities and the typed IRIs
+beside it: about 200 bytes a triple on disk (1.4 GB at 6.9 million triples, gone when the
+ingest ends), a few megabytes of memory whatever the file's size, and a session's triples read
+back by a few indexed lookups and one parse (about 0.3 ms a session). ``limit`` (none by
+default) lets them all go past that many triples (``kept`` False), and the store is asked.
 """
 
 from __future__ import annotations
 
+import sqlite3
+import tempfile
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 
 import pyoxigraph as ox
 
@@ -32,20 +35,34 @@ from .fetch import POINTERS
 from .session_index import SessionIndex
 
 _DERIVED = frozenset({WAS_DERIVED_FROM, WAS_GENERATED_BY})
-LIMIT = 1_000_000  # triples kept at most (about 200 MB)
 _SUBJECTS = (ox.NamedNode, ox.BlankNode)
 _POINTER_TEXTS = tuple(f" <{p}> ".encode() for p in POINTERS)  # as a predicate is written in N-Triples
+_LOOKUP = 500  # keys looked up a query
+_SCHEMA = """
+CREATE TABLE lines (subject TEXT NOT NULL, text BLOB NOT NULL);
+CREATE TABLE derived (object TEXT NOT NULL, subject TEXT NOT NULL);
+CREATE TABLE typed (iri TEXT PRIMARY KEY) WITHOUT ROWID;
+"""
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS lines_subject ON lines (subject);
+CREATE INDEX IF NOT EXISTS derived_object ON derived (object);
+"""
 
 
 class WrittenTriples:
-    """Triples by subject (as N-Triples text, a piece per ``add``), the entities deriving from
-    each entity and the typed IRIs. ``add(quads)`` as each file or batch is written;
-    ``session_quads(roots)`` for the session index and the health check."""
+    """Triples by subject (as N-Triples lines, a row per subject and ``add``), the entities
+    deriving from each entity and the typed IRIs, in a temporary SQLite file under ``folder``
+    (the system's temporary folder by default). ``add(quads)`` as each file or batch is written;
+    ``session_quads(roots)`` / ``session_text(roots)`` for the session index and the health
+    check; ``let_go()`` (or the end of the object) removes the file. Subjects are keyed by their
+    N-Triples form (``<iri>``, ``_:id``)."""
 
-    def __init__(self, limit: int = LIMIT) -> None:
-        self._by_subject: dict[ox.NamedNode | ox.BlankNode, list[bytes]] = {}
-        self._derived: dict[ox.NamedNode | ox.BlankNode, list[ox.NamedNode | ox.BlankNode]] = {}
-        self._typed: dict[str, None] = {}
+    def __init__(self, limit: int | None = None, folder: str | Path | None = None) -> None:
+        self._folder = tempfile.TemporaryDirectory(prefix="trace-explorer-written-", dir=folder)
+        self._db: sqlite3.Connection | None = sqlite3.connect(Path(self._folder.name) / "written.sqlite",
+                                                              check_same_thread=False)
+        self._db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + _SCHEMA)
+        self._indexed = False
         self.triples = 0
         self.limit = limit
         self.kept = True  # False once more than ``limit`` triples were written: nothing is kept then
@@ -63,13 +80,14 @@ class WrittenTriples:
         graphs sees them); past ``limit`` triples in all, let every one go (``kept`` False)."""
         if not self.kept:
             return
-        if self.triples + len(quads) > self.limit:
+        if self.limit is not None and self.triples + len(quads) > self.limit:
             self.let_go()
             return
         triples = [quad.triple for quad in quads]
         lines = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).split(b"\n")  # a line a triple, in order
         grouped: dict[ox.NamedNode | ox.BlankNode, list[bytes]] = {}
-        derived, typed = self._derived, self._typed
+        derived: list[tuple[str, str]] = []
+        typed: list[tuple[str]] = []
         for triple, line in zip(triples, lines):
             subject = triple.subject
             found = grouped.get(subject)
@@ -79,61 +97,83 @@ class WrittenTriples:
             predicate = triple.predicate.value
             if predicate in _DERIVED:
                 if isinstance(triple.object, _SUBJECTS):
-                    derived.setdefault(triple.object, []).append(subject)
+                    derived.append((str(triple.object), str(subject)))
             elif predicate == RDF_TYPE and type(subject) is ox.NamedNode and "/" in subject.value:
-                typed[subject.value] = None
-        by_subject = self._by_subject
-        for subject, found in grouped.items():
-            text = b"\n".join(found) + b"\n"
-            kept = by_subject.get(subject)
-            if kept is None:
-                by_subject[subject] = [text]
-            else:
-                kept.append(text)
+                typed.append((subject.value,))
+        with self._db:
+            self._db.executemany("INSERT INTO lines VALUES (?, ?)",
+                                 ((str(s), b"\n".join(found) + b"\n") for s, found in grouped.items()))
+            self._db.executemany("INSERT INTO derived VALUES (?, ?)", derived)
+            self._db.executemany("INSERT OR IGNORE INTO typed VALUES (?)", typed)
         self.triples += len(quads)
 
     def let_go(self) -> None:
         """Let every triple go, as past ``limit`` (``kept`` False): for a write these were not
-        given, after which only the store knows it all."""
+        given, after which only the store knows it all. Removes the temporary file."""
         self.kept, self.triples = False, 0
-        self._by_subject, self._derived, self._typed = {}, {}, {}
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        self._folder.cleanup()
 
     def typed_iris(self) -> Iterator[str]:
         """Every IRI with an ``rdf:type`` that holds a "/": what ``analysis.health.checks.entities_under``
         scans the store for."""
-        return iter(self._typed)
+        if self._db is None:
+            return iter(())
+        return (iri for (iri,) in self._db.execute("SELECT iri FROM typed"))
+
+    def typed_under(self, roots: Iterable[str]) -> list[str]:
+        """The typed IRIs (as ``typed_iris``) that extend any of ``roots`` (``{root}/...``), by an
+        indexed range a root."""
+        if self._db is None:
+            return []
+        query = "SELECT iri FROM typed WHERE iri >= ? AND iri < ?"  # "0" follows "/"
+        return [iri for root in roots for (iri,) in self._db.execute(query, (root + "/", root + "0"))]
 
     def session_quads(self, roots: Sequence[str]) -> list[ox.Quad]:
         """Every triple of the entities of sessions ``roots`` (IRIs) and of what derives from
         them, with what their steps point at, each once: the triples ``fetch.session_triples``
         reads from the store these were written to, as quads in the default graph (what
-        ``model.triple_index.TripleIndex`` reads as well, without a triple made of each). Raises
-        ValueError for a root that is not an IRI."""
+        ``model.triple_index.TripleIndex`` reads as well, without a triple made of each)."""
         return parsed_text(self.session_text(roots))
 
     def session_text(self, roots: Sequence[str]) -> bytes:
         """``session_quads`` as N-Triples text, unparsed (to hand to another process)."""
-        seen: dict[ox.NamedNode | ox.BlankNode, None] = {}
-        todo = [ox.NamedNode(r) for r in roots]
+        if self._db is None:
+            return b""
+        if not self._indexed:
+            self._db.executescript(_INDEXES)
+            self._indexed = True
+        seen: dict[str, None] = {}
+        todo = [f"<{r}>" for r in roots]
         while todo:
-            node = todo.pop()
-            if node in seen:
-                continue
-            seen[node] = None
-            todo += self._derived.get(node, ())
+            fresh = [key for key in dict.fromkeys(todo) if key not in seen]
+            seen.update(dict.fromkeys(fresh))
+            todo = [subject for (subject,) in self._lookup("SELECT subject FROM derived WHERE object IN", fresh)]
         lines = self._lines(seen)
         pointing = [line for line in lines if any(p in line for p in _POINTER_TEXTS)]  # the few worth parsing
-        pointed = {q.object: None for q in parsed_text(b"\n".join(pointing) + b"\n" if pointing else b"")
-                   if q.predicate.value in POINTERS and isinstance(q.object, _SUBJECTS) and q.object not in seen}
+        pointed = {str(q.object): None for q in parsed_text(b"\n".join(pointing) + b"\n" if pointing else b"")
+                   if q.predicate.value in POINTERS and isinstance(q.object, _SUBJECTS) and str(q.object) not in seen}
         if pointed:
             lines.update(dict.fromkeys(line for line in self._lines(pointed) if line not in lines))
         return b"\n".join(lines) + b"\n" if lines else b""
 
-    def _lines(self, subjects: Iterable[ox.NamedNode | ox.BlankNode]) -> dict[bytes, None]:
-        """The N-Triples lines of ``subjects``, each once (a triple written twice, or in two
-        graphs, is one line)."""
-        return dict.fromkeys(line for subject in subjects for text in self._by_subject.get(subject, ())
-                             for line in text.split(b"\n") if line)
+    def _lines(self, subjects: Iterable[str]) -> dict[bytes, None]:
+        """The N-Triples lines of ``subjects`` (keys), each once (a triple written twice, or in
+        two graphs, is one line), in the order they were written."""
+        texts = self._lookup("SELECT text FROM lines WHERE subject IN", list(subjects), order="rowid")
+        return dict.fromkeys(line for (text,) in texts for line in text.split(b"\n") if line)
+
+    def _lookup(self, query: str, keys: list[str], order: str | None = None) -> list[tuple]:
+        """Rows of ``query`` + ``(?, ...)`` for ``keys``, ``_LOOKUP`` keys a query (each group
+        sorted by ``order``, when given)."""
+        out: list[tuple] = []
+        for start in range(0, len(keys), _LOOKUP):
+            part = keys[start:start + _LOOKUP]
+            sql = f"{query} ({', '.join('?' * len(part))})" + (f" ORDER BY {order}" if order else "")
+            out += self._db.execute(sql, part).fetchall()
+        return out
 
 
 def parsed_text(text: bytes) -> list[ox.Quad]:

@@ -155,12 +155,9 @@ def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False,
     out: dict[str, list[str]] = {}
 
     def add(subject: str) -> None:
-        cut = subject.rfind("/")
-        while cut > 0:
-            if subject[:cut] in wanted:
-                out.setdefault(subject[:cut], []).append(subject)
-                return
-            cut = subject.rfind("/", 0, cut)
+        owner = owning_root(subject, wanted)
+        if owner is not None:
+            out.setdefault(owner, []).append(subject)
 
     if typed is not None:
         for subject in typed:
@@ -177,6 +174,16 @@ def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False,
             if isinstance(row.get("s"), ox.NamedNode):
                 add(row["s"].value)
     return out
+
+
+def owning_root(subject: str, roots: set[str]) -> str | None:
+    """The root of ``roots`` whose IRI ``subject`` extends (``{root}/...``), the longest one, or None."""
+    cut = subject.rfind("/")
+    while cut > 0:
+        if subject[:cut] in roots:
+            return subject[:cut]
+        cut = subject.rfind("/", 0, cut)
+    return None
 
 
 def counts(findings: Iterable[Finding]) -> dict[str, int]:
