@@ -142,8 +142,8 @@ def test_batches_of_a_worker_that_cannot_start_are_read_here(tmp_path, synthetic
     monkeypatch.setattr(in_pass, "workers_for", lambda cores=None: 1)
 
     class Unopened(in_pass.HealthInPass):
-        def __init__(self, source, written=None, path=None, workers=None):
-            super().__init__(source, written, tmp_path / "no store here", workers)  # the worker's start fails
+        def _checkpoint(self, source, target):
+            return str(tmp_path / "no store here")  # the worker's start fails
 
     monkeypatch.setattr(cli_store, "HealthInPass", Unopened)
     assert main(["ingest", *map(str, synthetic), "--store", str(tmp_path / "store"), "--quiet"]) == 0
@@ -152,3 +152,22 @@ def test_batches_of_a_worker_that_cannot_start_are_read_here(tmp_path, synthetic
     assert main(["ingest", *map(str, synthetic), "--store", str(tmp_path / "here"), "--quiet"]) == 0
     rows = index_tables(tmp_path / "store")
     assert len(rows["health"]) == SESSIONS and rows == index_tables(tmp_path / "here")
+
+
+def test_an_ingest_that_adds_nothing_checks_nothing_again(tmp_path, synthetic, streamed):
+    trace, texts = synthetic
+    assert main(["ingest", str(trace), "--store", str(tmp_path / "store"), "--quiet"]) == 0
+    before = index_tables(tmp_path / "store")["health"]
+    assert any("missing-text" in rules.split() for *_, rules in before)  # findings a later file may mend
+    assert main(["ingest", str(trace), "--store", str(tmp_path / "store"), "--quiet"]) == 0  # already in
+    assert main(["ingest", str(tmp_path / "none.nq"), "--store", str(tmp_path / "store"), "--quiet"]) == 1
+    assert sum(streamed) == 0 and index_tables(tmp_path / "store")["health"] == before
+
+
+def test_ctrl_c_ends_an_ingest_with_a_line_and_status_130(tmp_path, synthetic, monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_store, "ingest_file", interrupted)
+    assert main(["ingest", *map(str, synthetic), "--store", str(tmp_path / "store"), "--quiet"]) == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "trace-explorer: interrupted"

@@ -32,7 +32,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (see the module docstring)."""
     args = _parser().parse_args(argv)
     if getattr(args, "act", None) is not None:
-        return args.act(args)
+        try:
+            return args.act(args)
+        except KeyboardInterrupt:  # Ctrl-C: a write part way is rolled back (or finished by the next writer)
+            report(["interrupted"])
+            return 130
     source, errors = open_source(args)
     report(errors)
     if source is None:

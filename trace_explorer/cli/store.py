@@ -101,11 +101,12 @@ def _ingest(args) -> int:
     with store:
         # an empty store: keep what goes in, so the health check reads it from memory
         written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
-        health = None if args.no_health else HealthInPass(store.writer_source(), written, store.path, args.workers)
+        health = None if args.no_health else HealthInPass(store, written, args.workers)
         failed, quads, files, fresh = _ingest_files(store, texts_first(expand_paths(paths)), phases, written, health)
         if not args.no_health:
             try:
-                _check_health(store, args.quiet, after_ingest=True, phases=phases, written=written, fresh=fresh)
+                # what a later file may mend is checked again only when a file went in
+                _check_health(store, args.quiet, after_ingest=files > 0, phases=phases, written=written, fresh=fresh)
             except SourceError as error:
                 report([str(error)])
                 return 2

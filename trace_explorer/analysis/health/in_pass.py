@@ -10,8 +10,9 @@ what they derive from outside themselves) and gives their ``index_row`` dicts an
 rows (``checks.summaries``).
 
 With ``PARALLEL_FROM`` sessions or more, batches go to ``workers`` processes (spawned, each
-with the store opened read-only: ``pyoxigraph.Store.read_only``, which sees what the writer
-flushed) while this process reads batches too; a batch's triples are handed over as N-Triples
+with a checkpoint of the store opened read-only: ``pyoxigraph.Store.backup`` then
+``Store.read_only``; the live directory itself may lose files to the writer's compactions
+under a reader's feet) while this process reads batches too; a batch's triples are handed over as N-Triples
 text when the ingest kept them (``written_triples.WrittenTriples.session_text``), else read
 from the store there. Rows come back in the roots' order, as the index writes them.
 """
@@ -19,8 +20,10 @@ from the store there. Rows come back in the roots' order, as the index writes th
 from __future__ import annotations
 
 import os
+import signal
+import tempfile
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -31,12 +34,14 @@ import pyoxigraph as ox
 
 from ...read.collector import collector_paused
 from ...sources.ingest_phases import INDEX_HEALTH
+from ...sources.local_store import LocalStore
 from ...sources.session_index import RowsReader, index_row
 from ...sources.session_insights import write_health
 from ...sources.store import StoreSource
 from ...sources.written_triples import WrittenTriples, parsed_text
-from .checks import BATCH, entities_under, read_and_check, summaries
+from .checks import BATCH, entities_under, owning_root, read_and_check, summaries
 
+PASS_PREFIX = "trace-explorer-pass-"  # the workers' checkpoint, in the store's folder while a pass runs
 PARALLEL_FROM = 2_000  # sessions: fewer are read here alone (a worker takes about 1 s to start)
 _AHEAD = 2  # batches given to each worker before it is waited for
 
@@ -51,28 +56,31 @@ def workers_for(cores: int | None = None) -> int:
     return max(0, min(cores - 1, 3))
 
 
-def read_and_check_rows(source: StoreSource, chunk: list[str], extending: dict[str, list[str]],
+def read_and_check_rows(source: StoreSource, chunk: list[str], extending: Mapping[str, list[str]] | _Extending,
                         triples_of: Callable[[list[str]], list[ox.Quad]] | None) -> Rows:
     """The index rows and health rows of the sessions ``chunk`` (roots the store lacks left
-    out), from one read of each (``checks.read_and_check``)."""
+    out), from one read of each (``checks.read_and_check``); ``extending``: the typed entities
+    whose IRI extends each root (``checks.entities_under``)."""
     with collector_paused():
-        sessions, found = read_and_check(source, chunk, extending, triples_of)
+        sessions, found = read_and_check(source, chunk, _of(extending, chunk), triples_of)
         return [index_row(s) for s in sessions.values()], summaries(sessions, found)
 
 
 class HealthInPass(RowsReader):
     """``session_index.RowsReader`` that checks each session's health as it reads its row (see
-    the module docstring). ``source``: the store written to; ``path``: its directory (for the
-    workers; None: no worker); ``written``: its kept triples, when kept; ``workers``: worker
-    processes (``workers_for()`` by default); ``sent``: the batches of the last pass that
-    workers read. The health rows are held (a few numbers and rule ids a session) until
+    the module docstring), for an ingest into the local store ``local``
+    (``sources.local_store.LocalStore``: its writer's source is asked for at each pass, never
+    held, so that a rolled-back write can open the store again). ``written``: its kept triples,
+    when kept; ``workers``: worker processes (``workers_for()`` by default); ``sent``: the
+    batches of the last pass that workers read. The workers read a checkpoint of the store made
+    for the pass (``Store.backup``: hard links, so immutable while the writer compacts; removed
+    after it). The health rows are held (a few numbers and rule ids a session) until
     ``write()``, once the index rows they belong to are in."""
 
     phase = INDEX_HEALTH
 
-    def __init__(self, source: StoreSource, written: WrittenTriples | None = None, path: str | Path | None = None,
-                 workers: int | None = None):
-        self.source, self.written, self.path = source, written, path
+    def __init__(self, local: LocalStore, written: WrittenTriples | None = None, workers: int | None = None):
+        self.local, self.written = local, written
         self.workers = workers_for() if workers is None else workers
         self.sent = 0
         self._health: dict[str, dict[str, Any]] = {}
@@ -80,16 +88,20 @@ class HealthInPass(RowsReader):
     def rows(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None
              ) -> Iterator[list[dict]]:
         self._health, self.sent = {}, 0  # nothing of a pass that failed
+        source = self.local.writer_source()
         kept = self.written if self.written is not None and self.written.kept and triples_of is not None else None
-        extending = entities_under(self.source, list(roots), scan=len(roots) > BATCH,
-                                   typed=kept.typed_iris() if kept is not None else None)
+        if kept is None:  # one scan of the store's typed IRIs for all
+            extending = entities_under(source, list(roots), scan=len(roots) > BATCH)
+        else:  # a batch's own, looked up in what was kept as it is read
+            extending = _Extending(kept, set(roots))
         chunks = [list(roots[i:i + BATCH]) for i in range(0, len(roots), BATCH)]
-        if self.path is None or not self.workers or len(roots) < PARALLEL_FROM:
+        if not self.workers or len(roots) < PARALLEL_FROM:
             for chunk in chunks:
-                yield self._kept(read_and_check_rows(self.source, chunk, extending, triples_of))
+                yield self._kept(read_and_check_rows(source, chunk, extending, triples_of))
             return
-        with ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"), initializer=_open_store,
-                                 initargs=(str(self.path),)) as pool:
+        with tempfile.TemporaryDirectory(prefix=PASS_PREFIX, dir=self.local.path) as folder, \
+                ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"), initializer=_open_store,
+                                    initargs=(self._checkpoint(source, Path(folder) / "store"),)) as pool:
             queue: deque[tuple[list[str], Future | Rows]] = deque()
             broken = False
             for chunk in chunks:
@@ -97,31 +109,36 @@ class HealthInPass(RowsReader):
                 if not broken and sent < self.workers * _AHEAD:
                     text = kept.session_text(chunk) if kept is not None else None
                     try:
-                        queue.append((chunk, pool.submit(_worker_rows, chunk,
-                                                         {r: extending[r] for r in chunk if r in extending}, text)))
+                        queue.append((chunk, pool.submit(_worker_rows, chunk, _of(extending, chunk), text)))
                         self.sent += 1
                         continue
                     except BrokenProcessPool:
                         broken = True
-                queue.append((chunk, read_and_check_rows(self.source, chunk, extending, triples_of)))
+                queue.append((chunk, read_and_check_rows(source, chunk, extending, triples_of)))
                 while queue and (not isinstance(queue[0][1], Future) or queue[0][1].done()):
-                    rows, broken = self._taken(queue.popleft(), extending, triples_of, broken)
+                    rows, broken = self._taken(source, queue.popleft(), extending, triples_of, broken)
                     yield rows
             while queue:
-                rows, broken = self._taken(queue.popleft(), extending, triples_of, broken)
+                rows, broken = self._taken(source, queue.popleft(), extending, triples_of, broken)
                 yield rows
 
-    def _taken(self, item: tuple[list[str], Future | Rows], extending: dict[str, list[str]],
+    def _checkpoint(self, source: StoreSource, target: Path) -> str:
+        """A checkpoint of the store at ``target`` for the workers (its path)."""
+        source.store.backup(str(target))
+        return str(target)
+
+    def _taken(self, source: StoreSource, item: tuple[list[str], Future | Rows],
+               extending: Mapping[str, list[str]] | _Extending,
                triples_of: Callable[[list[str]], list[ox.Quad]] | None, broken: bool) -> tuple[list[dict], bool]:
         """The index rows of a batch in the queue, its health rows kept; a batch whose worker
-        died (killed, out of memory) is read here, and no further batch is sent
-        (``broken`` True)."""
+        failed (could not open the checkpoint, was killed, ran out of memory) is read here, and
+        no further batch is sent (``broken`` True)."""
         chunk, done = item
         if isinstance(done, Future):
             try:
                 done = done.result()
-            except BrokenProcessPool:
-                done, broken = read_and_check_rows(self.source, chunk, extending, triples_of), True
+            except Exception:  # noqa: BLE001 - read here instead: the same rows, or the same error raised here
+                done, broken = read_and_check_rows(source, chunk, extending, triples_of), True
         return self._kept(done), broken
 
     def _kept(self, rows: Rows) -> list[dict]:
@@ -134,21 +151,53 @@ class HealthInPass(RowsReader):
         sessions checked since the last ``write``)."""
         health, self._health = self._health, {}
         if health:
-            write_health(self.source.index, health)
+            write_health(self.local.index, health)
         return list(health)
 
 
+class _Extending:
+    """``checks.entities_under`` of the roots ``wanted``, each batch's found as it is asked for
+    (``of(chunk)``) in the typed IRIs an ingest kept (``WrittenTriples.typed_under``), rather than
+    all of them held at once (about a million IRIs at 100,000 sessions)."""
+
+    def __init__(self, kept: WrittenTriples, wanted: set[str]):
+        self.kept, self.wanted = kept, wanted
+
+    def of(self, chunk: list[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for subject in self.kept.typed_under(chunk):
+            owner = owning_root(subject, self.wanted)
+            if owner is not None:
+                out.setdefault(owner, []).append(subject)
+        return out
+
+
+def _of(extending: Mapping[str, list[str]] | _Extending, chunk: list[str]) -> dict[str, list[str]]:
+    """The part of ``extending`` for the roots ``chunk``."""
+    if isinstance(extending, _Extending):
+        return extending.of(chunk)
+    return {r: extending[r] for r in chunk if r in extending}
+
+
 _worker_source: StoreSource | None = None
+_worker_failure = ""
 
 
 def _open_store(path: str) -> None:
-    """A worker's start: the store at ``path``, read-only."""
-    global _worker_source
-    _worker_source = StoreSource(ox.Store.read_only(path), label=path)
+    """A worker's start: the checkpoint at ``path``, read-only; Ctrl-C is left to the ingest
+    (it stops the pass and waits for the workers' batches)."""
+    global _worker_source, _worker_failure
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        _worker_source = StoreSource(ox.Store.read_only(path), label=path)
+    except (OSError, RuntimeError, ValueError) as error:
+        _worker_failure = f"the store's checkpoint at {path} could not be opened: {error}"
 
 
 def _worker_rows(chunk: list[str], extending: dict[str, list[str]], text: bytes | None) -> Rows:
     """``read_and_check_rows`` in a worker: the triples from ``text`` (N-Triples) when given,
-    else from the store."""
+    else from the store. Raises RuntimeError when the worker has no store."""
+    if _worker_source is None:
+        raise RuntimeError(_worker_failure)
     quads = parsed_text(text) if text is not None else None
     return read_and_check_rows(_worker_source, chunk, extending, None if quads is None else (lambda _: quads))
