@@ -126,3 +126,18 @@ def test_the_streamed_quads_are_those_read_whole(files, streamed):
     found = stream_trace_file(str(folder / "good.nq"))
     quads = [q for batch in found.batches() for q in batch.quads]
     assert quads == whole.quads and found.digest == whole.digest and found.quads == len(whole.quads)
+
+
+def test_a_gzipped_file_is_streamed_by_what_it_holds_not_its_compressed_size(tmp_path, monkeypatch):
+    import gzip
+
+    from trace_explorer.read.files import GZ_RATIO, stream_trace_file
+
+    packed = tmp_path / "orchestrated.nq.gz"
+    packed.write_bytes(gzip.compress((CORPUS / "orchestrated.nq").read_bytes()))
+    size = packed.stat().st_size
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", size * GZ_RATIO)  # more than the .gz, not than its text
+    found = stream_trace_file(str(packed))
+    assert found is not None and found.size == (CORPUS / "orchestrated.nq").stat().st_size
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", size * GZ_RATIO + 1)
+    assert stream_trace_file(str(packed)) is None

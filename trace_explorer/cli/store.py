@@ -140,7 +140,7 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
         gz = str(path).endswith(".gz")
         phases.begin(PARSE, None if gz or not path.is_file() else path.stat().st_size)
         try:
-            done = ingest_file(store, str(path), progress=None if gz else phases.advance, phases=phases,
+            done = ingest_file(store, str(path), progress=phases.advance, phases=phases,  # a .gz: text, no total
                                written=written, rows_reader=health)
         except TraceLoadError as error:
             phases.finish()

@@ -68,8 +68,12 @@ def read_trace_file(
         return read_rdf(name, read, fmt, progress, max_bytes=max_bytes, decompressed=gz and given > 0)
 
 
+GZ_RATIO = 8  # N-Quads shrink 10 to 20 times in gzip: a .gz of STREAM_BYTES / 8 or more is streamed
+
+
 def stream_trace_file(name: str, *, max_bytes: int = NO_LIMIT, progress: Progress | None = None) -> StreamedFile | None:
-    """A person's own N-Quads or N-Triples file ``name`` of at least ``rdf_stream.STREAM_BYTES``,
+    """A person's own N-Quads or N-Triples file ``name`` of at least ``rdf_stream.STREAM_BYTES``
+    (a ``.gz`` of at least an eighth of that: ``GZ_RATIO``),
     ready to be read a batch of quads at a time (``rdf_stream.StreamedFile.batches``), once the
     checks ``read_trace_file`` makes before parsing have passed; None when it is to be read whole
     with ``read_trace_file`` (another format, a smaller file, one naming blank nodes, a blank or
@@ -83,7 +87,8 @@ def stream_trace_file(name: str, *, max_bytes: int = NO_LIMIT, progress: Progres
         given = os.path.getsize(name)
     except OSError:
         return None
-    if given < rdf_stream.STREAM_BYTES or (not name.lower().endswith(".gz") and given > max_bytes):
+    gz = name.lower().endswith(".gz")
+    if given * (GZ_RATIO if gz else 1) < rdf_stream.STREAM_BYTES or (not gz and given > max_bytes):
         return None  # (read whole, a file over the limit is refused with words of its own)
     read = opener(name, None)
     with worded_errors(name, given, max_bytes):
