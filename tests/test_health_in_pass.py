@@ -171,3 +171,18 @@ def test_ctrl_c_ends_an_ingest_with_a_line_and_status_130(tmp_path, synthetic, m
     monkeypatch.setattr(cli_store, "ingest_file", interrupted)
     assert main(["ingest", *map(str, synthetic), "--store", str(tmp_path / "store"), "--quiet"]) == 130
     assert capsys.readouterr().err.strip().splitlines()[-1] == "trace-explorer: interrupted"
+
+
+def test_what_a_killed_ingest_left_beside_the_store_goes_with_the_next_writer(tmp_path, synthetic):
+    from trace_explorer.sources.local_store import LEFTOVERS
+
+    store = tmp_path / "store"
+    assert main(["ingest", str(synthetic[1]), "--store", str(store), "--quiet"]) == 0
+    checkpoint = store / f"{in_pass.PASS_PREFIX}x1" / "store"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / "000009.sst").write_bytes(b"linked")
+    (store / "bulk-1234.sst").write_bytes(b"built, never handed over")
+    assert [p.name for pattern in LEFTOVERS for p in store.glob(pattern)] == [f"{in_pass.PASS_PREFIX}x1", "bulk-1234.sst"]
+    assert main(["ingest", str(synthetic[0]), "--store", str(store), "--quiet"]) == 0
+    assert not [p for pattern in LEFTOVERS for p in store.glob(pattern)]
+    assert len(index_tables(store)["health"]) == SESSIONS

@@ -42,6 +42,7 @@ index in a worker process that parses the file again while the quads are written
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import threading
 import time
@@ -80,6 +81,12 @@ _writers: weakref.WeakValueDictionary[Path, LocalStore] = weakref.WeakValueDicti
 _writers_lock = threading.Lock()
 _snapshots: weakref.WeakValueDictionary[tuple[Path, int], Snapshot] = weakref.WeakValueDictionary()
 _snapshots_lock = threading.Lock()
+
+
+# Left in a store's folder by a writer killed part way, and by no one else while the writers' lock
+# is held: a health pass's checkpoint for its workers (``analysis.health.in_pass``), and the
+# files ``Store.bulk_load`` builds before it hands them to the store.
+LEFTOVERS = ("trace-explorer-pass-*", "bulk-*.sst")
 
 
 class StoreBusy(SourceError):
@@ -213,7 +220,13 @@ def _busy(path: Path) -> StoreBusy:
 def _open_recovered(path: Path, index: SessionIndex, deadline: float) -> ox.Store:
     """Open the store for writing (the writers' lock held), once the write a killed writer left
     pending (``write_journal``) is undone: its directory rolled back to a snapshot before it is
-    opened, or the quads it added removed."""
+    opened, or the quads it added removed. What a killed writer left beside the store is
+    removed first: ``LEFTOVERS``."""
+    for leftover in (found for pattern in LEFTOVERS for found in path.glob(pattern)):
+        if leftover.is_dir():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink(missing_ok=True)
     pending = index.pending_write()
     if pending is not None and pending.generation is not None:
         try:

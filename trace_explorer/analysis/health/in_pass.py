@@ -42,6 +42,7 @@ from ...sources.written_triples import WrittenTriples, parsed_text
 from .checks import BATCH, entities_under, owning_root, read_and_check, summaries
 
 PASS_PREFIX = "trace-explorer-pass-"  # the workers' checkpoint, in the store's folder while a pass runs
+# (one a killed ingest left is removed by the next writer: ``local_store.LEFTOVERS``)
 PARALLEL_FROM = 2_000  # sessions: fewer are read here alone (a worker takes about 1 s to start)
 _AHEAD = 2  # batches given to each worker before it is waited for
 
@@ -49,8 +50,7 @@ Rows = tuple[list[dict], dict[str, dict[str, Any]]]  # index rows, health rows b
 
 
 def workers_for(cores: int | None = None) -> int:
-    """Worker processes beside this one: one a further core, at most 3 (the reading here is the
-    fourth; past that the writing of the rows here is what waits)."""
+    """Worker processes beside this one: one a further core, at most 3 (each holds 200 to 500 MB)."""
     cores = cores if cores is not None else (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                                              else os.cpu_count() or 1)
     return max(0, min(cores - 1, 3))
