@@ -150,8 +150,7 @@ def _timed(run, repeat: int, vectors) -> tuple[float, float]:
     single words aside), and run again at once."""
     anew, again = [], []
     for _ in range(max(repeat, 1)):
-        clear_all()
-        vectors.forget_matrices()
+        clear_all()  # the texts' words and the embedding matrices
         for runs in (anew, again):
             start = time.perf_counter()
             run()

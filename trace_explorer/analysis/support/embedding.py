@@ -6,11 +6,12 @@ in a folder the wheel does not have and then downloads it; the files are opened 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from .text_cache import TextCache
 
 WEIGHTS = "weights/l2_supercat_256.safetensors"
 TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
@@ -24,14 +25,13 @@ class WordVectors:
     """Embeddings of single words, cached (at most ``CACHE_ENTRIES``, emptied when full):
     ``best(word, others)`` is the highest cosine similarity (-1..1) between ``word`` and any of
     ``others``. The matrix of ``others``' embeddings is kept too (at most ``CACHE_ENTRIES`` rows
-    in all, least recently used first out): the same list of words is searched for each word of
-    a sentence."""
+    in all, least recently used first out: ``text_cache``): the same list of words is searched
+    for each word of a sentence."""
 
     def __init__(self, model):
         self.model = model
         self.cache: dict[str, np.ndarray] = {}
-        self.matrices: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()
-        self.rows = 0
+        self.matrices: TextCache[np.ndarray] = TextCache(CACHE_ENTRIES)  # by the rows (words) kept
         self.lock = threading.RLock()  # the app's sessions run in threads and share one model
 
     def vectors(self, words: list[str]) -> None:
@@ -46,25 +46,14 @@ class WordVectors:
                     self.cache[word] = vector
 
     def matrix(self, words: tuple[str, ...]) -> np.ndarray:
-        """The embeddings of ``words``, one row each in their order (kept for the next call)."""
-        with self.lock:
-            matrix = self.matrices.get(words)
-            if matrix is not None:
-                self.matrices.move_to_end(words)
-                return matrix
-            self.vectors(list(words))
-            matrix = np.stack([self.cache[w] for w in words])
-            self.matrices[words] = matrix
-            self.rows += len(words)
-            while self.rows > CACHE_ENTRIES and len(self.matrices) > 1:
-                self.rows -= len(self.matrices.popitem(last=False)[1])
-            return matrix
+        """The embeddings of ``words``, one row each in their order (kept for the next call;
+        ``text_cache.clear_all`` forgets them, the embeddings of single words stay)."""
+        return self.matrices.get(words, None, lambda: self._stacked(words))
 
-    def forget_matrices(self) -> None:
-        """Drop the kept matrices (the embeddings of single words stay)."""
+    def _stacked(self, words: tuple[str, ...]) -> np.ndarray:
         with self.lock:
-            self.matrices.clear()
-            self.rows = 0
+            self.vectors(list(words))
+            return np.stack([self.cache[w] for w in words])
 
     def best(self, word: str, others: tuple[str, ...] | list[str]) -> float:
         """The highest cosine similarity between ``word`` and one of ``others`` (0.0 for none)."""
