@@ -93,7 +93,7 @@ def test_the_cpu_seconds_count_worker_processes_once_waited_for():
     import subprocess
     import sys
 
-    from trace_explorer.cli.ingest_progress import cpu_seconds
+    from trace_explorer.sources.ingest_phases import cpu_seconds
 
     before = cpu_seconds()
     subprocess.run([sys.executable, "-c", "import time\nend = time.process_time() + 0.3\n"

@@ -6,19 +6,11 @@ of the worker processes it waited for, summed over the files)."""
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from typing import IO
 
-from ..sources.ingest_phases import FULL_TEXT, PHASES, UNITS, Phases
-
-
-def cpu_seconds() -> float:
-    """CPU seconds (user + system) of this process and of the child processes it has waited for
-    (``analysis.health.in_pass``'s workers, once their pool is shut)."""
-    times = os.times()
-    return time.process_time() + times.children_user + times.children_system
+from ..sources.ingest_phases import FULL_TEXT, PHASES, UNITS, Phases, cpu_seconds
 
 
 class BarPhases(Phases):

@@ -64,7 +64,7 @@ from ..read.loaded import LoadedFile
 from ..read.rdf_stream import StreamedFile
 from ..read.streams import Progress
 from .filter import SessionFilter
-from .ingest_phases import NO_PHASES, STORE, Phases
+from .ingest_phases import NO_PHASES, STORE, Phases, cpu_seconds
 from .session_index import INDEX_FILE, IndexUpdate, RowsReader, SessionIndex, StreamedIndexUpdate, build_index
 from .snapshots import Snapshot, current_generation, open_snapshot, publish
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
@@ -500,14 +500,15 @@ def publish_snapshot(local: LocalStore) -> None:
 
 class _Clock:
     """Adds the seconds since the last lap to ``timings[name]``, and the CPU seconds of the
-    process (every thread) to ``timings[name + " cpu"]`` (nothing when timings is None)."""
+    process (every thread) and its workers (``ingest_phases.cpu_seconds``) to
+    ``timings[name + " cpu"]`` (nothing when timings is None)."""
 
     def __init__(self, timings: dict[str, float] | None):
         self.timings = timings
-        self.last, self.last_cpu = time.perf_counter(), time.process_time()
+        self.last, self.last_cpu = time.perf_counter(), cpu_seconds()
 
     def lap(self, name: str) -> None:
-        now, cpu = time.perf_counter(), time.process_time()
+        now, cpu = time.perf_counter(), cpu_seconds()
         if self.timings is not None:
             self.timings[name] = self.timings.get(name, 0.0) + now - self.last
             self.timings[name + " cpu"] = self.timings.get(name + " cpu", 0.0) + cpu - self.last_cpu
