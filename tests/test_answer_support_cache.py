@@ -105,3 +105,20 @@ def test_sessions_checked_in_threads_share_the_kept_texts(demo, monkeypatch):
         parts = list(pool.map(lambda part: _records(collection, part, lambda _: shared),
                               [sessions[i::4] for i in range(4)] * 3))
     assert all(records == {iri: one_by_one[iri] for iri in records} for records in parts)
+
+
+def test_lines_cut_in_threads_at_once_are_each_cut_as_alone():
+    """A pysbd Segmenter keeps the text it cuts on itself: threads sharing one must take turns."""
+    import sys
+
+    lines = [f"Line {n} says Dr. Smith paid {n}.5 million. Then it ended, {'and went on ' * n}here." for n in range(1, 9)]
+    alone = {line: sentences._segment(line, "en") for line in lines}
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch as often as they can
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            found = list(pool.map(lambda line: (line, sentences._segment(line, "en")), lines * 25))
+    finally:
+        sys.setswitchinterval(switch)
+    assert all(spans == alone[line] for line, spans in found)
+    assert {len(spans) for spans in alone.values()} == {2}  # "Dr." and "5.5" end none

@@ -3,6 +3,7 @@ boundaries for 22 languages, abbreviations and decimals included) in the answer'
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 import pysbd
@@ -48,4 +49,8 @@ def split_sentences(text: str, language: str | None = None) -> list[tuple[int, i
 
 
 def _segment(line: str, language: str) -> tuple[tuple[int, int], ...]:
-    return tuple((span.start, span.end) for span in _segmenter(language).segment(line))
+    with _SEGMENTING:  # a pysbd Segmenter keeps the text it cuts on itself: one thread at a time
+        return tuple((span.start, span.end) for span in _segmenter(language).segment(line))
+
+
+_SEGMENTING = threading.Lock()  # the app checks sessions in threads, which share the segmenters
