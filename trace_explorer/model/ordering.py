@@ -29,7 +29,9 @@ def natural_key(value: Any) -> tuple:
     return _natural_key("" if value is None else str(value))
 
 
-@lru_cache(maxsize=1 << 16)  # the same tails ("/i1", "/final") in session after session
+@lru_cache(maxsize=1 << 12)  # an IRI is sorted again and again while its session is read; a
+# session's IRIs are its own (UUIDs), so a cache that outlived sessions would hold dead keys
+# (at 65,536 keys it held 36 MB of them by the end of an ingest)
 def _natural_key(text: str) -> tuple:
     parts = _NUMBER.split(text)
     numbers = _NUMBER.findall(text)
