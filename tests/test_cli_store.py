@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 from tests.conftest import CORPUS, MANIFEST, manifest_sessions
 from trace_explorer.cli.main import main
@@ -78,3 +82,23 @@ def test_ingest_of_a_local_file_has_no_size_limit(tmp_path, capsys, monkeypatch)
     listed = json.loads(_out(capsys, ["list", "--store", str(store), "--all", "--limit", "0", "--format", "json"]))
     expected = [s for s in manifest_sessions() if s["file"] in quads]
     assert sorted(r["id"] for r in listed) == sorted(s["session"] for s in expected)
+
+
+def test_a_path_that_is_no_regular_file_is_refused_and_the_others_ingest(tmp_path, capsys):
+    """A link to /dev/zero (bytes without end) and a named pipe no one writes to (a read that
+    waits for ever) are each refused with one line, before they are opened, in a process that
+    would otherwise never end."""
+    zero, pipe, store = tmp_path / "zero.nq", tmp_path / "pipe.ttl", tmp_path / "store"
+    zero.symlink_to("/dev/zero")
+    os.mkfifo(pipe)
+    good = CORPUS / "orchestrated.nq"
+    done = subprocess.run([sys.executable, "-m", "trace_explorer.cli", "ingest", str(zero), str(pipe), str(good),
+                           "--store", str(store), "--quiet"], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"trace-explorer: {zero}: expected a regular file; this is a character device (/dev/zero), not a regular file",
+        f"trace-explorer: {pipe}: expected a regular file; this is a named pipe (FIFO), not a regular file",
+        f"{good}: {MANIFEST['orchestrated.nq']['quads']:,} quads, 0 texts (N-Quads)"]
+    listed = json.loads(_out(capsys, ["list", "--store", str(store), "--all", "--limit", "0", "--format", "json"]))
+    assert sorted(r["id"] for r in listed) == sorted(s["session"] for s in manifest_sessions("orchestrated.nq"))
