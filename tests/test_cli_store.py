@@ -84,6 +84,24 @@ def test_ingest_of_a_local_file_has_no_size_limit(tmp_path, capsys, monkeypatch)
     assert sorted(r["id"] for r in listed) == sorted(s["session"] for s in expected)
 
 
+SUFFIXES = ("*.ttl, *.turtle, *.trig, *.nq, *.nquads, *.nt, *.ntriples, *.n3, *.jsonld, *.json-ld, *.rdf, *.xml, "
+            "*.owl, *.json (any of them may end in .gz)")
+
+
+def test_a_folder_without_trace_files_is_said_to_hold_none(tmp_path, capsys):
+    empty, store = tmp_path / "empty", tmp_path / "store"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("not a trace")
+    assert main(["ingest", str(empty), "--store", str(store)]) == 2
+    assert capsys.readouterr().err == (f"trace-explorer: {empty}: expected trace or content files, named {SUFFIXES}; "
+                                       "found none in this folder\n")
+    assert not store.exists()  # nothing to ingest: no store made
+    assert main(["ingest", str(empty), str(CORPUS / "orchestrated.nq"), "--store", str(store), "--quiet"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        f"trace-explorer: warning: {empty}: expected trace or content files, named {SUFFIXES}; found none in this folder",
+        f"{CORPUS / 'orchestrated.nq'}: {MANIFEST['orchestrated.nq']['quads']:,} quads, 0 texts (N-Quads)"]
+
+
 def test_a_path_that_is_no_regular_file_is_refused_and_the_others_ingest(tmp_path, capsys):
     """A link to /dev/zero (bytes without end) and a named pipe no one writes to (a read that
     waits for ever) are each refused with one line, before they are opened, in a process that

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..analysis.health.in_pass import HealthInPass, workers_for
 from ..analysis.health.index import refresh_health
-from ..read.collection import expand_paths
+from ..read.collection import empty_folders, expand_paths
 from ..read.errors import TraceLoadError
 from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..sources.ingest_phases import HEALTH, PARSE
@@ -92,6 +92,11 @@ def _ingest(args) -> int:
     if not paths:
         report(["give the files to add, or --demo"])
         return 2
+    files, empty = expand_paths(paths), empty_folders(paths)
+    if not files:
+        report([str(error) for error in empty])
+        return 2
+    report([f"warning: {error}" for error in empty])
     try:
         store = open_local_store(args.store)
     except SourceError as error:
@@ -102,17 +107,17 @@ def _ingest(args) -> int:
         # an empty store: keep what goes in, so the health check reads it from memory
         written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
         health = None if args.no_health else HealthInPass(store, written, args.workers)
-        failed, quads, files, fresh = _ingest_files(store, texts_first(expand_paths(paths)), phases, written, health)
+        failed, quads, added, fresh = _ingest_files(store, texts_first(files), phases, written, health)
         if not args.no_health:
             try:
                 # what a later file may mend is checked again only when a file went in
-                _check_health(store, args.quiet, after_ingest=files > 0, phases=phases, written=written, fresh=fresh)
+                _check_health(store, args.quiet, after_ingest=added > 0, phases=phases, written=written, fresh=fresh)
             except SourceError as error:
                 report([str(error)])
                 return 2
         del written
     if not args.quiet:
-        phases.write(phases.totals(quads, files))
+        phases.write(phases.totals(quads, added))
     return 1 if failed else 0
 
 
