@@ -99,3 +99,18 @@ def test_the_cpu_seconds_count_worker_processes_once_waited_for():
     subprocess.run([sys.executable, "-c", "import time\nend = time.process_time() + 0.3\n"
                     "while time.process_time() < end: pass"], check=True)
     assert cpu_seconds() - before >= 0.3
+
+
+def test_reindex_draws_the_index_bars_as_ingest_does(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), str(CORPUS / "collection.trig"),
+                 "--store", str(store), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["reindex", "--store", str(store)]) == 0
+    err = capsys.readouterr().err.replace("\r", "\n")
+    sessions = len(ORCHESTRATED["sessions"]) + len(MANIFEST["collection.trig"]["sessions"])
+    finished = {line.split(":", 1)[0].strip(): line for line in err.splitlines() if "100%" in line}
+    assert set(finished) == {INDEX, FULL_TEXT, HEALTH}
+    for phase in (INDEX, FULL_TEXT, HEALTH):
+        assert f"| {sessions}/{sessions} [" in finished[phase]
+    assert err.strip().splitlines()[-1] == f"{store}: {sessions:,} sessions indexed"

@@ -52,10 +52,11 @@ def _reindex(args) -> int:
         report([f"no store at {args.store}"])
         return 2
     try:
+        phases = BarPhases()
         with open_local_store(args.store) as local:
-            count = reindex(local)
+            count = reindex(local, phases)
             if not args.no_health:
-                _check_health(local, quiet=False)
+                _check_health(local, quiet=False, phases=phases)
     except SourceError as error:
         report([str(error)])
         return 2

@@ -312,12 +312,12 @@ def _shared_snapshot(path: Path) -> Snapshot | None:
         return snapshot
 
 
-def reindex(local: LocalStore) -> int:
+def reindex(local: LocalStore, phases: Phases = NO_PHASES) -> int:
     """Rebuild the session index of ``local`` from its traces (a store made before it had one,
     or changed by other tools) and publish a snapshot of what it holds now; returns the number
-    of sessions."""
+    of sessions. ``phases`` hears of the sessions read and the rows written (``build_index``)."""
     with local._writing:
-        build_index(local._open(), local.index)
+        build_index(local._open(), local.index, phases=phases)
         _publish(local._open(), local.path, local.index)
     return local.index.count(SessionFilter(include_sub=True))
 
