@@ -1,8 +1,9 @@
 """The command line's progress for ``ingest``: a tqdm bar for each phase
 (``sources.ingest_phases``: parse, index, store, full-text, health) with its count and ETA, each
-left on its own line when done, and a last line with the totals and the seconds each phase took
-(wall clock and, on a machine shared with other work, the truer CPU seconds of the process and
-of the worker processes it waited for, summed over the files)."""
+left on its own line when done, and a last line with the
+totals (the files added, the quads and texts the store gained, the sessions indexed) and the
+seconds each phase took (wall clock and, on a machine shared with other work, the truer CPU
+seconds of the process and of the worker processes it waited for, summed over the files)."""
 
 from __future__ import annotations
 
@@ -65,12 +66,14 @@ class BarPhases(Phases):
 
         tqdm.write(line, file=self.file)
 
-    def totals(self, quads: int, files: int) -> str:
-        """The last line: what went in and how long each phase took, wall and CPU seconds, e.g.
-        ``ingested 2 files, 747,526 quads, 10,000 sessions indexed in 61.2 s, CPU 58.0 s (parse
-        5.1/4.9 s, index 12.0/11.8 s, store 9.8/9.0 s, full-text 2.4/2.3 s, health 31.9/30.0 s)``."""
+    def totals(self, quads: int, texts: int, files: int) -> str:
+        """The last line: what went in (``quads``: those the store gained, its texts' own among
+        them; ``texts``: the document texts it gained) and how long each phase that began took,
+        wall and CPU seconds, e.g. ``ingested 2 files, 768,266 quads, 20,757 texts, 10,000
+        sessions indexed in 61.2 s, CPU 58.0 s (wall/CPU: parse 5.1/4.9 s, index 12.0/11.8 s,
+        store 9.8/9.0 s, full-text 2.4/2.3 s, health 31.9/30.0 s)``."""
         self.finish()
         parts = ", ".join(f"{p} {self.seconds[p]:.1f}/{self.cpu[p]:.1f} s" for p in PHASES if p in self.began)
-        return (f"ingested {files:,} file{'s' if files != 1 else ''}, {quads:,} quads, "
+        return (f"ingested {files:,} file{'s' if files != 1 else ''}, {quads:,} quads, {texts:,} texts, "
                 f"{self.done[FULL_TEXT]:,} sessions indexed in {sum(self.seconds.values()):.1f} s, "
                 f"CPU {sum(self.cpu.values()):.1f} s (wall/CPU: {parts})")

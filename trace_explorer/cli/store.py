@@ -88,7 +88,8 @@ def _check_health(local, quiet: bool, after_ingest: bool = False, phases: BarPha
 
 def _ingest(args) -> int:
     """Add each file to the store, all or nothing, with a progress bar for each phase and a
-    last line with the totals."""
+    last line with the totals: the quads and texts the store gained (counted before and after,
+    so a quad given twice counts once)."""
     paths = given_paths(args)
     if not paths:
         report(["give the files to add, or --demo"])
@@ -105,10 +106,12 @@ def _ingest(args) -> int:
         return 2
     phases = BarPhases(args.quiet)
     with store:
+        quads, texts = len(store), store.texts()
         # an empty store: keep what goes in, so the health check reads it from memory
         written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
         health = None if args.no_health else HealthInPass(store, written, args.workers)
-        failed, quads, added, fresh = _ingest_files(store, texts_first(files), phases, written, health)
+        failed, added, fresh = _ingest_files(store, texts_first(files), phases, written, health)
+        quads, texts = len(store) - quads, store.texts() - texts
         if not args.no_health:
             try:
                 # what a later file may mend is checked again only when a file went in
@@ -118,7 +121,7 @@ def _ingest(args) -> int:
                 return 2
         del written
     if not args.quiet:
-        phases.write(phases.totals(quads, added))
+        phases.write(phases.totals(quads, texts, added))
     return 1 if failed else 0
 
 
@@ -135,11 +138,11 @@ def texts_first(files: list[Path]) -> list[Path]:
 
 
 def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | None,
-                  health: HealthInPass | None = None) -> tuple[int, int, int, list[str]]:
-    """Ingest each of ``files``, each phase with its bar; returns how many failed, the quads
-    added, the files added and the sessions ``health`` checked after the last write (a large
-    N-Quads or N-Triples file's, checked as it was indexed)."""
-    failed = quads = added = 0
+                  health: HealthInPass | None = None) -> tuple[int, int, list[str]]:
+    """Ingest each of ``files``, each phase with its bar; returns how many failed, the files
+    added and the sessions ``health`` checked after the last write (a large N-Quads or
+    N-Triples file's, checked as it was indexed)."""
+    failed = added = 0
     fresh: list[str] = []
     for path in files:
         phases.label = path.name
@@ -159,7 +162,7 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
         else:
             if health is not None:
                 fresh = health.write()  # the file's sessions were checked after every write so far
-            quads, added = quads + done.quads, added + 1
+            added += 1
             phases.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})")
     phases.label = ""
-    return failed, quads, added, fresh
+    return failed, added, fresh
