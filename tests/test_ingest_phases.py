@@ -4,6 +4,7 @@ and the app's progress text while it saves an upload."""
 from __future__ import annotations
 
 import json
+import re
 
 import pyoxigraph as ox
 
@@ -93,7 +94,8 @@ def test_a_streamed_file_checks_health_in_its_index_pass(tmp_path, capsys, monke
     assert f"{sessions}/{sessions}" in finished[INDEX_HEALTH]
     last = err.strip().splitlines()[-1]
     assert f" {INDEX_HEALTH} " in last and f" {INDEX} " not in last  # only the phases that ran
-    assert f" {HEALTH} " in last  # what was left to check after the files: nothing here
+    # nothing was left to check after the files: no health bar, and no health in the totals
+    assert f" {HEALTH} " not in last and not any(line.startswith(HEALTH) for line in err.splitlines())
 
 
 def test_the_cpu_seconds_count_worker_processes_once_waited_for():
@@ -131,6 +133,18 @@ def test_the_totals_give_the_quads_and_texts_the_store_gained(tmp_path, capsys):
     err, last = _last_line(capsys)
     assert f"again.nq: {ORCHESTRATED['quads']:,} quads, 0 texts (N-Quads)" in err  # the file's own lines
     assert last.startswith("ingested 1 file, 0 quads, 0 texts, ")
+
+
+def test_a_phase_with_nothing_to_do_draws_no_bar_and_is_left_out_of_the_totals(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(store)]) == 0  # already in
+    err, last = _last_line(capsys)
+    drawn = {line.split(":", 1)[0].strip() for line in err.splitlines() if "|" in line}
+    assert drawn == {PARSE}  # no "health: 0 sessions"
+    assert last.startswith("ingested 0 files, 0 quads, 0 texts, 0 sessions indexed in ")
+    assert re.fullmatch(rf"{PARSE} \d+\.\d/\d+\.\d s\)", last.split("(wall/CPU: ", 1)[1])  # the only phase
 
 
 def test_reindex_draws_the_index_bars_as_ingest_does(tmp_path, capsys):

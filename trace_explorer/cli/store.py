@@ -78,11 +78,11 @@ def _workers(text: str) -> int:
 def _check_health(local, quiet: bool, after_ingest: bool = False, phases: BarPhases | None = None,
                   written: WrittenTriples | None = None, fresh: list[str] | None = None) -> None:
     """Check the health of the sessions whose index rows changed and were not checked in the
-    pass that wrote them (``fresh``), with a progress bar."""
+    pass that wrote them (``fresh``), with a progress bar once their number is known (none when
+    there are none)."""
     phases = phases or BarPhases(quiet)
-    phases.begin(HEALTH)
     refresh_health(local.writer_source(), after_ingest=after_ingest, progress=phases.advance, written=written,
-                   total=phases.set_total, fresh=fresh or ())
+                   total=lambda total: phases.begin(HEALTH, total), fresh=fresh or ())
     phases.finish()
 
 
