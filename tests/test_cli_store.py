@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyoxigraph as ox
 
 from tests.conftest import CORPUS, MANIFEST, manifest_sessions
 from trace_explorer.cli.main import main
+from trace_explorer.read.files import read_trace_file
+from trace_explorer.read.limits import NO_LIMIT
 
 TOP = sorted((s for s in manifest_sessions() if s["parent"] is None), key=lambda s: s["started"], reverse=True)
 
@@ -74,7 +82,48 @@ def test_ingest_of_a_local_file_has_no_size_limit(tmp_path, capsys, monkeypatch)
     quads = {name: MANIFEST[name]["quads"] for name in ("seed-sessions.ttl", "orchestrated.nq")}
     assert f"seed-sessions.ttl: {quads['seed-sessions.ttl']:,} quads" in err
     assert f"orchestrated.nq.gz: {quads['orchestrated.nq']:,} quads" in err
-    assert f"ingested 2 files, {sum(quads.values()):,} quads" in err
+    distinct = set(read_trace_file(str(plain), file_limit=NO_LIMIT, max_bytes=NO_LIMIT).quads)
+    distinct |= set(ox.parse((CORPUS / "orchestrated.nq").read_bytes(), format=ox.RdfFormat.N_QUADS))
+    assert len(distinct) == sum(quads.values()) - 17  # orchestrated.nq repeats 17 lines
+    assert f"ingested 2 files, {len(distinct):,} quads, 0 texts, " in err
     listed = json.loads(_out(capsys, ["list", "--store", str(store), "--all", "--limit", "0", "--format", "json"]))
     expected = [s for s in manifest_sessions() if s["file"] in quads]
     assert sorted(r["id"] for r in listed) == sorted(s["session"] for s in expected)
+
+
+SUFFIXES = ("*.ttl, *.turtle, *.trig, *.nq, *.nquads, *.nt, *.ntriples, *.n3, *.jsonld, *.json-ld, *.rdf, *.xml, "
+            "*.owl, *.json (any of them may end in .gz)")
+
+
+def test_a_folder_without_trace_files_is_said_to_hold_none(tmp_path, capsys):
+    empty, store = tmp_path / "empty", tmp_path / "store"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("not a trace")
+    assert main(["ingest", str(empty), "--store", str(store)]) == 2
+    assert capsys.readouterr().err == (f"trace-explorer: {empty}: expected trace or content files, named {SUFFIXES}; "
+                                       "found none in this folder\n")
+    assert not store.exists()  # nothing to ingest: no store made
+    assert main(["ingest", str(empty), str(CORPUS / "orchestrated.nq"), "--store", str(store), "--quiet"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        f"trace-explorer: warning: {empty}: expected trace or content files, named {SUFFIXES}; found none in this folder",
+        f"{CORPUS / 'orchestrated.nq'}: {MANIFEST['orchestrated.nq']['quads']:,} quads, 0 texts (N-Quads)"]
+
+
+def test_a_path_that_is_no_regular_file_is_refused_and_the_others_ingest(tmp_path, capsys):
+    """A link to /dev/zero (bytes without end) and a named pipe no one writes to (a read that
+    waits for ever) are each refused with one line, before they are opened, in a process that
+    would otherwise never end."""
+    zero, pipe, store = tmp_path / "zero.nq", tmp_path / "pipe.ttl", tmp_path / "store"
+    zero.symlink_to("/dev/zero")
+    os.mkfifo(pipe)
+    good = CORPUS / "orchestrated.nq"
+    done = subprocess.run([sys.executable, "-m", "trace_explorer.cli", "ingest", str(zero), str(pipe), str(good),
+                           "--store", str(store), "--quiet"], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"trace-explorer: {zero}: expected a regular file; this is a character device (/dev/zero), not a regular file",
+        f"trace-explorer: {pipe}: expected a regular file; this is a named pipe (FIFO), not a regular file",
+        f"{good}: {MANIFEST['orchestrated.nq']['quads']:,} quads, 0 texts (N-Quads)"]
+    listed = json.loads(_out(capsys, ["list", "--store", str(store), "--all", "--limit", "0", "--format", "json"]))
+    assert sorted(r["id"] for r in listed) == sorted(s["session"] for s in manifest_sessions("orchestrated.nq"))

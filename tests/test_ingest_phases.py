@@ -3,12 +3,19 @@ and the app's progress text while it saves an upload."""
 
 from __future__ import annotations
 
+import json
+import re
+
+import pyoxigraph as ox
+
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.cli.main import main
 from trace_explorer.sources.ingest_phases import FULL_TEXT, HEALTH, INDEX, PARSE, STORE, Phases
 from trace_explorer.sources.local_store import ingest_file, open_local_store
 
 ORCHESTRATED = MANIFEST["orchestrated.nq"]
+# the distinct quads of orchestrated.nq: its lines repeat 17 (an agent's type and label in each session)
+DISTINCT = len(set(ox.parse((CORPUS / "orchestrated.nq").read_bytes(), format=ox.RdfFormat.N_QUADS)))
 
 
 class Recorder(Phases):
@@ -42,7 +49,8 @@ def test_the_command_line_draws_a_bar_a_phase_and_ends_with_the_totals(tmp_path,
     assert f"{sessions}/{sessions}" in finished[INDEX] and f"{quads}/{quads}" in finished[STORE]
     assert f"{sessions}/{sessions}" in finished[HEALTH] and f"{round(size / 1000)}k/{round(size / 1000)}k" in finished[PARSE]  # tqdm: 3 digits
     last = err.strip().splitlines()[-1]
-    assert last.startswith(f"ingested 1 file, {quads:,} quads, {sessions:,} sessions indexed in ")
+    assert DISTINCT == quads - 17
+    assert last.startswith(f"ingested 1 file, {DISTINCT:,} quads, 0 texts, {sessions:,} sessions indexed in ")
     for phase in (PARSE, INDEX, STORE, FULL_TEXT, HEALTH):
         assert f" {phase} " in last
 
@@ -86,7 +94,8 @@ def test_a_streamed_file_checks_health_in_its_index_pass(tmp_path, capsys, monke
     assert f"{sessions}/{sessions}" in finished[INDEX_HEALTH]
     last = err.strip().splitlines()[-1]
     assert f" {INDEX_HEALTH} " in last and f" {INDEX} " not in last  # only the phases that ran
-    assert f" {HEALTH} " in last  # what was left to check after the files: nothing here
+    # nothing was left to check after the files: no health bar, and no health in the totals
+    assert f" {HEALTH} " not in last and not any(line.startswith(HEALTH) for line in err.splitlines())
 
 
 def test_the_cpu_seconds_count_worker_processes_once_waited_for():
@@ -99,3 +108,55 @@ def test_the_cpu_seconds_count_worker_processes_once_waited_for():
     subprocess.run([sys.executable, "-c", "import time\nend = time.process_time() + 0.3\n"
                     "while time.process_time() < end: pass"], check=True)
     assert cpu_seconds() - before >= 0.3
+
+
+def _last_line(capsys) -> tuple[str, str]:
+    err = capsys.readouterr().err.replace("\r", "\n")
+    return err, err.strip().splitlines()[-1]
+
+
+def test_the_totals_give_the_quads_and_texts_the_store_gained(tmp_path, capsys):
+    """The last line counts what the store holds after less what it held before: a quad repeated
+    in a file, or already in the store from another, counts once; a content file's texts count
+    as texts (and, each a quad in the documents graph, among the quads)."""
+    store = tmp_path / "store"
+    texts = json.loads((CORPUS / "orchestrated.documents.json").read_text(encoding="utf-8"))
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), str(CORPUS / "orchestrated.documents.json"),
+                 "--store", str(store)]) == 0
+    _, last = _last_line(capsys)
+    assert last.startswith(f"ingested 2 files, {DISTINCT + len(texts):,} quads, {len(texts):,} texts, "
+                           f"{len(ORCHESTRATED['sessions'])} sessions indexed in ")
+    # the same quads under other bytes (a comment added): a file ingested, nothing gained
+    again = tmp_path / "again.nq"
+    again.write_bytes(b"# the same quads again\n" + (CORPUS / "orchestrated.nq").read_bytes())
+    assert main(["ingest", str(again), "--store", str(store)]) == 0
+    err, last = _last_line(capsys)
+    assert f"again.nq: {ORCHESTRATED['quads']:,} quads, 0 texts (N-Quads)" in err  # the file's own lines
+    assert last.startswith("ingested 1 file, 0 quads, 0 texts, ")
+
+
+def test_a_phase_with_nothing_to_do_draws_no_bar_and_is_left_out_of_the_totals(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(store)]) == 0  # already in
+    err, last = _last_line(capsys)
+    drawn = {line.split(":", 1)[0].strip() for line in err.splitlines() if "|" in line}
+    assert drawn == {PARSE}  # no "health: 0 sessions"
+    assert last.startswith("ingested 0 files, 0 quads, 0 texts, 0 sessions indexed in ")
+    assert re.fullmatch(rf"{PARSE} \d+\.\d/\d+\.\d s\)", last.split("(wall/CPU: ", 1)[1])  # the only phase
+
+
+def test_reindex_draws_the_index_bars_as_ingest_does(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), str(CORPUS / "collection.trig"),
+                 "--store", str(store), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["reindex", "--store", str(store)]) == 0
+    err = capsys.readouterr().err.replace("\r", "\n")
+    sessions = len(ORCHESTRATED["sessions"]) + len(MANIFEST["collection.trig"]["sessions"])
+    finished = {line.split(":", 1)[0].strip(): line for line in err.splitlines() if "100%" in line}
+    assert set(finished) == {INDEX, FULL_TEXT, HEALTH}
+    for phase in (INDEX, FULL_TEXT, HEALTH):
+        assert f"| {sessions}/{sessions} [" in finished[phase]
+    assert err.strip().splitlines()[-1] == f"{store}: {sessions:,} sessions indexed"

@@ -1,8 +1,9 @@
 """The command line's progress for ``ingest``: a tqdm bar for each phase
 (``sources.ingest_phases``: parse, index, store, full-text, health) with its count and ETA, each
-left on its own line when done, and a last line with the totals and the seconds each phase took
-(wall clock and, on a machine shared with other work, the truer CPU seconds of the process and
-of the worker processes it waited for, summed over the files)."""
+left on its own line when done (none for a phase with nothing to do), and a last line with the
+totals (the files added, the quads and texts the store gained, the sessions indexed) and the
+seconds each phase took (wall clock and, on a machine shared with other work, the truer CPU
+seconds of the process and of the worker processes it waited for, summed over the files)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from ..sources.ingest_phases import FULL_TEXT, PHASES, UNITS, Phases, cpu_second
 
 class BarPhases(Phases):
     """``ingest_phases.Phases`` drawn as tqdm bars on ``file`` (none when ``quiet``), adding up
-    each phase's seconds (``seconds``) and units done (``done``) over every file."""
+    each phase's seconds (``seconds``) and units done (``done``) over every file. A phase begun
+    with nothing to do (a total of 0) draws no bar and counts no time: it is not among those
+    that began (``began``), which the totals line lists."""
 
     def __init__(self, quiet: bool = False, file: IO[str] | None = None):
         self.quiet, self.file = quiet, file or sys.stderr
@@ -32,6 +35,8 @@ class BarPhases(Phases):
         from tqdm import tqdm
 
         self.finish()
+        if total == 0:
+            return  # nothing to do: no bar
         self._phase, self._started, self._started_cpu = phase, time.perf_counter(), cpu_seconds()
         unit = UNITS[phase]
         self.began.add(phase)
@@ -39,12 +44,6 @@ class BarPhases(Phases):
                          unit_scale=unit == "B", disable=self.quiet, file=self.file, leave=True)
         if self.label:
             self._bar.set_postfix_str(self.label, refresh=False)
-
-    def set_total(self, total: int) -> None:
-        """The current phase has ``total`` units to do (known once it has begun)."""
-        if self._bar is not None:
-            self._bar.total = total
-            self._bar.refresh()
 
     def advance(self, n: int) -> None:
         if self._phase is not None and n:
@@ -65,12 +64,14 @@ class BarPhases(Phases):
 
         tqdm.write(line, file=self.file)
 
-    def totals(self, quads: int, files: int) -> str:
-        """The last line: what went in and how long each phase took, wall and CPU seconds, e.g.
-        ``ingested 2 files, 747,526 quads, 10,000 sessions indexed in 61.2 s, CPU 58.0 s (parse
-        5.1/4.9 s, index 12.0/11.8 s, store 9.8/9.0 s, full-text 2.4/2.3 s, health 31.9/30.0 s)``."""
+    def totals(self, quads: int, texts: int, files: int) -> str:
+        """The last line: what went in (``quads``: those the store gained, its texts' own among
+        them; ``texts``: the document texts it gained) and how long each phase that began took,
+        wall and CPU seconds, e.g. ``ingested 2 files, 768,266 quads, 20,757 texts, 10,000
+        sessions indexed in 61.2 s, CPU 58.0 s (wall/CPU: parse 5.1/4.9 s, index 12.0/11.8 s,
+        store 9.8/9.0 s, full-text 2.4/2.3 s, health 31.9/30.0 s)``."""
         self.finish()
         parts = ", ".join(f"{p} {self.seconds[p]:.1f}/{self.cpu[p]:.1f} s" for p in PHASES if p in self.began)
-        return (f"ingested {files:,} file{'s' if files != 1 else ''}, {quads:,} quads, "
+        return (f"ingested {files:,} file{'s' if files != 1 else ''}, {quads:,} quads, {texts:,} texts, "
                 f"{self.done[FULL_TEXT]:,} sessions indexed in {sum(self.seconds.values()):.1f} s, "
                 f"CPU {sum(self.cpu.values()):.1f} s (wall/CPU: {parts})")

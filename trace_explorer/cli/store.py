@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..analysis.health.in_pass import HealthInPass, workers_for
 from ..analysis.health.index import refresh_health
-from ..read.collection import expand_paths
+from ..read.collection import empty_folders, expand_paths
 from ..read.errors import TraceLoadError
 from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..sources.ingest_phases import HEALTH, PARSE
@@ -52,10 +52,11 @@ def _reindex(args) -> int:
         report([f"no store at {args.store}"])
         return 2
     try:
+        phases = BarPhases()
         with open_local_store(args.store) as local:
-            count = reindex(local)
+            count = reindex(local, phases)
             if not args.no_health:
-                _check_health(local, quiet=False)
+                _check_health(local, quiet=False, phases=phases)
     except SourceError as error:
         report([str(error)])
         return 2
@@ -77,21 +78,27 @@ def _workers(text: str) -> int:
 def _check_health(local, quiet: bool, after_ingest: bool = False, phases: BarPhases | None = None,
                   written: WrittenTriples | None = None, fresh: list[str] | None = None) -> None:
     """Check the health of the sessions whose index rows changed and were not checked in the
-    pass that wrote them (``fresh``), with a progress bar."""
+    pass that wrote them (``fresh``), with a progress bar once their number is known (none when
+    there are none)."""
     phases = phases or BarPhases(quiet)
-    phases.begin(HEALTH)
     refresh_health(local.writer_source(), after_ingest=after_ingest, progress=phases.advance, written=written,
-                   total=phases.set_total, fresh=fresh or ())
+                   total=lambda total: phases.begin(HEALTH, total), fresh=fresh or ())
     phases.finish()
 
 
 def _ingest(args) -> int:
     """Add each file to the store, all or nothing, with a progress bar for each phase and a
-    last line with the totals."""
+    last line with the totals: the quads and texts the store gained (counted before and after,
+    so a quad given twice counts once)."""
     paths = given_paths(args)
     if not paths:
         report(["give the files to add, or --demo"])
         return 2
+    files, empty = expand_paths(paths), empty_folders(paths)
+    if not files:
+        report([str(error) for error in empty])
+        return 2
+    report([f"warning: {error}" for error in empty])
     try:
         store = open_local_store(args.store)
     except SourceError as error:
@@ -99,20 +106,22 @@ def _ingest(args) -> int:
         return 2
     phases = BarPhases(args.quiet)
     with store:
+        quads, texts = len(store), store.texts()
         # an empty store: keep what goes in, so the health check reads it from memory
         written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
         health = None if args.no_health else HealthInPass(store, written, args.workers)
-        failed, quads, files, fresh = _ingest_files(store, texts_first(expand_paths(paths)), phases, written, health)
+        failed, added, fresh = _ingest_files(store, texts_first(files), phases, written, health)
+        quads, texts = len(store) - quads, store.texts() - texts
         if not args.no_health:
             try:
                 # what a later file may mend is checked again only when a file went in
-                _check_health(store, args.quiet, after_ingest=files > 0, phases=phases, written=written, fresh=fresh)
+                _check_health(store, args.quiet, after_ingest=added > 0, phases=phases, written=written, fresh=fresh)
             except SourceError as error:
                 report([str(error)])
                 return 2
         del written
     if not args.quiet:
-        phases.write(phases.totals(quads, files))
+        phases.write(phases.totals(quads, texts, added))
     return 1 if failed else 0
 
 
@@ -129,11 +138,11 @@ def texts_first(files: list[Path]) -> list[Path]:
 
 
 def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | None,
-                  health: HealthInPass | None = None) -> tuple[int, int, int, list[str]]:
-    """Ingest each of ``files``, each phase with its bar; returns how many failed, the quads
-    added, the files added and the sessions ``health`` checked after the last write (a large
-    N-Quads or N-Triples file's, checked as it was indexed)."""
-    failed = quads = added = 0
+                  health: HealthInPass | None = None) -> tuple[int, int, list[str]]:
+    """Ingest each of ``files``, each phase with its bar; returns how many failed, the files
+    added and the sessions ``health`` checked after the last write (a large N-Quads or
+    N-Triples file's, checked as it was indexed)."""
+    failed = added = 0
     fresh: list[str] = []
     for path in files:
         phases.label = path.name
@@ -153,7 +162,7 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
         else:
             if health is not None:
                 fresh = health.write()  # the file's sessions were checked after every write so far
-            quads, added = quads + done.quads, added + 1
+            added += 1
             phases.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})")
     phases.label = ""
-    return failed, quads, added, fresh
+    return failed, added, fresh

@@ -77,15 +77,25 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     """Expand folders into the trace and content files they hold (sorted); files pass through."""
     out: list[Path] = []
     for path in map(Path, paths):
-        if path.is_dir():
-            out.extend(
-                child for child in sorted(path.iterdir())
-                if child.is_file() and child.name != "manifest.json"
-                and child.name.lower().removesuffix(".gz").endswith(SUPPORTED_SUFFIXES)
-            )
-        else:
-            out.append(path)
+        out.extend(folder_files(path) if path.is_dir() else [path])
     return out
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """The trace and content files directly in ``folder`` (sorted): regular files (links
+    followed) whose names end in one of ``formats.SUPPORTED_SUFFIXES``, optionally ``.gz``,
+    but for a corpus's ``manifest.json``."""
+    return [child for child in sorted(folder.iterdir())
+            if child.is_file() and child.name != "manifest.json"
+            and child.name.lower().removesuffix(".gz").endswith(SUPPORTED_SUFFIXES)]
+
+
+def empty_folders(paths: Iterable[str | Path]) -> list[TraceLoadError]:
+    """An error for each folder among ``paths`` that holds no trace or content file
+    (``folder_files``), naming it and the name endings looked for."""
+    return [TraceLoadError(str(path), f"trace or content files, named *{', *'.join(SUPPORTED_SUFFIXES)} "
+                                      "(any of them may end in .gz)", found="found none in this folder")
+            for path in map(Path, paths) if path.is_dir() and not folder_files(path)]
 
 
 def load_collection(paths: Iterable[str | Path]) -> tuple[TraceStore, list[TraceLoadError]]:

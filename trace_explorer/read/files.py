@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterator
 
 from .diagnosis import clip
@@ -40,10 +41,11 @@ def read_trace_file(
     too, within caps on depth and values (``json_stream``). What no trace needs is refused
     before parsing (``prescan``: deep nesting, XML entities). Blank nodes get names derived from the file's bytes, so reading the same
     file twice gives the same quads. Raises TraceLoadError (with line and column where the
-    parser gives them) when the file cannot be read in full; nothing is returned then.
+    parser gives them) when the file cannot be read in full, and before opening a path that is
+    no regular file (``check_regular_file``); nothing is returned then.
     """
-    if data is None and not os.path.lexists(name):
-        raise TraceLoadError(name, "a trace file or a folder of them", found="there is no such file or folder")
+    if data is None:
+        check_regular_file(name)
     fmt = format_for_name(name)
     if max_bytes is None:
         max_bytes = max_expanded_bytes()
@@ -68,6 +70,29 @@ def read_trace_file(
         return read_rdf(name, read, fmt, progress, max_bytes=max_bytes, decompressed=gz and given > 0)
 
 
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"))
+
+
+def check_regular_file(name: str) -> None:
+    """Raise TraceLoadError unless the path ``name`` is a regular file once its links are
+    followed: missing (or a link to nothing), or a folder, device (``/dev/zero`` gives bytes
+    without end), named pipe or socket (reading one waits on whatever writes to it), each said.
+    Asked of the path without opening it, so nothing blocks."""
+    try:
+        mode = os.stat(name).st_mode
+    except FileNotFoundError:
+        found = "it is a link to nothing" if os.path.islink(name) else "there is no such file or folder"
+        raise TraceLoadError(name, "a trace file or a folder of them", found=found) from None
+    except OSError as error:
+        raise TraceLoadError(name, "a readable file", found=f"the system says: {error.strerror or error}") from None
+    if not stat.S_ISREG(mode):
+        kind = next((words for test, words in _KINDS if test(mode)), "something else")
+        target = os.path.realpath(name)
+        where = f" ({target})" if target != os.path.abspath(name) else ""
+        raise TraceLoadError(name, "a regular file", found=f"this is {kind}{where}, not a regular file")
+
+
 GZ_RATIO = 8  # N-Quads shrink 10 to 20 times in gzip: a .gz of STREAM_BYTES / 8 or more is streamed
 
 
@@ -77,11 +102,11 @@ def stream_trace_file(name: str, *, max_bytes: int = NO_LIMIT, progress: Progres
     ready to be read a batch of quads at a time (``rdf_stream.StreamedFile.batches``), once the
     checks ``read_trace_file`` makes before parsing have passed; None when it is to be read whole
     with ``read_trace_file`` (another format, a smaller file, one naming blank nodes, a blank or
-    missing one: that call words why it fails). ``max_bytes`` caps the text (none by default:
-    ``limits``); ``progress(n)`` as the parser consumes each further ``n`` bytes. Raises
+    missing one, or no regular file: that call words why it fails). ``max_bytes`` caps the text
+    (none by default: ``limits``); ``progress(n)`` as the parser consumes each further ``n`` bytes. Raises
     TraceLoadError (naming the line) for what the checks refuse, or a file that cannot be read."""
     fmt = format_for_name(name)
-    if fmt not in LINE_FORMATS:
+    if fmt not in LINE_FORMATS or not os.path.isfile(name):
         return None
     try:
         given = os.path.getsize(name)

@@ -19,7 +19,6 @@ from .quoted_triples import normalise_quoted_triples
 from .rdf import read_rdf, stable_blank_nodes
 from .streams import Opener, Progress, TextStream
 
-_BOM = b"\xef\xbb\xbf"
 _PLACED_BYTES = 16 << 20  # JSON read again by Python's parser to place a syntax error, at most
 
 
@@ -56,9 +55,7 @@ def read_json_file(name: str, fmt: str, read: Opener, max_bytes: int | None, pro
     the text read is under ``_PLACED_BYTES``); ``streams.OverLimit`` and
     ``streams.DecompressionError`` for the caller to word."""
     with TextStream(read, max_bytes, progress) as stream:
-        source = stream.buffered()
-        if source.peek(len(_BOM))[:len(_BOM)] == _BOM:
-            source.read(len(_BOM))
+        source = stream.buffered()  # (without a byte order mark: ``streams``)
         try:
             value = build_value(name, json_events(source), wire=fmt == WIRE_JSON)
             source.read()  # to the end, for the digest (only white space is left)

@@ -4,6 +4,9 @@ flat whatever the file holds (a parser is handed the stream, never the whole tex
 bytes pass, the stream counts them against the expanded-size limit, hashes them (SHA-256, the
 digest a store uses to skip a file it has), reports them to a progress callback, keeps the first
 few KiB for diagnosis, and notes whether any held more than whitespace or a blank node label.
+A UTF-8 byte order mark at the very start of the text is counted, hashed and reported with the
+rest, but not handed to the parser: pyoxigraph's Turtle-family parsers (N-Quads, N-Triples,
+Turtle, TriG, N3) refuse it, and a file saved with one holds the same quads as without.
 """
 
 from __future__ import annotations
@@ -54,8 +57,9 @@ class TextStream(io.RawIOBase):
     ``size`` (bytes read so far), ``digest()`` (SHA-256 hex of them), ``head`` (the first
     ``HEAD`` bytes), ``blank`` (nothing but whitespace so far, a UTF-8 byte order mark allowed),
     ``blank_node_label`` (``_:`` seen), ``ended`` (the end was reached) and ``failure`` (the
-    DecompressionError or OverLimit that stopped it) describe what passed. Use ``buffered()``
-    as a parser's input."""
+    DecompressionError or OverLimit that stopped it) describe what passed (the byte order mark
+    included). Use ``buffered()`` as a parser's input: it reads the text without a byte order
+    mark at its start (one later on is the parser's to judge), so lines keep their numbers."""
 
     def __init__(self, open_bytes: Opener, max_bytes: int | None = None, progress: Progress | None = None):
         self._source = open_bytes()
@@ -69,6 +73,8 @@ class TextStream(io.RawIOBase):
         self.blank_node_label = False
         self.ended = False
         self.failure: OSError | None = None
+        self._opening = True  # the first read looks for a byte order mark
+        self._pending = b""  # the first bytes read, left once a byte order mark was taken off
 
     def readable(self) -> bool:
         return True
@@ -76,27 +82,50 @@ class TextStream(io.RawIOBase):
     def readinto(self, target) -> int:
         if self.failure is not None:
             raise self.failure
+        want = min(len(target), CHUNK)
+        if self._opening:
+            self._opening = False
+            self._pending = self._opening_bytes(want)
+        if self._pending:
+            chunk, self._pending = self._pending[:want], self._pending[want:]
+        else:
+            chunk = self._next(want)
+        if self.blank:
+            self.blank = _NOT_BLANK.search(chunk) is None
+        target[:len(chunk)] = chunk
+        return len(chunk)
+
+    def _opening_bytes(self, want: int) -> bytes:
+        """The first bytes of the source (at least as many as a byte order mark has, unless the
+        source is shorter), without the UTF-8 byte order mark they may start with."""
+        start = self._next(want)
+        while start and len(start) < len(_BOM) and _BOM.startswith(start):
+            more = self._next(len(_BOM) - len(start))  # a source may give fewer bytes than asked
+            if not more:
+                break
+            start += more
+        return start.removeprefix(_BOM)
+
+    def _next(self, want: int) -> bytes:
+        """Up to ``want`` further bytes of the source, noted (``_note``); b"" at its end. Raises
+        DecompressionError for data the source cannot give, OverLimit past ``max_bytes``."""
         try:
-            chunk = self._source.read(min(len(target), CHUNK))
+            chunk = self._source.read(want)
         except (OSError, EOFError, zlib.error) as error:
             self.failure = DecompressionError(error)
             raise self.failure from None
         if not chunk:
             self.ended = True
-            return 0
+            return b""
         if self._max is not None and self.size + len(chunk) > self._max:
             self.failure = OverLimit(f"more than {self._max} bytes")
             raise self.failure
         self._note(chunk)
-        target[:len(chunk)] = chunk
-        return len(chunk)
+        return chunk
 
     def _note(self, chunk: bytes) -> None:
         if len(self.head) < HEAD:
             self.head += chunk[:HEAD - len(self.head)]
-        if self.blank:
-            text = chunk[len(_BOM):] if self.size == 0 and chunk.startswith(_BOM) else chunk
-            self.blank = _NOT_BLANK.search(text) is None
         if not self.blank_node_label:
             self.blank_node_label = b"_:" in self._last + chunk[:1] or b"_:" in chunk
             self._last = chunk[-1:]

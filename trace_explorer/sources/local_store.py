@@ -135,8 +135,16 @@ class LocalStore:
         self.close()
 
     def __len__(self) -> int:
-        """Number of quads in the store."""
+        """Number of quads in the store: every key of one of its indexes counted (at 768,266
+        quads, 0.1 to 0.3 s)."""
         return len(self._open())
+
+    def texts(self) -> int:
+        """Number of document texts in the store (``tg:content`` in the documents graph, where
+        ``ingest_loaded`` puts a content file's texts), counted by the store's query engine
+        (at 20,757 texts, 0.01 s)."""
+        query = f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{DOCUMENTS_GRAPH}> {{ ?document <{CONTENT}> ?text }} }}"
+        return int(next(iter(self._open().query(query)))["n"].value)
 
     def _open(self) -> ox.Store:
         if self.store is None:
@@ -312,12 +320,12 @@ def _shared_snapshot(path: Path) -> Snapshot | None:
         return snapshot
 
 
-def reindex(local: LocalStore) -> int:
+def reindex(local: LocalStore, phases: Phases = NO_PHASES) -> int:
     """Rebuild the session index of ``local`` from its traces (a store made before it had one,
     or changed by other tools) and publish a snapshot of what it holds now; returns the number
-    of sessions."""
+    of sessions. ``phases`` hears of the sessions read and the rows written (``build_index``)."""
     with local._writing:
-        build_index(local._open(), local.index)
+        build_index(local._open(), local.index, phases=phases)
         _publish(local._open(), local.path, local.index)
     return local.index.count(SessionFilter(include_sub=True))
 

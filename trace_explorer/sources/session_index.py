@@ -592,20 +592,29 @@ def rows_from_store(store: ox.Store, roots: Sequence[str], documents: Mapping[st
 
 
 def build_index(store: ox.Store, index: SessionIndex | None = None,
-                documents: Mapping[str, str] | None = None) -> SessionIndex:
+                documents: Mapping[str, str] | None = None, phases: Phases = NO_PHASES) -> SessionIndex:
     """(Re)build the rows of every session in ``store`` into ``index`` (a new in-memory index
     when None); returns the index. Reads every session once, from the summary and word triples,
     with the texts behind ``tg:document`` from ``documents`` (texts loaded beside the store: a
-    ``*.documents.json``) or the store's documents graph."""
+    ``*.documents.json``) or the store's documents graph. ``phases`` hears of the sessions read
+    (``ingest_phases.INDEX``, once the store's summary triples are read) and of the rows
+    written (``FULL_TEXT``), as an ingest's do."""
     index = index or SessionIndex()
     texts = GraphTexts(store, documents)
     with collector_paused():
         reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))), texts,
                                graphs=False)
-        rows = [index_row(reader.read(root)) for root in reader.roots]
+        phases.begin(INDEX, len(reader.roots))
+        rows = []
+        for root in reader.roots:
+            rows.append(index_row(reader.read(root)))
+            phases.advance(1)
+    phases.begin(FULL_TEXT, len(rows))
     index.replace(index.roots(), rows)
     with index._lock, index._db:
         mark_complete(index._db)
+    phases.advance(len(rows))
+    phases.finish()
     return index
 
 
