@@ -74,13 +74,14 @@ _BATCH = 200  # sessions read from a store per query batch
 # the list in its order, keeping the rows among the matches (found once while the index is
 # unchanged: ``SessionIndex._common``), whichever costs less: a page of ``wanted`` rows (offset
 # + limit) among ``m`` matches in ``rows`` sessions walks about wanted * rows / m rows, and a row
-# walked costs about a third of a match sorted (0.3 against 0.9 us of CPU, at 100,000 sessions),
-# so it walks when _WALK_COST * m * m >= wanted * rows (and for the first _WALK_PAGES pages).
-# Either way a page costs at most about the work of sqrt(wanted * rows) rows, and a word in a
-# given share of the sessions costs the same at any size once its pages walk. At 100,000
-# sessions, a page of "bronze" (18,190 matches) 0.1 ms walked against 8.6 ms sorted, of
-# "sarbanes" (4,540) 0.3 against 4.0 ms; a word in 20 sessions 0.03 ms sorted, 33 ms walked.
-_WALK_COST = 3
+# walked costs about half a match sorted or less (0.3 us of CPU, a match 0.4 us at 10,000
+# sessions and 1.1 us at 100,000), so it walks when _WALK_COST * m * m >= wanted * rows (and
+# for the first _WALK_PAGES pages). Either way a page costs at most about the work of
+# sqrt(wanted * rows) rows, and a word in a given share of the sessions costs the same at any
+# size once its pages walk. On an index of 100,000 sessions, a page of "bronze" (18,190
+# matches) takes 0.12 ms walked against 9 ms sorted, of "sarbanes" (4,540) 0.6 against 5 ms; a
+# word in 20 sessions 0.05 ms sorted, 35 ms walked.
+_WALK_COST = 2
 _WALK_PAGES = 10
 _COUNTED_KEPT = 64  # counts kept between writes (``SessionIndex.count``)
 _MATCHES_KEPT = 4  # searches whose matching row ids are kept between writes (about 60 bytes a match)
@@ -246,21 +247,24 @@ class SessionIndex(WriteRecords):
             return None
         query = fts_query(filters.terms)
         with self._lock:
-            rows = self._db.execute("SELECT COALESCE(SUM(n), 0) FROM list_counts").fetchone()[0]
             matches = self._unchanged(self._matched, query, _MATCHES_KEPT, lambda: frozenset(
                 i for (i,) in self._db.execute("SELECT rowid FROM search WHERE search MATCH ?", (query,))))
-        return matches if _WALK_COST * len(matches) ** 2 >= wanted * rows > 0 else None
+        return matches if _WALK_COST * len(matches) ** 2 >= wanted * self._rows() > 0 else None
+
+    def _rows(self) -> int:
+        """How many sessions the index holds, sub-sessions too, from its kept counts."""
+        return self._query("SELECT COALESCE(SUM(n), 0) FROM list_counts")[0][0]
 
     def _walk(self, filters: SessionFilter, matches: frozenset[int], limit: int, offset: int,
               order: SessionOrder) -> list[int]:
         """The row ids of one page (``limit`` > 0 rows from ``offset``) of a search whose
         ``matches`` (``_common``) are common: the list under the other filters read in ``order``
-        in batches that double (from twice the rows wanted), each row kept when it is among the
-        matches, until the page is full: where one row in ``k`` matches, about ``k * (offset +
-        limit)`` rows are read, at most twice that, however many match."""
+        a batch at a time, each row kept when it is among the matches, until the page is full.
+        Where one session in ``k`` matches, the first batch is about the ``k * (offset + limit)``
+        rows that hold the page, and each further one twice the one before, however many match."""
         where, params = _where(filters, walk=True)
         wanted = offset + limit
-        batch = 2 * wanted
+        batch = wanted * self._rows() * 5 // (4 * max(1, len(matches))) + limit
         found: list[int] = []
         with self._lock:
             cursor = self._db.execute(f"SELECT sessions.id {where} {_order_by(order)}", params)
