@@ -217,4 +217,4 @@ def test_a_search_walking_the_list_gives_the_pages_of_one_starting_from_its_matc
             assert walked == [index.page(filters, limit, offset, order) for limit, offset in ((5, 0), (5, 5), (0, 0))]
         finally:
             index.aggregates = True
-    assert index._common(SessionFilter(text="the")) and not index._common(SessionFilter(text="zzzz"))
+    assert index._common(SessionFilter(text="the"), 5) and not index._common(SessionFilter(text="zzzz"), 5)

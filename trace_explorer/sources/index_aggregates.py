@@ -218,6 +218,21 @@ def counts_of(table: str, query: Callable[..., list[tuple]]) -> list[tuple]:
     return query(f"SELECT {', '.join(keys + counts)} FROM {table} WHERE {counts[0]} > 0")
 
 
+def kinds(query: Callable[..., list[tuple]]) -> list[tuple]:
+    """``(mechanism, pattern, sessions)`` of every session, sub-sessions too, by mechanism and
+    pattern ('' for none), those above 0 (``list_counts``: a few rows, whatever the store)."""
+    return query("SELECT mechanism, pattern, SUM(n) FROM list_counts GROUP BY mechanism, pattern HAVING SUM(n) > 0")
+
+
+def dated(query: Callable[..., list[tuple]]) -> list[tuple]:
+    """The rows of ``stats_days`` of dated sessions with a count above 0, ``(day, mechanism,
+    pattern ('' for none), sessions)``, in the order of that key (the table's own: read in
+    order, not sorted; SQLite compares text by its UTF-8 bytes, which orders it as Python's
+    ``sorted`` does)."""
+    return query("SELECT day, mechanism, pattern, n FROM stats_days WHERE day != '' AND n > 0 "
+                 "ORDER BY day, mechanism, pattern")
+
+
 def spread(query: Callable[..., list[tuple]], kind: str, rank: Callable[[int, int], int],
            tool: str | None = None) -> tuple:
     """``(count, p50, p95, max)`` of the durations of ``kind`` ("tool" or "llm") calls (of one

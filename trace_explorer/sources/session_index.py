@@ -70,13 +70,21 @@ WORD_PREDICATES = frozenset(TG + p for p in ("answer", "content", "thought", "ob
 INDEX_PREDICATES = SUMMARY_PREDICATES | WORD_PREDICATES
 _CONTENT = TG + "content"
 _BATCH = 200  # sessions read from a store per query batch
-# A search's page walks the list in its order when one session in _WALK_SHARE or more matches
-# (then about _WALK_SHARE * 50 rows are checked for a page of 50), for the first _WALK_PAGES
-# pages; rarer words start from their matches. At 100,000 sessions, "bronze" (18,182 matches):
-# 2.6 ms against 11 ms; a word in no session would walk the whole list (11 ms against 0.03 ms).
-_WALK_SHARE = 20
+# A search's page either starts from the words' matches (every one found and sorted) or walks
+# the list in its order, keeping the rows among the matches (found once while the index is
+# unchanged: ``SessionIndex._common``), whichever costs less: a page of ``wanted`` rows (offset
+# + limit) among ``m`` matches in ``rows`` sessions walks about wanted * rows / m rows, and a row
+# walked costs about half a match sorted or less (0.3 us of CPU, a match 0.4 us at 10,000
+# sessions and 1.1 us at 100,000), so it walks when _WALK_COST * m * m >= wanted * rows (and
+# for the first _WALK_PAGES pages). Either way a page costs at most about the work of
+# sqrt(wanted * rows) rows, and a word in a given share of the sessions costs the same at any
+# size once its pages walk. On an index of 100,000 sessions, a page of "bronze" (18,190
+# matches) takes 0.12 ms walked against 9 ms sorted, of "sarbanes" (4,540) 0.6 against 5 ms; a
+# word in 20 sessions 0.05 ms sorted, 35 ms walked.
+_WALK_COST = 2
 _WALK_PAGES = 10
 _COUNTED_KEPT = 64  # counts kept between writes (``SessionIndex.count``)
+_MATCHES_KEPT = 4  # searches whose matching row ids are kept between writes (about 60 bytes a match)
 _PARENT_LIMIT = 64  # levels of parent sessions followed up when totals change (a loop is cut)
 
 # The list's columns in a narrow table (a covering index serves the default order and the
@@ -172,6 +180,7 @@ class SessionIndex(WriteRecords):
         # counts by query, with the index's version when counted: ``PRAGMA data_version`` (another
         # connection's writes) and this connection's ``total_changes`` (its own)
         self._counted: dict[tuple, tuple[tuple[int, int], int]] = {}
+        self._matched: dict[str, tuple[tuple[int, int], frozenset[int]]] = {}  # row ids by FTS5 query, the same way
         if not read_only:
             with self._lock, self._db:
                 self.created = _made_ready(self._db)
@@ -200,20 +209,22 @@ class SessionIndex(WriteRecords):
         without a value for its key last, ties newest first, then by IRI); ``limit`` 0 means all.
         Under a search each also has ``match``: where its words were found
         (``index_words.match_rows``: ``{"field", "snippet"}``)."""
-        where, params = _where(filters, walk=bool(limit) and offset < limit * _WALK_PAGES and self._common(filters))
+        matches = self._common(filters, offset + limit) if limit and offset < limit * _WALK_PAGES else None
+        where, params = _where(filters)
         total = self._kept_count(filters) if limit and offset > limit else None
-        if total is not None and offset > total // 2:
+        if matches is not None:
+            ids = self._walk(filters, matches, limit, offset, order)
+        elif total is not None and offset > total // 2:
             # a page past the middle: read from the list's end, in the opposite order, so that a
             # page near the end (the last) walks a page of the index, not the whole list before it
             start = max(0, total - offset - limit)
-            found = self._query(f"SELECT sessions.id, root {where} {_order_by(order, reverse=True)} LIMIT ? OFFSET ?",
-                                params + [max(0, total - offset - start), start])[::-1]
+            ids = [i for (i,) in self._query(f"SELECT sessions.id {where} {_order_by(order, reverse=True)} LIMIT ? OFFSET ?",
+                                             params + [max(0, total - offset - start), start])[::-1]]
         else:
             tail = " LIMIT ? OFFSET ?" if limit else (" LIMIT -1 OFFSET ?" if offset else "")
             params += [int(limit), int(offset)] if limit else ([int(offset)] if offset else [])
-            found = self._query(f"SELECT sessions.id, root {where} {_order_by(order)}{tail}", params)
+            ids = [i for (i,) in self._query(f"SELECT sessions.id {where} {_order_by(order)}{tail}", params)]
         summaries: dict[int, str] = {}
-        ids = [i for i, _ in found]
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             summaries.update(self._query(f"SELECT id, summary FROM summaries WHERE id IN ({','.join('?' * len(chunk))})", chunk))
@@ -226,15 +237,60 @@ class SessionIndex(WriteRecords):
                         out[i]["match"] = found_match
         return [out[i] for i in ids if i in out]
 
-    def _common(self, filters: SessionFilter) -> bool:
-        """Whether the words searched are in at least one session in ``_WALK_SHARE`` of the
-        index's (one count of the full-text matches; an index without kept counts: False): a page
-        then walks the list in its order (``_where``'s ``walk``) and stops once it is full."""
+    def _common(self, filters: SessionFilter, wanted: int = 50) -> frozenset[int] | None:
+        """The row ids the words searched are found in, when they are common enough that a page
+        of ``wanted`` rows costs less walked than sorted (``_WALK_COST``); else (or in an index
+        without kept counts) None. A page then walks the list in its order (``_walk``) and stops
+        once it is full. The matches are read once while the index is unchanged (``_unchanged``),
+        for ``_MATCHES_KEPT`` searches."""
         if not (filters.needle and filters.words and self.aggregates):
-            return False
-        rows = self._query("SELECT COALESCE(SUM(n), 0) FROM list_counts")[0][0]
-        matches = self._query("SELECT COUNT(*) FROM search WHERE search MATCH ?", (fts_query(filters.terms),))[0][0]
-        return matches * _WALK_SHARE >= rows > 0
+            return None
+        query = fts_query(filters.terms)
+        with self._lock:
+            matches = self._unchanged(self._matched, query, _MATCHES_KEPT, lambda: frozenset(
+                i for (i,) in self._db.execute("SELECT rowid FROM search WHERE search MATCH ?", (query,))))
+        return matches if _WALK_COST * len(matches) ** 2 >= wanted * self._rows() > 0 else None
+
+    def _rows(self) -> int:
+        """How many sessions the index holds, sub-sessions too, from its kept counts."""
+        return self._query("SELECT COALESCE(SUM(n), 0) FROM list_counts")[0][0]
+
+    def _walk(self, filters: SessionFilter, matches: frozenset[int], limit: int, offset: int,
+              order: SessionOrder) -> list[int]:
+        """The row ids of one page (``limit`` > 0 rows from ``offset``) of a search whose
+        ``matches`` (``_common``) are common: the list under the other filters read in ``order``
+        a batch at a time, each row kept when it is among the matches, until the page is full.
+        Where one session in ``k`` matches, the first batch is about the ``k * (offset + limit)``
+        rows that hold the page, and each further one twice the one before, however many match."""
+        where, params = _where(filters, walk=True)
+        wanted = offset + limit
+        batch = wanted * self._rows() * 5 // (4 * max(1, len(matches))) + limit
+        found: list[int] = []
+        with self._lock:
+            cursor = self._db.execute(f"SELECT sessions.id {where} {_order_by(order)}", params)
+            try:
+                while len(found) < wanted:
+                    read = cursor.fetchmany(batch)
+                    if not read:
+                        break
+                    found += [i for (i,) in read if i in matches]
+                    batch *= 2
+            finally:
+                cursor.close()
+        return found[offset:wanted]
+
+    def _unchanged(self, kept: dict, key: Any, size: int, compute: Callable[[], Any]) -> Any:
+        """``compute()``, kept in ``kept`` under ``key`` while the index is unchanged: its
+        version is ``PRAGMA data_version`` (another connection's writes) and this connection's
+        ``total_changes`` (its own). At most ``size`` kept (all forgotten when full). The caller
+        holds the lock."""
+        version = (self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes)
+        found = kept.get(key)
+        if found is None or found[0] != version:
+            if len(kept) >= size:
+                kept.clear()
+            found = kept[key] = (version, compute())
+        return found[1]
 
     def summary(self, root: str) -> dict | None:
         """The ``session_summary`` of one session, or None when it has no row."""
@@ -249,15 +305,9 @@ class SessionIndex(WriteRecords):
         if kept is not None:
             return kept
         where, params = _where(filters)
-        key = (where, tuple(params))
         with self._lock:  # counted once while the index is unchanged (a search: every match is read)
-            version = (self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes)
-            found = self._counted.get(key)
-            if found is None or found[0] != version:
-                if len(self._counted) >= _COUNTED_KEPT:
-                    self._counted.clear()
-                found = self._counted[key] = (version, self._db.execute(f"SELECT COUNT(*) {where}", params).fetchone()[0])
-            return found[1]
+            return self._unchanged(self._counted, (where, tuple(params)), _COUNTED_KEPT,
+                                   lambda: self._db.execute(f"SELECT COUNT(*) {where}", params).fetchone()[0])
 
     def _kept_count(self, filters: SessionFilter) -> int | None:
         """The count of ``filters`` from ``list_counts``, or None when it cannot answer it (a
@@ -538,20 +588,18 @@ def _where(filters: SessionFilter, walk: bool = False) -> tuple[str, list[Any]]:
     """``FROM ... WHERE ...`` of the sessions matching ``filters``, and its parameters. A search
     starts from the full-text table (its matches, then each one's row by id): far fewer rows
     than the whole list when the words are rare, and no worse when they are common. ``walk``:
-    a search walks the list in its order instead, each row kept when its id is among the
-    matches (a page of common words then stops after its rows, instead of sorting every match)."""
+    the words searched are left out, for a caller that walks the list in its order and keeps
+    the rows among their matches itself (``SessionIndex._walk``: a page of common words then
+    stops after its rows, instead of sorting every match)."""
     clauses, params, tables = [], [], "sessions"
     if filters.needle:
         words = filters.words
-        if words and walk:
-            clauses.append("sessions.id IN (SELECT rowid FROM search WHERE search MATCH ?)")
-            params.append(fts_query(filters.terms))
-        elif words:
+        if not words:  # punctuation only: no word to find, so nothing matches
+            clauses.append("0")
+        elif not walk:
             tables = "search CROSS JOIN sessions ON sessions.id = search.rowid"
             clauses.append("search MATCH ?")
             params.append(fts_query(filters.terms))
-        else:  # punctuation only: no word to find, so nothing matches
-            clauses.append("0")
     if not filters.include_sub:
         clauses.append("top = 1")
     if filters.mechanisms:
