@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sqlite3
 import sys
 
 import pytest
@@ -21,6 +22,7 @@ from trace_explorer.cli import store as cli_store
 from trace_explorer.cli.store import texts_first
 from trace_explorer.read import rdf_stream
 from trace_explorer.sources.local_store import ingest_file, open_local_store
+from trace_explorer.sources.session_index import INDEX_FILE
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"
 SESSIONS = 120
@@ -72,7 +74,7 @@ def test_a_streamed_file_is_checked_as_it_is_indexed(tmp_path, synthetic, stream
     assert len(one["health"]) == len(one["sessions"]) == checked
     if which == "synthetic":
         assert checked == SESSIONS
-        assert any(rules for *_, rules in one["health"])  # findings, not only clean rows
+        assert any(rules for _, _, _, _, rules, _ in one["health"])  # findings, not only clean rows
     assert one == two
 
 
@@ -95,12 +97,19 @@ def test_a_file_after_the_pass_has_its_sessions_checked_again(tmp_path, syntheti
     assert main(["ingest", str(trace), "--store", str(tmp_path / "store"), "--quiet"]) == 0
     assert sum(streamed) == 0  # checked in the pass, without their texts
     before = index_tables(tmp_path / "store")["health"]
-    assert len(before) == SESSIONS and sum("missing-text" in rules.split() for *_, rules in before) > SESSIONS // 2
-    mendable = sum(any(rule in rules.split() for rule in CONTEXT_RULES) for *_, rules in before)
+    assert len(before) == SESSIONS and sum("missing-text" in rules.split() for _, _, _, _, rules, _ in before) > SESSIONS // 2
+    given = set(json.loads(texts.read_text(encoding="utf-8")))  # the document IRIs the content file has texts for
+    context = [(wants, rules) for _, _, _, _, rules, wants in before if any(r in rules.split() for r in CONTEXT_RULES)]
+    mendable = [wants for wants, _ in context
+                if wants is None or any(w.partition(":")[2] in given for w in wants.split())]
+    assert any(w.partition(":")[2] == "chunk-id-1" for wants, _ in context for w in (wants or "").split())
+    # (the services' DocRAG chunk ids are no IRIs: a content file gives no store a text for them)
+    assert 0 < len(mendable) < len(context)  # some findings it cannot mend: their texts are not in it
+    assert all(wants is not None for wants, rules in context if "time-before-parent" not in rules.split())
     assert main(["ingest", str(texts), "--store", str(tmp_path / "store"), "--quiet"]) == 0
-    assert sum(streamed) == mendable  # what the texts may mend is checked again
+    assert sum(streamed) == len(mendable)  # only what the texts may mend is checked again
     after = index_tables(tmp_path / "store")["health"]
-    missing = [sum("missing-text" in rules.split() for *_, rules in rows) for rows in (before, after)]
+    missing = [sum("missing-text" in rules.split() for _, _, _, _, rules, _ in rows) for rows in (before, after)]
     assert 0 < missing[1] < missing[0]  # mended where the content file has the text (it lacks some)
     assert main(["ingest", str(texts), str(trace), "--store", str(tmp_path / "at-once"), "--quiet"]) == 0
     assert after == index_tables(tmp_path / "at-once")["health"]
@@ -158,7 +167,7 @@ def test_an_ingest_that_adds_nothing_checks_nothing_again(tmp_path, synthetic, s
     trace, texts = synthetic
     assert main(["ingest", str(trace), "--store", str(tmp_path / "store"), "--quiet"]) == 0
     before = index_tables(tmp_path / "store")["health"]
-    assert any("missing-text" in rules.split() for *_, rules in before)  # findings a later file may mend
+    assert any("missing-text" in rules.split() for _, _, _, _, rules, _ in before)  # findings a later file may mend
     assert main(["ingest", str(trace), "--store", str(tmp_path / "store"), "--quiet"]) == 0  # already in
     assert main(["ingest", str(tmp_path / "none.nq"), "--store", str(tmp_path / "store"), "--quiet"]) == 1
     assert sum(streamed) == 0 and index_tables(tmp_path / "store")["health"] == before
@@ -186,3 +195,24 @@ def test_what_a_killed_ingest_left_beside_the_store_goes_with_the_next_writer(tm
     assert main(["ingest", str(synthetic[0]), "--store", str(store), "--quiet"]) == 0
     assert not [p for pattern in LEFTOVERS for p in store.glob(pattern)]
     assert len(index_tables(store)["health"]) == SESSIONS
+
+
+def test_an_index_written_before_wants_were_kept_has_its_sessions_checked_again(tmp_path, synthetic, streamed):
+    """An index whose health table has no ``wants`` column (written by the code before it) gets
+    the column, empty: every session with a finding a later file may mend is checked again once,
+    as before, and its wants are kept from then on."""
+    trace, texts = synthetic
+    store = tmp_path / "store"
+    assert main(["ingest", str(trace), "--store", str(store), "--quiet"]) == 0
+    with sqlite3.connect(store / INDEX_FILE) as db:
+        db.execute("ALTER TABLE health DROP COLUMN wants")
+    before = index_tables(store)["health"]
+    context = [row for row in before if any(r in row[4].split() for r in CONTEXT_RULES)]
+    assert main(["ingest", str(texts), "--store", str(store), "--quiet"]) == 0
+    assert sum(streamed) == len(context) > 0
+    assert main(["ingest", str(texts), str(trace), "--store", str(tmp_path / "at-once"), "--quiet"]) == 0
+    # the same rows as a store written with the column; a session with nothing a file may mend
+    # keeps its unknown (NULL) wants, never read
+    after, at_once = ({row[:5]: row[5] if any(r in row[4].split() for r in CONTEXT_RULES) else "-" for row in rows}
+                      for rows in (index_tables(store)["health"], index_tables(tmp_path / "at-once")["health"]))
+    assert after == at_once

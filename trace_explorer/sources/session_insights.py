@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..model.session import Session
@@ -30,7 +30,8 @@ from .source import SourceError
 from .sparql_text import literal
 
 # Predicates the index reads beyond a summary's, for these rows.
-HealthRecord = tuple[str, int, int, int, str]  # root, errors, warnings, infos, rule ids joined by spaces
+HealthRecord = tuple[str, int, int, int, str, "str | None"]  # root, errors, warnings, infos, rule ids and
+# wants (``analysis.health.mending``), each joined by spaces
 
 INSIGHT_PREDICATES = frozenset(TG + name for name in (
     "llmDurationMs", "toolDurationMs", "inToken", "outToken", "llmModel", "terminationReason"))
@@ -44,7 +45,7 @@ CREATE INDEX IF NOT EXISTS insight_llm_root ON insight_llm (root);
 CREATE INDEX IF NOT EXISTS insight_llm_model ON insight_llm (model, root);
 CREATE TABLE IF NOT EXISTS insight_sessions (root TEXT PRIMARY KEY, termination TEXT, parse_errors INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS health (root TEXT PRIMARY KEY, errors INTEGER NOT NULL, warnings INTEGER NOT NULL,
-                                   infos INTEGER NOT NULL, rules TEXT NOT NULL);
+                                   infos INTEGER NOT NULL, rules TEXT NOT NULL, wants TEXT);
 """
 # The tables above: a session index of another version drops them with its own.
 TABLES = ("insight_tools", "insight_llm", "insight_sessions", "health")
@@ -76,6 +77,10 @@ def prepare(db: sqlite3.Connection, fresh: bool) -> None:
     """Create the tables (in a writable index); ``fresh``: the index has no session yet, so every
     row it gets will have its insight rows."""
     db.executescript(SCHEMA)
+    if "wants" not in {column for _, column, *_ in db.execute("PRAGMA table_info(health)")}:
+        # an index written before the column: its rows' wants are unknown (NULL), so their
+        # sessions are checked again after an ingest, as they always were
+        db.execute("ALTER TABLE health ADD COLUMN wants TEXT")
     if fresh:
         mark_complete(db)
 
@@ -187,31 +192,74 @@ def write_health(index, rows: dict[str, dict[str, Any]]) -> None:
 
 
 def health_record(root: str, row: Mapping[str, Any]) -> HealthRecord:
-    """A health row (``{"error", "warning", "info", "rules"}``) as the table holds it:
-    ``(root, errors, warnings, infos, "rule rule ...")``, a fifth of the dict's memory."""
-    return root, row["error"], row["warning"], row["info"], " ".join(row["rules"])
+    """A health row (``{"error", "warning", "info", "rules", "wants"}``, ``wants`` optional) as
+    the table holds it: ``(root, errors, warnings, infos, "rule rule ...", wants)``, a fifth of
+    the dict's memory."""
+    return root, row["error"], row["warning"], row["info"], " ".join(row["rules"]), row.get("wants")
 
 
 def write_health_records(index, records: Iterable[HealthRecord]) -> None:
     """Write ``health_record`` tuples (a session's row replaced)."""
     with index._lock, index._db:
-        index._db.executemany("INSERT OR REPLACE INTO health VALUES (?, ?, ?, ?, ?)", records)
+        index._db.executemany("INSERT OR REPLACE INTO health VALUES (?, ?, ?, ?, ?, ?)", records)
 
 
-def forget_health(index, rules: Iterable[str], keep: Iterable[str] = ()) -> int:
+_HELD = ("CREATE TEMP TABLE IF NOT EXISTS health_held (root TEXT PRIMARY KEY, errors INTEGER, warnings INTEGER, "
+         "infos INTEGER, rules TEXT, wants TEXT)")
+
+
+def hold_health(index, records: Iterable[HealthRecord], clear: bool = False) -> None:
+    """Keep ``health_record`` tuples in a temporary table of the index's connection until
+    ``write_held_health``, rather than in memory (at 100,000 sessions, 20 to 40 MB of them).
+    Only from inside the index's own write (``SessionIndex.replace_batches``, which holds its
+    lock and transaction while it reads the rows being written): a write that fails takes them
+    with it. ``clear``: forget those held before (of a pass that failed)."""
+    index._db.execute(_HELD)
+    if clear:
+        index._db.execute("DELETE FROM health_held")
+    index._db.executemany("INSERT OR REPLACE INTO health_held VALUES (?, ?, ?, ?, ?, ?)", records)
+
+
+def write_held_health(index) -> list[str]:
+    """Write the health rows ``hold_health`` kept (a session's row replaced) and forget them;
+    returns their roots."""
+    with index._lock, index._db:
+        index._db.execute(_HELD)
+        roots = [root for (root,) in index._db.execute("SELECT root FROM health_held")]
+        index._db.execute("INSERT OR REPLACE INTO health (root, errors, warnings, infos, rules, wants) "
+                          "SELECT root, errors, warnings, infos, rules, wants FROM health_held")
+        index._db.execute("DELETE FROM health_held")
+    return roots
+
+
+def forget_health(index, rules: Iterable[str], keep: Iterable[str] = (),
+                  mended: Callable[[list[str]], set[str]] | None = None) -> int:
     """Drop the health rows of sessions in which any of ``rules`` was found (they are checked
     again: what a later file adds, a text or a derivation target, may mend them), but for the
-    sessions ``keep`` (roots checked after the last write); returns how many."""
+    sessions ``keep`` (roots checked after the last write); returns how many. ``mended(wants)``:
+    those of the wants given (``analysis.health.mending``) that the store now has; when given,
+    a row whose wants are known is dropped only when one of them is among those."""
     rules = list(rules)
     if not rules:
         return 0
     like = " OR ".join("' ' || rules || ' ' LIKE ?" for _ in rules)
+    params = [f"% {r} %" for r in rules]
     with index._lock, index._db:
-        index._db.execute("CREATE TEMP TABLE IF NOT EXISTS health_kept (root TEXT PRIMARY KEY)")
-        index._db.execute("DELETE FROM health_kept")
-        index._db.executemany("INSERT OR IGNORE INTO health_kept VALUES (?)", ((r,) for r in keep))
-        return index._db.execute(f"DELETE FROM health WHERE ({like}) AND root NOT IN (SELECT root FROM health_kept)",
-                                 [f"% {r} %" for r in rules]).rowcount
+        db = index._db
+        for table in ("health_kept", "health_mended"):
+            db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} (root TEXT PRIMARY KEY)")
+            db.execute(f"DELETE FROM {table}")
+        db.executemany("INSERT OR IGNORE INTO health_kept VALUES (?)", ((r,) for r in keep))
+        if mended is None:
+            return db.execute(f"DELETE FROM health WHERE ({like}) AND root NOT IN (SELECT root FROM health_kept)",
+                              params).rowcount
+        known = db.execute(f"SELECT root, wants FROM health WHERE ({like}) AND wants IS NOT NULL AND wants != '' "
+                           "AND root NOT IN (SELECT root FROM health_kept)", params).fetchall()
+        now = mended(sorted({want for _, wants in known for want in wants.split()}))
+        db.executemany("INSERT OR IGNORE INTO health_mended VALUES (?)",
+                       ((root,) for root, wants in known if not now.isdisjoint(wants.split())))
+        return db.execute(f"DELETE FROM health WHERE ({like}) AND root NOT IN (SELECT root FROM health_kept) "
+                          "AND (wants IS NULL OR root IN (SELECT root FROM health_mended))", params).rowcount
 
 
 def health_of(index, roots: Iterable[str]) -> dict[str, dict[str, Any]]:

@@ -18,7 +18,7 @@ point at, and a description of what they derive from outside themselves. Then:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -39,6 +39,7 @@ from ...sources.source import TraceSource
 from ...sources.sparql_text import PREFIXES, iri_batches, is_iri, literal, values_clause
 from ...sources.store import StoreSource
 from . import shacl, shape_checks
+from .mending import finding_wants, session_wants, text_wants
 from ..support.evidence import unread_chunks
 from ..support.support import session_support
 from .rules import (DANGLING_DERIVATION, RULES, SEVERITIES, TIME_BEFORE_PARENT, UNFINISHED, UNKNOWN_TYPE,
@@ -54,7 +55,8 @@ class Finding:
     ``session`` (the session root's IRI), ``step`` (the entity's IRI, None when it is the
     session's as a whole), ``message`` (words; may quote trace text, so escape it where it is
     shown) and ``triple`` (the triple behind it in N-Triples form, or None). ``as_json()`` is
-    what ``trace-explorer lint --format json`` prints for it."""
+    what ``trace-explorer lint --format json`` prints for it. ``wants``: what another file could
+    add to mend it, when its check says so (``mending.finding_wants``; not compared)."""
 
     rule: str
     severity: str
@@ -62,6 +64,7 @@ class Finding:
     step: str | None
     message: str
     triple: str | None = None
+    wants: tuple[str, ...] | None = field(default=None, compare=False)
 
     def as_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "severity": self.severity, "session": self.session, "step": self.step,
@@ -195,14 +198,16 @@ def counts(findings: Iterable[Finding]) -> dict[str, int]:
 
 
 def summaries(roots: Iterable[str], findings: Iterable[Finding]) -> dict[str, dict[str, Any]]:
-    """Per session of ``roots``: ``{"error", "warning", "info": counts, "rules": sorted rule ids}``
-    (a clean session has zeros and no rules)."""
-    out = {r: {**dict.fromkeys(SEVERITIES, 0), "rules": set()} for r in roots}
+    """Per session of ``roots``: ``{"error", "warning", "info": counts, "rules": sorted rule ids,
+    "wants": what another file could add to mend its findings}`` (``mending.session_wants``: a
+    clean session has zeros, no rules and wants "")."""
+    out = {r: {**dict.fromkeys(SEVERITIES, 0), "rules": set(), "wants": []} for r in roots}
     for finding in findings:
-        row = out.setdefault(finding.session, {**dict.fromkeys(SEVERITIES, 0), "rules": set()})
+        row = out.setdefault(finding.session, {**dict.fromkeys(SEVERITIES, 0), "rules": set(), "wants": []})
         row[finding.severity] += 1
         row["rules"].add(finding.rule)
-    return {r: {**row, "rules": sorted(row["rules"])} for r, row in out.items()}
+        row["wants"].append(finding_wants(finding.rule, finding.triple, finding.wants))
+    return {r: {**row, "rules": sorted(row["rules"]), "wants": session_wants(row["wants"])} for r, row in out.items()}
 
 
 # -- the rules -------------------------------------------------------------------------------------
@@ -238,10 +243,12 @@ def _unsupported_sentences(session: Session, chunks: dict[str, str]) -> list[Fin
         return []
     support = session_support(session, chunks)
     count = len(support.sentences)
-    return [_finding(UNSUPPORTED_SENTENCE, session.id, session.answer_id,
-                     f"sentence {support.sentences.index(s) + 1} of {count} of the answer, "
-                     f"\"{clip(s.text, 200)}\": nothing in this trace supports it"
-                     + (f" (not found: {', '.join(dict.fromkeys(s.missing))})" if s.missing else ""))
+    wants = text_wants(c for c in unread_chunks(session) if c not in chunks)  # texts that may back it later
+    return [replace(_finding(UNSUPPORTED_SENTENCE, session.id, session.answer_id,
+                             f"sentence {support.sentences.index(s) + 1} of {count} of the answer, "
+                             f"\"{clip(s.text, 200)}\": nothing in this trace supports it"
+                             + (f" (not found: {', '.join(dict.fromkeys(s.missing))})" if s.missing else "")),
+                    wants=wants)
             for s in support.unsupported]
 
 

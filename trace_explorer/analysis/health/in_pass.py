@@ -36,7 +36,7 @@ from ...read.collector import collector_paused
 from ...sources.ingest_phases import INDEX_HEALTH
 from ...sources.local_store import LocalStore
 from ...sources.session_index import RowsReader, index_row
-from ...sources.session_insights import HealthRecord, health_record, write_health_records
+from ...sources.session_insights import health_record, hold_health, write_held_health
 from ...sources.store import StoreSource
 from ...sources.written_triples import WrittenTriples, parsed_text
 from .checks import BATCH, entities_under, owning_root, read_and_check, summaries
@@ -74,8 +74,8 @@ class HealthInPass(RowsReader):
     when kept; ``workers``: worker processes (``workers_for()`` by default); ``sent``: the
     batches of the last pass that workers read. The workers read a checkpoint of the store made
     for the pass (``Store.backup``: hard links, so immutable while the writer compacts; removed
-    after it). The health rows are held (``session_insights.health_record`` tuples: about 150
-    bytes a session) until ``write()``, once the index rows they belong to are in."""
+    after it). The health rows are held in the index's write, beside the rows they belong to
+    (``session_insights.hold_health``), until ``write()``, once those are in."""
 
     phase = INDEX_HEALTH
 
@@ -83,11 +83,11 @@ class HealthInPass(RowsReader):
         self.local, self.written = local, written
         self.workers = workers_for() if workers is None else workers
         self.sent = 0
-        self._health: list[HealthRecord] = []
 
     def rows(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None
              ) -> Iterator[list[dict]]:
-        self._health, self.sent = [], 0  # nothing of a pass that failed
+        self.sent = 0
+        hold_health(self.local.index, (), clear=True)  # nothing of a pass that failed
         source = self.local.writer_source()
         kept = self.written if self.written is not None and self.written.kept and triples_of is not None else None
         if kept is None:  # one scan of the store's typed IRIs for all
@@ -143,16 +143,13 @@ class HealthInPass(RowsReader):
 
     def _kept(self, rows: Rows) -> list[dict]:
         index_rows, health = rows
-        self._health += (health_record(root, row) for root, row in health.items())
+        hold_health(self.local.index, (health_record(root, row) for root, row in health.items()))
         return index_rows
 
     def write(self) -> list[str]:
         """Write the health rows held into the source's index; returns their roots (the
         sessions checked since the last ``write``)."""
-        health, self._health = self._health, []
-        if health:
-            write_health_records(self.local.index, health)
-        return [record[0] for record in health]
+        return write_held_health(self.local.index)
 
 
 class _Extending:

@@ -5,8 +5,8 @@ list shows and filters them without reading a session.
 A session's health row goes when its index row is rewritten (a file added steps to it) and is
 written again by ``refresh_health``: after ``trace-explorer ingest`` and ``reindex``, when the
 app saves uploads into a store, and when it reads files into memory. What a later file may mend
-(a text, a derivation target, a parent session) is checked again after each ingest
-(``CONTEXT_RULES``). Checking takes about 3 ms of CPU a session on a 2-core machine, after one
+(a text, a derivation target, a parent session) is checked again after an ingest that brought
+what it lacked (``mending``). Checking takes about 3 ms of CPU a session on a 2-core machine, after one
 scan of the store (2 s of CPU at 10,000 sessions): ``benchmarks/stats.py``.
 """
 
@@ -19,10 +19,7 @@ from ...sources.session_insights import forget_health, unchecked_roots, write_he
 from ...sources.store import StoreSource
 from ...sources.written_triples import WrittenTriples
 from .checks import BATCH, check_sessions, entities_under, summaries
-from .rules import DANGLING_DERIVATION, MISSING_CHUNK_TEXT, MISSING_TEXT, TIME_BEFORE_PARENT, UNSUPPORTED_SENTENCE
-
-# Findings that depend on what else is loaded: checked again after every ingest.
-CONTEXT_RULES = (DANGLING_DERIVATION, MISSING_TEXT, MISSING_CHUNK_TEXT, TIME_BEFORE_PARENT, UNSUPPORTED_SENTENCE)
+from .mending import CONTEXT_RULES, mended
 
 
 def refresh_health(source: StoreSource, *, after_ingest: bool = False,
@@ -42,7 +39,7 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     if written is not None and not written.kept:
         written = None
     if after_ingest:
-        forget_health(index, CONTEXT_RULES, keep=fresh)
+        forget_health(index, CONTEXT_RULES, keep=fresh, mended=lambda wants: mended(source.store, wants))
     roots = unchecked_roots(index)
     if total is not None:
         total(len(roots))
