@@ -47,3 +47,5 @@ def test_the_store_says_which_wants_it_now_has():
     # a text mends a text, a type a description; a label is neither; a key that is no IRI is
     # never in a store; a kind not known is always checked again
     assert mended(store, wants) == {f"t:{DOC}", f"d:{TARGET}", "x:urn:y"}
+    # an ingest that added no text looks none up: only the description is asked for
+    assert mended(store, wants, texts=False) == {f"d:{TARGET}", "x:urn:y"}

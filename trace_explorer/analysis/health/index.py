@@ -25,10 +25,12 @@ from .mending import CONTEXT_RULES, mended
 def refresh_health(source: StoreSource, *, after_ingest: bool = False,
                    progress: Callable[[int], None] | None = None,
                    written: WrittenTriples | None = None, total: Callable[[int], None] | None = None,
-                   fresh: Iterable[str] = ()) -> int:
+                   fresh: Iterable[str] = (), texts_gained: bool = True) -> int:
     """Check every session of ``source``'s index that has no health row and write its row;
     ``after_ingest``: first forget the rows of sessions with ``CONTEXT_RULES`` findings, but for
-    those of ``fresh`` (checked after the last write: ``in_pass.HealthInPass.write``). Returns
+    those of ``fresh`` (checked after the last write: ``in_pass.HealthInPass.write``), and for
+    those whose findings lack nothing the store now has (``mending``; ``texts_gained`` False:
+    the ingest added no document text, so none lacking a text is looked up). Returns
     how many sessions were checked (0 when the source has no writable index). ``progress(n)``
     after each batch of ``n``, ``total(n)`` first with the number to check. ``written``: every triple of ``source`` (an ingest into an empty
     store kept them: ``sources.written_triples``), read instead of the store's for the sessions'
@@ -39,7 +41,8 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     if written is not None and not written.kept:
         written = None
     if after_ingest:
-        forget_health(index, CONTEXT_RULES, keep=fresh, mended=lambda wants: mended(source.store, wants))
+        forget_health(index, CONTEXT_RULES, keep=fresh,
+                      mended=lambda wants: mended(source.store, wants, texts=texts_gained))
     roots = unchecked_roots(index)
     if total is not None:
         total(len(roots))

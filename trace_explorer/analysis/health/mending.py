@@ -69,13 +69,17 @@ def session_wants(wants: Iterable[tuple[str, ...] | None]) -> str | None:
     return " ".join(out)
 
 
-def mended(store: ox.Store, wants: Iterable[str]) -> set[str]:
+def mended(store: ox.Store, wants: Iterable[str], texts: bool = True) -> set[str]:
     """Those of ``wants`` (``kind:IRI``) that ``store`` now has what they lacked for: a triple
     in any graph with the IRI as subject and one of the kind's predicates (never for a key that
-    is no IRI, which a store cannot hold; always for a kind this module does not know)."""
+    is no IRI, which a store cannot hold; always for a kind this module does not know); about
+    15 us a want on a store of 7 million quads. ``texts`` False: the ingest added no text, so no
+    text want is looked up (most of them, in a collection whose answers live in the librarian)."""
     out = set()
     for want in wants:
         kind, _, iri = want.partition(":")
+        if kind == TEXT and not texts:
+            continue
         if kind not in _MENDING:  # not one this module wrote: checked again
             out.add(want)
             continue
