@@ -87,12 +87,12 @@ def main(argv: list[str]) -> None:
     last = files[-1]
     replace, publish = SessionIndex.replace_batches, local_store.publish
 
-    def watched_replace(index, drop, batches, files=()):
+    def watched_replace(index, drop, batches, files=(), typed=None):
         files = list(files)
         if stop == "index" and any(name == last for name, _ in files):
             say("index")
             wait()
-        return replace(index, drop, batches, files)
+        return replace(index, drop, batches, files, typed)
 
     def watched_publish(store, path):
         if stop == "publish":

@@ -6,7 +6,9 @@ saw the file (or, killed after its rows, saw it whole); and the same file then g
 from __future__ import annotations
 
 import json
+import sqlite3
 
+import pyoxigraph as ox
 import pytest
 
 from tests.conftest import CORPUS, manifest_sessions
@@ -15,7 +17,9 @@ from tests.store_copies import SESSIONS_PER_COPY, copies
 from trace_explorer.cli.main import main
 from trace_explorer.sources.catalog import SessionFilter, count_sessions
 from trace_explorer.sources.local_store import BULK_QUADS, ingest_file, local_source, open_local_store
-from trace_explorer.sources.session_index import build_index
+from trace_explorer.model.vocabulary import RDF_TYPE
+from trace_explorer.sources.index_typed import COMPLETE_KEY as TYPED_COMPLETE, TABLE as TYPED_TABLE
+from trace_explorer.sources.session_index import INDEX_FILE, build_index
 
 BIG_COPIES = 80  # about 49,000 quads: three bulk_extend batches of the killed ingest
 ALL = SessionFilter(include_sub=True)
@@ -73,6 +77,12 @@ def _assert_like(path, reference, capsys, lint: bool = True) -> None:
     assert len(quads) == len(want_quads) and quads == want_quads
     assert listed == in_traces == want_listed
     assert lint == want_lint
+    # the index still keeps exactly the store's typed IRIs (``sources.index_typed``), and says so
+    with sqlite3.connect(path / INDEX_FILE) as db:
+        kept = {iri for (iri,) in db.execute(f"SELECT iri FROM {TYPED_TABLE}")}
+        assert db.execute("SELECT 1 FROM meta WHERE key = ?", (TYPED_COMPLETE,)).fetchone()
+    assert kept == {q.subject.value for q in quads if q.predicate.value == RDF_TYPE
+                    and isinstance(q.subject, ox.NamedNode) and "/" in q.subject.value}
 
 
 @pytest.mark.parametrize("stop, word, streamed", [("batch", "batch", False), ("write", "batch", False),

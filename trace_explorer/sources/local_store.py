@@ -47,6 +47,8 @@ import sqlite3
 import threading
 import time
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +66,7 @@ from ..read.loaded import LoadedFile
 from ..read.rdf_stream import StreamedFile
 from ..read.streams import Progress
 from .filter import SessionFilter
+from .index_typed import TypedWrite
 from .ingest_phases import NO_PHASES, STORE, Phases, cpu_seconds
 from .session_index import INDEX_FILE, IndexUpdate, RowsReader, SessionIndex, StreamedIndexUpdate, build_index
 from .snapshots import Snapshot, current_generation, open_snapshot, publish
@@ -393,7 +396,7 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
         if index.is_ingested(loaded.digest):
             return LoadedSource(name, loaded.format, loaded.size, len(loaded.quads), len(loaded.documents),
                                 loaded.recovered, skipped=True)
-        update = IndexUpdate(store, index, loaded.quads, loaded.documents)
+        update = IndexUpdate(store, index, loaded.quads, loaded.documents, fresh=is_empty(store))
         update.read(phases)  # from the file alone: its triples are let go before its quads are written
         clock.lap("index")
         quads, count = loaded.quads, len(loaded.quads)
@@ -405,25 +408,26 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
             except ValueError:
                 raise TraceLoadError(name, f"a document IRI as key, got {document!r:.100}") from None
         bulk = len(quads) > BULK_QUADS
-        begin(local.path, store, index, name, quads, bulk, lambda: _publish(store, local.path, index))
-        if written is not None:
-            written.add(quads)
-        phases.begin(STORE, len(quads))
-        if bulk:
-            while quads:  # in batches, each let go once written (order does not matter in a set)
-                batch = quads[-BULK_BATCH:]
-                del quads[-BULK_BATCH:]
-                store.bulk_extend(batch)
-                phases.advance(len(batch))
-                del batch
-        else:
-            store.extend(quads)
-            phases.advance(len(quads))
-        del quads
-        if publish:
-            store.flush()
-        clock.lap("write")
-        update.apply([(name, loaded.digest)], phases)
+        with _untrusted_typed_on_failure(index):  # the store may hold part of the file until it is undone
+            begin(local.path, store, index, name, quads, bulk, lambda: _publish(store, local.path, index))
+            if written is not None:
+                written.add(quads)
+            phases.begin(STORE, len(quads))
+            if bulk:
+                while quads:  # in batches, each let go once written (order does not matter in a set)
+                    batch = quads[-BULK_BATCH:]
+                    del quads[-BULK_BATCH:]
+                    store.bulk_extend(batch)
+                    phases.advance(len(batch))
+                    del batch
+            else:
+                store.extend(quads)
+                phases.advance(len(quads))
+            del quads
+            if publish:
+                store.flush()
+            clock.lap("write")
+            update.apply([(name, loaded.digest)], phases)
         clock.lap("index")
         if publish:
             _publish(store, local.path, local.index)  # after the index: a reader of the new snapshot finds its rows
@@ -447,10 +451,14 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
         store, index = local._open(), local.index
         if index.is_ingested(streamed.digest):
             return LoadedSource(name, streamed.format, streamed.size, 0, 0, 0, skipped=True)
+        fresh = is_empty(store)
         begin(local.path, store, index, name, (), True, lambda: _publish(store, local.path, index))
         if written is None:
             written = WrittenTriples.for_store(store, index)
-        update = StreamedIndexUpdate(store, index)
+        # the typed IRIs of a file into an empty store are those ``written`` keeps; else each
+        # batch's are staged in the index (while it has every one of the store's)
+        from_written = fresh and written is not None and written.kept
+        update = StreamedIndexUpdate(store, index, stage_typed=not from_written and (fresh or index.typed_complete()))
         loader = ThreadPoolExecutor(1, thread_name_prefix="bulk-load")
         loading: Future | None = None
         try:
@@ -474,6 +482,7 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
             loader.shutdown(wait=True)  # nothing may be writing while the store is rolled back
             if written is not None:
                 written.let_go()  # it holds part of the file, which the store no longer does
+            index.clear_staged_typed()
             update.store = None  # no reference to the store may be left for it to close
             del store, update, loading
             _roll_back(local)
@@ -482,11 +491,35 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
         if written is not None and written.kept:
             update.triples_of = written.session_quads
         store.flush()
-        update.apply([(name, streamed.digest)], phases, rows_reader)
+        kept_all = from_written and written.kept
+        with _untrusted_typed_on_failure(index):  # the file is in the store until the next writer undoes it
+            update.apply([(name, streamed.digest)], phases, rows_reader,
+                         TypedWrite(True, written.typed_iris()) if kept_all else update.typed_write(fresh))
         clock.lap("index")
         _publish(store, local.path, index)  # after the index: a reader of the new snapshot finds its rows
         clock.lap("write")
     return LoadedSource(name, streamed.format, streamed.size, streamed.quads, 0, streamed.recovered)
+
+
+@contextmanager
+def _untrusted_typed_on_failure(index: SessionIndex) -> Iterator[None]:
+    """Around a write whose failure may leave quads in the store that its rows' transaction did
+    not record (``write_journal``: undone when the store is next opened): on failure, the
+    index's typed IRIs are no longer taken as the store's (``index_typed``), then the error goes
+    on."""
+    try:
+        yield
+    except BaseException:
+        try:
+            index.forget_typed_complete()
+        except sqlite3.Error:
+            pass  # the error raised says more
+        raise
+
+
+def is_empty(store: ox.Store) -> bool:
+    """True when ``store`` holds no quad (one step of its iterator)."""
+    return next(iter(store.quads_for_pattern(None, None, None, None)), None) is None
 
 
 def _roll_back(local: LocalStore) -> None:

@@ -39,7 +39,8 @@ from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions
 from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, Phases
-from . import index_aggregates
+from . import index_aggregates, index_typed
+from .index_typed import TypedWrite
 from .index_write_records import PUBLISHED_KEY, PendingWrite, WriteRecords
 from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
 from .search import MARKS, fold, fts_query
@@ -93,7 +94,7 @@ _PARENT_LIMIT = 64  # levels of parent sessions followed up when totals change (
 # name, so that a search may name its field; unicode61 folds case and accents) and the
 # summaries in a table of their own: a filter over 100,000 rows then reads a few megabytes, not
 # every summary.
-_TABLES = ("meta", "sessions", "search", "summaries", "files", "pending")
+_TABLES = ("meta", "sessions", "search", "summaries", "files", "pending", index_typed.TABLE)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
@@ -109,7 +110,7 @@ CREATE TABLE IF NOT EXISTS summaries (id INTEGER PRIMARY KEY, summary TEXT NOT N
 CREATE TABLE IF NOT EXISTS files (digest TEXT PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS pending (id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL, generation INTEGER,
     undo BLOB);
-"""
+""" + index_typed.SCHEMA
 # A sort by any other column in its first direction (a header's first click, ``filter.SORT_KEYS``)
 # reads one of these in order and stops after the page: a covering index per column, in the order
 # ``_order_by`` gives (at 10,000 sessions 6 ms of CPU a page without it, 0.05 ms with it; without,
@@ -176,7 +177,7 @@ class SessionIndex(WriteRecords):
         else:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")  # readers (the app) go on while ingest writes
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # a health pass inside a write (``RowsReader``) reads the index too
         # counts by query, with the index's version when counted: ``PRAGMA data_version`` (another
         # connection's writes) and this connection's ``total_changes`` (its own)
         self._counted: dict[tuple, tuple[tuple[int, int], int]] = {}
@@ -363,21 +364,56 @@ class SessionIndex(WriteRecords):
             return set(_ids(self._db, roots))
 
     # -- writing ------------------------------------------------------------------------------
-    def replace(self, drop: Iterable[str], rows: Iterable[dict], files: Iterable[tuple[str, str]] = ()) -> None:
+    def replace(self, drop: Iterable[str], rows: Iterable[dict], files: Iterable[tuple[str, str]] = (),
+                typed: TypedWrite | None = None) -> None:
         """In one transaction: remove the rows of ``drop`` (and any older row of a session in
         ``rows``), write ``rows`` (``index_row`` dicts), record ``files`` as (name, SHA-256)
         pairs, forget the pending write (``begin_write``: the write is whole) and note that the
-        newest snapshot is behind (``published_generation`` None)."""
+        newest snapshot is behind (``published_generation`` None); ``typed``: what the write
+        did to the store's typed IRIs (``index_typed.write_typed``; None: nothing)."""
         rows = list(rows)
-        self.replace_batches(set(drop) | {r["root"] for r in rows}, [rows], files)
+        self.replace_batches(set(drop) | {r["root"] for r in rows}, [rows], files, typed)
 
     def replace_batches(self, drop: Iterable[str], batches: Iterable[Sequence[dict]],
-                        files: Iterable[tuple[str, str]] = ()) -> int:
+                        files: Iterable[tuple[str, str]] = (), typed: TypedWrite | None = None) -> int:
         """``replace`` with the rows coming a batch at a time (``batches``: lists of ``index_row``
         dicts, each session's among ``drop``), all in one transaction, so that no more than a
-        batch of rows is held while the index of a large file is written; returns how many rows."""
+        batch of rows is held while the index of a large file is written; returns how many rows.
+        The typed IRIs (``typed``) are written first, so that what reads the rows' sessions
+        meanwhile (a health pass) finds them."""
         with self._lock, self._db:
+            if typed is not None:
+                index_typed.write_typed(self._db, typed)
             return _replace_rows(self._db, drop, batches, files)
+
+    # -- the store's typed IRIs (``index_typed``) -------------------------------------------------
+    def typed_complete(self) -> bool:
+        """True when the index holds every typed IRI of its store (``index_typed``)."""
+        with self._lock:
+            return index_typed.is_complete(self._db)
+
+    def typed_under(self, roots: Iterable[str]) -> list[str]:
+        """The typed IRIs kept that extend any of ``roots`` (``{root}/...``), by an indexed range
+        a root (``index_typed.under``); only whole when ``typed_complete()``."""
+        with self._lock:
+            return index_typed.under(self._db, roots)
+
+    def stage_typed(self, iris: Iterable[str]) -> None:
+        """Keep a batch of a streamed file's typed IRIs until its rows are written
+        (``replace_batches`` with ``TypedWrite(fresh, None)``), in a temporary table."""
+        with self._lock, self._db:
+            index_typed.stage(self._db, iris)
+
+    def forget_typed_complete(self) -> None:
+        """Stop taking the typed IRIs kept as every one of the store's (a write that failed part
+        way): ``entities_under`` scans the store again until ``build_index``."""
+        with self._lock, self._db:
+            index_typed.write_typed(self._db, index_typed.UNKNOWN)
+
+    def clear_staged_typed(self) -> None:
+        """Forget the typed IRIs ``stage_typed`` kept (of a write that failed)."""
+        with self._lock, self._db:
+            index_typed.clear_staged(self._db)
 
     def add_words(self, words: Mapping[str, Mapping[str, Sequence[str]]]) -> int:
         """Add texts to the searched words of indexed sessions, ``{root: {field: [text, …]}}``, in
@@ -646,7 +682,8 @@ def build_index(store: ox.Store, index: SessionIndex | None = None,
     with the texts behind ``tg:document`` from ``documents`` (texts loaded beside the store: a
     ``*.documents.json``) or the store's documents graph. ``phases`` hears of the sessions read
     (``ingest_phases.INDEX``, once the store's summary triples are read) and of the rows
-    written (``FULL_TEXT``), as an ingest's do."""
+    written (``FULL_TEXT``), as an ingest's do. The store's typed IRIs are read again too
+    (``index_typed.rebuild``: one pass over its ``rdf:type`` quads)."""
     index = index or SessionIndex()
     texts = GraphTexts(store, documents)
     with collector_paused():
@@ -661,6 +698,7 @@ def build_index(store: ox.Store, index: SessionIndex | None = None,
     index.replace(index.roots(), rows)
     with index._lock, index._db:
         mark_complete(index._db)
+        index_typed.rebuild(index._db, store)
     phases.advance(len(rows))
     phases.finish()
     return index
@@ -677,16 +715,19 @@ class IndexUpdate:
        the sessions outside the file that its steps extend (by IRI, ``model.roots.step_owner``,
        or by a derivation to an entity outside the file: a later step, a sub-session's parent);
     3. ``apply(files)``, after the write: reads those and the known ones again from the store
-       and writes every row.
+       and writes every row, with the file's typed IRIs (``index_typed``; ``fresh``: the store
+       was empty before the file).
     """
 
     def __init__(self, store: ox.Store, index: SessionIndex, quads: Sequence[ox.Quad],
-                 documents: Mapping[str, str] | None = None):
+                 documents: Mapping[str, str] | None = None, fresh: bool = False):
         self.store, self.index = store, index
         self.texts = GraphTexts(store, documents)  # the file's texts, then the store's
         with collector_paused():  # a file's quads are millions of live objects: nothing to collect
             self.quads = summary_quads(quads)
             in_file = root_iris(self.quads)
+            keep = fresh or index.typed_complete()
+            self.typed = TypedWrite(fresh, index_typed.typed_iris_of(self.quads)) if keep else index_typed.UNKNOWN
         self.known = index.has(in_file) | _derived_from(store, in_file)
         # texts new to the store whose steps are already there: their sessions' words change
         self.documents_of_known = documents_named(store, documents or {})
@@ -732,7 +773,7 @@ class IndexUpdate:
         outside = (self.outside | _roots_above(self.store, self.dangling)) - set(self.from_file)
         rows = self.rows + rows_from_store(self.store, sorted(outside), self.texts)
         phases.begin(FULL_TEXT, len(rows))
-        self.index.replace(sorted(outside), rows, files)
+        self.index.replace(sorted(outside), rows, files, self.typed)
         phases.advance(len(rows))
         self.index.add_words(self._words_of_texts(outside | set(self.from_file)))
         return len(rows)
@@ -786,18 +827,27 @@ class StreamedIndexUpdate:
     rather than from the file; or, when ``triples_of`` is given (``written_triples``: what was
     written into a store empty before, kept in memory), from what it gives
     (``triples_of(roots)``: the sessions' triples as ``fetch.session_triples`` reads them, or as
-    quads of the default graph)."""
+    quads of the default graph).
+
+    ``stage_typed``: each batch's typed IRIs are kept in a temporary table of the index
+    (``SessionIndex.stage_typed``) and added to the store's in the rows' transaction
+    (``typed_write``), so that the index keeps every typed IRI of the store without holding a
+    file's in memory."""
 
     def __init__(self, store: ox.Store, index: SessionIndex,
-                 triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None):
+                 triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None,
+                 stage_typed: bool = False):
         self.store, self.index, self.triples_of = store, index, triples_of
         self.touched: set[str] = set()
         self.undescribed: set[str] = set()  # derivation targets no batch so far described
+        self.stage_typed = stage_typed
+        index.clear_staged_typed()  # nothing of a write that failed
 
     def note(self, quads: Iterable[ox.Quad]) -> None:
         """Note what one batch touches (step 1)."""
         subjects: set[str] = set()
         targets: set[str] = set()
+        typed: set[str] = set()
         touched = self.touched
         for quad in quads:
             subject = quad.subject
@@ -807,6 +857,8 @@ class StreamedIndexUpdate:
             subjects.add(iri)
             predicate = quad.predicate.value
             if predicate == RDF_TYPE:
+                if "/" in iri:
+                    typed.add(iri)
                 if type(quad.object) is ox.NamedNode and quad.object.value in _ROOT_TYPES:
                     touched.add(iri)
             elif predicate == QUERY:
@@ -825,13 +877,21 @@ class StreamedIndexUpdate:
                 touched.add(owner)
             else:
                 self.undescribed.add(target)
+        if self.stage_typed and typed:
+            self.index.stage_typed(typed)
+
+    def typed_write(self, fresh: bool) -> TypedWrite:
+        """What the file did to the store's typed IRIs (``fresh``: the store was empty before
+        it): those staged, or, when they were not, unknown (the index's are no longer whole)."""
+        return TypedWrite(fresh) if self.stage_typed else index_typed.UNKNOWN
 
     def apply(self, files: Iterable[tuple[str, str]] = (), phases: Phases = NO_PHASES,
-              rows_reader: RowsReader | None = None) -> int:
+              rows_reader: RowsReader | None = None, typed: TypedWrite | None = None) -> int:
         """Read and write the rows, once every batch is in the store (step 2); returns how
         many. ``phases`` hears of the sessions read, their rows written as they are read
         (``ingest_phases.INDEX``), then of the rows in all (``FULL_TEXT``, at once).
-        ``rows_reader``: reads the rows instead (``RowsReader``)."""
+        ``rows_reader``: reads the rows instead (``RowsReader``). ``typed``: what the file did
+        to the store's typed IRIs (``index_typed.TypedWrite``; by default ``typed_write(False)``)."""
         roots = sorted(self.touched | _roots_above(self.store, sorted(self.undescribed)))
         texts = GraphTexts(self.store)
         phases.begin(INDEX if rows_reader is None else rows_reader.phase, len(roots))
@@ -854,7 +914,8 @@ class StreamedIndexUpdate:
                 phases.advance(len(chunk))
                 yield rows
 
-        written = self.index.replace_batches(roots, batches() if rows_reader is None else read(), files)
+        written = self.index.replace_batches(roots, batches() if rows_reader is None else read(), files,
+                                             typed if typed is not None else self.typed_write(False))
         phases.begin(FULL_TEXT, written)
         phases.advance(written)
         return written
