@@ -91,7 +91,7 @@ def run(argv: list[str] | None = None) -> None:
         for scan in (True, False):
             spent = _run(args.store, Path(folder), files, scan)
             print(f"{'scan (before)' if scan else 'index table':>14}: ingest of {spent['sessions']} sessions "
-                  f"{spent['ingest']:.2f} s, entities_under in it {spent['entities_under']:.2f} s, "
+                  f"{spent['ingest']:.2f} s, entities_under in it {spent['entities_under'] * 1000:.1f} ms, "
                   f"again on the new roots {spent['lookup again'] * 1000:.1f} ms ({spent['entities']} entities)")
 
 
