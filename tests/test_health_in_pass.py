@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import signal
 import sqlite3
 import sys
 
@@ -21,6 +22,7 @@ from trace_explorer.cli.main import main
 from trace_explorer.cli import store as cli_store
 from trace_explorer.cli.store import texts_first
 from trace_explorer.read import rdf_stream
+from trace_explorer.sources import local_store
 from trace_explorer.sources.local_store import ingest_file, open_local_store
 from trace_explorer.sources.session_index import INDEX_FILE
 
@@ -216,3 +218,26 @@ def test_an_index_written_before_wants_were_kept_has_its_sessions_checked_again(
     after, at_once = ({row[:5]: row[5] if any(r in row[4].split() for r in CONTEXT_RULES) else "-" for row in rows}
                       for rows in (index_tables(store)["health"], index_tables(tmp_path / "at-once")["health"]))
     assert after == at_once
+
+
+def test_ctrl_c_that_native_code_let_pass_still_ends_the_ingest(tmp_path, monkeypatch, capsys):
+    """A SIGINT whose KeyboardInterrupt a native call swallowed (its handler ran, nothing raised
+    after) still stops the ingest at the next phase step, with status 130; the next ingest of
+    the file writes what a clean one writes."""
+    original = local_store.IndexUpdate.apply
+
+    def swallowed(self, *args, **kwargs):
+        try:
+            signal.raise_signal(signal.SIGINT)  # as a native call that checks for signals and carries on
+        except KeyboardInterrupt:
+            pass
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(local_store.IndexUpdate, "apply", swallowed)
+    trace = str(CORPUS / "orchestrated.nq")
+    assert main(["ingest", trace, "--store", str(tmp_path / "store"), "--quiet"]) == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "trace-explorer: interrupted"
+    monkeypatch.setattr(local_store.IndexUpdate, "apply", original)
+    assert main(["ingest", trace, "--store", str(tmp_path / "store"), "--quiet"]) == 0
+    assert main(["ingest", trace, "--store", str(tmp_path / "clean"), "--quiet"]) == 0
+    assert index_tables(tmp_path / "store") == index_tables(tmp_path / "clean")

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from ..sources.source import SourceError
 from . import diff, evidence, export, lint, sessions, stats, store, support, sync
+from .interrupt import catching
 from .sources import open_source, report
 
 COMMANDS = (sessions, export, diff, evidence, support, store, sync, lint, stats)
@@ -33,7 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if getattr(args, "act", None) is not None:
         try:
-            return args.act(args)
+            with catching():
+                return args.act(args)
         except KeyboardInterrupt:  # Ctrl-C: a write part way is rolled back (or finished by the next writer)
             report(["interrupted"])
             return 130

@@ -18,7 +18,7 @@ from ..sources.local_store import ingest_file, open_local_store, reindex
 from ..sources.source import SourceError
 from ..sources.written_triples import WrittenTriples
 from ..views.visible_text import visible_controls
-from .ingest_progress import BarPhases
+from .ingest_progress import BarPhases, count
 from .sources import add_demo_argument, given_paths, report
 
 
@@ -166,6 +166,6 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
             if health is not None:
                 fresh = health.write()  # the file's sessions were checked after every write so far
             added += 1
-            phases.write(f"{path}: {done.quads:,} quads, {done.documents:,} texts ({done.format})")
+            phases.write(f"{path}: {count(done.quads, 'quad')}, {count(done.documents, 'text')} ({done.format})")
     phases.label = ""
     return failed, added, fresh
