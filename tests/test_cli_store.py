@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pyoxigraph as ox
+import pytest
 
 from tests.conftest import CORPUS, MANIFEST, manifest_sessions
 from trace_explorer.cli.main import main
@@ -127,3 +128,19 @@ def test_a_path_that_is_no_regular_file_is_refused_and_the_others_ingest(tmp_pat
         f"{good}: {MANIFEST['orchestrated.nq']['quads']:,} quads, 0 texts (N-Quads)"]
     listed = json.loads(_out(capsys, ["list", "--store", str(store), "--all", "--limit", "0", "--format", "json"]))
     assert sorted(r["id"] for r in listed) == sorted(s["session"] for s in manifest_sessions("orchestrated.nq"))
+
+
+def test_a_local_content_file_has_no_cap_on_its_values(tmp_path, monkeypatch, capsys):
+    """The cap on JSON values held (``json_stream.MAX_JSON_VALUES``) is for uploads and fetched
+    files: a user's own content file of any size ingests (here the cap is made 20 values)."""
+    from trace_explorer.read import files as read_files
+    from trace_explorer.read.errors import TraceLoadError
+
+    monkeypatch.setattr(read_files, "MAX_JSON_VALUES", 20)
+    texts = {f"urn:trustgraph:doc:{n}": f"text number {n}" for n in range(50)}
+    path = tmp_path / "many.documents.json"
+    path.write_text(json.dumps(texts), encoding="utf-8")
+    with pytest.raises(TraceLoadError, match="at most 20 values held at once"):
+        read_trace_file(path.name, path.read_bytes())  # as an upload is read
+    assert main(["ingest", str(path), "--store", str(tmp_path / "store")]) == 0
+    assert "many.documents.json: 0 quads, 50 texts" in capsys.readouterr().err

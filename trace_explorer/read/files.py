@@ -18,6 +18,7 @@ from .diagnosis import clip
 from .errors import TraceLoadError
 from .formats import DOCUMENTS_JSON, WIRE_JSON, format_for_name
 from .json_files import read_json_file
+from .json_stream import MAX_JSON_VALUES
 from .limits import MAX_EXPANDED_VARIABLE, NO_LIMIT, file_too_big, format_size, max_expanded_bytes, max_file_bytes
 from .loaded import LoadedFile
 from .prescan import check_before_parsing
@@ -65,7 +66,10 @@ def read_trace_file(
     read = opener(name, data)
     with worded_errors(name, given, max_bytes):
         if fmt in (DOCUMENTS_JSON, WIRE_JSON):
-            return read_json_file(name, fmt, read, max_bytes, progress, gz and given > 0)
+            # a local file of its owner's (no byte limit) has no cap on its values either: a
+            # content file of a million texts is a user's own, and held whole as it is read
+            return read_json_file(name, fmt, read, max_bytes, progress, gz and given > 0,
+                                  max_values=None if max_bytes >= NO_LIMIT else MAX_JSON_VALUES)
         check_before_parsing(name, read, fmt, max_bytes)
         return read_rdf(name, read, fmt, progress, max_bytes=max_bytes, decompressed=gz and given > 0)
 

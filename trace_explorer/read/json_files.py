@@ -11,7 +11,7 @@ import pyoxigraph as ox
 from .diagnosis import check_binary, check_text, clip, describe, empty_file, format_label
 from .errors import TraceLoadError
 from .formats import DOCUMENTS_JSON, WIRE_JSON
-from .json_stream import JsonSyntax, LooksLikeJsonLd, build_value, json_events
+from .json_stream import MAX_JSON_VALUES, JsonSyntax, LooksLikeJsonLd, build_value, json_events
 from .limits import format_size
 from .loaded import LoadedFile
 from .prescan import check_before_parsing
@@ -46,18 +46,19 @@ def read_documents(name: str, value) -> dict[str, str]:
 
 
 def read_json_file(name: str, fmt: str, read: Opener, max_bytes: int | None, progress: Progress | None,
-                   decompressed: bool) -> LoadedFile:
+                   decompressed: bool, max_values: int | None = MAX_JSON_VALUES) -> LoadedFile:
     """The JSON file ``read()`` (its text, decompressed) in ``fmt`` (WIRE_JSON or DOCUMENTS_JSON),
     streamed through ``json_stream`` under its caps: wire triples (a list, ``{"triples": [...]}``
     or a gateway response), document texts, or JSON-LD under a ``.json`` name (then read by
-    pyoxigraph, after the pre-scan). ``LoadedFile.digest``: SHA-256 of the text; blank nodes
+    pyoxigraph, after the pre-scan); ``max_values``: the cap on values held (None: none).
+    ``LoadedFile.digest``: SHA-256 of the text; blank nodes
     named from it. Raises TraceLoadError (JSON syntax errors placed by line and column where
     the text read is under ``_PLACED_BYTES``); ``streams.OverLimit`` and
     ``streams.DecompressionError`` for the caller to word."""
     with TextStream(read, max_bytes, progress) as stream:
         source = stream.buffered()  # (without a byte order mark: ``streams``)
         try:
-            value = build_value(name, json_events(source), wire=fmt == WIRE_JSON)
+            value = build_value(name, json_events(source), wire=fmt == WIRE_JSON, max_values=max_values)
             source.read()  # to the end, for the digest (only white space is left)
         except LooksLikeJsonLd:
             check_before_parsing(name, read, ox.RdfFormat.JSON_LD, max_bytes)

@@ -44,10 +44,13 @@ def json_events(stream) -> Iterable[tuple[str, Any]]:
     return ijson.basic_parse(stream, use_float=True)
 
 
-def build_value(name: str, events: Iterable[tuple[str, Any]], *, wire: bool) -> Any:
-    """The JSON value of ``events``, under the caps (see the module). ``wire``: turn the items
-    of wire arrays into Quads, and raise LooksLikeJsonLd for JSON-LD. Raises TraceLoadError,
-    JsonSyntax or LooksLikeJsonLd."""
+def build_value(name: str, events: Iterable[tuple[str, Any]], *, wire: bool,
+                max_values: int | None = MAX_JSON_VALUES) -> Any:
+    """The JSON value of ``events``, under the caps (see the module; ``max_values`` None: no
+    cap on the values held, for a local file read on its owner's behalf). ``wire``: turn the
+    items of wire arrays into Quads, and raise LooksLikeJsonLd for JSON-LD. Raises
+    TraceLoadError, JsonSyntax or LooksLikeJsonLd."""
+    cap = max_values if max_values is not None else float("inf")
     stack: list[list] = []  # [container, path, pending key, values held when it began]
     held = 0
     root: Any = None
@@ -62,8 +65,8 @@ def build_value(name: str, events: Iterable[tuple[str, Any]], *, wire: bool) -> 
                 value, _, _, began = stack.pop()
             else:
                 held += 1
-                if held > MAX_JSON_VALUES:
-                    raise TraceLoadError(name, f"JSON of at most {MAX_JSON_VALUES:,} values held at once",
+                if held > cap:
+                    raise TraceLoadError(name, f"JSON of at most {max_values:,} values held at once",
                                          found="it holds more (refused as it was read)")
                 if event == "start_map" or event == "start_array":
                     if len(stack) >= MAX_JSON_DEPTH:
