@@ -159,51 +159,12 @@ def index_row(session: Session) -> dict[str, Any]:
     }
 
 
-class SessionIndex(WriteRecords):
-    """The rows of one store's sessions, in SQLite: ``path`` a file (created when missing,
-    unless ``read_only``), or None for memory. Safe to share between threads (one connection,
-    used under a lock). A writable file of another version is emptied and made anew
-    (``created`` is then True, as for a new file: its store needs ``build_index``). Raises
-    sqlite3.Error when the file cannot be opened."""
+class ListPages:
+    """A page of the session list, for ``SessionIndex`` (which it is a part of: it reads the
+    index through ``_query``, ``_lock``, ``_db``, ``_kept_count``, ``_unchanged``, ``_matched``
+    and ``aggregates``): one query for most pages; a common word searched walks the list in its
+    order against the rows it matches; a page past the middle reads from the list's end."""
 
-    def __init__(self, path: str | Path | None = None, read_only: bool = False):
-        self.path = Path(path) if path is not None else None
-        self.read_only = read_only
-        self.created = False
-        if self.path is None:
-            self._db = sqlite3.connect(":memory:", check_same_thread=False)
-        elif read_only:
-            self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
-        else:
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")  # readers (the app) go on while ingest writes
-        self._lock = threading.RLock()  # a health pass inside a write (``RowsReader``) reads the index too
-        # counts by query, with the index's version when counted: ``PRAGMA data_version`` (another
-        # connection's writes) and this connection's ``total_changes`` (its own)
-        self._counted: dict[tuple, tuple[tuple[int, int], int]] = {}
-        self._matched: dict[str, tuple[tuple[int, int], frozenset[int]]] = {}  # row ids by FTS5 query, the same way
-        if not read_only:
-            with self._lock, self._db:
-                self.created = _made_ready(self._db)
-        try:  # an index that keeps its counts (``index_aggregates``): else they are counted from the rows
-            self.aggregates = index_aggregates.present(self._query)
-        except sqlite3.Error:
-            self.aggregates = False
-
-    @property
-    def usable(self) -> bool:
-        """True when the index has this version's shape (an older or foreign file: False)."""
-        try:
-            found = self._query("SELECT value FROM meta WHERE key = 'version'")
-        except sqlite3.Error:
-            return False
-        return bool(found) and found[0][0] == VERSION
-
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
-
-    # -- reading ------------------------------------------------------------------------------
     def page(self, filters: SessionFilter, limit: int = 50, offset: int = 0,
              order: SessionOrder = DEFAULT_ORDER) -> list[dict]:
         """The ``session_summary`` dicts of one page of matching sessions in ``order`` (sessions
@@ -280,6 +241,52 @@ class SessionIndex(WriteRecords):
                 cursor.close()
         return found[offset:wanted]
 
+
+class SessionIndex(WriteRecords, ListPages):
+    """The rows of one store's sessions, in SQLite: ``path`` a file (created when missing,
+    unless ``read_only``), or None for memory. Safe to share between threads (one connection,
+    used under a lock). A writable file of another version is emptied and made anew
+    (``created`` is then True, as for a new file: its store needs ``build_index``). Raises
+    sqlite3.Error when the file cannot be opened."""
+
+    def __init__(self, path: str | Path | None = None, read_only: bool = False):
+        self.path = Path(path) if path is not None else None
+        self.read_only = read_only
+        self.created = False
+        if self.path is None:
+            self._db = sqlite3.connect(":memory:", check_same_thread=False)
+        elif read_only:
+            self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        else:
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")  # readers (the app) go on while ingest writes
+        self._lock = threading.RLock()  # a health pass inside a write (``RowsReader``) reads the index too
+        # counts by query, with the index's version when counted: ``PRAGMA data_version`` (another
+        # connection's writes) and this connection's ``total_changes`` (its own)
+        self._counted: dict[tuple, tuple[tuple[int, int], int]] = {}
+        self._matched: dict[str, tuple[tuple[int, int], frozenset[int]]] = {}  # row ids by FTS5 query, the same way
+        if not read_only:
+            with self._lock, self._db:
+                self.created = _made_ready(self._db)
+        try:  # an index that keeps its counts (``index_aggregates``): else they are counted from the rows
+            self.aggregates = index_aggregates.present(self._query)
+        except sqlite3.Error:
+            self.aggregates = False
+
+    @property
+    def usable(self) -> bool:
+        """True when the index has this version's shape (an older or foreign file: False)."""
+        try:
+            found = self._query("SELECT value FROM meta WHERE key = 'version'")
+        except sqlite3.Error:
+            return False
+        return bool(found) and found[0][0] == VERSION
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    # -- reading (a page of the list: ``ListPages``) --------------------------------------------
     def _unchanged(self, kept: dict, key: Any, size: int, compute: Callable[[], Any]) -> Any:
         """``compute()``, kept in ``kept`` under ``key`` while the index is unchanged: its
         version is ``PRAGMA data_version`` (another connection's writes) and this connection's
