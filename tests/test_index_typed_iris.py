@@ -170,3 +170,31 @@ def test_an_index_without_the_table_scans_with_the_same_findings(tmp_path, monke
     assert _state(tmp_path / "kept") == (False, set())
     _by_scan(monkeypatch, tmp_path / "scanned", [*synthetic[0], CORPUS / "collection.trig"], synthetic[1])
     assert index_tables(tmp_path / "kept") == index_tables(tmp_path / "scanned")
+
+
+def test_a_pending_write_makes_the_table_untrusted_until_it_is_undone(tmp_path, monkeypatch):
+    """A write whose quads went in and whose rows never came (``write_journal``) holds typed
+    IRIs the table lacks: while it is pending the store is scanned; once the next writer undoes
+    it, the table is the store's again, without a ``reindex``."""
+    store = tmp_path / "store"
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(store), "--quiet"]) == 0
+    scans = []
+    original = index_typed.under
+
+    def counted(db, roots):
+        scans.append("index")
+        return original(db, roots)
+
+    monkeypatch.setattr(index_typed, "under", counted)
+    with open_local_store(store) as local:
+        roots = sorted(local.index.roots())
+        def found():
+            return {root: sorted(entities) for root, entities in entities_under(local.writer_source(), roots).items()}
+
+        from_table = found()
+        assert scans == ["index"] and from_table
+        local.index.begin_write("a write killed after its quads went in", undo=b"")
+        assert found() == from_table and scans == ["index"]  # the store scanned
+        local.index.end_write()  # as the next writer does once it has undone the write
+        assert found() == from_table and scans == ["index", "index"]
+        assert local.index.typed_complete()

@@ -47,8 +47,6 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -408,26 +406,25 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
             except ValueError:
                 raise TraceLoadError(name, f"a document IRI as key, got {document!r:.100}") from None
         bulk = len(quads) > BULK_QUADS
-        with _untrusted_typed_on_failure(index):  # the store may hold part of the file until it is undone
-            begin(local.path, store, index, name, quads, bulk, lambda: _publish(store, local.path, index))
-            if written is not None:
-                written.add(quads)
-            phases.begin(STORE, len(quads))
-            if bulk:
-                while quads:  # in batches, each let go once written (order does not matter in a set)
-                    batch = quads[-BULK_BATCH:]
-                    del quads[-BULK_BATCH:]
-                    store.bulk_extend(batch)
-                    phases.advance(len(batch))
-                    del batch
-            else:
-                store.extend(quads)
-                phases.advance(len(quads))
-            del quads
-            if publish:
-                store.flush()
-            clock.lap("write")
-            update.apply([(name, loaded.digest)], phases)
+        begin(local.path, store, index, name, quads, bulk, lambda: _publish(store, local.path, index))
+        if written is not None:
+            written.add(quads)
+        phases.begin(STORE, len(quads))
+        if bulk:
+            while quads:  # in batches, each let go once written (order does not matter in a set)
+                batch = quads[-BULK_BATCH:]
+                del quads[-BULK_BATCH:]
+                store.bulk_extend(batch)
+                phases.advance(len(batch))
+                del batch
+        else:
+            store.extend(quads)
+            phases.advance(len(quads))
+        del quads
+        if publish:
+            store.flush()
+        clock.lap("write")
+        update.apply([(name, loaded.digest)], phases)
         clock.lap("index")
         if publish:
             _publish(store, local.path, local.index)  # after the index: a reader of the new snapshot finds its rows
@@ -492,29 +489,14 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
             update.triples_of = written.session_quads
         store.flush()
         kept_all = from_written and written.kept
-        with _untrusted_typed_on_failure(index):  # the file is in the store until the next writer undoes it
-            update.apply([(name, streamed.digest)], phases, rows_reader,
-                         TypedWrite(True, written.typed_iris()) if kept_all else update.typed_write(fresh))
+        update.apply([(name, streamed.digest)], phases, rows_reader,
+                     TypedWrite(True, written.typed_iris()) if kept_all else update.typed_write(fresh))
         clock.lap("index")
         _publish(store, local.path, index)  # after the index: a reader of the new snapshot finds its rows
         clock.lap("write")
     return LoadedSource(name, streamed.format, streamed.size, streamed.quads, 0, streamed.recovered)
 
 
-@contextmanager
-def _untrusted_typed_on_failure(index: SessionIndex) -> Iterator[None]:
-    """Around a write whose failure may leave quads in the store that its rows' transaction did
-    not record (``write_journal``: undone when the store is next opened): on failure, the
-    index's typed IRIs are no longer taken as the store's (``index_typed``), then the error goes
-    on."""
-    try:
-        yield
-    except BaseException:
-        try:
-            index.forget_typed_complete()
-        except sqlite3.Error:
-            pass  # the error raised says more
-        raise
 
 
 def is_empty(store: ox.Store) -> bool:

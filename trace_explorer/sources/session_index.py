@@ -411,12 +411,6 @@ class SessionIndex(WriteRecords, ListPages):
         with self._lock, self._db:
             index_typed.stage(self._db, iris)
 
-    def forget_typed_complete(self) -> None:
-        """Stop taking the typed IRIs kept as every one of the store's (a write that failed part
-        way): ``entities_under`` scans the store again until ``build_index``."""
-        with self._lock, self._db:
-            index_typed.write_typed(self._db, index_typed.UNKNOWN)
-
     def clear_staged_typed(self) -> None:
         """Forget the typed IRIs ``stage_typed`` kept (of a write that failed)."""
         with self._lock, self._db:

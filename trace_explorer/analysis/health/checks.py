@@ -186,8 +186,11 @@ def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False,
 
 
 def _keeps_typed(index) -> bool:
-    """True when ``index`` (a source's session index, or None) keeps every typed IRI of its store."""
-    return index is not None and index.usable and index.typed_complete()
+    """True when ``index`` (a source's session index, or None) keeps every typed IRI of its
+    store: marked so, and no write pending (``write_journal``: a write that failed after its
+    quads went in, whose rows never came; its quads are in the store, not in the table, until the
+    next writer undoes it, after which the table is the store's again)."""
+    return index is not None and index.usable and index.typed_complete() and index.pending_write() is None
 
 
 def owning_root(subject: str, roots: set[str]) -> str | None:
