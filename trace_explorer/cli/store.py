@@ -12,7 +12,9 @@ from ..analysis.health.in_pass import HealthInPass, workers_for
 from ..analysis.health.index import refresh_health
 from ..read.collection import empty_folders, expand_paths
 from ..read.errors import TraceLoadError
+from ..read.files import GZ_RATIO
 from ..read.formats import DOCUMENTS_JSON, format_for_name
+from ..read import rdf_stream
 from ..sources.ingest_phases import HEALTH, PARSE
 from ..sources.local_store import ingest_file, open_local_store, reindex
 from ..sources.source import SourceError
@@ -108,12 +110,15 @@ def _ingest(args) -> int:
     phases = BarPhases(args.quiet)
     with store:
         empty = next(iter(store.store.quads_for_pattern(None, None, None, None)), None) is None
-        quads, texts = 0 if empty else len(store), store.texts()  # (len: about 1 s at 7 million quads)
+        # the quads gained: each file counts its own when none is large enough to be streamed,
+        # else the store is counted before and after (len: about 1 s at 7 million quads)
+        by_file = not empty and _text_bytes(files) < rdf_stream.STREAM_BYTES
+        quads, texts = 0 if empty or by_file else len(store), store.texts()
         # an empty store: keep what goes in, so the health check reads it from memory
         written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
         health = None if args.no_health else HealthInPass(store, written, args.workers)
-        failed, added, fresh = _ingest_files(store, texts_first(files), phases, written, health)
-        quads, texts = len(store) - quads, store.texts() - texts
+        failed, added, fresh, gained = _ingest_files(store, texts_first(files), phases, written, health, by_file)
+        quads, texts = gained if by_file else len(store) - quads, store.texts() - texts
         if not args.no_health:
             try:
                 # what a later file may mend is checked again only when a file went in
@@ -140,12 +145,25 @@ def texts_first(files: list[Path]) -> list[Path]:
     return sorted(files, key=lambda path: not is_texts(path))
 
 
+def _text_bytes(files: list[Path]) -> int:
+    """About how many bytes of text ``files`` hold (a ``.gz`` as ``files.GZ_RATIO`` times its
+    size, as the choice to stream it reckons); a file that cannot be asked counts 0."""
+    total = 0
+    for path in files:
+        try:
+            total += path.stat().st_size * (GZ_RATIO if path.name.lower().endswith(".gz") else 1)
+        except OSError:
+            pass
+    return total
+
+
 def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | None,
-                  health: HealthInPass | None = None) -> tuple[int, int, list[str]]:
+                  health: HealthInPass | None = None, count_gained: bool = False) -> tuple[int, int, list[str], int]:
     """Ingest each of ``files``, each phase with its bar; returns how many failed, the files
-    added and the sessions ``health`` checked after the last write (a large N-Quads or
-    N-Triples file's, checked as it was indexed)."""
-    failed = added = 0
+    added, the sessions ``health`` checked after the last write (a large N-Quads or N-Triples
+    file's, checked as it was indexed) and, with ``count_gained``, the quads the store gained
+    (``LoadedSource.gained``, summed)."""
+    failed = added = gained = 0
     fresh: list[str] = []
     for path in files:
         phases.label = path.name
@@ -153,7 +171,7 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
         phases.begin(PARSE, None if gz or not path.is_file() else path.stat().st_size)
         try:
             done = ingest_file(store, str(path), progress=phases.advance, phases=phases,  # a .gz: text, no total
-                               written=written, rows_reader=health)
+                               written=written, rows_reader=health, count_gained=count_gained)
         except TraceLoadError as error:
             phases.finish()
             phases.write(f"trace-explorer: {visible_controls(str(error))}")  # on a line of its own
@@ -166,6 +184,7 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
             if health is not None:
                 fresh = health.write()  # the file's sessions were checked after every write so far
             added += 1
+            gained += done.gained or 0
             phases.write(f"{path}: {count(done.quads, 'quad')}, {count(done.documents, 'text')} ({done.format})")
     phases.label = ""
-    return failed, added, fresh
+    return failed, added, fresh, gained

@@ -22,7 +22,8 @@ from .loaded import LoadedFile
 @dataclass
 class LoadedSource:
     """One file in the collection: its name, format, bytes read and what it added
-    (``skipped``: the same bytes were already in the store, nothing was added)."""
+    (``skipped``: the same bytes were already in the store, nothing was added; ``gained``: the
+    quads the store lacked, its texts' included, when they were counted)."""
 
     name: str
     format: str
@@ -31,6 +32,7 @@ class LoadedSource:
     documents: int
     recovered: int
     skipped: bool = False
+    gained: int | None = None
 
 
 @dataclass
