@@ -12,7 +12,7 @@ from ..analysis.health.in_pass import HealthInPass, workers_for
 from ..analysis.health.index import refresh_health
 from ..read.collection import empty_folders, expand_paths
 from ..read.errors import TraceLoadError
-from ..read.files import GZ_RATIO
+from ..read.files import reckoned_text_bytes
 from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..read import rdf_stream
 from ..sources.ingest_phases import HEALTH, PARSE
@@ -146,12 +146,12 @@ def texts_first(files: list[Path]) -> list[Path]:
 
 
 def _text_bytes(files: list[Path]) -> int:
-    """About how many bytes of text ``files`` hold (a ``.gz`` as ``files.GZ_RATIO`` times its
-    size, as the choice to stream it reckons); a file that cannot be asked counts 0."""
+    """About how many bytes of text ``files`` hold, as the choice to stream each reckons
+    (``files.reckoned_text_bytes``); a file that cannot be asked counts 0."""
     total = 0
     for path in files:
         try:
-            total += path.stat().st_size * (GZ_RATIO if path.name.lower().endswith(".gz") else 1)
+            total += reckoned_text_bytes(path.name, path.stat().st_size)
         except OSError:
             pass
     return total

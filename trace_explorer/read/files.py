@@ -100,6 +100,12 @@ def check_regular_file(name: str) -> None:
 GZ_RATIO = 8  # N-Quads shrink 10 to 20 times in gzip: a .gz of STREAM_BYTES / 8 or more is streamed
 
 
+def reckoned_text_bytes(name: str, given: int) -> int:
+    """The bytes of text a file ``name`` of ``given`` bytes is taken to hold when choosing to
+    stream it (``stream_trace_file``): a ``.gz`` ``GZ_RATIO`` times its size."""
+    return given * (GZ_RATIO if name.lower().endswith(".gz") else 1)
+
+
 def stream_trace_file(name: str, *, max_bytes: int = NO_LIMIT, progress: Progress | None = None) -> StreamedFile | None:
     """A person's own N-Quads or N-Triples file ``name`` of at least ``rdf_stream.STREAM_BYTES``
     (a ``.gz`` of at least an eighth of that: ``GZ_RATIO``),
@@ -117,7 +123,7 @@ def stream_trace_file(name: str, *, max_bytes: int = NO_LIMIT, progress: Progres
     except OSError:
         return None
     gz = name.lower().endswith(".gz")
-    if given * (GZ_RATIO if gz else 1) < rdf_stream.STREAM_BYTES or (not gz and given > max_bytes):
+    if reckoned_text_bytes(name, given) < rdf_stream.STREAM_BYTES or (not gz and given > max_bytes):
         return None  # (read whole, a file over the limit is refused with words of its own)
     read = opener(name, None)
     with worded_errors(name, given, max_bytes):

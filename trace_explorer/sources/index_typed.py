@@ -18,7 +18,7 @@ then, as before.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 import pyoxigraph as ox
@@ -30,7 +30,6 @@ COMPLETE_KEY = "typed_iris_complete"  # meta: the table holds every typed IRI of
 SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE} (iri TEXT PRIMARY KEY) WITHOUT ROWID;\n"
 # a streamed file's typed IRIs, batch by batch, until its rows are written (a temp file, not memory)
 _STAGED = "CREATE TEMP TABLE IF NOT EXISTS typed_staged (iri TEXT PRIMARY KEY) WITHOUT ROWID"
-_UNDER = f"SELECT iri FROM {TABLE} WHERE iri >= ? AND iri < ?"  # "0" follows "/"
 
 
 class TypedWrite(NamedTuple):
@@ -47,10 +46,11 @@ class TypedWrite(NamedTuple):
 UNKNOWN = TypedWrite(False, known=False)
 
 
-def typed_iris_of(quads: Iterable[ox.Quad | ox.Triple]) -> set[str]:
-    """The typed IRIs among the subjects of ``quads`` (module docstring)."""
-    return {q.subject.value for q in quads
-            if q.predicate.value == RDF_TYPE and type(q.subject) is ox.NamedNode and "/" in q.subject.value}
+def typed_iris_of(quads: Iterable[ox.Quad | ox.Triple]) -> Iterator[str]:
+    """The typed IRIs among the subjects of ``quads`` (module docstring), as they come (an IRI
+    typed twice, twice)."""
+    return (q.subject.value for q in quads
+            if q.predicate.value == RDF_TYPE and type(q.subject) is ox.NamedNode and "/" in q.subject.value)
 
 
 def is_complete(db: sqlite3.Connection) -> bool:
@@ -62,10 +62,12 @@ def is_complete(db: sqlite3.Connection) -> bool:
         return False
 
 
-def under(db: sqlite3.Connection, roots: Iterable[str]) -> list[str]:
-    """The IRIs of the table that extend any of ``roots`` (``{root}/...``), by one indexed range a
-    root, in root then IRI order (an IRI under two roots, one extending the other, twice)."""
-    return [iri for root in roots for (iri,) in db.execute(_UNDER, (root + "/", root + "0"))]
+def under(db: sqlite3.Connection, roots: Iterable[str], table: str = TABLE) -> list[str]:
+    """The IRIs of ``table`` (an ``iri`` column, its key) that extend any of ``roots``
+    (``{root}/...``), by one indexed range a root, in root then IRI order (an IRI under two
+    roots, one extending the other, twice)."""
+    query = f"SELECT iri FROM {table} WHERE iri >= ? AND iri < ?"  # "0" follows "/"
+    return [iri for root in roots for (iri,) in db.execute(query, (root + "/", root + "0"))]
 
 
 def stage(db: sqlite3.Connection, iris: Iterable[str]) -> None:
@@ -106,7 +108,6 @@ def rebuild(db: sqlite3.Connection, store: ox.Store) -> int:
     store's predicate index, never all held) and mark it complete; returns how many IRIs."""
     db.execute(f"DELETE FROM {TABLE}")
     quads = store.quads_for_pattern(None, ox.NamedNode(RDF_TYPE), None, None)
-    db.executemany(f"INSERT OR IGNORE INTO {TABLE} VALUES (?)",
-                   ((q.subject.value,) for q in quads if type(q.subject) is ox.NamedNode and "/" in q.subject.value))
+    db.executemany(f"INSERT OR IGNORE INTO {TABLE} VALUES (?)", ((iri,) for iri in typed_iris_of(quads)))
     db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (COMPLETE_KEY,))
     return db.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0]

@@ -728,7 +728,7 @@ class IndexUpdate:
             self.quads = summary_quads(quads)
             in_file = root_iris(self.quads)
             keep = fresh or index.typed_complete()
-            self.typed = TypedWrite(fresh, index_typed.typed_iris_of(self.quads)) if keep else index_typed.UNKNOWN
+            self.typed = TypedWrite(fresh, set(index_typed.typed_iris_of(self.quads))) if keep else index_typed.UNKNOWN
         self.known = index.has(in_file) | _derived_from(store, in_file)
         # texts new to the store whose steps are already there: their sessions' words change
         self.documents_of_known = documents_named(store, documents or {})

@@ -32,6 +32,7 @@ import pyoxigraph as ox
 
 from ..model.vocabulary import RDF_TYPE, WAS_DERIVED_FROM, WAS_GENERATED_BY
 from .fetch import POINTERS
+from .index_typed import under
 from .session_index import SessionIndex
 
 _DERIVED = frozenset({WAS_DERIVED_FROM, WAS_GENERATED_BY})
@@ -128,8 +129,7 @@ class WrittenTriples:
         indexed range a root."""
         if self._db is None:
             return []
-        query = "SELECT iri FROM typed WHERE iri >= ? AND iri < ?"  # "0" follows "/"
-        return [iri for root in roots for (iri,) in self._db.execute(query, (root + "/", root + "0"))]
+        return under(self._db, roots, table="typed")
 
     def session_quads(self, roots: Sequence[str]) -> list[ox.Quad]:
         """Every triple of the entities of sessions ``roots`` (IRIs) and of what derives from
