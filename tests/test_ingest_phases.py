@@ -160,3 +160,17 @@ def test_reindex_draws_the_index_bars_as_ingest_does(tmp_path, capsys):
     for phase in (INDEX, FULL_TEXT, HEALTH):
         assert f"| {sessions}/{sessions} [" in finished[phase]
     assert err.strip().splitlines()[-1] == f"{store}: {sessions:,} sessions indexed"
+
+
+def test_a_path_that_is_no_regular_file_is_refused_before_a_bar_is_drawn(tmp_path, capsys):
+    """``/dev/zero`` and a link to it: each the one-line refusal, with no bar drawn before it
+    (and no parse phase in the totals)."""
+    zero = tmp_path / "zero.nq"
+    zero.symlink_to("/dev/zero")
+    assert main(["ingest", "/dev/zero", str(zero), "--store", str(tmp_path / "store")]) == 1
+    err, last = _last_line(capsys)
+    assert err.splitlines() == [
+        "trace-explorer: /dev/zero: expected a regular file; this is a character device, not a regular file",
+        f"trace-explorer: {zero}: expected a regular file; this is a character device (/dev/zero), not a regular file",
+        last]
+    assert re.fullmatch(r"ingested 0 files, 0 quads, 0 texts, 0 sessions indexed in \d+\.\d s, CPU \d+\.\d s", last)

@@ -12,7 +12,7 @@ from ..analysis.health.in_pass import HealthInPass, workers_for
 from ..analysis.health.index import refresh_health
 from ..read.collection import empty_folders, expand_paths
 from ..read.errors import TraceLoadError
-from ..read.files import reckoned_text_bytes
+from ..read.files import check_before_opening, reckoned_text_bytes
 from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..read import rdf_stream
 from ..sources.ingest_phases import HEALTH, PARSE
@@ -168,8 +168,9 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
     for path in files:
         phases.label = path.name
         gz = str(path).endswith(".gz")
-        phases.begin(PARSE, None if gz or not path.is_file() else path.stat().st_size)
         try:
+            check_before_opening(str(path))  # before a bar is drawn
+            phases.begin(PARSE, None if gz or not path.is_file() else path.stat().st_size)
             done = ingest_file(store, str(path), progress=phases.advance, phases=phases,  # a .gz: text, no total
                                written=written, rows_reader=health, count_gained=count_gained)
         except TraceLoadError as error:
