@@ -54,8 +54,7 @@ def _reindex(args) -> int:
         report([f"no store at {args.store}"])
         return 2
     try:
-        phases = BarPhases()
-        with open_local_store(args.store) as local:
+        with BarPhases() as phases, open_local_store(args.store) as local:
             count = reindex(local, phases)
             if not args.no_health:
                 _check_health(local, quiet=False, phases=phases)
@@ -107,8 +106,7 @@ def _ingest(args) -> int:
     except SourceError as error:
         report([str(error)])
         return 2
-    phases = BarPhases(args.quiet)
-    with store:
+    with BarPhases(args.quiet) as phases, store:
         empty = next(iter(store.store.quads_for_pattern(None, None, None, None)), None) is None
         # the quads gained: each file counts its own when none is large enough to be streamed,
         # else the store is counted before and after (len: about 1 s at 7 million quads)
@@ -125,6 +123,7 @@ def _ingest(args) -> int:
                 _check_health(store, args.quiet, after_ingest=added > 0, phases=phases, written=written, fresh=fresh,
                               texts_gained=texts > 0)
             except SourceError as error:
+                phases.finish()  # the bar before the line, not after it
                 report([str(error)])
                 return 2
         del written
