@@ -147,6 +147,36 @@ def test_a_local_content_file_has_no_cap_on_its_values(tmp_path, monkeypatch, ca
     assert "many.documents.json: 0 quads, 50 texts" in capsys.readouterr().err
 
 
+def test_a_content_file_value_that_is_no_string_is_refused_alike_on_every_path(tmp_path, monkeypatch, capsys):
+    """A content file with a value that is no string: the command line, an upload read in a
+    worker and an upload saved into a local store (the app) each give the one line naming the
+    file, the value's line and column, its key and what it is instead, and add nothing. Text too
+    long to read again (``_PLACED_BYTES``) is named without the place."""
+    from trace_explorer.read import json_files
+    from trace_explorer.read.errors import TraceLoadError
+    from trace_explorer.read.worker import read_in_worker
+    from trace_explorer.sources.local_store import ingest_file
+
+    data = b'{"urn:trustgraph:doc:1": "a text",\n "urn:trustgraph:doc:2": ["not", "a", "text"]}\n'
+    path, store = tmp_path / "texts.documents.json", tmp_path / "store"
+    path.write_bytes(data)
+    words = ("expected a JSON string (the document's text) as the value of \"urn:trustgraph:doc:2\"; "
+             "found an array of 3 items")
+    assert main(["ingest", str(path), "--store", str(store), "--quiet"]) == 1
+    assert capsys.readouterr().err == f"trace-explorer: {path}:2:26: {words}\n"
+    with pytest.raises(TraceLoadError) as refused:
+        read_in_worker(path.name, data)
+    assert str(refused.value) == f"{path.name}:2:26: {words}"
+    with open_local_store(store) as local:
+        with pytest.raises(TraceLoadError) as refused:
+            ingest_file(local, path.name, data, untrusted=True)
+        assert str(refused.value) == f"{path.name}:2:26: {words}" and local.texts() == 0 and len(local) == 0
+    monkeypatch.setattr(json_files, "_PLACED_BYTES", len(data) - 1)
+    with pytest.raises(TraceLoadError) as refused:
+        read_trace_file(path.name, data)
+    assert str(refused.value) == f"{path.name}: {words}"
+
+
 def test_small_files_into_a_store_that_has_quads_count_the_quads_they_add(tmp_path, capsys):
     """Files too small to be streamed, added to a store that holds quads, count the quads the
     store lacked one file at a time (the store is not counted, about 1 s at 7 million quads):

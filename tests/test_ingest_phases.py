@@ -160,3 +160,52 @@ def test_reindex_draws_the_index_bars_as_ingest_does(tmp_path, capsys):
     for phase in (INDEX, FULL_TEXT, HEALTH):
         assert f"| {sessions}/{sessions} [" in finished[phase]
     assert err.strip().splitlines()[-1] == f"{store}: {sessions:,} sessions indexed"
+
+
+def test_a_ctrl_c_leaves_the_bar_above_the_interrupted_line_and_draws_nothing_after(tmp_path, capsys, monkeypatch):
+    """A Ctrl-C (here one a native call let pass, raised again at the next step) in the middle of
+    a phase: its bar is closed before ``interrupted`` is said, not drawn again after it; so too
+    for ``reindex``."""
+    import signal
+
+    from trace_explorer.sources import local_store
+
+    whole = tmp_path / "whole"
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(whole), "--quiet"]) == 0
+    original = local_store.IndexUpdate.apply
+
+    def swallowed(self, *args, **kwargs):
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            pass
+        return original(self, *args, **kwargs)
+
+    def interrupted(source, index, phases):
+        phases.begin(INDEX, 3)
+        phases.advance(1)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(local_store.IndexUpdate, "apply", swallowed)
+    monkeypatch.setattr(local_store, "build_index", interrupted)
+    for argv, bar in ((["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(tmp_path / "store")], STORE),
+                      (["reindex", "--store", str(whole)], INDEX)):
+        assert main(argv) == 130
+        lines = capsys.readouterr().err.replace("\r", "\n").splitlines()
+        assert lines[-1] == "trace-explorer: interrupted"
+        assert lines[-2].startswith(bar) and "|" in lines[-2]  # the bar, closed on a line of its own before
+    assert "| 1/3 [" in lines[-2]
+
+
+def test_a_path_that_is_no_regular_file_is_refused_before_a_bar_is_drawn(tmp_path, capsys):
+    """``/dev/zero`` and a link to it: each the one-line refusal, with no bar drawn before it
+    (and no parse phase in the totals)."""
+    zero = tmp_path / "zero.nq"
+    zero.symlink_to("/dev/zero")
+    assert main(["ingest", "/dev/zero", str(zero), "--store", str(tmp_path / "store")]) == 1
+    err, last = _last_line(capsys)
+    assert err.splitlines() == [
+        "trace-explorer: /dev/zero: expected a regular file; this is a character device, not a regular file",
+        f"trace-explorer: {zero}: expected a regular file; this is a character device (/dev/zero), not a regular file",
+        last]
+    assert re.fullmatch(r"ingested 0 files, 0 quads, 0 texts, 0 sessions indexed in \d+\.\d s, CPU \d+\.\d s", last)

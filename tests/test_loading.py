@@ -140,6 +140,7 @@ WIRE_EXPECTED = 'a TrustGraph wire triple ({"s", "p", "o", "g"?}) as item 0 of t
 NOT_WIRE = ('expected a JSON array of TrustGraph wire triples ({"s", "p", "o", "g"?}), or an object mapping '
             "document IRIs to texts (content files are best named *.documents.json)")
 CUT_SHORT = "(the file may be cut short)"
+NOT_TEXT = "expected a JSON string (the document's text) as the value of"
 LATIN_1 = "is not UTF-8 (is the file in another encoding, such as Latin-1?)"
 BAD_FILES = [  # name, bytes, the whole message
     ("truncated.ttl", b'<urn:a> <urn:b> "unterminated',
@@ -176,6 +177,17 @@ BAD_FILES = [  # name, bytes, the whole message
      f"notwire.json: expected {WIRE_EXPECTED}; it needs a term with \"t\" of i, l, b, t or r, got 'x'"),
     ("texts.documents.json", b'["not", "a", "mapping"]',
      "texts.documents.json: expected a JSON object mapping document IRIs to their text; found an array of 3 items"),
+    ("number.documents.json", b'{"urn:a": "text",\n "urn:b":  42}',
+     f'number.documents.json:2:12: {NOT_TEXT} "urn:b"; found a number: 42'),
+    ("null.documents.json", b'{"urn:a": null}', f'null.documents.json:1:11: {NOT_TEXT} "urn:a"; found null'),
+    ("list.documents.json", b'{"urn:a": ["one", "two"]}',
+     f'list.documents.json:1:11: {NOT_TEXT} "urn:a"; found an array of 2 items'),
+    ("object.documents.json", b'{"urn:a": "x", "urn:\\u0062": {"text": "y"}, "urn:c": 1}',
+     f'object.documents.json:1:30: {NOT_TEXT} "urn:b"; found an object with keys "text"'),
+    ("twice.documents.json", b'{"urn:a": "x",\n"urn:a": false}',  # the value read is the last
+     f'twice.documents.json:2:10: {NOT_TEXT} "urn:a"; found a boolean: false'),
+    ("long.documents.json", b'{"urn:' + b"x" * 500 + b'": true}',
+     f'long.documents.json:1:510: {NOT_TEXT} "urn:{"x" * 94}…; found a boolean: true'),
     ("empty.trig.gz", b"not gzip",
      "empty.trig.gz: expected gzip data (the name ends in .gz); the decompressor says: Not a gzipped file (b'no')"),
     ("notes.txt", b"hello", "notes.txt: expected a file name ending in one of .ttl, .turtle, .trig, .nq, .nquads, .nt, "

@@ -19,7 +19,9 @@ class BarPhases(Phases):
     """``ingest_phases.Phases`` drawn as tqdm bars on ``file`` (none when ``quiet``), adding up
     each phase's seconds (``seconds``) and units done (``done``) over every file. A phase begun
     with nothing to do (a total of 0) draws no bar and counts no time: it is not among those
-    that began (``began``), which the totals line lists."""
+    that began (``began``), which the totals line lists. Used as a context manager, it closes
+    the bar it left open when the block raises (a Ctrl-C, an error), so the bar is drawn before
+    the line that says why, never after it."""
 
     def __init__(self, quiet: bool = False, file: IO[str] | None = None):
         self.quiet, self.file = quiet, file or sys.stderr
@@ -32,6 +34,12 @@ class BarPhases(Phases):
         self._phase: str | None = None
         self._started = self._started_cpu = 0.0
         self._command, self._command_cpu = time.perf_counter(), cpu_seconds()  # the whole ingest's
+
+    def __enter__(self) -> BarPhases:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.finish()
 
     def begin(self, phase: str, total: int | None = None) -> None:
         from tqdm import tqdm

@@ -12,7 +12,7 @@ from ..analysis.health.in_pass import HealthInPass, workers_for
 from ..analysis.health.index import refresh_health
 from ..read.collection import empty_folders, expand_paths
 from ..read.errors import TraceLoadError
-from ..read.files import reckoned_text_bytes
+from ..read.files import check_before_opening, reckoned_text_bytes
 from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..read import rdf_stream
 from ..sources.ingest_phases import HEALTH, PARSE
@@ -54,8 +54,7 @@ def _reindex(args) -> int:
         report([f"no store at {args.store}"])
         return 2
     try:
-        phases = BarPhases()
-        with open_local_store(args.store) as local:
+        with BarPhases() as phases, open_local_store(args.store) as local:
             count = reindex(local, phases)
             if not args.no_health:
                 _check_health(local, quiet=False, phases=phases)
@@ -107,8 +106,7 @@ def _ingest(args) -> int:
     except SourceError as error:
         report([str(error)])
         return 2
-    phases = BarPhases(args.quiet)
-    with store:
+    with BarPhases(args.quiet) as phases, store:
         empty = next(iter(store.store.quads_for_pattern(None, None, None, None)), None) is None
         # the quads gained: each file counts its own when none is large enough to be streamed,
         # else the store is counted before and after (len: about 1 s at 7 million quads)
@@ -125,6 +123,7 @@ def _ingest(args) -> int:
                 _check_health(store, args.quiet, after_ingest=added > 0, phases=phases, written=written, fresh=fresh,
                               texts_gained=texts > 0)
             except SourceError as error:
+                phases.finish()  # the bar before the line, not after it
                 report([str(error)])
                 return 2
         del written
@@ -168,8 +167,9 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
     for path in files:
         phases.label = path.name
         gz = str(path).endswith(".gz")
-        phases.begin(PARSE, None if gz or not path.is_file() else path.stat().st_size)
         try:
+            check_before_opening(str(path))  # before a bar is drawn
+            phases.begin(PARSE, None if gz or not path.is_file() else path.stat().st_size)
             done = ingest_file(store, str(path), progress=phases.advance, phases=phases,  # a .gz: text, no total
                                written=written, rows_reader=health, count_gained=count_gained)
         except TraceLoadError as error:

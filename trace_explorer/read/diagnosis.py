@@ -157,4 +157,6 @@ def describe(value) -> str:
         return clip(f"found {kind} with keys {keys}{more}" if value else "found an empty object")
     if isinstance(value, list):
         return f"found an array of {len(value)} item{'s' if len(value) != 1 else ''}"
+    if value is None:
+        return "found null"
     return clip(f"found {kind}: {json.dumps(value, ensure_ascii=False)[:80]}")

@@ -97,6 +97,15 @@ def check_regular_file(name: str) -> None:
         raise TraceLoadError(name, "a regular file", found=f"this is {kind}{where}, not a regular file")
 
 
+def check_before_opening(name: str) -> None:
+    """Raise TraceLoadError for what refuses the path ``name`` without opening it: no regular
+    file (``check_regular_file``), then a name whose format this reader does not know
+    (``formats.format_for_name``), in the words ``read_trace_file`` refuses them with; asked
+    first by a caller that draws a progress bar for the file, so that a refusal comes without one."""
+    check_regular_file(name)
+    format_for_name(name)
+
+
 GZ_RATIO = 8  # N-Quads shrink 10 to 20 times in gzip: a .gz of STREAM_BYTES / 8 or more is streamed
 
 

@@ -5,6 +5,7 @@ They are read as a stream, within caps on depth and values (``json_stream``)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pyoxigraph as ox
 
@@ -39,10 +40,51 @@ def parse_json_file(name: str, data: bytes):
         raise TraceLoadError(name, "JSON nested less deeply", found="it nests too deep to read") from None
 
 
-def read_documents(name: str, value) -> dict[str, str]:
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+def read_documents(name: str, value, read: Opener | None = None, size: int = 0) -> dict[str, str]:
+    """The texts ``{document IRI: text}`` of the content file ``name`` whose JSON value is
+    ``value`` (README, "Reading traces"). Raises TraceLoadError when ``value`` is no object,
+    or for its first member whose value is no string: naming the key (clipped to
+    ``_KEY_CHARACTERS``) and what the value is instead, at the value's line and column when
+    the file's ``size`` bytes of text (``read()``) are few enough to read again
+    (``_PLACED_BYTES``)."""
+    if not isinstance(value, dict):
         raise TraceLoadError(name, "a JSON object mapping document IRIs to their text", found=describe(value))
+    for key, text in value.items():
+        if not isinstance(text, str):
+            line, column = _member_place(read, size, key) if read is not None else (None, None)
+            quoted = clip(json.dumps(key, ensure_ascii=False), _KEY_CHARACTERS)
+            raise TraceLoadError(name, f"a JSON string (the document's text) as the value of {quoted}", line, column,
+                                 found=describe(text))
     return dict(value)
+
+
+_KEY_CHARACTERS = 100  # of a document IRI quoted in a message
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _member_place(read: Opener, size: int, key: str) -> tuple[int | None, int | None]:
+    """Line and column (1-based, of characters, as Python's JSON parser counts them) of the
+    value of ``key`` in the top-level object of the JSON text ``read()`` gives (the last when
+    the key repeats, as the value read is the last); (None, None) when the text is over
+    ``_PLACED_BYTES`` or cannot be walked."""
+    if size > _PLACED_BYTES:
+        return None, None
+    with read() as source:
+        text = source.read(size).decode("utf-8-sig", errors="replace")
+    decoder, place = json.JSONDecoder(), None
+    try:
+        at = _SPACE.match(text).end() + 1  # past "{"
+        while text[_SPACE.match(text, at).end()] != "}":
+            member, at = json.decoder.scanstring(text, _SPACE.match(text, at).end() + 1)
+            at = _SPACE.match(text, _SPACE.match(text, at).end() + 1).end()  # past ":"
+            place = at if member == key else place
+            at = _SPACE.match(text, decoder.raw_decode(text, at)[1]).end()
+            at += text[at] == ","
+    except (ValueError, IndexError):
+        return None, None
+    if place is None:
+        return None, None
+    return text.count("\n", 0, place) + 1, place - text.rfind("\n", 0, place)
 
 
 def read_json_file(name: str, fmt: str, read: Opener, max_bytes: int | None, progress: Progress | None,
@@ -70,7 +112,7 @@ def read_json_file(name: str, fmt: str, read: Opener, max_bytes: int | None, pro
                 raise empty_file(name, format_label(fmt), decompressed) from None
             raise _placed(name, read, stream.size, str(error)) from None
     if fmt == DOCUMENTS_JSON:
-        loaded = LoadedFile(name, DOCUMENTS_JSON, stream.size, documents=read_documents(name, value))
+        loaded = LoadedFile(name, DOCUMENTS_JSON, stream.size, documents=read_documents(name, value, read, stream.size))
     else:
         loaded = _wire_file(name, value, stream.size)
     loaded.digest = stream.digest()
