@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
+from ...model.triple_index import TripleIndex
 from ...model.vocabulary import CONTENT, DOCUMENT, QUERY, RDF_TYPE, TG, WAS_DERIVED_FROM, WAS_GENERATED_BY
 from .rules import (DAMAGED_QUOTED_TRIPLE, DANGLING_DERIVATION, ERROR, INFO, MISSING_CHUNK_TEXT, MISSING_TEXT,
                     UNKNOWN_TYPE, WARNING)
@@ -70,7 +71,22 @@ class _Facts:
 def check(triples: Iterable[ox.Triple | ox.Quad]) -> list[ShapeResult]:
     """Every violation of the shapes by ``triples`` (graph names ignored; a triple whose subject is
     a triple term is left out), as ``shacl.validate`` reports it (in no particular order)."""
+    return _results(_gather(triples))
+
+
+def check_indexed(index: TripleIndex, triples: Iterable[ox.Triple | ox.Quad] = (),
+                  with_text: Iterable[str] = ()) -> list[ShapeResult]:
+    """``check`` of the triples ``index`` holds (``model.triple_index.TripleIndex``), of
+    ``triples`` and of a ``tg:content`` on each IRI of ``with_text``: the same results, the
+    index's facts gathered subject by subject (a few of its predicates each) rather than triple
+    by triple."""
     facts = _gather(triples)
+    _gather_index(index, facts)
+    facts.with_text.update(ox.NamedNode(iri) for iri in with_text)
+    return _results(facts)
+
+
+def _results(facts: _Facts) -> list[ShapeResult]:
     return (_known_types(facts) + _quoted_triples(facts) + _derivation_targets(facts)
             + _texts(facts, STEP_TEXT_CLASSES, MISSING_TEXT, WARNING, _MESSAGES[MISSING_TEXT])
             + _texts(facts, CHUNK_TEXT_CLASSES, MISSING_CHUNK_TEXT, INFO, _MESSAGES[MISSING_CHUNK_TEXT]))
@@ -100,6 +116,35 @@ def _gather(triples: Iterable[ox.Triple | ox.Quad]) -> _Facts:
         elif predicate == SUBCLASS_OF and not isinstance(obj, ox.Triple):
             facts.subclasses.setdefault(obj, set()).add(subject)
     return facts
+
+
+def _gather_index(index: TripleIndex, facts: _Facts) -> None:
+    """``_gather`` of the triples of ``index``, into ``facts``. A subject's key is its IRI, its
+    ``_:id`` or, for a triple term, its N-Triples form (``term_key``: it starts with "<", which
+    no IRI does), left out as ``_gather`` leaves it."""
+    for key, properties in index.properties.items():
+        looked = _LOOKED_AT.intersection(properties)
+        if not looked or key.startswith("<"):
+            continue
+        subject = ox.BlankNode(key[2:]) if key.startswith("_:") else ox.NamedNode(key)
+        for predicate in looked:
+            objects = properties[predicate]
+            if predicate in _DESCRIBING:
+                facts.described.add(subject)
+                if predicate == RDF_TYPE:
+                    facts.types.update((subject, obj) for obj in objects)
+                elif predicate == WAS_DERIVED_FROM:
+                    facts.derived_from.update(objects)
+            elif predicate == EDGE or predicate == CONTAINS:
+                facts.quoted.update((subject, predicate, obj) for obj in objects)
+            elif predicate == CONTENT:
+                facts.with_text.add(subject)
+            elif predicate == DOCUMENT:
+                facts.documents.update((subject, obj) for obj in objects)
+            else:  # SUBCLASS_OF
+                for obj in objects:
+                    if not isinstance(obj, ox.Triple):
+                        facts.subclasses.setdefault(obj, set()).add(subject)
 
 
 def _known_types(facts: _Facts) -> list[ShapeResult]:
