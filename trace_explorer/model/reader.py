@@ -84,12 +84,16 @@ class SessionReader:
     """Reads sessions from a TripleIndex; ``documents`` maps tg:document IRIs to their text.
     ``roots``: every session root found, in IRI order. With ``graphs`` False the sessions come
     without their ``graph`` (an empty one), read by the same rules otherwise: what a summary
-    needs (``model.summary``), at a fraction of the cost."""
+    needs (``model.summary``), at a fraction of the cost; with ``links`` too, their ``graph``
+    is the ``Links`` they were read with (the same nodes and edges, in the same order, without
+    networkx: what the health check walks)."""
 
-    def __init__(self, index: TripleIndex, documents: Mapping[str, str] | None = None, *, graphs: bool = True):
+    def __init__(self, index: TripleIndex, documents: Mapping[str, str] | None = None, *, graphs: bool = True,
+                 links: bool = False):
         self.index = index
         self.documents = documents or {}
         self.graphs = graphs
+        self.links = links
         self.roots = sorted(s for s in index.properties
                             if is_root(s, index.types(s), bool(index.objects(s, QUERY))))
         self._root_set = set(self.roots)
@@ -119,7 +123,7 @@ class SessionReader:
         children = self._ordered_children(children, nodes)
         order, cyclic = reading_order(graph, root, nodes, self._time, {c: i for i, c in enumerate(children)})
         session = Session(id=root, mechanism=UNKNOWN, question=self.index.literal(root, QUERY),
-                          root=nodes[root], nodes=nodes, graph=graph if self.graphs else nx.DiGraph(), order=order,
+                          root=nodes[root], nodes=nodes, graph=graph if self.graphs or self.links else nx.DiGraph(), order=order,
                           children=children)
         session.time = nodes[root].fields.get("started")
         parents = [p for p, _ in self.index.parents(root)]

@@ -86,9 +86,9 @@ def read_and_check(source: TraceSource, roots: list[str], extending: dict[str, l
                    triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None
                    ) -> tuple[dict[str, Session], list[Finding]]:
     """``check_sessions``, with the sessions it read to check them: ``(sessions, findings)``,
-    ``sessions`` by root in the order of ``roots`` (each with its graph, the texts behind its
-    ``tg:document`` IRIs and every entity its IRI owns, reached or not), so one read serves the
-    session index as well (``index.HealthInPass``)."""
+    ``sessions`` by root in the order of ``roots`` (each with its graph as ``model.reader.Links``,
+    the texts behind its ``tg:document`` IRIs and every entity its IRI owns, reached or not), so
+    one read serves the session index as well (``index.HealthInPass``)."""
     roots = [r for r in roots if is_iri(r)]
     if not roots:
         return {}, []
@@ -99,7 +99,7 @@ def read_and_check(source: TraceSource, roots: list[str], extending: dict[str, l
         index.add(source.construct(PREFIXES + f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {values_clause('s', chunk)} ?s ?p ?o }}"))
     documents = source.document_texts(o.value for properties in index.properties.values()
                                       for o in properties.get(DOCUMENT, ()) if isinstance(o, ox.NamedNode))
-    reader = SessionReader(index, documents)
+    reader = SessionReader(index, documents, graphs=False, links=True)
     wanted = [r for r in roots if r in reader.roots]
     sessions = {r: reader.read(r) for r in wanted}
     context = _describe_outside(source, index)
