@@ -139,8 +139,9 @@ def index_row(session: Session) -> dict[str, Any]:
     ``search.fold``), ``duration`` (ms) and ``tokens`` (with sub-sessions, README "Totals": the
     session's own until ``SessionIndex.replace`` adds its sub-sessions' rows), ``tool_errors``,
     ``parent`` (the parent session), ``search`` (the words searched, by field:
-    ``model.words.session_words``, without the characters that mark a match: ``search.MARKS``)
-    and ``summary`` (``session_summary`` as JSON)."""
+    ``model.words.session_words``, without the characters that mark a match: ``search.MARKS``),
+    ``summary`` (``session_summary`` as JSON) and ``insights`` (``session_insights.insight_row``,
+    as it is: its rows are written from it, never the dict itself)."""
     summary = session_summary(session)
     return {
         "root": session.id,
@@ -157,7 +158,7 @@ def index_row(session: Session) -> dict[str, Any]:
         "parent": summary["parent_session"],
         "search": {k: v.replace(MARKS[0], " ").replace(MARKS[1], " ") for k, v in session_words(session).items()},
         "summary": json.dumps(summary, ensure_ascii=False, sort_keys=True),
-        "insights": json.dumps(insight_row(session), ensure_ascii=False),
+        "insights": insight_row(session),
     }
 
 
