@@ -94,8 +94,8 @@ class SessionReader:
         self.documents = documents or {}
         self.graphs = graphs
         self.links = links
-        self.roots = sorted(s for s in index.properties
-                            if is_root(s, index.types(s), bool(index.objects(s, QUERY))))
+        self.roots = sorted(s for s, properties in index.properties.items()
+                            if is_root(s, index.types(s), bool(properties.get(QUERY))))
         self._root_set = set(self.roots)
         self.membership = Membership(index, self.roots)
         self.edges = EdgeSources(index)

@@ -118,6 +118,8 @@ class TripleIndex:
         do not change it."""
         found = self._parents.get(subject)
         if found is None:
-            found = self._parents[subject] = [(p, relation) for predicate, relation in DERIVATION_RELATIONS.items()
-                                              for p in self.iris(subject, predicate)]
+            props = self.properties.get(subject)
+            found = self._parents[subject] = [] if not props else [
+                (p, relation) for predicate, relation in DERIVATION_RELATIONS.items() if predicate in props
+                for p in self.iris(subject, predicate)]
         return found
