@@ -53,13 +53,13 @@ Term = ox.NamedNode | ox.BlankNode | ox.Literal
 
 @dataclass
 class _Facts:
-    """What the shapes look at, gathered in one pass: ``types`` (the rdf:type pairs), ``quoted``
-    (subject, predicate, object of tg:edge / tg:contains), ``derived_from`` (the objects of
-    prov:wasDerivedFrom), ``described`` (subjects with a describing property), ``with_text``
-    (subjects with tg:content), ``documents`` ((subject, object) of tg:document), ``subclasses``
-    (class -> its direct rdfs:subClassOf subjects)."""
+    """What the shapes look at, gathered in one pass: ``typed`` (each object of rdf:type -> its
+    subjects), ``quoted`` (subject, predicate, object of tg:edge / tg:contains),
+    ``derived_from`` (the objects of prov:wasDerivedFrom), ``described`` (subjects with a
+    describing property), ``with_text`` (subjects with tg:content), ``documents`` ((subject,
+    object) of tg:document), ``subclasses`` (class -> its direct rdfs:subClassOf subjects)."""
 
-    types: set = field(default_factory=set)
+    typed: dict = field(default_factory=dict)
     quoted: set = field(default_factory=set)
     derived_from: set = field(default_factory=set)
     described: set = field(default_factory=set)
@@ -104,7 +104,7 @@ def _gather(triples: Iterable[ox.Triple | ox.Quad]) -> _Facts:
         if predicate in _DESCRIBING:
             facts.described.add(subject)
             if predicate == RDF_TYPE:
-                facts.types.add((subject, obj))
+                facts.typed.setdefault(obj, set()).add(subject)
             elif predicate == WAS_DERIVED_FROM:
                 facts.derived_from.add(obj)
         elif predicate == EDGE or predicate == CONTAINS:
@@ -132,7 +132,8 @@ def _gather_index(index: TripleIndex, facts: _Facts) -> None:
             if predicate in _DESCRIBING:
                 facts.described.add(subject)
                 if predicate == RDF_TYPE:
-                    facts.types.update((subject, obj) for obj in objects)
+                    for obj in objects:
+                        facts.typed.setdefault(obj, set()).add(subject)
                 elif predicate == WAS_DERIVED_FROM:
                     facts.derived_from.update(objects)
             elif predicate == EDGE or predicate == CONTAINS:
@@ -152,7 +153,7 @@ def _known_types(facts: _Facts) -> list[ShapeResult]:
     or in the trace model. A literal is read by its lexical form; a blank node never matches
     the namespace pattern."""
     out = []
-    for cls in {obj for _, obj in facts.types if not isinstance(obj, (ox.Triple, ox.BlankNode))}:
+    for cls in [obj for obj in facts.typed if not isinstance(obj, (ox.Triple, ox.BlankNode))]:
         key = _key(cls)
         if key.startswith(TG) and not (isinstance(cls, ox.NamedNode) and cls.value in KNOWN_TYPES):
             out.append(ShapeResult(UNKNOWN_TYPE, WARNING, key, None, same_as_rdflib(cls), _MESSAGES[UNKNOWN_TYPE]))
@@ -176,7 +177,7 @@ def _texts(facts: _Facts, classes: tuple[str, ...], rule: str, severity: str, me
     """teh:StepTexts, teh:ChunkTexts: each tg:document of an instance of ``classes`` (or of their
     subclasses in the data) has a tg:content."""
     wanted = _with_subclasses([ox.NamedNode(c) for c in classes], facts.subclasses)
-    focus = {subject for subject, cls in facts.types if cls in wanted}
+    focus = set().union(*(facts.typed.get(cls, ()) for cls in wanted))
     out = []
     for subject, document in facts.documents:
         if subject in focus and (isinstance(document, ox.Triple) or document not in facts.with_text):
