@@ -213,6 +213,8 @@ class SessionReader:
         Finding derived from them (``/finding/{i}``: a supervisor numbers its Findings as its
         sub-agents finish, TrustGraph 2.11.1 ``Processor._handle_subagent_completion``), then by
         IRI (a random UUID: the last resort)."""
+        if not children:  # most sessions: nothing to order
+            return []
         finding_of: dict[str, int] = {}
         for node in nodes.values():
             number = _FINDING_NUMBER.search(node.id) if node.kind == "Finding" else None
