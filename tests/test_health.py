@@ -15,6 +15,8 @@ from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy, 
 from trace_explorer.analysis.health import shacl
 from trace_explorer.analysis.health.checks import check_source
 from trace_explorer.analysis.health.rules import RULES
+from trace_explorer.model.triple_index import TripleIndex
+from trace_explorer.model.vocabulary import CONTENT
 from trace_explorer.read.collection import TraceStore, load_collection
 from trace_explorer.sources.session_index import build_index
 from trace_explorer.sources.store import StoreSource
@@ -168,6 +170,13 @@ def test_the_shapes_checked_in_code_report_what_pyshacl_reports(case):
                                                        for d, t in {**documents(HEALTHY), **texts}.items()]
     expected = _shape_results(shacl.validate(data))
     assert _shape_results(shape_checks.check(data)) == expected
+    # the same from a triple index of the data (as the health check gathers them), and with the
+    # texts given apart from it
+    assert _shape_results(shape_checks.check_indexed(TripleIndex(data))) == expected
+    texts = [t for t in data if t.predicate.value == CONTENT and isinstance(t.subject, ox.NamedNode)]
+    rest = [t for t in data if t not in texts]
+    assert _shape_results(shape_checks.check_indexed(TripleIndex(rest), [],
+                                                     [t.subject.value for t in texts])) == expected
     assert expected or case not in ("corpus", "odd terms", "unknown-type", "missing-text")
 
 

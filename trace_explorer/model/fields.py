@@ -84,13 +84,21 @@ _INLINE_TEXT = {"thought": "thought", "observation": "observation", "answer": "a
 _LINKS = ("thought", "selectedEdge", "selectedChunk", "observation")
 
 
+_KIND_RANK = {TG + kind: rank for rank, kind in enumerate(KIND_ORDER)}  # a type's IRI -> its place in KIND_ORDER
+# tg: predicate -> how ``read_step`` reads it: (_FIELD, name), (_INLINE, name), (_EXTRA, None) or
+# (_SKIP, None); worked out once a predicate
+_SKIP, _FIELD, _INLINE, _EXTRA = range(4)
+_READING: dict[str, tuple[int, str | None]] = {}
+_READING_KEPT = 4096  # predicates whose reading is kept (a trace has a few dozen)
+
+
 def kind_of(subject: str, types: set[str]) -> str:
     """The TrustGraph class that names an entity: its most specific tg: type (``KIND_ORDER``),
     else the shape of its IRI (``KIND_FROM_IRI``), else any tg: type, else its PROV class."""
+    ranks = [_KIND_RANK[t] for t in types if t in _KIND_RANK]
+    if ranks:
+        return KIND_ORDER[min(ranks)]
     local = {t[len(TG):] for t in types if t.startswith(TG)}
-    for kind in KIND_ORDER:
-        if kind in local:
-            return kind
     for pattern, kind in KIND_FROM_IRI:
         if pattern.search(subject):
             return kind
@@ -124,16 +132,16 @@ def read_step(index: TripleIndex, documents: Mapping[str, str], subject: str, ro
     fields: dict[str, Any] = {}
     extra: dict[str, list[str]] = {}
     for predicate, objects in index.properties.get(subject, {}).items():
-        if predicate in (RDF_TYPE, RDFS_LABEL) or predicate.startswith(PROV):
-            continue
-        name = predicate[len(TG):] if predicate.startswith(TG) else None
-        if name in FIELD_MAP:
+        how, name = _READING.get(predicate) or _reading(predicate)
+        if how == _FIELD:
             _set_field(step, fields, name, predicate, objects)
-        elif name in _INLINE_TEXT and any(isinstance(o, ox.Literal) for o in objects):
-            fields[_INLINE_TEXT[name]] = next(o.value for o in objects if isinstance(o, ox.Literal))
-        elif name in _LINKS:
-            continue
-        else:
+        elif how == _INLINE:
+            text = next((o.value for o in objects if isinstance(o, ox.Literal)), None)
+            if text is not None:
+                fields[_INLINE_TEXT[name]] = text
+            elif name not in _LINKS:
+                extra[predicate] = [show(o) for o in objects]
+        elif how == _EXTRA:
             extra[predicate] = [show(o) for o in objects]
     started = index.literal(subject, STARTED_AT_TIME)
     if started is not None:
@@ -156,6 +164,24 @@ def read_step(index: TripleIndex, documents: Mapping[str, str], subject: str, ro
         fields["extra"] = extra
     step.fields = fields
     return step
+
+
+def _reading(predicate: str) -> tuple[int, str | None]:
+    """How ``read_step`` reads ``predicate`` (see ``_READING``): a field (``FIELD_MAP``), an
+    inline text (``_INLINE_TEXT``; a link when it has no literal and its name is in ``_LINKS``),
+    a link or a type, label or PROV term (skipped), else an extra field."""
+    name = predicate[len(TG):] if predicate.startswith(TG) else None
+    if predicate in (RDF_TYPE, RDFS_LABEL) or predicate.startswith(PROV) or (name in _LINKS and name not in _INLINE_TEXT):
+        how = (_SKIP, None)
+    elif name in FIELD_MAP:
+        how = (_FIELD, name)
+    elif name in _INLINE_TEXT:
+        how = (_INLINE, name)
+    else:
+        how = (_EXTRA, None)
+    if len(_READING) < _READING_KEPT:
+        _READING[predicate] = how
+    return how
 
 
 def _is_selection(index: TripleIndex, term) -> bool:

@@ -84,14 +84,18 @@ class SessionReader:
     """Reads sessions from a TripleIndex; ``documents`` maps tg:document IRIs to their text.
     ``roots``: every session root found, in IRI order. With ``graphs`` False the sessions come
     without their ``graph`` (an empty one), read by the same rules otherwise: what a summary
-    needs (``model.summary``), at a fraction of the cost."""
+    needs (``model.summary``), at a fraction of the cost; with ``links`` too, their ``graph``
+    is the ``Links`` they were read with (the same nodes and edges, in the same order, without
+    networkx: what the health check walks)."""
 
-    def __init__(self, index: TripleIndex, documents: Mapping[str, str] | None = None, *, graphs: bool = True):
+    def __init__(self, index: TripleIndex, documents: Mapping[str, str] | None = None, *, graphs: bool = True,
+                 links: bool = False):
         self.index = index
         self.documents = documents or {}
         self.graphs = graphs
-        self.roots = sorted(s for s in index.properties
-                            if is_root(s, index.types(s), bool(index.objects(s, QUERY))))
+        self.links = links
+        self.roots = sorted(s for s, properties in index.properties.items()
+                            if is_root(s, index.types(s), bool(properties.get(QUERY))))
         self._root_set = set(self.roots)
         self.membership = Membership(index, self.roots)
         self.edges = EdgeSources(index)
@@ -119,7 +123,7 @@ class SessionReader:
         children = self._ordered_children(children, nodes)
         order, cyclic = reading_order(graph, root, nodes, self._time, {c: i for i, c in enumerate(children)})
         session = Session(id=root, mechanism=UNKNOWN, question=self.index.literal(root, QUERY),
-                          root=nodes[root], nodes=nodes, graph=graph if self.graphs else nx.DiGraph(), order=order,
+                          root=nodes[root], nodes=nodes, graph=graph if self.graphs or self.links else nx.DiGraph(), order=order,
                           children=children)
         session.time = nodes[root].fields.get("started")
         parents = [p for p, _ in self.index.parents(root)]
@@ -209,6 +213,8 @@ class SessionReader:
         Finding derived from them (``/finding/{i}``: a supervisor numbers its Findings as its
         sub-agents finish, TrustGraph 2.11.1 ``Processor._handle_subagent_completion``), then by
         IRI (a random UUID: the last resort)."""
+        if not children:  # most sessions: nothing to order
+            return []
         finding_of: dict[str, int] = {}
         for node in nodes.values():
             number = _FINDING_NUMBER.search(node.id) if node.kind == "Finding" else None

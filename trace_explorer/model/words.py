@@ -55,9 +55,12 @@ def session_words(session: Session) -> dict[str, str]:
     ordered = [nodes[n] for n in dict.fromkeys(session.order) if n in nodes]
     ordered += [nodes[n] for n in sorted(nodes.keys() - set(session.order))]
     for node in ordered:
+        fields = node.fields
         for name, target in _FIELD_WORDS.items():
-            for text in _texts(node.fields.get(name)):
-                found[target][text] = None
+            value = fields.get(name)
+            if value is not None:
+                for text in _texts(value):
+                    found[target][text] = None
     found["iri"][session.id] = None
     return {name: "\n".join(texts) for name, texts in found.items()}
 

@@ -94,16 +94,32 @@ def write_rows(db: sqlite3.Connection, drop: Iterable[str], rows: list[dict]) ->
     """Inside the index's transaction: forget the insight and health rows of ``drop`` and of the
     sessions in ``rows``, and write the insight rows of ``rows`` (``index_row`` dicts; a row
     without ``insights`` gets none)."""
-    roots = [(r,) for r in drop] + [(row["root"],) for row in rows]
+    forget_rows(db, [*drop, *(row["root"] for row in rows)])
+    add_rows(db, rows)
+
+
+def forget_rows(db: sqlite3.Connection, roots: Iterable[str]) -> None:
+    """Inside the index's transaction: forget the insight and health rows of ``roots``."""
+    roots = [(r,) for r in roots]
     for table in TABLES:
         db.executemany(f"DELETE FROM {table} WHERE root = ?", roots)
-    facts = [(row["root"], json.loads(row["insights"])) for row in rows if row.get("insights")]
+
+
+def add_rows(db: sqlite3.Connection, rows: list[dict]) -> None:
+    """Inside the index's transaction: write the insight rows of ``rows`` (``index_row`` dicts;
+    ``insights`` as JSON text or as its dict; a row without it gets none), for sessions that
+    have none (``forget_rows``)."""
+    facts = [(row["root"], _facts(row["insights"])) for row in rows if row.get("insights")]
     db.executemany("INSERT INTO insight_tools VALUES (?, ?, ?, ?)",
                    ((root, *call) for root, fact in facts for call in fact["tools"]))
     db.executemany("INSERT INTO insight_llm VALUES (?, ?, ?, ?, ?)",
                    ((root, *call) for root, fact in facts for call in fact["llm"]))
     db.executemany("INSERT INTO insight_sessions VALUES (?, ?, ?)",
                    ((root, fact["termination"], fact.get("parse_errors", 0)) for root, fact in facts))
+
+
+def _facts(insights: str | Mapping[str, Any]) -> Mapping[str, Any]:
+    return json.loads(insights) if isinstance(insights, str) else insights
 
 
 # The sessions that made a call (``calls``: a query of roots) and every session above them: a

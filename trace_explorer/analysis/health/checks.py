@@ -86,25 +86,23 @@ def read_and_check(source: TraceSource, roots: list[str], extending: dict[str, l
                    triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None
                    ) -> tuple[dict[str, Session], list[Finding]]:
     """``check_sessions``, with the sessions it read to check them: ``(sessions, findings)``,
-    ``sessions`` by root in the order of ``roots`` (each with its graph, the texts behind its
-    ``tg:document`` IRIs and every entity its IRI owns, reached or not), so one read serves the
-    session index as well (``index.HealthInPass``)."""
+    ``sessions`` by root in the order of ``roots`` (each with its graph as ``model.reader.Links``,
+    the texts behind its ``tg:document`` IRIs and every entity its IRI owns, reached or not), so
+    one read serves the session index as well (``index.HealthInPass``)."""
     roots = [r for r in roots if is_iri(r)]
     if not roots:
         return {}, []
-    triples = triples_of(roots) if triples_of is not None else session_triples(source, roots)
+    index = TripleIndex(triples_of(roots) if triples_of is not None else session_triples(source, roots))
     extending = extending if extending is not None else entities_under(source, roots)
-    fetched = {term_key(t.subject) for t in triples}
-    unreached = sorted({e for r in roots for e in extending.get(r, ()) if e not in fetched})
+    unreached = sorted({e for r in roots for e in extending.get(r, ()) if e not in index})
     for chunk in iri_batches(unreached):  # steps no derivation reaches: fetched by their IRI
-        triples += source.construct(PREFIXES + f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {values_clause('s', chunk)} ?s ?p ?o }}")
-    index = TripleIndex(triples)
-    documents = source.document_texts(o.value for t in triples if t.predicate.value == DOCUMENT
-                                      for o in [t.object] if isinstance(o, ox.NamedNode))
-    reader = SessionReader(index, documents)
+        index.add(source.construct(PREFIXES + f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {values_clause('s', chunk)} ?s ?p ?o }}"))
+    documents = source.document_texts(o.value for properties in index.properties.values()
+                                      for o in properties.get(DOCUMENT, ()) if isinstance(o, ox.NamedNode))
+    reader = SessionReader(index, documents, graphs=False, links=True)
     wanted = [r for r in roots if r in reader.roots]
     sessions = {r: reader.read(r) for r in wanted}
-    context = _describe_outside(source, triples, index)
+    context = _describe_outside(source, index)
     chunks = source.document_texts({c for s in sessions.values() if s.answer for c in unread_chunks(s)})
     found: list[Finding] = []
     for session in sessions.values():
@@ -115,7 +113,7 @@ def read_and_check(source: TraceSource, roots: list[str], extending: dict[str, l
                                                                 "did not reach an answer"))
         found += _unparsed_replies(session)
         found += _unsupported_sentences(session, chunks)
-    found += _shape_findings(triples, context, documents, index, reader, set(wanted))
+    found += _shape_findings(context, documents, index, reader, set(wanted))
     found += _time_before_parent(source, sessions, reader)
     # the reader says a step "also derives from" what nothing describes: that is the dangling derivation
     dangling = {f.triple for f in found if f.rule == DANGLING_DERIVATION}
@@ -270,18 +268,20 @@ def _unreachable(session: Session) -> list[Finding]:
     """Entities whose IRI extends the session root (``{root}/...``) that no derivation from the
     root reaches (following derivations down, and the thoughts and selections steps point at)."""
     graph, root = session.graph, session.id
+    pred, succ = graph.pred, graph.succ  # node -> {neighbour: edge attributes}, as networkx and Links keep them
     reached, queue = {root}, [root]
     while queue:
         node = queue.pop()
-        following = [u for u, _, d in graph.in_edges(node, data=True) if d.get("relation") in _DERIVATIONS]
-        following += [v for _, v, d in graph.out_edges(node, data=True) if d.get("relation") not in _DERIVATIONS]
+        following = [u for u, d in pred[node].items() if d.get("relation") in _DERIVATIONS]
+        following += [v for v, d in succ[node].items() if d.get("relation") not in _DERIVATIONS]
         for nxt in following:
             if nxt not in reached:
                 reached.add(nxt)
                 queue.append(nxt)
     out = []
+    below = root + "/"
     for node in session.nodes:
-        if node in reached or not (node.startswith(root + "/") or step_owner(node) == root):
+        if node in reached or not (node.startswith(below) or step_owner(node) == root):
             continue
         step = session.nodes[node]
         derives = [p for p in step.parents]
@@ -330,12 +330,11 @@ def _start_times(source: TraceSource, roots: list[str]) -> dict[str, datetime]:
     return out
 
 
-def _describe_outside(source: TraceSource, triples: list[ox.Triple], index: TripleIndex) -> list[ox.Triple]:
-    """What the entities the sessions derive from, outside the sessions' own triples, are: their
-    types, questions, derivations and start times (so a derivation to another session's step is
-    not taken for a dangling one)."""
-    outside = sorted({t.object.value for t in triples if t.predicate.value in DERIVATION_RELATIONS
-                      and isinstance(t.object, ox.NamedNode) and t.object.value not in index})
+def _describe_outside(source: TraceSource, index: TripleIndex) -> list[ox.Triple]:
+    """What the entities the sessions derive from, outside the sessions' own triples (``index``),
+    are: their types, questions, derivations and start times (so a derivation to another
+    session's step is not taken for a dangling one)."""
+    outside = sorted(target for target in index.derived_targets() if target not in index)
     out: list[ox.Triple] = []
     for chunk in iri_batches(outside):
         found = source.construct(PREFIXES + f"CONSTRUCT {{ ?x ?p ?o }} WHERE {{ {values_clause('x', chunk)} ?x ?p ?o }}")
@@ -343,14 +342,13 @@ def _describe_outside(source: TraceSource, triples: list[ox.Triple], index: Trip
     return out
 
 
-def _shape_findings(triples: list[ox.Triple], context: list[ox.Triple], documents: dict[str, str],
-                    index: TripleIndex, reader: SessionReader, checked: set[str]) -> list[Finding]:
-    """Run the shapes over the sessions' triples, what they derive from and the texts they point
-    at; each violation on the entity of a checked session it concerns."""
-    content = ox.NamedNode(CONTENT)
-    texts = [ox.Triple(ox.NamedNode(d), content, ox.Literal(t)) for d, t in documents.items()]
+def _shape_findings(context: list[ox.Triple], documents: dict[str, str], index: TripleIndex,
+                    reader: SessionReader, checked: set[str]) -> list[Finding]:
+    """Run the shapes over the sessions' triples (``index``), what they derive from
+    (``context``) and the texts they point at (``documents``); each violation on the entity of
+    a checked session it concerns."""
     out = []
-    for result in shape_checks.check(list(triples) + context + texts):
+    for result in shape_checks.check_indexed(index, context, documents):
         for entity, message, triple in _located(result, index):
             owner = reader.membership.owner_of(entity)
             if owner in checked:

@@ -60,10 +60,17 @@ def read_and_check_rows(source: StoreSource, chunk: list[str], extending: Mappin
                         triples_of: Callable[[list[str]], list[ox.Quad]] | None) -> Rows:
     """The index rows and health rows of the sessions ``chunk`` (roots the store lacks left
     out), from one read of each (``checks.read_and_check``); ``extending``: the typed entities
-    whose IRI extends each root (``checks.entities_under``)."""
+    whose IRI extends each root (``checks.entities_under``). The sessions read are let go before
+    the collector comes back on, so that its first pass walks the rows alone, not every step
+    and graph of the batch."""
     with collector_paused():
-        sessions, found = read_and_check(source, chunk, _of(extending, chunk), triples_of)
-        return [index_row(s) for s in sessions.values()], summaries(sessions, found)
+        return _rows(source, chunk, extending, triples_of)
+
+
+def _rows(source: StoreSource, chunk: list[str], extending: Mapping[str, list[str]] | _Extending,
+          triples_of: Callable[[list[str]], list[ox.Quad]] | None) -> Rows:
+    sessions, found = read_and_check(source, chunk, _of(extending, chunk), triples_of)
+    return [index_row(s) for s in sessions.values()], summaries(sessions, found)
 
 
 class HealthInPass(RowsReader):

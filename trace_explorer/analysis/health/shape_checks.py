@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
+from ...model.triple_index import TripleIndex
 from ...model.vocabulary import CONTENT, DOCUMENT, QUERY, RDF_TYPE, TG, WAS_DERIVED_FROM, WAS_GENERATED_BY
 from .rules import (DAMAGED_QUOTED_TRIPLE, DANGLING_DERIVATION, ERROR, INFO, MISSING_CHUNK_TEXT, MISSING_TEXT,
                     UNKNOWN_TYPE, WARNING)
@@ -52,13 +53,13 @@ Term = ox.NamedNode | ox.BlankNode | ox.Literal
 
 @dataclass
 class _Facts:
-    """What the shapes look at, gathered in one pass: ``types`` (the rdf:type pairs), ``quoted``
-    (subject, predicate, object of tg:edge / tg:contains), ``derived_from`` (the objects of
-    prov:wasDerivedFrom), ``described`` (subjects with a describing property), ``with_text``
-    (subjects with tg:content), ``documents`` ((subject, object) of tg:document), ``subclasses``
-    (class -> its direct rdfs:subClassOf subjects)."""
+    """What the shapes look at, gathered in one pass: ``typed`` (each object of rdf:type -> its
+    subjects), ``quoted`` (subject, predicate, object of tg:edge / tg:contains),
+    ``derived_from`` (the objects of prov:wasDerivedFrom), ``described`` (subjects with a
+    describing property), ``with_text`` (subjects with tg:content), ``documents`` ((subject,
+    object) of tg:document), ``subclasses`` (class -> its direct rdfs:subClassOf subjects)."""
 
-    types: set = field(default_factory=set)
+    typed: dict = field(default_factory=dict)
     quoted: set = field(default_factory=set)
     derived_from: set = field(default_factory=set)
     described: set = field(default_factory=set)
@@ -70,7 +71,22 @@ class _Facts:
 def check(triples: Iterable[ox.Triple | ox.Quad]) -> list[ShapeResult]:
     """Every violation of the shapes by ``triples`` (graph names ignored; a triple whose subject is
     a triple term is left out), as ``shacl.validate`` reports it (in no particular order)."""
+    return _results(_gather(triples))
+
+
+def check_indexed(index: TripleIndex, triples: Iterable[ox.Triple | ox.Quad] = (),
+                  with_text: Iterable[str] = ()) -> list[ShapeResult]:
+    """``check`` of the triples ``index`` holds (``model.triple_index.TripleIndex``), of
+    ``triples`` and of a ``tg:content`` on each IRI of ``with_text``: the same results, the
+    index's facts gathered subject by subject (a few of its predicates each) rather than triple
+    by triple."""
     facts = _gather(triples)
+    _gather_index(index, facts)
+    facts.with_text.update(ox.NamedNode(iri) for iri in with_text)
+    return _results(facts)
+
+
+def _results(facts: _Facts) -> list[ShapeResult]:
     return (_known_types(facts) + _quoted_triples(facts) + _derivation_targets(facts)
             + _texts(facts, STEP_TEXT_CLASSES, MISSING_TEXT, WARNING, _MESSAGES[MISSING_TEXT])
             + _texts(facts, CHUNK_TEXT_CLASSES, MISSING_CHUNK_TEXT, INFO, _MESSAGES[MISSING_CHUNK_TEXT]))
@@ -88,7 +104,7 @@ def _gather(triples: Iterable[ox.Triple | ox.Quad]) -> _Facts:
         if predicate in _DESCRIBING:
             facts.described.add(subject)
             if predicate == RDF_TYPE:
-                facts.types.add((subject, obj))
+                facts.typed.setdefault(obj, set()).add(subject)
             elif predicate == WAS_DERIVED_FROM:
                 facts.derived_from.add(obj)
         elif predicate == EDGE or predicate == CONTAINS:
@@ -102,12 +118,42 @@ def _gather(triples: Iterable[ox.Triple | ox.Quad]) -> _Facts:
     return facts
 
 
+def _gather_index(index: TripleIndex, facts: _Facts) -> None:
+    """``_gather`` of the triples of ``index``, into ``facts``. A subject's key is its IRI, its
+    ``_:id`` or, for a triple term, its N-Triples form (``term_key``: it starts with "<", which
+    no IRI does), left out as ``_gather`` leaves it."""
+    for key, properties in index.properties.items():
+        looked = _LOOKED_AT.intersection(properties)
+        if not looked or key.startswith("<"):
+            continue
+        subject = ox.BlankNode(key[2:]) if key.startswith("_:") else ox.NamedNode(key)
+        for predicate in looked:
+            objects = properties[predicate]
+            if predicate in _DESCRIBING:
+                facts.described.add(subject)
+                if predicate == RDF_TYPE:
+                    for obj in objects:
+                        facts.typed.setdefault(obj, set()).add(subject)
+                elif predicate == WAS_DERIVED_FROM:
+                    facts.derived_from.update(objects)
+            elif predicate == EDGE or predicate == CONTAINS:
+                facts.quoted.update((subject, predicate, obj) for obj in objects)
+            elif predicate == CONTENT:
+                facts.with_text.add(subject)
+            elif predicate == DOCUMENT:
+                facts.documents.update((subject, obj) for obj in objects)
+            else:  # SUBCLASS_OF
+                for obj in objects:
+                    if not isinstance(obj, ox.Triple):
+                        facts.subclasses.setdefault(obj, set()).add(subject)
+
+
 def _known_types(facts: _Facts) -> list[ShapeResult]:
     """teh:KnownTypes: each class used (any object of rdf:type) outside the TrustGraph namespace
     or in the trace model. A literal is read by its lexical form; a blank node never matches
     the namespace pattern."""
     out = []
-    for cls in {obj for _, obj in facts.types if not isinstance(obj, (ox.Triple, ox.BlankNode))}:
+    for cls in [obj for obj in facts.typed if not isinstance(obj, (ox.Triple, ox.BlankNode))]:
         key = _key(cls)
         if key.startswith(TG) and not (isinstance(cls, ox.NamedNode) and cls.value in KNOWN_TYPES):
             out.append(ShapeResult(UNKNOWN_TYPE, WARNING, key, None, same_as_rdflib(cls), _MESSAGES[UNKNOWN_TYPE]))
@@ -131,7 +177,7 @@ def _texts(facts: _Facts, classes: tuple[str, ...], rule: str, severity: str, me
     """teh:StepTexts, teh:ChunkTexts: each tg:document of an instance of ``classes`` (or of their
     subclasses in the data) has a tg:content."""
     wanted = _with_subclasses([ox.NamedNode(c) for c in classes], facts.subclasses)
-    focus = {subject for subject, cls in facts.types if cls in wanted}
+    focus = set().union(*(facts.typed.get(cls, ()) for cls in wanted))
     out = []
     for subject, document in facts.documents:
         if subject in focus and (isinstance(document, ox.Triple) or document not in facts.with_text):
