@@ -34,8 +34,10 @@ from ..model.vocabulary import RDF_TYPE, WAS_DERIVED_FROM, WAS_GENERATED_BY
 from .fetch import POINTERS
 from .index_typed import under
 from .session_index import SessionIndex
+from .triples_text import TriplesText, iri, is_node
 
-_DERIVED = frozenset({WAS_DERIVED_FROM, WAS_GENERATED_BY})
+_DERIVED = (WAS_DERIVED_FROM.encode(), WAS_GENERATED_BY.encode())
+_RDF_TYPE = RDF_TYPE.encode()
 _SUBJECTS = (ox.NamedNode, ox.BlankNode)
 _POINTER_TEXTS = tuple(f" <{p}> ".encode() for p in POINTERS)  # as a predicate is written in N-Triples
 _LOOKUP = 500  # keys looked up a query
@@ -76,36 +78,36 @@ class WrittenTriples:
             return None
         return cls()
 
-    def add(self, quads: Sequence[ox.Quad]) -> None:
+    def add(self, quads: Sequence[ox.Quad], text: TriplesText | None = None) -> None:
         """Keep the triples of ``quads`` (the graph names folded, as a query over the union of
-        graphs sees them); past ``limit`` triples in all, let every one go (``kept`` False)."""
+        graphs sees them); past ``limit`` triples in all, let every one go (``kept`` False).
+        ``text``: ``quads`` as ``TriplesText`` when the caller has it already."""
         if not self.kept:
             return
         if self.limit is not None and self.triples + len(quads) > self.limit:
             self.let_go()
             return
-        triples = [quad.triple for quad in quads]
-        lines = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).split(b"\n")  # a line a triple, in order
-        grouped: dict[ox.NamedNode | ox.BlankNode, list[bytes]] = {}
-        derived: list[tuple[str, str]] = []
-        typed: list[tuple[str]] = []
-        for triple, line in zip(triples, lines):
-            subject = triple.subject
+        text = text if text is not None else TriplesText(quads)
+        grouped: dict[bytes, list[bytes]] = {}
+        for subject, lines in text.runs():
             found = grouped.get(subject)
             if found is None:
-                found = grouped[subject] = []
-            found.append(line)
-            predicate = triple.predicate.value
+                grouped[subject] = [lines]
+            else:
+                found.append(lines)
+        derived: list[tuple[str, str]] = []
+        typed: dict[bytes, None] = {}
+        for subject, predicate, obj in text.noted():
             if predicate in _DERIVED:
-                if isinstance(triple.object, _SUBJECTS):
-                    derived.append((str(triple.object), str(subject)))
-            elif predicate == RDF_TYPE and type(subject) is ox.NamedNode and "/" in subject.value:
-                typed.append((subject.value,))
+                if is_node(obj):
+                    derived.append((obj.decode(), subject.decode()))
+            elif predicate == _RDF_TYPE and subject[:1] == b"<" and b"/" in subject:
+                typed[subject] = None
         with self._db:
             self._db.executemany("INSERT INTO lines VALUES (?, ?)",
-                                 ((str(s), b"\n".join(found) + b"\n") for s, found in grouped.items()))
+                                 ((s.decode(), b"".join(found)) for s, found in grouped.items()))
             self._db.executemany("INSERT INTO derived VALUES (?, ?)", derived)
-            self._db.executemany("INSERT OR IGNORE INTO typed VALUES (?)", typed)
+            self._db.executemany("INSERT OR IGNORE INTO typed VALUES (?)", ((iri(s),) for s in typed))
         self.triples += len(quads)
 
     def let_go(self) -> None:
