@@ -14,7 +14,7 @@ breaks are escaped, so a line is a triple.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import pyoxigraph as ox
 
@@ -48,12 +48,31 @@ class TriplesText:
         """The IRIs of the subjects that are IRIs."""
         return {subject[1:-1].decode() for subject, _ in self.runs() if subject[:1] == b"<"}
 
+    def repeats(self) -> bool:
+        """True when a line is written more than once (a triple repeated, or in two graphs)."""
+        lines = self.text.count(b"\n")
+        return len(set(self.text.split(b"\n"))) <= lines
+
     def noted(self) -> list[tuple[bytes, bytes, bytes]]:
         """``(subject, predicate, object)`` of each line whose predicate is one of ``NOTED``, in
         order: the subject and object as written, the predicate's IRI (encoded)."""
         if self._noted is None:
             self._noted = _NOTED.findall(b"\n" + self.text)
         return self._noted
+
+
+def objects_of(text: bytes, predicates: Iterable[str]) -> list[bytes]:
+    """The objects, as written, that are IRIs or blank nodes, of the lines of N-Triples
+    ``text`` (as ``TriplesText`` writes it) whose predicate is one of ``predicates``, in order."""
+    key = tuple(sorted(predicates))
+    pattern = _OBJECTS.get(key)
+    if pattern is None:
+        alternatives = b"|".join(re.escape(p.encode()) for p in key)
+        pattern = _OBJECTS[key] = re.compile(rb"\n\S++ <(?:" + alternatives + rb")> (" + _NODE.pattern + rb") \.(?=\n)")
+    return pattern.findall(b"\n" + text)
+
+
+_OBJECTS: dict[tuple[str, ...], re.Pattern] = {}
 
 
 def is_iri(written: bytes) -> bool:
