@@ -141,3 +141,20 @@ def test_a_gzipped_file_is_streamed_by_what_it_holds_not_its_compressed_size(tmp
     assert found is not None and found.size == (CORPUS / "orchestrated.nq").stat().st_size
     monkeypatch.setattr(rdf_stream, "STREAM_BYTES", size * GZ_RATIO + 1)
     assert stream_trace_file(str(packed)) is None
+
+
+def test_a_line_past_the_limit_is_named_whichever_batch_and_buffer_it_falls_in(tmp_path, files, streamed, monkeypatch):
+    """Lines are taken a buffer at a time: one over ``LINE_BYTES`` is refused wherever it starts
+    (first or middle of a buffer, across buffers) and the store keeps nothing of the file."""
+    monkeypatch.setattr(rdf_stream, "LINE_BYTES", 300)
+    folder, _ = files
+    lines = (folder / "good.nq").read_bytes().split(b"\n")
+    long = b'<urn:x> <urn:p> "' + b"y" * 400 + b'" .'
+    for at in (1, 2, BATCH, BATCH + 1, len(lines) // 2):
+        path = tmp_path / f"long-{at}.nq"
+        path.write_bytes(b"\n".join(lines[:at - 1] + [long] + lines[at - 1:]))
+        with open_local_store(tmp_path / f"store-{at}") as local:
+            with pytest.raises(TraceLoadError) as raised:
+                ingest_file(local, str(path))
+            assert raised.value.line == at and "under 300 bytes" in str(raised.value)
+            assert len(local) == 0
