@@ -84,6 +84,21 @@ def _strip_angles(text: str) -> str:
     return text[1:-1] if text.startswith("<") and text.endswith(">") else text
 
 
+_LITERAL_AFTER = tuple(re.compile(re.escape(f"<{p}>".encode()) + rb'[ \t]*"') for p in sorted(QUOTED_TRIPLE_PREDICATES))
+_ESCAPES = (b"_:", b"\\u", b"\\U")  # a blank node; an IRI may be spelled with escapes
+
+
+def may_normalise(text: bytes) -> bool:
+    """False when the N-Triples or N-Quads ``text`` certainly holds neither spelling 1 nor 4
+    (``normalise_quoted_triples`` would give its quads back as they are): it names no blank
+    node (a reifier is one; these formats make none unnamed), and no predicate that carries
+    quoted triples, written as it is, has a literal after it. True when it may (an escape in
+    the text, which may spell such a predicate otherwise, counts as may)."""
+    if any(escape in text for escape in _ESCAPES):
+        return True
+    return any(pattern.search(text) is not None for pattern in _LITERAL_AFTER)
+
+
 def normalise_quoted_triples(quads: Iterable[ox.Quad]) -> tuple[list[ox.Quad], int]:
     """Rewrite spellings 1 and 4 into triple terms.
 

@@ -28,7 +28,7 @@ import pyoxigraph as ox
 
 from .collector import collector_paused
 from .diagnosis import token_too_long
-from .quoted_triples import normalise_quoted_triples
+from .quoted_triples import may_normalise, normalise_quoted_triples
 from .rdf import parse_error
 from .streams import CHUNK, Opener, Progress, TextStream
 
@@ -87,7 +87,7 @@ class StreamedFile:
                         error.lineno += line - 1  # the parser counts from the batch's first line
                     raise parse_error(self.name, self.fmt, error, stream, self.open_bytes) from None
                 line += lines
-                batch, recovered = normalise_quoted_triples(batch)
+                batch, recovered = normalise_quoted_triples(batch) if may_normalise(text) else (batch, 0)
                 self.quads += len(batch)
                 self.recovered += recovered
                 yield Batch(batch, None if recovered else text)
