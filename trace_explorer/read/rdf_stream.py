@@ -87,7 +87,10 @@ class StreamedFile:
                         error.lineno += line - 1  # the parser counts from the batch's first line
                     raise parse_error(self.name, self.fmt, error, stream, self.open_bytes) from None
                 line += lines
-                batch, recovered = normalise_quoted_triples(batch) if may_normalise(text) else (batch, 0)
+                if may_normalise(text, blank_nodes=stream.blank_node_label):  # (one seen so far, this batch's included)
+                    batch, recovered = normalise_quoted_triples(batch)
+                else:
+                    recovered = 0
                 self.quads += len(batch)
                 self.recovered += recovered
                 yield Batch(batch, None if recovered else text)

@@ -886,14 +886,15 @@ class StreamedIndexUpdate:
         text = text if text is not None else TriplesText(quads)
         subjects = text.subjects()
         touched = self.touched
-        typed: set[str] = set()
+        typed: set[bytes] = set()
+        stage_typed = self.stage_typed
         targets: set[str] = set()
         for subject, predicate, obj in text.noted():
             if subject[:1] != b"<":
                 continue
             if predicate == _RDF_TYPE_BYTES:
-                if b"/" in subject:
-                    typed.add(triple_iri(subject))
+                if stage_typed and b"/" in subject:
+                    typed.add(subject)
                 if obj in _ROOT_TYPES_WRITTEN:
                     touched.add(triple_iri(subject))
             elif predicate == _QUERY_BYTES:
@@ -912,8 +913,8 @@ class StreamedIndexUpdate:
                 touched.add(owner)
             else:
                 self.undescribed.add(target)
-        if self.stage_typed and typed:
-            self.index.stage_typed(typed)
+        if typed:
+            self.index.stage_typed({triple_iri(subject) for subject in typed})
 
     def typed_write(self, fresh: bool) -> TypedWrite:
         """What the file did to the store's typed IRIs (``fresh``: the store was empty before
