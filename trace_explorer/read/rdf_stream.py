@@ -64,8 +64,8 @@ class StreamedFile:
         TraceLoadError where the parser stops (naming the line), after handing out the batches
         before it; for a line longer than ``LINE_BYTES`` (as the parser reading a stream does)."""
         self.quads = self.recovered = 0
-        with self.wording(), TextStream(self.open_bytes, self.max_bytes, self.progress,
-                                                  hashed=False) as stream:  # its digest was taken before
+        # no digest this time: ``open_streamed`` took it
+        with self.wording(), TextStream(self.open_bytes, self.max_bytes, self.progress, hashed=False) as stream:
             raw, line = stream.buffered(), 1
             while True:
                 try:
@@ -87,7 +87,8 @@ class StreamedFile:
                         error.lineno += line - 1  # the parser counts from the batch's first line
                     raise parse_error(self.name, self.fmt, error, stream, self.open_bytes) from None
                 line += lines
-                if may_normalise(text, blank_nodes=stream.blank_node_label):  # (one seen so far, this batch's included)
+                # (the stream has read this batch's bytes, so it has seen any blank node they name)
+                if may_normalise(text, blank_nodes=stream.blank_node_label):
                     batch, recovered = normalise_quoted_triples(batch)
                 else:
                     recovered = 0
