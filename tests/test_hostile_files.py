@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 
 from tests.conftest import CORPUS, MANIFEST
@@ -158,6 +159,23 @@ def test_what_a_trace_needs_still_reads():
                             f'<rdf:RDF xmlns:rdf="{RDF_NS}" xmlns:e="http://example.org/"><rdf:Description '
                             'rdf:about="http://example.org/s"><e:p>x</e:p></rdf:Description></rdf:RDF>'.encode())
     assert [(q.subject.value, q.object.value) for q in plain.quads] == [("http://example.org/s", "x")]
+
+
+def test_n_quads_lines_with_brackets_are_judged_and_the_rest_passed_over():
+    """In N-Quads only the lines holding "<<" or ">>" are matched: those in a literal on such a
+    line are text, and a line nesting past the limit is named, however many lines come before."""
+    plain = b'<http://e.org/s> <http://e.org/p> "plain, with a \\" and a # in it" <http://e.org/g> .\n' * 3_000
+    term = b"<<( <http://e.org/a> <http://e.org/b> <http://e.org/c> )>>"
+    quoted = b'<http://e.org/s> <http://e.org/p> "<<<<<<< HEAD >>" <http://e.org/g> .\n'
+    held = b"<http://e.org/s> <http://e.org/p> " + term + b' <http://e.org/g> . # << >> <<\n'
+    loaded = read_trace_file("ok.nq", plain + quoted * 50 + held + plain)
+    assert len(loaded.quads) == 2 * 3_000 + 51
+    assert sum(q.object == ox.Literal("<<<<<<< HEAD >>") for q in loaded.quads) == 50
+    assert sum(isinstance(q.object, ox.Triple) for q in loaded.quads) == 1
+    deep = b"<<( " * (MAX_TRIPLE_DEPTH + 1)
+    line = 2 * 3_000 + 50 + 2
+    assert refusal("deep.nq", plain + quoted * 50 + held + plain + b"<http://e.org/s> <http://e.org/p> " + deep
+                   + b"\n", in_worker=False) == f"deep.nq:{line}: {TRIPLE_REFUSAL}"
 
 
 def test_a_file_over_the_workers_memory_is_one_line_and_the_next_file_reads():

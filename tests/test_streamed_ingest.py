@@ -6,6 +6,7 @@ made small here, so that small files take several batches.)"""
 
 from __future__ import annotations
 
+import pyoxigraph as ox
 import pytest
 
 from tests.conftest import CORPUS
@@ -141,3 +142,38 @@ def test_a_gzipped_file_is_streamed_by_what_it_holds_not_its_compressed_size(tmp
     assert found is not None and found.size == (CORPUS / "orchestrated.nq").stat().st_size
     monkeypatch.setattr(rdf_stream, "STREAM_BYTES", size * GZ_RATIO + 1)
     assert stream_trace_file(str(packed)) is None
+
+
+def test_a_line_past_the_limit_is_named_whichever_batch_and_buffer_it_falls_in(tmp_path, files, streamed, monkeypatch):
+    """Lines are taken a buffer at a time: one over ``LINE_BYTES`` is refused wherever it starts
+    (first or middle of a buffer, across buffers) and the store keeps nothing of the file."""
+    monkeypatch.setattr(rdf_stream, "LINE_BYTES", 300)
+    folder, _ = files
+    lines = (folder / "good.nq").read_bytes().split(b"\n")
+    long = b'<urn:x> <urn:p> "' + b"y" * 400 + b'" .'
+    for at in (1, 2, BATCH, BATCH + 1, len(lines) // 2):
+        path = tmp_path / f"long-{at}.nq"
+        path.write_bytes(b"\n".join(lines[:at - 1] + [long] + lines[at - 1:]))
+        with open_local_store(tmp_path / f"store-{at}") as local:
+            with pytest.raises(TraceLoadError) as raised:
+                ingest_file(local, str(path))
+            assert raised.value.line == at and "under 300 bytes" in str(raised.value)
+            assert len(local) == 0
+
+
+def test_damaged_quoted_triples_are_recovered_batch_by_batch_however_the_predicate_is_spelled(tmp_path, streamed):
+    """A batch is looked over for the damaged spelling of a quoted triple only when its text may
+    hold one: a literal after ``tg:edge`` written as it is, or spelled with an escape."""
+    edge = "https://trustgraph.ai/ns/edge"
+    plain = b"<urn:s:%d> <urn:p> <urn:o> <urn:g> .\n"
+    damaged = b'<urn:e:1> <%s> "<<http://a/x http://a/p http://a/o>>" <urn:g> .\n' % edge.encode()
+    escaped = b'<urn:e:2> <https://trustgraph.ai/ns/\\u0065dge>\t"<<http://a/x http://a/p http://a/o>>" .\n'
+    term = b"<urn:e:3> <%s> <<( <http://a/x> <http://a/p> <http://a/o> )>> .\n" % edge.encode()
+    text = b"".join(plain % i for i in range(2 * BATCH)) + damaged + b"".join(plain % i for i in range(BATCH)) + escaped + term
+    path = tmp_path / "damaged.nq"
+    path.write_bytes(text)
+    streamed_file = stream_trace_file(str(path))
+    quads = [q for batch in streamed_file.batches() for q in batch.quads]
+    assert streamed_file.recovered == 2 and len(quads) == 3 * BATCH + 3
+    triple = ox.Triple(ox.NamedNode("http://a/x"), ox.NamedNode("http://a/p"), ox.NamedNode("http://a/o"))
+    assert [q.object for q in quads if q.predicate.value == edge] == [triple] * 3

@@ -53,6 +53,8 @@ _TURTLE_SKIP = re.compile(rb"""(?:
   | >(?=[^>])
 )*+""", re.X | re.S)
 
+_RUN_ON = (b'"""', b"'''", b"\\\n", b"\\\r")  # what may carry a Turtle-family piece past a line end
+
 _JSON_SKIP = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+', re.S)
 
 # RDF/XML: text up to the next "<", then one piece of markup, told by how it starts
@@ -83,7 +85,7 @@ def check_before_parsing(name: str, open_bytes: Opener, fmt: ox.RdfFormat | str,
     else:
         scanner = _NestingScan(name, _TURTLE_SKIP, {b"<<": 1, b">>": -1}, MAX_TRIPLE_DEPTH,
                                "quoted triples and triple terms (<< >>, <<( )>>)", "a trace needs one or two",
-                               turtle=True, quiet=(b"<<", b">>", b'"""', b"'''"))
+                               turtle=True, one_line=fmt in (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS))
     try:
         with open_bytes() as source:
             read = 0
@@ -130,16 +132,21 @@ class _NestingScan(_Scan):
     """Depth of brackets (``steps``: token -> +1 or -1, all of one width) outside what ``skip``
     passes over. ``turtle``: the Turtle family, whose skip looks ahead past a quote (so a chunk
     is judged up to the quotes it ends with) and whose parser refuses a token over 16 MiB.
-    ``quiet``: a chunk with none of these (the brackets, and strings that may span lines) and a
-    line end cannot change the depth, and is passed over up to its last line end."""
+    In a Turtle-family chunk where no piece runs on past a line end (no long string, no
+    backslash before a line end: ``_RUN_ON``), each line starts outside any piece, so only the
+    lines holding a bracket are matched, and the text after the last of them is passed over up
+    to its last line end. ``one_line``: N-Triples or N-Quads, whose grammar lets no piece run
+    on past a line end (their parser refuses the line one starts on, before any line after it),
+    so no chunk is searched for one."""
 
     def __init__(self, name: str, skip: re.Pattern, steps: dict[bytes, int], limit: int, what: str, need: str,
-                 turtle: bool, quiet: tuple[bytes, ...] = ()):
+                 turtle: bool, one_line: bool = False):
         super().__init__(name)
         self.skip, self.steps, self.limit, self.what, self.need = skip, steps, limit, what, need
         self.width = len(next(iter(steps)))
         self.turtle = self.parser_holds_less = turtle
-        self.quiet = quiet
+        self.one_line = one_line
+        self._found: dict[bytes, int] = {}  # where each bracket was last found in this chunk
 
     def feed(self, chunk: bytes, final: bool) -> bool:
         """Judge the next chunk; True once nothing more can be judged (the rest is the parser's)."""
@@ -148,14 +155,28 @@ class _NestingScan(_Scan):
         if not final and self.turtle:
             end = len(buf.rstrip(b"\"'"))
         pos = 0
-        if self.quiet and not any(token in buf for token in self.quiet):
-            line_end = max(buf.rfind(b"\n", 0, end), buf.rfind(b"\r", 0, end)) + 1
-            if line_end:  # no string runs on past a line end here: on from the last one
-                pos = end = line_end
+        # no piece runs on past a line end here: only the lines with a bracket need matching
+        lined = self.one_line or (self.turtle and not any(piece in buf for piece in _RUN_ON))
+        step_at = stop = -1
+        self._found = {}
         while pos < end:
-            pos = self.skip.match(buf, pos, end).end()
-            if pos >= end:
-                break
+            if not lined:
+                stop = end
+            elif step_at < pos:  # matched from the start of the next line with a bracket to its end
+                step_at = self._next_step(buf, pos, end)
+                if step_at < 0:
+                    line_end = _line_start(buf, pos, end)
+                    if line_end > pos:  # on from the last line end
+                        pos = end = line_end
+                    lined = False
+                    continue
+                pos = _line_start(buf, pos, step_at)
+                stop = _line_end(buf, step_at, end)
+            pos = self.skip.match(buf, pos, stop).end()
+            if pos >= stop:
+                if stop >= end:
+                    break
+                continue
             step = self.steps.get(buf[pos:pos + self.width])
             if step is not None:
                 self.depth = max(0, self.depth + step)
@@ -169,12 +190,40 @@ class _NestingScan(_Scan):
                 break  # a piece cut by the chunk's end: judged with the next chunk
         return self._keep(buf, pos)
 
+    def _next_step(self, buf: bytes, pos: int, end: int) -> int:
+        """Where the first bracket at or after ``pos`` is in ``buf[:end]``, -1 when none (each
+        kind looked for again only once passed, so the chunk is searched once a kind)."""
+        first = -1
+        for step in self.steps:
+            at = self._found.get(step, -1)
+            if at < pos and at != -2:
+                at = buf.find(step, pos, end)
+                self._found[step] = at if at >= 0 else -2  # -2: none left
+            if at >= 0 and (first < 0 or at < first):
+                first = at
+        return first
+
     def _unterminated(self, buf: bytes, pos: int, end: int) -> bool:
         """A one-line string with a line end before ``end``: it can never close."""
         quote = buf[pos:pos + 1]
         if quote not in (b'"', b"'") or buf[pos:pos + 3] == quote * 3:
             return False
         return buf.find(b"\n", pos, end) >= 0 or buf.find(b"\r", pos, end) >= 0
+
+
+def _line_start(buf: bytes, start: int, end: int) -> int:
+    """Where the line holding ``buf[end]`` starts, looking back no further than ``start``."""
+    at = buf.rfind(b"\n", start, end) + 1
+    return max(at, buf.rfind(b"\r", at, end) + 1, start)
+
+
+def _line_end(buf: bytes, pos: int, end: int) -> int:
+    """Where the line holding ``buf[pos]`` ends, its first line-end byte included (``end`` when
+    it runs on to there)."""
+    line_feed = buf.find(b"\n", pos, end)
+    line_feed = end if line_feed < 0 else line_feed + 1
+    carriage_return = buf.find(b"\r", pos, line_feed)
+    return line_feed if carriage_return < 0 else carriage_return + 1
 
 
 class _XmlScan(_Scan):

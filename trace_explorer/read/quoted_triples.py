@@ -84,6 +84,43 @@ def _strip_angles(text: str) -> str:
     return text[1:-1] if text.startswith("<") and text.endswith(">") else text
 
 
+_CARRIERS = tuple(f"<{p}>".encode() for p in sorted(QUOTED_TRIPLE_PREDICATES))  # as written in a line format
+_ESCAPES_LOOKED_AT = 10_000  # backslashes looked at one by one; past that, the text is searched for escapes
+
+
+def may_normalise(text: bytes, blank_nodes: bool = True) -> bool:
+    """False when the N-Triples or N-Quads ``text`` certainly holds neither spelling 1 nor 4
+    (``normalise_quoted_triples`` would give its quads back as they are): it names no blank
+    node (a reifier is one; these formats make none unnamed), and no predicate that carries
+    quoted triples, written as it is, has a literal after it. True when it may (a ``\\u`` or
+    ``\\U`` escape in the text, which may spell such a predicate otherwise, counts as may).
+    ``blank_nodes`` False: the caller knows the text names none (``rdf_stream``)."""
+    if blank_nodes and b"_:" in text:
+        return True
+    if _escapes(text):
+        return True
+    for predicate in _CARRIERS:
+        at = text.find(predicate)
+        while at >= 0:
+            at += len(predicate)
+            if text[at:at + 64].lstrip(b" \t")[:1] == b'"':
+                return True
+            at = text.find(predicate, at)
+    return False
+
+
+def _escapes(text: bytes) -> bool:
+    """True when ``text`` may hold a ``\\u`` or ``\\U`` escape."""
+    at = text.find(b"\\")
+    for _ in range(_ESCAPES_LOOKED_AT):
+        if at < 0:
+            return False
+        if text[at + 1:at + 2] in (b"u", b"U"):
+            return True
+        at = text.find(b"\\", at + 2)
+    return b"\\u" in text or b"\\U" in text
+
+
 def normalise_quoted_triples(quads: Iterable[ox.Quad]) -> tuple[list[ox.Quad], int]:
     """Rewrite spellings 1 and 4 into triple terms.
 

@@ -28,7 +28,7 @@ import pyoxigraph as ox
 
 from .collector import collector_paused
 from .diagnosis import token_too_long
-from .quoted_triples import normalise_quoted_triples
+from .quoted_triples import may_normalise, normalise_quoted_triples
 from .rdf import parse_error
 from .streams import CHUNK, Opener, Progress, TextStream
 
@@ -64,11 +64,12 @@ class StreamedFile:
         TraceLoadError where the parser stops (naming the line), after handing out the batches
         before it; for a line longer than ``LINE_BYTES`` (as the parser reading a stream does)."""
         self.quads = self.recovered = 0
-        with self.wording(), TextStream(self.open_bytes, self.max_bytes, self.progress) as stream:
+        # no digest this time: ``open_streamed`` took it
+        with self.wording(), TextStream(self.open_bytes, self.max_bytes, self.progress, hashed=False) as stream:
             raw, line = stream.buffered(), 1
             while True:
                 try:
-                    lines = _lines(raw, stream)
+                    text, lines = _lines(raw, stream)
                 except OSError:
                     if stream.failure is not None:
                         raise stream.failure from None
@@ -76,9 +77,8 @@ class StreamedFile:
                 except _LongLine as long:
                     raise token_too_long(self.name, self.fmt.name, self.open_bytes, long.at + LINE_BYTES,
                                          LINE_BYTES) from None
-                if not lines:
+                if not text:
                     return
-                text = b"".join(lines)
                 try:
                     with collector_paused():
                         batch = list(ox.parse(text, format=self.fmt))
@@ -86,8 +86,12 @@ class StreamedFile:
                     if isinstance(error, SyntaxError) and error.lineno is not None:
                         error.lineno += line - 1  # the parser counts from the batch's first line
                     raise parse_error(self.name, self.fmt, error, stream, self.open_bytes) from None
-                line += len(lines)
-                batch, recovered = normalise_quoted_triples(batch)
+                line += lines
+                # (the stream has read this batch's bytes, so it has seen any blank node they name)
+                if may_normalise(text, blank_nodes=stream.blank_node_label):
+                    batch, recovered = normalise_quoted_triples(batch)
+                else:
+                    recovered = 0
                 self.quads += len(batch)
                 self.recovered += recovered
                 yield Batch(batch, None if recovered else text)
@@ -108,18 +112,45 @@ class _LongLine(Exception):
         self.at = at  # bytes before the line
 
 
-def _lines(raw: io.BufferedReader, stream: TextStream) -> list[bytes]:
-    """The next ``BATCH`` lines of ``raw`` (fewer at its end). Raises _LongLine for a line over
-    ``LINE_BYTES``."""
-    out = []
-    for _ in range(BATCH):
-        line = raw.readline(LINE_BYTES + 1)
-        if not line:
+def _lines(raw: io.BufferedReader, stream: TextStream) -> tuple[bytes, int]:
+    """The next ``BATCH`` lines of ``raw`` (fewer at its end), as one text, and how many line
+    feeds it holds; taken a buffer at a time (``peek``), so no line is a Python object. Raises
+    _LongLine for a line over ``LINE_BYTES``."""
+    pieces: list[bytes] = []
+    lines = 0
+    current = 0  # bytes of the line not yet ended, before the piece in hand
+    while lines < BATCH:
+        piece = raw.peek(1)[:CHUNK]
+        if not piece:
             break
-        if len(line) > LINE_BYTES:
-            raise _LongLine(stream.size - len(raw.peek(0)) - len(line))
-        out.append(line)
-    return out
+        feeds = piece.count(b"\n")
+        if feeds >= BATCH - lines:  # cut after the last line the batch takes
+            cut = -1
+            for _ in range(BATCH - lines):
+                cut = piece.index(b"\n", cut + 1)
+            piece, feeds = piece[:cut + 1], BATCH - lines
+        if current + len(piece) > LINE_BYTES:  # a line here may run past the limit
+            long = _long_line(piece, current)
+            if long is not None:
+                raise _LongLine(stream.size - len(raw.peek(0)) + long)
+        last = piece.rfind(b"\n")
+        current = len(piece) - last - 1 if last >= 0 else current + len(piece)
+        pieces.append(raw.read(len(piece)))
+        lines += feeds
+    return b"".join(pieces), lines
+
+
+def _long_line(piece: bytes, current: int) -> int | None:
+    """Where the first line longer than ``LINE_BYTES`` starts, relative to ``piece`` (negative:
+    before it), the first line having ``current`` bytes before ``piece``; None when none is."""
+    start = -current
+    while True:
+        end = piece.find(b"\n", max(start, 0))
+        if (end + 1 if end >= 0 else len(piece)) - start > LINE_BYTES:
+            return start
+        if end < 0:
+            return None
+        start = end + 1
 
 
 def open_streamed(name: str, open_bytes: Opener, fmt: ox.RdfFormat, progress: Progress | None = None, *,

@@ -53,6 +53,8 @@ class OverLimit(OSError):
 
 class TextStream(io.RawIOBase):
     """A readable binary stream over ``open_bytes()``, up to ``max_bytes`` (then OverLimit).
+    ``hashed`` False: no digest is taken (``digest()`` is then that of no bytes), for a pass
+    over bytes whose digest was taken before.
 
     ``size`` (bytes read so far), ``digest()`` (SHA-256 hex of them), ``head`` (the first
     ``HEAD`` bytes), ``blank`` (nothing but whitespace so far, a UTF-8 byte order mark allowed),
@@ -61,8 +63,10 @@ class TextStream(io.RawIOBase):
     included). Use ``buffered()`` as a parser's input: it reads the text without a byte order
     mark at its start (one later on is the parser's to judge), so lines keep their numbers."""
 
-    def __init__(self, open_bytes: Opener, max_bytes: int | None = None, progress: Progress | None = None):
+    def __init__(self, open_bytes: Opener, max_bytes: int | None = None, progress: Progress | None = None, *,
+                 hashed: bool = True):
         self._source = open_bytes()
+        self._hashed = hashed
         self._max = max_bytes
         self._progress = progress
         self._hash = hashlib.sha256()
@@ -130,7 +134,8 @@ class TextStream(io.RawIOBase):
             self.blank_node_label = b"_:" in self._last + chunk[:1] or b"_:" in chunk
             self._last = chunk[-1:]
         self.size += len(chunk)
-        self._hash.update(chunk)
+        if self._hashed:
+            self._hash.update(chunk)
         if self._progress is not None:
             self._progress(len(chunk))
 

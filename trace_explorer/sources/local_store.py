@@ -70,6 +70,7 @@ from .session_index import INDEX_FILE, IndexUpdate, RowsReader, SessionIndex, St
 from .snapshots import Snapshot, current_generation, open_snapshot, publish
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
 from .store import StoreSource
+from .triples_text import TriplesText
 from .write_journal import begin, lock_writer, needs_publishing, roll_back, undo
 from .written_triples import WrittenTriples
 
@@ -465,7 +466,8 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
         try:
             for batch in streamed.batches():
                 with collector_paused():  # a batch's objects are acyclic: no pass over what is kept
-                    update.note(batch.quads)
+                    text = TriplesText(batch.quads)  # read by the index update and ``written`` alike
+                    update.note(batch.quads, text)
                     if loading is not None:
                         loading.result()  # one batch loading at a time
                     loading = None
@@ -474,8 +476,8 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
                     else:
                         store.bulk_extend(batch.quads)
                     if written is not None:
-                        written.add(batch.quads)
-                del batch
+                        written.add(batch.quads, text)
+                del batch, text
             if loading is not None:
                 loading.result()
             clock.lap("write")

@@ -51,6 +51,8 @@ from .session_insights import TABLES as INSIGHT_TABLES
 from .source import DOCUMENTS_GRAPH
 from .sparql_text import PREFIXES, iri_batches, values_clause
 from .store import StoreSource
+from .triples_text import TriplesText, is_iri
+from .triples_text import iri as triple_iri
 
 INDEX_FILE = "trace-explorer-sessions.sqlite"
 VERSION = "3"
@@ -824,6 +826,9 @@ class IndexUpdate:
 
 _ROOT_TYPES = frozenset({QUESTION}) | SUBTYPES.keys()  # a subject typed one of these is a root (``model.roots.is_root``)
 _ROOT_SHAPES = tuple(prefix for prefix, _ in ROOT_PREFIXES)  # ... as is one of these with a ``tg:query``
+_ROOT_TYPES_WRITTEN = frozenset(f"<{t}>".encode() for t in _ROOT_TYPES)  # as ``TriplesText`` writes them
+_ROOT_SHAPES_WRITTEN = tuple(f"<{p}".encode() for p in _ROOT_SHAPES)
+_RDF_TYPE_BYTES, _QUERY_BYTES, _DERIVED_BYTES = RDF_TYPE.encode(), QUERY.encode(), WAS_DERIVED_FROM.encode()
 
 
 class RowsReader:
@@ -875,29 +880,28 @@ class StreamedIndexUpdate:
         self.stage_typed = stage_typed
         index.clear_staged_typed()  # nothing of a write that failed
 
-    def note(self, quads: Iterable[ox.Quad]) -> None:
-        """Note what one batch touches (step 1)."""
-        subjects: set[str] = set()
-        targets: set[str] = set()
-        typed: set[str] = set()
+    def note(self, quads: Sequence[ox.Quad], text: TriplesText | None = None) -> None:
+        """Note what one batch touches (step 1). ``text``: ``quads`` as ``TriplesText``, when
+        the caller has it already."""
+        text = text if text is not None else TriplesText(quads)
+        subjects = text.subjects()
         touched = self.touched
-        for quad in quads:
-            subject = quad.subject
-            if type(subject) is not ox.NamedNode:
+        typed: set[bytes] = set()
+        stage_typed = self.stage_typed
+        targets: set[str] = set()
+        for subject, predicate, obj in text.noted():
+            if subject[:1] != b"<":
                 continue
-            iri = subject.value
-            subjects.add(iri)
-            predicate = quad.predicate.value
-            if predicate == RDF_TYPE:
-                if "/" in iri:
-                    typed.add(iri)
-                if type(quad.object) is ox.NamedNode and quad.object.value in _ROOT_TYPES:
-                    touched.add(iri)
-            elif predicate == QUERY:
-                if iri.startswith(_ROOT_SHAPES):
-                    touched.add(iri)
-            elif predicate == WAS_DERIVED_FROM and type(quad.object) is ox.NamedNode:
-                targets.add(quad.object.value)
+            if predicate == _RDF_TYPE_BYTES:
+                if stage_typed and b"/" in subject:
+                    typed.add(subject)
+                if obj in _ROOT_TYPES_WRITTEN:
+                    touched.add(triple_iri(subject))
+            elif predicate == _QUERY_BYTES:
+                if subject.startswith(_ROOT_SHAPES_WRITTEN):
+                    touched.add(triple_iri(subject))
+            elif predicate == _DERIVED_BYTES and is_iri(obj):
+                targets.add(triple_iri(obj))
         for iri in subjects:
             owner = step_owner(iri)
             if owner is not None:
@@ -909,8 +913,8 @@ class StreamedIndexUpdate:
                 touched.add(owner)
             else:
                 self.undescribed.add(target)
-        if self.stage_typed and typed:
-            self.index.stage_typed(typed)
+        if typed:
+            self.index.stage_typed({triple_iri(subject) for subject in typed})
 
     def typed_write(self, fresh: bool) -> TypedWrite:
         """What the file did to the store's typed IRIs (``fresh``: the store was empty before

@@ -34,10 +34,10 @@ from ..model.vocabulary import RDF_TYPE, WAS_DERIVED_FROM, WAS_GENERATED_BY
 from .fetch import POINTERS
 from .index_typed import under
 from .session_index import SessionIndex
+from .triples_text import TriplesText, iri, is_node, objects_of
 
-_DERIVED = frozenset({WAS_DERIVED_FROM, WAS_GENERATED_BY})
-_SUBJECTS = (ox.NamedNode, ox.BlankNode)
-_POINTER_TEXTS = tuple(f" <{p}> ".encode() for p in POINTERS)  # as a predicate is written in N-Triples
+_DERIVED = (WAS_DERIVED_FROM.encode(), WAS_GENERATED_BY.encode())
+_RDF_TYPE = RDF_TYPE.encode()
 _LOOKUP = 500  # keys looked up a query
 _SCHEMA = """
 CREATE TABLE lines (subject TEXT NOT NULL, text BLOB NOT NULL);
@@ -76,36 +76,38 @@ class WrittenTriples:
             return None
         return cls()
 
-    def add(self, quads: Sequence[ox.Quad]) -> None:
+    def add(self, quads: Sequence[ox.Quad], text: TriplesText | None = None) -> None:
         """Keep the triples of ``quads`` (the graph names folded, as a query over the union of
-        graphs sees them); past ``limit`` triples in all, let every one go (``kept`` False)."""
+        graphs sees them); past ``limit`` triples in all, let every one go (``kept`` False).
+        ``text``: ``quads`` as ``TriplesText`` when the caller has it already."""
         if not self.kept:
             return
         if self.limit is not None and self.triples + len(quads) > self.limit:
             self.let_go()
             return
-        triples = [quad.triple for quad in quads]
-        lines = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).split(b"\n")  # a line a triple, in order
-        grouped: dict[ox.NamedNode | ox.BlankNode, list[bytes]] = {}
-        derived: list[tuple[str, str]] = []
-        typed: list[tuple[str]] = []
-        for triple, line in zip(triples, lines):
-            subject = triple.subject
+        text = text if text is not None else TriplesText(quads)
+        grouped: dict[bytes, list[bytes]] = {}
+        for subject, lines in text.runs():
             found = grouped.get(subject)
             if found is None:
-                found = grouped[subject] = []
-            found.append(line)
-            predicate = triple.predicate.value
+                grouped[subject] = [lines]
+            else:
+                found.append(lines)
+        derived: list[tuple[str, str]] = []
+        typed: dict[bytes, None] = {}
+        for subject, predicate, obj in text.noted():
             if predicate in _DERIVED:
-                if isinstance(triple.object, _SUBJECTS):
-                    derived.append((str(triple.object), str(subject)))
-            elif predicate == RDF_TYPE and type(subject) is ox.NamedNode and "/" in subject.value:
-                typed.append((subject.value,))
+                if is_node(obj):
+                    derived.append((obj.decode(), subject.decode()))
+            elif predicate == _RDF_TYPE and subject[:1] == b"<" and b"/" in subject:
+                typed[subject] = None
+        rows = ((s.decode(), b"".join(found)) for s, found in grouped.items())
+        if text.repeats():  # each line once a row (``_texts``)
+            rows = ((s, b"\n".join(dict.fromkeys(lines.split(b"\n")[:-1])) + b"\n") for s, lines in rows)
         with self._db:
-            self._db.executemany("INSERT INTO lines VALUES (?, ?)",
-                                 ((str(s), b"\n".join(found) + b"\n") for s, found in grouped.items()))
+            self._db.executemany("INSERT INTO lines VALUES (?, ?)", rows)
             self._db.executemany("INSERT INTO derived VALUES (?, ?)", derived)
-            self._db.executemany("INSERT OR IGNORE INTO typed VALUES (?)", typed)
+            self._db.executemany("INSERT OR IGNORE INTO typed VALUES (?)", ((iri(s),) for s in typed))
         self.triples += len(quads)
 
     def let_go(self) -> None:
@@ -151,19 +153,33 @@ class WrittenTriples:
             fresh = [key for key in dict.fromkeys(todo) if key not in seen]
             seen.update(dict.fromkeys(fresh))
             todo = [subject for (subject,) in self._lookup("SELECT subject FROM derived WHERE object IN", fresh)]
-        lines = self._lines(seen)
-        pointing = [line for line in lines if any(p in line for p in _POINTER_TEXTS)]  # the few worth parsing
-        pointed = {str(q.object): None for q in parsed_text(b"\n".join(pointing) + b"\n" if pointing else b"")
-                   if q.predicate.value in POINTERS and isinstance(q.object, _SUBJECTS) and str(q.object) not in seen}
-        if pointed:
-            lines.update(dict.fromkeys(line for line in self._lines(pointed) if line not in lines))
-        return b"\n".join(lines) + b"\n" if lines else b""
+        text = b"".join(self._texts(seen))
+        pointed = {key: None for key in (obj.decode() for obj in objects_of(text, POINTERS)) if key not in seen}
+        return text + b"".join(self._texts(pointed)) if pointed else text
 
-    def _lines(self, subjects: Iterable[str]) -> dict[bytes, None]:
+    def _texts(self, subjects: Iterable[str]) -> list[bytes]:
         """The N-Triples lines of ``subjects`` (keys), each once (a triple written twice, or in
-        two graphs, is one line), in the order they were written."""
-        texts = self._lookup("SELECT text FROM lines WHERE subject IN", list(subjects), order="rowid")
-        return dict.fromkeys(line for (text,) in texts for line in text.split(b"\n") if line)
+        two graphs, is one line), in the order they were written, a text (lines, each with its
+        line break) a row. A row holds each of its lines once (``add``), so only a subject kept
+        in more than one row is looked at line by line."""
+        rows = self._lookup("SELECT subject, text FROM lines WHERE subject IN", list(subjects), order="rowid")
+        counts: dict[str, int] = {}
+        for subject, _ in rows:
+            counts[subject] = counts.get(subject, 0) + 1
+        if len(counts) == len(rows):
+            return [text for _, text in rows]
+        known: dict[str, set[bytes]] = {}  # by subject kept in more than one row: its lines in the rows before
+        out = []
+        for subject, text in rows:
+            if counts[subject] == 1:
+                out.append(text)
+                continue
+            lines = known.setdefault(subject, set())
+            fresh = [line for line in text.split(b"\n")[:-1] if line not in lines]
+            lines.update(fresh)
+            if fresh:
+                out.append(b"\n".join(fresh) + b"\n")
+        return out
 
     def _lookup(self, query: str, keys: list[str], order: str | None = None) -> list[tuple]:
         """Rows of ``query`` + ``(?, ...)`` for ``keys``, ``_LOOKUP`` keys a query (each group

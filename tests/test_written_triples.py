@@ -1,0 +1,66 @@
+"""The triples an ingest keeps by subject (``sources.written_triples``): a session's triples come
+back each once and in the order written, whatever graphs and batches repeated them, with the
+entities its steps point at, and the derivations and typed IRIs read off the written text."""
+
+from __future__ import annotations
+
+import pyoxigraph as ox
+
+from trace_explorer.sources.written_triples import WrittenTriples
+
+DERIVED = "<http://www.w3.org/ns/prov#wasDerivedFrom>"
+GENERATED = "<http://www.w3.org/ns/prov#wasGeneratedBy>"
+EDGE = "<https://trustgraph.ai/ns/selectedEdge>"
+TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+
+FIRST = f"""<urn:r:1> <urn:p> "x" <urn:g:1> .
+<urn:r:1> <urn:p> "x" <urn:g:2> .
+<urn:r:1/s> {DERIVED} <urn:r:1> <urn:g:1> .
+<urn:r:1/s> {TYPE} <urn:T> .
+<urn:r:1/s> <urn:p> "names {EDGE} <urn:e:9> in a literal" .
+<urn:r:1/s> {EDGE} <urn:e:1> .
+<urn:r:1/s> {EDGE} <urn:e:1> <urn:g:2> .
+<urn:r:1/s> {EDGE} _:b1 .
+<urn:e:1> <urn:q> "edge" .
+_:b1 <urn:q> "blank" .
+_:b2 {GENERATED} <urn:r:1/s> .
+_:b2 <urn:q> "b2" .
+<urn:other> <urn:q> "not of the session" .
+"""
+SECOND = """<urn:r:1> <urn:p> "x" <urn:g:3> .
+<urn:r:1> <urn:p> "x2" .
+<urn:e:1> <urn:q> "edge" <urn:g:5> .
+<urn:e:1> <urn:q> "edge2" .
+"""
+
+
+def _quads(text: str) -> list[ox.Quad]:
+    return list(ox.parse(text.encode(), format=ox.RdfFormat.N_QUADS))
+
+
+def test_a_session_gets_each_triple_once_in_the_order_written_with_what_it_points_at():
+    written = WrittenTriples()
+    for text in (FIRST, SECOND, FIRST):
+        written.add(_quads(text))
+    assert written.triples == 2 * 13 + 4
+    lines = written.session_text(["urn:r:1"]).decode().splitlines()
+    assert lines == [  # by row: a subject and a batch, in the order written; then what the steps point at
+        '<urn:r:1> <urn:p> "x" .',
+        f"<urn:r:1/s> {DERIVED} <urn:r:1> .",
+        f"<urn:r:1/s> {TYPE} <urn:T> .",
+        f'<urn:r:1/s> <urn:p> "names {EDGE} <urn:e:9> in a literal" .',
+        f"<urn:r:1/s> {EDGE} <urn:e:1> .",
+        f"<urn:r:1/s> {EDGE} _:b1 .",
+        f"_:b2 {GENERATED} <urn:r:1/s> .",
+        '_:b2 <urn:q> "b2" .',
+        '<urn:r:1> <urn:p> "x2" .',
+        '<urn:e:1> <urn:q> "edge" .',
+        '_:b1 <urn:q> "blank" .',
+        '<urn:e:1> <urn:q> "edge2" .',
+    ]
+    quads = written.session_quads(["urn:r:1"])
+    assert len(quads) == len(set(quads)) == 12
+    assert all(q.graph_name == ox.DefaultGraph() for q in quads)
+    assert list(written.typed_iris()) == ["urn:r:1/s"]
+    assert written.typed_under(["urn:r:1"]) == ["urn:r:1/s"]
+    assert written.session_text(["urn:none"]) == b""
