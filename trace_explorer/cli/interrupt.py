@@ -6,14 +6,24 @@ handler unseen: an ingest went on to its end after a Ctrl-C during its full-text
 handler also notes the interrupt (``INTERRUPTED``), and ``check()``, called as each phase of an
 ingest begins and advances (``ingest_progress.BarPhases``), raises it again there; ``main``
 then rolls the write back and exits with status 130.
+
+A second Ctrl-C, while the first is being handled (a write rolled back, worker processes waited
+for), stops at once: the worker processes are killed and the process exits with status 130, as a
+kill would leave it; the next writer to open the store undoes a write left part way
+(``sources.write_journal``). Without it, a second Ctrl-C that landed while the workers were
+waited for left them waiting for work that never came, and the command never ended.
 """
 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
+import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
+from multiprocessing import resource_tracker
 
 INTERRUPTED = threading.Event()
 
@@ -25,8 +35,24 @@ def check() -> None:
 
 
 def _noted(signum, frame) -> None:
+    if INTERRUPTED.is_set():
+        _stop_at_once()
     INTERRUPTED.set()
     raise KeyboardInterrupt
+
+
+def _stop_at_once() -> None:
+    """Kill this process's worker processes and exit with status 130, now (see the module)."""
+    for child in multiprocessing.active_children():
+        child.kill()
+    tracker = getattr(getattr(resource_tracker, "_resource_tracker", None), "_pid", None)
+    if tracker is not None:  # it would warn of the workers' semaphores, which go with the process
+        with contextlib.suppress(OSError):
+            os.kill(tracker, signal.SIGKILL)
+    sys.stderr.write("\ntrace-explorer: interrupted again: stopped at once; the next writer to open the store "
+                     "undoes what was left part way\n")
+    sys.stderr.flush()
+    os._exit(130)
 
 
 @contextlib.contextmanager
