@@ -192,3 +192,12 @@ def test_small_files_into_a_store_that_has_quads_count_the_quads_they_add(tmp_pa
         after = len(local)
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert after - before > 36 and last.startswith(f"ingested 2 files, {after - before:,} quads, 36 texts, ")
+
+
+def test_a_file_given_as_the_store_is_named_as_one_in_words(tmp_path, capsys):
+    file = tmp_path / "img.nq"
+    file.write_text("x\n")
+    assert main(["ingest", "--demo", "--store", str(file)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot open the store at {file}: this is a file; a store is a folder" in err
+    assert "Errno" not in err and file.read_text() == "x\n"

@@ -214,12 +214,21 @@ def _lock_writer(path: Path, deadline: float) -> IO[bytes]:
             path.mkdir(parents=True, exist_ok=True)
             lock = lock_writer(path)
         except OSError as error:
-            raise SourceError(f"cannot open the store at {path}: {error}") from None
+            raise _unopened(path, error) from None
         if lock is not None:
             return lock
         if time.monotonic() >= deadline:
             raise _busy(path)
         time.sleep(0.1)
+
+
+def _unopened(path: Path, error: OSError) -> SourceError:
+    """Why the store at ``path`` could not be opened, in words: a file where the store's folder
+    should be, else the system's reason (``strerror``), without its error number."""
+    if path.exists() and not path.is_dir():
+        return SourceError(f"cannot open the store at {path}: this is a file; a store is a folder "
+                           f"(made when missing)")
+    return SourceError(f"cannot open the store at {path}: {error.strerror or error}")
 
 
 def _busy(path: Path) -> StoreBusy:
@@ -260,7 +269,7 @@ def _open_for_writing(path: Path, deadline: float) -> ox.Store:
             return ox.Store(str(path))
         except OSError as error:
             if "LOCK" not in str(error):
-                raise SourceError(f"cannot open the store at {path}: {error}") from None
+                raise _unopened(path, error) from None
             if time.monotonic() >= deadline:
                 raise _busy(path) from None
             time.sleep(0.1)
