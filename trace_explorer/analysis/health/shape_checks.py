@@ -98,23 +98,9 @@ def _gather(triples: Iterable[ox.Triple | ox.Quad]) -> _Facts:
         predicate = triple.predicate.value
         if predicate not in _LOOKED_AT:  # most of a trace: its fields
             continue
-        subject, obj = triple.subject, triple.object
-        if isinstance(subject, ox.Triple):
-            continue
-        if predicate in _DESCRIBING:
-            facts.described.add(subject)
-            if predicate == RDF_TYPE:
-                facts.typed.setdefault(obj, set()).add(subject)
-            elif predicate == WAS_DERIVED_FROM:
-                facts.derived_from.add(obj)
-        elif predicate == EDGE or predicate == CONTAINS:
-            facts.quoted.add((subject, predicate, obj))
-        elif predicate == CONTENT:
-            facts.with_text.add(subject)
-        elif predicate == DOCUMENT:
-            facts.documents.add((subject, obj))
-        elif predicate == SUBCLASS_OF and not isinstance(obj, ox.Triple):
-            facts.subclasses.setdefault(obj, set()).add(subject)
+        subject = triple.subject
+        if not isinstance(subject, ox.Triple):
+            _note(facts, subject, predicate, (triple.object,))
     return facts
 
 
@@ -128,24 +114,29 @@ def _gather_index(index: TripleIndex, facts: _Facts) -> None:
             continue
         subject = ox.BlankNode(key[2:]) if key.startswith("_:") else ox.NamedNode(key)
         for predicate in looked:
-            objects = properties[predicate]
-            if predicate in _DESCRIBING:
-                facts.described.add(subject)
-                if predicate == RDF_TYPE:
-                    for obj in objects:
-                        facts.typed.setdefault(obj, set()).add(subject)
-                elif predicate == WAS_DERIVED_FROM:
-                    facts.derived_from.update(objects)
-            elif predicate == EDGE or predicate == CONTAINS:
-                facts.quoted.update((subject, predicate, obj) for obj in objects)
-            elif predicate == CONTENT:
-                facts.with_text.add(subject)
-            elif predicate == DOCUMENT:
-                facts.documents.update((subject, obj) for obj in objects)
-            else:  # SUBCLASS_OF
-                for obj in objects:
-                    if not isinstance(obj, ox.Triple):
-                        facts.subclasses.setdefault(obj, set()).add(subject)
+            _note(facts, subject, predicate, properties[predicate])
+
+
+def _note(facts: _Facts, subject: Term, predicate: str, objects: Iterable[Term]) -> None:
+    """Add to ``facts`` what the triples ``subject predicate o``, for each o of ``objects``, say
+    (``predicate`` one of ``_LOOKED_AT``)."""
+    if predicate in _DESCRIBING:
+        facts.described.add(subject)
+        if predicate == RDF_TYPE:
+            for obj in objects:
+                facts.typed.setdefault(obj, set()).add(subject)
+        elif predicate == WAS_DERIVED_FROM:
+            facts.derived_from.update(objects)
+    elif predicate == EDGE or predicate == CONTAINS:
+        facts.quoted.update((subject, predicate, obj) for obj in objects)
+    elif predicate == CONTENT:
+        facts.with_text.add(subject)
+    elif predicate == DOCUMENT:
+        facts.documents.update((subject, obj) for obj in objects)
+    else:  # SUBCLASS_OF
+        for obj in objects:
+            if not isinstance(obj, ox.Triple):
+                facts.subclasses.setdefault(obj, set()).add(subject)
 
 
 def _known_types(facts: _Facts) -> list[ShapeResult]:
