@@ -217,7 +217,12 @@ def text_search(source: TraceSource) -> TextSearch:
 
 def _fill_previews(source: TraceSource, rows: list[dict]) -> None:
     """Give the rows whose answer's text the summary was not read with its preview, from the
-    source's texts (``entity_texts``: an inline answer, a content file, the documents graph)."""
+    source's texts (``entity_texts``: an inline answer, a content file, the documents graph),
+    unless its index says its rows have every preview the store has a text for
+    (``index_previews``: then the rest have none, and asking costs four look-ups a row) and the
+    source holds no texts beside its store (``documents``, which the index may not have read)."""
+    if not source.documents and source.index.previews_complete():
+        return
     wanted = {r["answer_id"]: r for r in rows if r.get("answer_preview") is None and r.get("answer_id")}
     if wanted:
         for answer, text in source.entity_texts(wanted).items():

@@ -469,7 +469,8 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
         # the typed IRIs of a file into an empty store are those ``written`` keeps; else each
         # batch's are staged in the index (while it has every one of the store's)
         from_written = fresh and written is not None and written.kept
-        update = StreamedIndexUpdate(store, index, stage_typed=not from_written and (fresh or index.typed_complete()))
+        update = StreamedIndexUpdate(store, index, stage_typed=not from_written and (fresh or index.typed_complete()),
+                                     fresh=fresh)
         loader = ThreadPoolExecutor(1, thread_name_prefix="bulk-load")
         loading: Future | None = None
         try:

@@ -40,7 +40,7 @@ from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions
 from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, Phases
-from . import index_aggregates, index_typed
+from . import index_aggregates, index_previews, index_typed
 from .index_typed import TypedWrite
 from .index_write_records import PUBLISHED_KEY, PendingWrite, WriteRecords
 from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
@@ -421,11 +421,27 @@ class SessionIndex(WriteRecords, ListPages):
         with self._lock, self._db:
             index_typed.clear_staged(self._db)
 
-    def add_words(self, words: Mapping[str, Mapping[str, Sequence[str]]]) -> int:
+    def add_words(self, words: Mapping[str, Mapping[str, Sequence[str]]], store: ox.Store | None = None) -> int:
         """Add texts to the searched words of indexed sessions, ``{root: {field: [text, …]}}``, in
-        one transaction (roots without a row are left out). Returns how many sessions changed."""
+        one transaction (roots without a row are left out), and, given the ``store`` the texts
+        are now in, the preview of each of those sessions' answers whose text it now holds
+        (``index_previews.fill``). Returns how many sessions' words changed."""
         with self._lock, self._db:
+            if store is not None:
+                index_previews.fill(self._db, store, words)
             return _add_words(self._db, words)
+
+    def forget_previews_complete(self) -> None:
+        """Clear the mark of ``previews_complete``: a write brings texts whose sessions' previews
+        it does not fill (pages look them up in the store from then on)."""
+        with self._lock, self._db:
+            index_previews.mark(self._db, False)
+
+    def previews_complete(self) -> bool:
+        """True when every row carries its answer's preview where the store has the text
+        (``index_previews``): a page need not look them up."""
+        with self._lock:
+            return index_previews.is_complete(self._db)
 
     def close(self) -> None:
         """Close the SQLite connection."""
@@ -465,6 +481,8 @@ def _made_ready(db: sqlite3.Connection) -> bool:
             db.execute(f"DROP TABLE IF EXISTS {table}")
     db.executescript(_SCHEMA)
     db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (VERSION,))
+    if made:
+        index_previews.mark(db, True)  # no row yet: every row written from here on is read with the texts
     prepare(db, fresh=not db.execute("SELECT 1 FROM sessions LIMIT 1").fetchone())
     index_aggregates.prepare(db)
     return made
@@ -696,6 +714,15 @@ def summary_quads(quads: Iterable[ox.Quad | ox.Triple]) -> list[ox.Quad | ox.Tri
             and (q.predicate.value != _CONTENT or getattr(q, "graph_name", None) != documents)]
 
 
+def texts_in_documents_graph(quads: Iterable[ox.Quad | ox.Triple]) -> dict[str, str]:
+    """Document IRI -> text of the ``tg:content`` quads of the documents graph among ``quads``
+    (how a store, an export or ``sync`` keeps the librarian's texts)."""
+    documents = ox.NamedNode(DOCUMENTS_GRAPH)
+    return {q.subject.value: q.object.value for q in quads if q.predicate.value == _CONTENT
+            and getattr(q, "graph_name", None) == documents and isinstance(q.subject, ox.NamedNode)
+            and isinstance(q.object, ox.Literal)}
+
+
 def rows_from_store(store: ox.Store, roots: Sequence[str], documents: Mapping[str, str] | None = None) -> list[dict]:
     """Rows of ``roots`` read from ``store`` (each session with all its steps, wherever they
     came from), ``_BATCH`` sessions per query batch; the texts behind ``tg:document`` from
@@ -732,6 +759,7 @@ def build_index(store: ox.Store, index: SessionIndex | None = None,
     index.replace(index.roots(), rows)
     with index._lock, index._db:
         mark_complete(index._db)
+        index_previews.mark(index._db, True)
         index_typed.rebuild(index._db, store)
     phases.advance(len(rows))
     phases.finish()
@@ -763,8 +791,10 @@ class IndexUpdate:
             keep = fresh or index.typed_complete()
             self.typed = TypedWrite(fresh, set(index_typed.typed_iris_of(self.quads))) if keep else index_typed.UNKNOWN
         self.known = index.has(in_file) | _derived_from(store, in_file)
-        # texts new to the store whose steps are already there: their sessions' words change
-        self.documents_of_known = documents_named(store, documents or {})
+        # texts new to the store whose steps are already there: their sessions' words (and
+        # answers' previews) change; a file's documents graph may bring them as well as a content file
+        in_graph = {} if fresh else texts_in_documents_graph(quads)
+        self.documents_of_known = documents_named(store, {**in_graph, **(documents or {})})
         self.rows: list[dict] = []
         self.outside: set[str] = set(self.known)
         self.from_file: list[str] = []
@@ -809,7 +839,7 @@ class IndexUpdate:
         phases.begin(FULL_TEXT, len(rows))
         self.index.replace(sorted(outside), rows, files, self.typed)
         phases.advance(len(rows))
-        self.index.add_words(self._words_of_texts(outside | set(self.from_file)))
+        self.index.add_words(self._words_of_texts(outside | set(self.from_file)), self.store)
         return len(rows)
 
     def _words_of_texts(self, written: set[str]) -> dict[str, dict[str, list[str]]]:
@@ -829,6 +859,7 @@ _ROOT_SHAPES = tuple(prefix for prefix, _ in ROOT_PREFIXES)  # ... as is one of 
 _ROOT_TYPES_WRITTEN = frozenset(f"<{t}>".encode() for t in _ROOT_TYPES)  # as ``TriplesText`` writes them
 _ROOT_SHAPES_WRITTEN = tuple(f"<{p}".encode() for p in _ROOT_SHAPES)
 _RDF_TYPE_BYTES, _QUERY_BYTES, _DERIVED_BYTES = RDF_TYPE.encode(), QUERY.encode(), WAS_DERIVED_FROM.encode()
+_CONTENT_WRITTEN = f" <{_CONTENT}> ".encode()
 
 
 class RowsReader:
@@ -873,8 +904,11 @@ class StreamedIndexUpdate:
 
     def __init__(self, store: ox.Store, index: SessionIndex,
                  triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None,
-                 stage_typed: bool = False):
+                 stage_typed: bool = False, fresh: bool = False):
         self.store, self.index, self.triples_of = store, index, triples_of
+        # a text for a session the file does not re-read would leave its answer's preview
+        # unknown to the index (``index_previews``): not so in a store empty before
+        self.texts_seen = fresh
         self.touched: set[str] = set()
         self.undescribed: set[str] = set()  # derivation targets no batch so far described
         self.stage_typed = stage_typed
@@ -884,6 +918,9 @@ class StreamedIndexUpdate:
         """Note what one batch touches (step 1). ``text``: ``quads`` as ``TriplesText``, when
         the caller has it already."""
         text = text if text is not None else TriplesText(quads)
+        if not self.texts_seen and _CONTENT_WRITTEN in text.text and texts_in_documents_graph(quads):
+            self.texts_seen = True
+            self.index.forget_previews_complete()
         subjects = text.subjects()
         touched = self.touched
         typed: set[bytes] = set()

@@ -1,0 +1,73 @@
+"""Whether the session index's rows carry their answers' previews, so that a page of the list
+need not ask the store for them (``catalog.list_sessions``).
+
+A row's summary holds its ``answer_preview`` when the answer's text was at hand as the row was
+read: inline, in a content file given with the traces, or in the store's documents graph
+(``index_words.GraphTexts``). A text that comes later (a content file ingested after its
+traces) used to reach the list only by the page asking the store, four look-ups a row without a
+preview on every page shown: half a page's time at 100,000 sessions (README, Performance),
+although most such answers have no text anywhere. Now the index says, in its ``meta`` table
+under ``COMPLETE_KEY``, that every row has the preview of any text the store holds for its
+answer, and keeps that true as texts arrive:
+
+- an index made empty, and one rebuilt (``session_index.build_index``, ``reindex``), is marked;
+- a content file (or a file whose documents graph holds texts) ingested whole fills the
+  preview of each indexed session whose answer's text it brings (``fill``);
+- a file read a batch at a time into a store that held traces before, which holds any
+  ``tg:content``, unmarks it: its texts may belong to sessions it does not re-read.
+
+An index without the mark (made before it existed, or unmarked) has its pages' previews looked
+up from the store as before.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+
+import pyoxigraph as ox
+
+from ..model.summary import answer_preview
+from .store import StoreSource
+
+COMPLETE_KEY = "answer_previews"  # meta: every row has its answer's preview when the store has the text
+
+
+def is_complete(db: sqlite3.Connection) -> bool:
+    """True when the index's rows carry every preview the store has a text for (the caller
+    holds the index's lock)."""
+    return db.execute("SELECT 1 FROM meta WHERE key = ?", (COMPLETE_KEY,)).fetchone() is not None
+
+
+def mark(db: sqlite3.Connection, complete: bool) -> None:
+    """Inside a transaction: set or clear the mark."""
+    if complete:
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (COMPLETE_KEY,))
+    else:
+        db.execute("DELETE FROM meta WHERE key = ?", (COMPLETE_KEY,))
+
+
+def fill(db: sqlite3.Connection, store: ox.Store, roots: Iterable[str]) -> int:
+    """Inside a transaction, after a write that brought texts: give each row of ``roots`` whose
+    summary has an answer but no preview the preview of the text ``store`` now holds for it
+    (``StoreSource.entity_texts``: an inline answer, or the text behind its ``tg:document``;
+    a few look-ups a row). Returns how many rows changed."""
+    wanted = list(dict.fromkeys(roots))
+    lacking: dict[str, tuple[int, dict]] = {}  # answer IRI -> (row id, summary)
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        for row_id, text in db.execute("SELECT s.id, m.summary FROM sessions s JOIN summaries m ON m.id = s.id "
+                                       f"WHERE s.root IN ({','.join('?' * len(chunk))})", chunk).fetchall():
+            summary = json.loads(text)
+            if summary.get("answer_id") and summary.get("answer_preview") is None:
+                lacking[summary["answer_id"]] = (row_id, summary)
+    if not lacking:
+        return 0
+    updates = []
+    for answer, text in StoreSource(store, label="store").entity_texts(lacking).items():
+        row_id, summary = lacking[answer]
+        summary["answer_preview"] = answer_preview(text)
+        updates.append((json.dumps(summary, ensure_ascii=False, sort_keys=True), row_id))
+    db.executemany("UPDATE summaries SET summary = ? WHERE id = ?", updates)
+    return len(updates)
