@@ -13,6 +13,7 @@ from .diagnosis import check_binary, check_text, clip, describe, empty_file, for
 from .errors import TraceLoadError
 from .formats import DOCUMENTS_JSON, WIRE_JSON
 from .json_stream import MAX_JSON_VALUES, JsonSyntax, LooksLikeJsonLd, build_value, json_events
+from .json_syntax import syntax_error
 from .limits import format_size
 from .loaded import LoadedFile
 from .prescan import check_before_parsing
@@ -33,9 +34,7 @@ def parse_json_file(name: str, data: bytes):
         return json.loads(text)
     except json.JSONDecodeError as error:
         check_binary(name, data, "JSON")
-        raise TraceLoadError(name, "JSON", error.lineno, error.colno,
-                             found=f"the parser says: {error.msg}"
-                             + (" (the file may be cut short)" if error.pos >= len(text.rstrip()) else "")) from None
+        raise syntax_error(name, text, error) from None
     except RecursionError:
         raise TraceLoadError(name, "JSON nested less deeply", found="it nests too deep to read") from None
 
