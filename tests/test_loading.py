@@ -140,6 +140,7 @@ WIRE_EXPECTED = 'a TrustGraph wire triple ({"s", "p", "o", "g"?}) as item 0 of t
 NOT_WIRE = ('expected a JSON array of TrustGraph wire triples ({"s", "p", "o", "g"?}), or an object mapping '
             "document IRIs to texts (content files are best named *.documents.json)")
 CUT_SHORT = "(the file may be cut short)"
+NO_SUBJECT = "The subject of a triple must be an IRI or a blank node"
 NOT_TEXT = "expected a JSON string (the document's text) as the value of"
 LATIN_1 = "is not UTF-8 (is the file in another encoding, such as Latin-1?)"
 BAD_FILES = [  # name, bytes, the whole message
@@ -153,6 +154,20 @@ BAD_FILES = [  # name, bytes, the whole message
      "bad-iri.ttl:1:9: expected valid Turtle; the parser says: Invalid IRI code point ' '"),
     ("relative.nt", b'<relative> <urn:p> "x" .\n',
      "relative.nt:1:1: expected valid N-Triples; the parser says: No scheme found in an absolute IRI"),
+    ("turtle.nq", b'@prefix tg: <https://trustgraph.ai/ns/> .\n<urn:a> tg:query "q" .\n',
+     f"turtle.nq:1:1: expected valid N-Quads; the parser says: {NO_SUBJECT} (this looks like Turtle; name the file "
+     "turtle.ttl)"),
+    ("trig.nq", b'# a trace\nPREFIX tg: <https://trustgraph.ai/ns/>\n<urn:g> {\n  <urn:a> tg:query "q" .\n}\n',
+     f"trig.nq:2:1: expected valid N-Quads; the parser says: {NO_SUBJECT} (this looks like TriG; name the file trig.trig)"),
+    ("wire.nt", b'[{"s": {"t": "i", "i": "urn:a"}}]',
+     f"wire.nt:1:1: expected valid N-Triples; the parser says: {NO_SUBJECT} (this looks like TrustGraph wire JSON; "
+     "name the file wire.json)"),
+    ("texts.ttl", b'{"urn:a": "text"}',
+     "texts.ttl:1:1: expected valid Turtle; the parser says: { is not a valid subject or graph name (this looks like "
+     "a content file; name the file texts.documents.json)"),
+    ("quads.ttl", b"<urn:a> <urn:b> <urn:c> <urn:g> .\n",
+     "quads.ttl:1:25: expected valid Turtle; the parser says: A dot is expected at the end of statements (this looks "
+     "like N-Quads; name the file quads.nq)"),
     ("latin1.ttl", b'<urn:a> <urn:p> "ok" .\n<urn:a> <urn:p> "caf\xe9" .\n',
      f"latin1.ttl:2:21: expected Turtle text in UTF-8; the byte 0xE9 {LATIN_1}"),
     ("latin1.json", b'["caf\xe9"]', f"latin1.json:1:6: expected JSON text in UTF-8; the byte 0xE9 {LATIN_1}"),
