@@ -212,6 +212,12 @@ BAD_FILES = [  # name, bytes, the whole message
      f'object.documents.json:1:30: {NOT_TEXT} "urn:b"; found an object with keys "text"'),
     ("twice.documents.json", b'{"urn:a": "x",\n"urn:a": false}',  # the value read is the last
      f'twice.documents.json:2:10: {NOT_TEXT} "urn:a"; found a boolean: false'),
+    ("again.documents.json", b'{"urn:a": "x", "urn:b": "y",\n"urn:a": "z"}',
+     'again.documents.json:2:1: expected one text for each document IRI; the key "urn:a" is given again, with another '
+     "text (first at line 1)"),
+    ("again.json", b'{"urn:a": "x",\n  "urn:a": "z"}',
+     'again.json:2:3: expected one text for each document IRI; the key "urn:a" is given again, with another '
+     "text (first at line 1)"),
     ("long.documents.json", b'{"urn:' + b"x" * 500 + b'": true}',
      f'long.documents.json:1:510: {NOT_TEXT} "urn:{"x" * 94}…; found a boolean: true'),
     ("empty.trig.gz", b"not gzip",
