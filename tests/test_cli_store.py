@@ -247,3 +247,32 @@ def test_a_file_given_as_the_store_is_named_as_one_in_words(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"cannot open the store at {file}: this is a file; a store is a folder" in err
     assert "Errno" not in err and file.read_text() == "x\n"
+
+
+def test_a_folder_of_other_files_is_refused_as_a_store_and_an_empty_one_is_made_one(tmp_path, capsys):
+    """A folder that holds files and nothing of a store's (a home folder given by mistake) is
+    refused in one line naming it, by ``ingest`` and ``reindex`` alike, and left as it was; an
+    empty or missing folder becomes a store, and a folder a store's own files are in (its
+    traces, index, snapshots, or only the lock of a writer killed at once) stays one."""
+    from trace_explorer.sources.write_journal import WRITER_LOCK
+
+    home = tmp_path / "home"
+    (home / "Documents").mkdir(parents=True)
+    (home / ".bashrc").write_text("x\n")
+    line = (f"trace-explorer: cannot open the store at {home}: this folder holds other files (.bashrc, Documents) "
+            "and no store; a store is a folder of its own (made when missing or empty)\n")
+    for command in (["ingest", "--demo", "--store", str(home), "--quiet"], ["reindex", "--store", str(home)]):
+        assert main(command) == 2
+        assert capsys.readouterr().err == line
+    assert sorted(p.name for p in home.iterdir()) == [".bashrc", "Documents"]
+    empty, killed = tmp_path / "empty", tmp_path / "killed"
+    empty.mkdir()
+    killed.mkdir()
+    (killed / WRITER_LOCK).touch()
+    for folder in (empty, tmp_path / "missing", killed):
+        assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(folder), "--quiet"]) == 0
+        (folder / "notes.txt").write_text("mine\n")  # a file of the user's beside the store's own
+        assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(folder), "--quiet"]) == 0
+        assert main(["reindex", "--store", str(folder), "--no-health"]) == 0
+        assert main(["list", "--store", str(folder), "--all", "--format", "json"]) == 0
+    assert "cannot open" not in capsys.readouterr().err
