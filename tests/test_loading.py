@@ -168,6 +168,9 @@ BAD_FILES = [  # name, bytes, the whole message
     ("quads.ttl", b"<urn:a> <urn:b> <urn:c> <urn:g> .\n",
      "quads.ttl:1:25: expected valid Turtle; the parser says: A dot is expected at the end of statements (this looks "
      "like N-Quads; name the file quads.nq)"),
+    ("quads.trig", b"<urn:a> <urn:b> <urn:c> <urn:g> .\n",
+     "quads.trig:1:25: expected valid TriG; the parser says: A dot is expected at the end of statements (this looks "
+     "like N-Quads; name the file quads.nq)"),
     ("latin1.ttl", b'<urn:a> <urn:p> "ok" .\n<urn:a> <urn:p> "caf\xe9" .\n',
      f"latin1.ttl:2:21: expected Turtle text in UTF-8; the byte 0xE9 {LATIN_1}"),
     ("latin1.json", b'["caf\xe9"]', f"latin1.json:1:6: expected JSON text in UTF-8; the byte 0xE9 {LATIN_1}"),

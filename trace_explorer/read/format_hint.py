@@ -53,7 +53,7 @@ def format_hint(name: str, fmt: ox.RdfFormat, head: bytes) -> str:
     look = _look(text)
     if look is None or look[0] == _LOOKS.get(fmt, ("",))[0]:
         return ""
-    if fmt in (ox.RdfFormat.TRIG, ox.RdfFormat.N3) and look[0] in ("Turtle", "N-Quads"):
+    if fmt in (ox.RdfFormat.TRIG, ox.RdfFormat.N3) and look[0] == "Turtle":
         return ""  # text those parsers read too; what they refused is elsewhere
     label, suffix = look
     return f" (this looks like {label}; name the file {_renamed(name, suffix)})"
