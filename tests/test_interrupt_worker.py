@@ -1,10 +1,12 @@
-"""A Ctrl-C that reaches a health-pass worker while it starts (its imports take about a second)
-is left to the ingest: the worker ends quietly, and the command gives its one ``interrupted``
-line and status 130, with no traceback from the worker."""
+"""A Ctrl-C that reaches a health-pass worker while it starts (its imports take about a second),
+or the fork server of the upload parsers while it starts, is left to the parent: the worker goes
+on quietly, and the command gives its one ``interrupted`` line and status 130, with no traceback
+from the worker."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import signal
 import subprocess
 import sys
@@ -57,3 +59,32 @@ def test_a_ctrl_c_while_a_worker_starts_gives_the_ingest_s_one_line_and_no_worke
     assert lines[-1] == "trace-explorer: interrupted" and "Traceback" not in done.stderr, done.stderr[-3000:]
     assert len(lines) == 2
     assert lines[0].endswith("synthetic.documents.json: 0 quads, 4,502 texts (document content JSON)")
+
+
+# an upload read in a parse worker (``read.worker``), with a Ctrl-C sent to the whole group by the
+# fork server as it starts importing the workers' modules (the first module it preloads, found on
+# PYTHONPATH: the fork server takes no other path of its parent's)
+UPLOAD = """
+import sys
+from trace_explorer.cli.interrupt import catching
+from trace_explorer.read import worker_start
+from trace_explorer.read.worker import read_in_worker
+
+preload = worker_start.WorkerContext.set_forkserver_preload
+worker_start.WorkerContext.set_forkserver_preload = lambda self, names: preload(self, ["interrupting", *names])
+try:
+    with catching():
+        print("read", len(read_in_worker("a.nq", b"<urn:a> <urn:b> <urn:c> .\\n").quads), flush=True)
+except KeyboardInterrupt:
+    print("trace-explorer: interrupted", file=sys.stderr)
+    sys.exit(130)
+"""
+
+
+def test_a_ctrl_c_while_the_fork_server_starts_leaves_no_traceback_of_it(tmp_path):
+    (tmp_path / "interrupting.py").write_text("import os, signal, time\nos.killpg(0, signal.SIGINT)\ntime.sleep(0.5)\n")
+    done = subprocess.run([sys.executable, "-c", UPLOAD], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])},
+                          start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert done.returncode == 130, done.stderr[-3000:]
+    assert done.stderr == "trace-explorer: interrupted\n"

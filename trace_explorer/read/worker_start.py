@@ -29,7 +29,7 @@ import contextlib
 import signal
 import threading
 from collections.abc import Iterator
-from multiprocessing import context, popen_forkserver, spawn
+from multiprocessing import context, popen_forkserver, resource_tracker, spawn
 
 _MAIN_KEYS = ("init_main_from_path", "init_main_from_name")
 _launching = threading.local()
@@ -54,7 +54,10 @@ def ctrl_c_held() -> Iterator[None]:
     starts with it blocked (see the module). In the main thread, a Ctrl-C meanwhile (taken by
     another thread, the mask being a thread's own) is held too and given to the handler before
     as the block ends: raised half way through a launch, it left a started worker that nothing
-    would stop, and the process waited for it at exit."""
+    would stop, and the process waited for it at exit. The resource tracker is started first
+    when it is not running: ``multiprocessing`` starts it with SIGINT blocked, then unblocks
+    SIGINT in the thread, which would undo this block (CPython's ``resource_tracker``)."""
+    resource_tracker.ensure_running()  # started here, not inside: its start unblocks SIGINT in this thread
     main = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None
     held: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum)) if main else None
