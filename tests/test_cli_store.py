@@ -177,6 +177,52 @@ def test_a_content_file_value_that_is_no_string_is_refused_alike_on_every_path(t
     assert str(refused.value) == f"{path.name}: {words}"
 
 
+def test_a_content_file_key_given_again_with_another_text_is_refused_alike_on_every_path(tmp_path, monkeypatch,
+                                                                                           capsys):
+    """A document IRI given twice in a content file with different texts: the command line (plain,
+    ``.gz``, with a byte order mark), an upload read in a worker and an upload saved into a local
+    store each refuse the file in one line at the second key, with the line of the first, and
+    the store keeps what it held. The same text given twice is taken. Text too long to read
+    again (``_PLACED_BYTES``) is named without the places."""
+    import gzip
+
+    from trace_explorer.read import json_files
+    from trace_explorer.read.errors import TraceLoadError
+    from trace_explorer.read.worker import read_in_worker
+    from trace_explorer.sources.local_store import ingest_file
+
+    data = b'{"urn:trustgraph:doc:1": "a text",\n "urn:trustgraph:doc:2": "b",\n  "urn:trustgraph:doc:1": "c"}\n'
+    words = 'expected one text for each document IRI; the key "urn:trustgraph:doc:1" is given again, with another text'
+    store = tmp_path / "store"
+    first = tmp_path / "first.documents.json"
+    first.write_text('{"urn:trustgraph:doc:0": "kept"}')
+    assert main(["ingest", str(first), "--store", str(store), "--quiet"]) == 0
+    for name, written in (("texts.documents.json", data), ("texts.documents.json.gz", gzip.compress(data)),
+                          ("marked.documents.json", b"\xef\xbb\xbf" + data)):
+        path = tmp_path / name
+        path.write_bytes(written)
+        capsys.readouterr()
+        assert main(["ingest", str(path), "--store", str(store), "--quiet"]) == 1
+        assert capsys.readouterr().err == f"trace-explorer: {path}:3:3: {words} (first at line 1)\n"
+    with pytest.raises(TraceLoadError) as refused:
+        read_in_worker("texts.documents.json", data)
+    assert str(refused.value) == f"texts.documents.json:3:3: {words} (first at line 1)"
+    with open_local_store(store) as local:
+        with pytest.raises(TraceLoadError) as refused:
+            ingest_file(local, "texts.documents.json", data, untrusted=True)
+        assert str(refused.value) == f"texts.documents.json:3:3: {words} (first at line 1)"
+        assert local.texts() == 1
+    same = tmp_path / "same.documents.json"
+    same.write_bytes(b'{"urn:trustgraph:doc:1": "a text",\n "urn:trustgraph:doc:1": "a text"}')
+    assert main(["ingest", str(same), "--store", str(store), "--quiet"]) == 0
+    with open_local_store(store) as local:
+        assert local.texts() == 2
+    monkeypatch.setattr(json_files, "_PLACED_BYTES", len(data) - 1)
+    with pytest.raises(TraceLoadError) as refused:
+        read_trace_file("texts.documents.json", data)
+    assert str(refused.value) == f"texts.documents.json: {words}"
+
+
 def test_small_files_into_a_store_that_has_quads_count_the_quads_they_add(tmp_path, capsys):
     """Files too small to be streamed, added to a store that holds quads, count the quads the
     store lacked one file at a time (the store is not counted, about 1 s at 7 million quads):
@@ -201,3 +247,32 @@ def test_a_file_given_as_the_store_is_named_as_one_in_words(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"cannot open the store at {file}: this is a file; a store is a folder" in err
     assert "Errno" not in err and file.read_text() == "x\n"
+
+
+def test_a_folder_of_other_files_is_refused_as_a_store_and_an_empty_one_is_made_one(tmp_path, capsys):
+    """A folder that holds files and nothing of a store's (a home folder given by mistake) is
+    refused in one line naming it, by ``ingest`` and ``reindex`` alike, and left as it was; an
+    empty or missing folder becomes a store, and a folder a store's own files are in (its
+    traces, index, snapshots, or only the lock of a writer killed at once) stays one."""
+    from trace_explorer.sources.write_journal import WRITER_LOCK
+
+    home = tmp_path / "home"
+    (home / "Documents").mkdir(parents=True)
+    (home / ".bashrc").write_text("x\n")
+    line = (f"trace-explorer: cannot open the store at {home}: this folder holds other files (.bashrc, Documents) "
+            "and no store; a store is a folder of its own (made when missing or empty)\n")
+    for command in (["ingest", "--demo", "--store", str(home), "--quiet"], ["reindex", "--store", str(home)]):
+        assert main(command) == 2
+        assert capsys.readouterr().err == line
+    assert sorted(p.name for p in home.iterdir()) == [".bashrc", "Documents"]
+    empty, killed = tmp_path / "empty", tmp_path / "killed"
+    empty.mkdir()
+    killed.mkdir()
+    (killed / WRITER_LOCK).touch()
+    for folder in (empty, tmp_path / "missing", killed):
+        assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(folder), "--quiet"]) == 0
+        (folder / "notes.txt").write_text("mine\n")  # a file of the user's beside the store's own
+        assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(folder), "--quiet"]) == 0
+        assert main(["reindex", "--store", str(folder), "--no-health"]) == 0
+        assert main(["list", "--store", str(folder), "--all", "--format", "json"]) == 0
+    assert "cannot open" not in capsys.readouterr().err

@@ -140,6 +140,7 @@ WIRE_EXPECTED = 'a TrustGraph wire triple ({"s", "p", "o", "g"?}) as item 0 of t
 NOT_WIRE = ('expected a JSON array of TrustGraph wire triples ({"s", "p", "o", "g"?}), or an object mapping '
             "document IRIs to texts (content files are best named *.documents.json)")
 CUT_SHORT = "(the file may be cut short)"
+NO_SUBJECT = "The subject of a triple must be an IRI or a blank node"
 NOT_TEXT = "expected a JSON string (the document's text) as the value of"
 LATIN_1 = "is not UTF-8 (is the file in another encoding, such as Latin-1?)"
 BAD_FILES = [  # name, bytes, the whole message
@@ -153,6 +154,23 @@ BAD_FILES = [  # name, bytes, the whole message
      "bad-iri.ttl:1:9: expected valid Turtle; the parser says: Invalid IRI code point ' '"),
     ("relative.nt", b'<relative> <urn:p> "x" .\n',
      "relative.nt:1:1: expected valid N-Triples; the parser says: No scheme found in an absolute IRI"),
+    ("turtle.nq", b'@prefix tg: <https://trustgraph.ai/ns/> .\n<urn:a> tg:query "q" .\n',
+     f"turtle.nq:1:1: expected valid N-Quads; the parser says: {NO_SUBJECT} (this looks like Turtle; name the file "
+     "turtle.ttl)"),
+    ("trig.nq", b'# a trace\nPREFIX tg: <https://trustgraph.ai/ns/>\n<urn:g> {\n  <urn:a> tg:query "q" .\n}\n',
+     f"trig.nq:2:1: expected valid N-Quads; the parser says: {NO_SUBJECT} (this looks like TriG; name the file trig.trig)"),
+    ("wire.nt", b'[{"s": {"t": "i", "i": "urn:a"}}]',
+     f"wire.nt:1:1: expected valid N-Triples; the parser says: {NO_SUBJECT} (this looks like TrustGraph wire JSON; "
+     "name the file wire.json)"),
+    ("texts.ttl", b'{"urn:a": "text"}',
+     "texts.ttl:1:1: expected valid Turtle; the parser says: { is not a valid subject or graph name (this looks like "
+     "a content file; name the file texts.documents.json)"),
+    ("quads.ttl", b"<urn:a> <urn:b> <urn:c> <urn:g> .\n",
+     "quads.ttl:1:25: expected valid Turtle; the parser says: A dot is expected at the end of statements (this looks "
+     "like N-Quads; name the file quads.nq)"),
+    ("quads.trig", b"<urn:a> <urn:b> <urn:c> <urn:g> .\n",
+     "quads.trig:1:25: expected valid TriG; the parser says: A dot is expected at the end of statements (this looks "
+     "like N-Quads; name the file quads.nq)"),
     ("latin1.ttl", b'<urn:a> <urn:p> "ok" .\n<urn:a> <urn:p> "caf\xe9" .\n',
      f"latin1.ttl:2:21: expected Turtle text in UTF-8; the byte 0xE9 {LATIN_1}"),
     ("latin1.json", b'["caf\xe9"]', f"latin1.json:1:6: expected JSON text in UTF-8; the byte 0xE9 {LATIN_1}"),
@@ -167,9 +185,20 @@ BAD_FILES = [  # name, bytes, the whole message
     ("blank.nq", b" \n\t\n", "blank.nq: expected N-Quads data; the file is empty"),
     ("empty.json", b"", "empty.json: expected TrustGraph wire JSON data; the file is empty"),
     ("empty.ttl.gz", gzip.compress(b"\n"), "empty.ttl.gz: expected Turtle data; the file is empty once decompressed"),
-    ("bad.json", b'[{"s": 1]', "bad.json:1:9: expected JSON; the parser says: Expecting ',' delimiter"),
+    ("bad.json", b'[{"s": 1]', """bad.json:1:9: expected "," or "}" after the value of a key; found ']'"""),
     ("cut.json", b'[{"s": {"t": "i", "i": "urn:a"}, ',
-     f"cut.json:1:34: expected JSON; the parser says: Expecting property name enclosed in double quotes {CUT_SHORT}"),
+     f"cut.json:1:34: expected a key in double quotes; found the end of the file {CUT_SHORT}"),
+    ("unended.documents.json", b'{"urn:a": "x",\n "urn:b": "y',
+     f'unended.documents.json:2:11: expected a " to end the string that begins here; found the end of the file {CUT_SHORT}'),
+    ("joined.documents.json", b'{"urn:a": "x",\n "urn:b": "y" "urn:c": "z"}',
+     """joined.documents.json:2:15: expected "," or "}" after the value of a key; found '"urn:c": "z"}'"""),
+    ("comma.documents.json", b'{"urn:a": "x",}',
+     """comma.documents.json:1:15: expected a key in double quotes, or "}" (JSON allows no "," before it); found '}'"""),
+    ("more.documents.json", b'{"urn:a": "x"}\n{"urn:b": "y"}',
+     """more.documents.json:2:1: expected the end of the file after its JSON value; found '{"urn:b": "y"}'"""),
+    ("line.documents.json", b'{"urn:a": "one\ntwo"}',
+     "line.documents.json:1:15: expected no control character inside a string (a line break is written \\n, "
+     "a tab \\t); found the character U+000A"),
     ("object.json", b'{"hello": "world", "n": 1}', f'object.json: {NOT_WIRE}; found an object with keys "hello", "n"'),
     ("string.json", b'"hello"', f'string.json: {NOT_WIRE}; found a string: "hello"'),
     ("numbers.json", b"[1, 2, 3]", f'numbers.json: expected {WIRE_EXPECTED}; it needs a triple object with "s", "p" and "o"'),
@@ -186,6 +215,12 @@ BAD_FILES = [  # name, bytes, the whole message
      f'object.documents.json:1:30: {NOT_TEXT} "urn:b"; found an object with keys "text"'),
     ("twice.documents.json", b'{"urn:a": "x",\n"urn:a": false}',  # the value read is the last
      f'twice.documents.json:2:10: {NOT_TEXT} "urn:a"; found a boolean: false'),
+    ("again.documents.json", b'{"urn:a": "x", "urn:b": "y",\n"urn:a": "z"}',
+     'again.documents.json:2:1: expected one text for each document IRI; the key "urn:a" is given again, with another '
+     "text (first at line 1)"),
+    ("again.json", b'{"urn:a": "x",\n  "urn:a": "z"}',
+     'again.json:2:3: expected one text for each document IRI; the key "urn:a" is given again, with another '
+     "text (first at line 1)"),
     ("long.documents.json", b'{"urn:' + b"x" * 500 + b'": true}',
      f'long.documents.json:1:510: {NOT_TEXT} "urn:{"x" * 94}…; found a boolean: true'),
     ("empty.trig.gz", b"not gzip",

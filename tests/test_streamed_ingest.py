@@ -6,6 +6,8 @@ made small here, so that small files take several batches.)"""
 
 from __future__ import annotations
 
+import gzip
+
 import pyoxigraph as ox
 import pytest
 
@@ -177,3 +179,19 @@ def test_damaged_quoted_triples_are_recovered_batch_by_batch_however_the_predica
     assert streamed_file.recovered == 2 and len(quads) == 3 * BATCH + 3
     triple = ox.Triple(ox.NamedNode("http://a/x"), ox.NamedNode("http://a/p"), ox.NamedNode("http://a/o"))
     assert [q.object for q in quads if q.predicate.value == edge] == [triple] * 3
+
+
+def test_turtle_named_nq_streamed_is_refused_with_a_hint_of_its_format_and_the_store_kept(tmp_path, files, streamed):
+    folder, _ = files
+    path = tmp_path / "store"
+    with open_local_store(path) as local:
+        ingest_file(local, str(folder / "base.nq"))
+    before = _index(path)
+    turtle = tmp_path / "trace.nq.gz"
+    turtle.write_bytes(gzip.compress(b"@prefix tg: <https://trustgraph.ai/ns/> .\n"
+                                     + b"".join(b'<urn:s%d> tg:query "q" .\n' % i for i in range(3 * BATCH))))
+    with open_local_store(path) as local, pytest.raises(TraceLoadError) as raised:
+        ingest_file(local, str(turtle))
+    assert str(raised.value) == (f"{turtle}:1:1: expected valid N-Quads; the parser says: The subject of a triple "
+                                 "must be an IRI or a blank node (this looks like Turtle; name the file trace.ttl.gz)")
+    assert _index(path) == before

@@ -12,6 +12,10 @@ for), stops at once: the worker processes are killed and the process exits with 
 kill would leave it; the next writer to open the store undoes a write left part way
 (``sources.write_journal``). Without it, a second Ctrl-C that landed while the workers were
 waited for left them waiting for work that never came, and the command never ended.
+
+A Ctrl-C while the command's modules are still being imported (about half a second, before
+``main`` runs) has nothing to roll back: ``loading()`` ends the process there with the same
+``interrupted`` line and status 130, where Python would print the import's traceback.
 """
 
 from __future__ import annotations
@@ -53,6 +57,29 @@ def _stop_at_once() -> None:
                      "undoes what was left part way\n")
     sys.stderr.flush()
     os._exit(130)
+
+
+@contextlib.contextmanager
+def loading() -> Iterator[None]:
+    """While in this block (the command's imports), a SIGINT prints ``trace-explorer:
+    interrupted`` and ends the process with status 130 at once; the handler before is put back
+    after. Nothing is changed outside the main thread, or where SIGINT was already handled
+    otherwise than by Python's default (ignored, or a handler of the program's own)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _while_loading)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _while_loading(signum, frame) -> None:
+    sys.stderr.write("trace-explorer: interrupted\n")
+    sys.stderr.flush()
+    os._exit(130)  # nothing written yet, and a half-imported module has nothing to clean up
 
 
 @contextlib.contextmanager

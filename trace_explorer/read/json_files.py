@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 
 import pyoxigraph as ox
 
@@ -13,6 +14,7 @@ from .diagnosis import check_binary, check_text, clip, describe, empty_file, for
 from .errors import TraceLoadError
 from .formats import DOCUMENTS_JSON, WIRE_JSON
 from .json_stream import MAX_JSON_VALUES, JsonSyntax, LooksLikeJsonLd, build_value, json_events
+from .json_syntax import syntax_error
 from .limits import format_size
 from .loaded import LoadedFile
 from .prescan import check_before_parsing
@@ -33,58 +35,81 @@ def parse_json_file(name: str, data: bytes):
         return json.loads(text)
     except json.JSONDecodeError as error:
         check_binary(name, data, "JSON")
-        raise TraceLoadError(name, "JSON", error.lineno, error.colno,
-                             found=f"the parser says: {error.msg}"
-                             + (" (the file may be cut short)" if error.pos >= len(text.rstrip()) else "")) from None
+        raise syntax_error(name, text, error) from None
     except RecursionError:
         raise TraceLoadError(name, "JSON nested less deeply", found="it nests too deep to read") from None
 
 
-def read_documents(name: str, value, read: Opener | None = None, size: int = 0) -> dict[str, str]:
+def read_documents(name: str, value, read: Opener | None = None, size: int = 0,
+                   repeated: Sequence[tuple[str, object, object]] = ()) -> dict[str, str]:
     """The texts ``{document IRI: text}`` of the content file ``name`` whose JSON value is
     ``value`` (README, "Reading traces"). Raises TraceLoadError when ``value`` is no object,
-    or for its first member whose value is no string: naming the key (clipped to
-    ``_KEY_CHARACTERS``) and what the value is instead, at the value's line and column when
+    for its first member whose value is no string: naming the key (clipped to
+    ``_KEY_CHARACTERS``) and what the value is instead, and for a key given again with another
+    text (``repeated``: ``(key, text before, text again)`` in the order read,
+    ``json_stream.build_value``; the same text again is taken): at the place of the key given
+    again, with the line of its first, so that no text is dropped unseen. Places are given when
     the file's ``size`` bytes of text (``read()``) are few enough to read again
     (``_PLACED_BYTES``)."""
     if not isinstance(value, dict):
         raise TraceLoadError(name, "a JSON object mapping document IRIs to their text", found=describe(value))
     for key, text in value.items():
         if not isinstance(text, str):
-            line, column = _member_place(read, size, key) if read is not None else (None, None)
-            quoted = clip(json.dumps(key, ensure_ascii=False), _KEY_CHARACTERS)
-            raise TraceLoadError(name, f"a JSON string (the document's text) as the value of {quoted}", line, column,
-                                 found=describe(text))
+            places = _member_places(read, size, key) if read is not None else []
+            line, column = places[-1][1] if places else (None, None)
+            raise TraceLoadError(name, f"a JSON string (the document's text) as the value of {_quoted(key)}", line,
+                                 column, found=describe(text))
+    _refuse_other_texts(name, repeated, read, size)
     return dict(value)
+
+
+def _refuse_other_texts(name: str, repeated: Sequence[tuple[str, object, object]], read: Opener | None,
+                        size: int) -> None:
+    """Raise TraceLoadError for the first key in ``repeated`` given again with another text."""
+    again: dict[str, int] = {}
+    for key, before, text in repeated:
+        again[key] = again.get(key, 0) + 1
+        if text == before:
+            continue
+        places = _member_places(read, size, key) if read is not None else []
+        (line, column), first = (places[again[key]][0], f" (first at line {places[0][0][0]})") \
+            if len(places) > again[key] else ((None, None), "")
+        raise TraceLoadError(name, "one text for each document IRI", line, column,
+                             found=f"the key {_quoted(key)} is given again, with another text{first}")
+
+
+def _quoted(key: str) -> str:
+    return clip(json.dumps(key, ensure_ascii=False), _KEY_CHARACTERS)
 
 
 _KEY_CHARACTERS = 100  # of a document IRI quoted in a message
 _SPACE = re.compile(r"[ \t\n\r]*")
+Place = tuple[int, int]  # line and column, 1-based
 
 
-def _member_place(read: Opener, size: int, key: str) -> tuple[int | None, int | None]:
-    """Line and column (1-based, of characters, as Python's JSON parser counts them) of the
-    value of ``key`` in the top-level object of the JSON text ``read()`` gives (the last when
-    the key repeats, as the value read is the last); (None, None) when the text is over
-    ``_PLACED_BYTES`` or cannot be walked."""
+def _member_places(read: Opener, size: int, key: str) -> list[tuple[Place, Place]]:
+    """The places of each member ``key`` of the top-level object of the JSON text ``read()``
+    gives, in order: its key's and its value's line and column (1-based, of characters, as
+    Python's JSON parser counts them); none when the text is over ``_PLACED_BYTES`` or cannot
+    be walked."""
     if size > _PLACED_BYTES:
-        return None, None
+        return []
     with read() as source:
         text = source.read(size).decode("utf-8-sig", errors="replace")
-    decoder, place = json.JSONDecoder(), None
+    decoder, places = json.JSONDecoder(), []
     try:
         at = _SPACE.match(text).end() + 1  # past "{"
         while text[_SPACE.match(text, at).end()] != "}":
-            member, at = json.decoder.scanstring(text, _SPACE.match(text, at).end() + 1)
+            begins = _SPACE.match(text, at).end()
+            member, at = json.decoder.scanstring(text, begins + 1)
             at = _SPACE.match(text, _SPACE.match(text, at).end() + 1).end()  # past ":"
-            place = at if member == key else place
+            if member == key:
+                places.append((begins, at))
             at = _SPACE.match(text, decoder.raw_decode(text, at)[1]).end()
             at += text[at] == ","
     except (ValueError, IndexError):
-        return None, None
-    if place is None:
-        return None, None
-    return text.count("\n", 0, place) + 1, place - text.rfind("\n", 0, place)
+        return []
+    return [tuple((text.count("\n", 0, p) + 1, p - text.rfind("\n", 0, p)) for p in pair) for pair in places]
 
 
 def read_json_file(name: str, fmt: str, read: Opener, max_bytes: int | None, progress: Progress | None,
@@ -100,7 +125,9 @@ def read_json_file(name: str, fmt: str, read: Opener, max_bytes: int | None, pro
     with TextStream(read, max_bytes, progress) as stream:
         source = stream.buffered()  # (without a byte order mark: ``streams``)
         try:
-            value = build_value(name, json_events(source), wire=fmt == WIRE_JSON, max_values=max_values)
+            repeated: list = []  # top-level keys given again, for a content file
+            value = build_value(name, json_events(source), wire=fmt == WIRE_JSON, max_values=max_values,
+                                repeated=repeated)
             source.read()  # to the end, for the digest (only white space is left)
         except LooksLikeJsonLd:
             check_before_parsing(name, read, ox.RdfFormat.JSON_LD, max_bytes)
@@ -112,9 +139,12 @@ def read_json_file(name: str, fmt: str, read: Opener, max_bytes: int | None, pro
                 raise empty_file(name, format_label(fmt), decompressed) from None
             raise _placed(name, read, stream.size, str(error)) from None
     if fmt == DOCUMENTS_JSON:
-        loaded = LoadedFile(name, DOCUMENTS_JSON, stream.size, documents=read_documents(name, value, read, stream.size))
+        loaded = LoadedFile(name, DOCUMENTS_JSON, stream.size,
+                            documents=read_documents(name, value, read, stream.size, repeated))
     else:
         loaded = _wire_file(name, value, stream.size)
+        if loaded.documents:  # texts under a plain .json name: the same rule for a key given twice
+            _refuse_other_texts(name, repeated, read, stream.size)
     loaded.digest = stream.digest()
     loaded.quads = stable_blank_nodes(loaded.quads, loaded.digest[:16])
     return loaded

@@ -45,10 +45,12 @@ def json_events(stream) -> Iterable[tuple[str, Any]]:
 
 
 def build_value(name: str, events: Iterable[tuple[str, Any]], *, wire: bool,
-                max_values: int | None = MAX_JSON_VALUES) -> Any:
+                max_values: int | None = MAX_JSON_VALUES, repeated: list[tuple[str, Any, Any]] | None = None) -> Any:
     """The JSON value of ``events``, under the caps (see the module; ``max_values`` None: no
     cap on the values held, for a local file read on its owner's behalf). ``wire``: turn the
-    items of wire arrays into Quads, and raise LooksLikeJsonLd for JSON-LD. Raises
+    items of wire arrays into Quads, and raise LooksLikeJsonLd for JSON-LD. ``repeated``, when
+    given, gets ``(key, value before, value now)`` each time a key of the top-level object is
+    given again (the value kept is the last, as ``json.loads`` keeps it). Raises
     TraceLoadError, JsonSyntax or LooksLikeJsonLd."""
     cap = max_values if max_values is not None else float("inf")
     stack: list[list] = []  # [container, path, pending key, values held when it began]
@@ -83,6 +85,8 @@ def build_value(name: str, events: Iterable[tuple[str, Any]], *, wire: bool,
                         held = began - 1  # the item and what it held are let go; its Quad is the file's
                     parent[0].append(value)
                 else:
+                    if repeated is not None and len(stack) == 1 and parent[2] in parent[0]:
+                        repeated.append((parent[2], parent[0][parent[2]], value))
                     parent[0][parent[2]] = value
             else:
                 root = value

@@ -17,6 +17,7 @@ from .collector import collector_paused
 from .diagnosis import (PARSER_POSITION, TRUNCATED, check_binary, check_text_stream, clip, empty_file,
                         token_too_long)
 from .errors import TraceLoadError
+from .format_hint import format_hint
 from .loaded import LoadedFile
 from .quoted_triples import normalise_quoted_triples
 from .streams import Opener, Progress, TextStream
@@ -122,6 +123,6 @@ def parse_error(name: str, fmt: ox.RdfFormat, error: Exception, stream: TextStre
     message = PARSER_POSITION.sub("", str(error.msg))
     if "UTF-8" in message or "utf-8" in message:
         check_text_stream(name, open_bytes, fmt.name)
-    hint = " (the file may be cut short)" if TRUNCATED.search(message) else ""
+    hint = " (the file may be cut short)" if TRUNCATED.search(message) else format_hint(name, fmt, stream.head)
     return TraceLoadError(name, f"valid {fmt.name}", error.lineno, error.offset,
                           found=clip(f"the parser says: {message}") + hint)

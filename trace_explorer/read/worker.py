@@ -21,6 +21,8 @@ pyoxigraph's N-Quads parser (quicker than unpickling one Python object per term,
 ``benchmarks/upload_worker.py``), and a file's refusal as the parts of its TraceLoadError.
 A worker does not run the parent's main script again (``worker_start.WorkerContext``): under
 Streamlit that script is the app, which would load Streamlit and the app into every worker.
+The fork server and its workers start with SIGINT blocked (``worker_start.ctrl_c_held``): a
+Ctrl-C is the parent's, and one while the fork server imported its modules printed its traceback.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from .collector import collector_paused
 from .errors import TraceLoadError
 from .limits import MIB, format_size, max_expanded_bytes, max_file_bytes
 from .loaded import LoadedFile
-from .worker_start import WorkerContext
+from .worker_start import WorkerContext, ctrl_c_held
 
 MEMORY_VARIABLE = "TRACE_EXPLORER_WORKER_MB"
 CPU_VARIABLE = "TRACE_EXPLORER_WORKER_CPU_S"
@@ -118,8 +120,9 @@ def read_in_worker(name: str, data: bytes | None = None, *, max_bytes: int | Non
     max_bytes = max_expanded_bytes() if max_bytes is None else max_bytes
     file_limit = max_file_bytes() if file_limit is None else file_limit
     pool = _shared_pool()
-    future = pool.schedule(_parse, (name, data, max_bytes, file_limit, limits.memory, limits.cpu),
-                           timeout=limits.wall)
+    with ctrl_c_held():  # the fork server and the workers start here (pebble's workers then ignore SIGINT)
+        future = pool.schedule(_parse, (name, data, max_bytes, file_limit, limits.memory, limits.cpu),
+                               timeout=limits.wall)
     try:
         outcome = future.result()
     except FutureTimeout:

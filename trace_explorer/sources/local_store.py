@@ -42,6 +42,7 @@ index in a worker process that parses the file again while the quads are written
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import threading
@@ -67,11 +68,11 @@ from .filter import SessionFilter
 from .index_typed import TypedWrite
 from .ingest_phases import NO_PHASES, STORE, Phases, cpu_seconds
 from .session_index import INDEX_FILE, IndexUpdate, RowsReader, SessionIndex, StreamedIndexUpdate, build_index
-from .snapshots import Snapshot, current_generation, open_snapshot, publish
+from .snapshots import SNAPSHOTS_DIR, Snapshot, current_generation, open_snapshot, publish
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
 from .store import StoreSource
 from .triples_text import TriplesText
-from .write_journal import begin, lock_writer, needs_publishing, roll_back, undo
+from .write_journal import WRITER_LOCK, begin, lock_writer, needs_publishing, roll_back, undo
 from .written_triples import WrittenTriples
 
 BULK_QUADS = 10_000  # larger files go in with Store.bulk_extend,
@@ -89,6 +90,9 @@ _snapshots_lock = threading.Lock()
 # is held: a health pass's checkpoint for its workers (``analysis.health.in_pass``), and the
 # files ``Store.bulk_load`` builds before it hands them to the store.
 LEFTOVERS = ("trace-explorer-pass-*", "bulk-*.sst")
+# Any of these names in a folder makes it a store (or what is left of one, such as the writers'
+# lock of a writer killed before the store was made): its traces, its session index, its snapshots
+STORE_MARKS = frozenset({ROCKSDB_MARK, INDEX_FILE, SNAPSHOTS_DIR, WRITER_LOCK})
 
 
 class StoreBusy(SourceError):
@@ -178,6 +182,10 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
     once; one without a snapshot gets its first. A write that a killed writer left unfinished is
     undone first, and one it finished but did not publish is published (``write_journal``).
 
+    A folder that exists and holds files, none of them a store's (``STORE_MARKS``), is refused
+    rather than made a store among them (a home folder given by mistake): a store is made only
+    in a missing or empty folder.
+
     Raises StoreBusy when another process writes it still after ``wait_s`` seconds, and
     SourceError when the directory cannot be opened (not a store, no permission)."""
     path = Path(path)
@@ -187,6 +195,7 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
         if local is not None and local.store is not None:
             local.users += 1
             return local
+        _refuse_other_folder(path)
         deadline = time.monotonic() + wait_s
         lock = _lock_writer(path, deadline)
         index_path = path / INDEX_FILE
@@ -206,6 +215,21 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
         local = LocalStore(path, store, index, lock=lock)
         _writers[key] = local
         return local
+
+
+def _refuse_other_folder(path: Path) -> None:
+    """Raise SourceError when ``path`` is a folder that holds files but nothing of a store's."""
+    if not path.is_dir():
+        return
+    try:
+        with os.scandir(path) as entries:
+            names = {entry.name for entry in entries}
+    except OSError:
+        return  # said in the system's words when the folder is opened
+    if names and not names & STORE_MARKS:
+        shown = ", ".join(sorted(names)[:3]) + (", …" if len(names) > 3 else "")
+        raise SourceError(f"cannot open the store at {path}: this folder holds other files ({shown}) and no store; "
+                          f"a store is a folder of its own (made when missing or empty)")
 
 
 def _lock_writer(path: Path, deadline: float) -> IO[bytes]:

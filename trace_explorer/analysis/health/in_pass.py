@@ -20,7 +20,6 @@ from the store there. Rows come back in the roots' order, as the index writes th
 from __future__ import annotations
 
 import os
-import signal
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -33,6 +32,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from ...read.collector import collector_paused
+from ...read.worker_start import ctrl_c_held, ctrl_c_left_to_parent
 from ...sources.ingest_phases import INDEX_HEALTH
 from ...sources.local_store import LocalStore
 from ...sources.session_index import RowsReader, index_row
@@ -116,7 +116,9 @@ class HealthInPass(RowsReader):
                 if not broken and sent < self.workers * _AHEAD:
                     text = kept.session_text(chunk) if kept is not None else None
                     try:
-                        queue.append((chunk, pool.submit(_worker_rows, chunk, _of(extending, chunk), text)))
+                        with ctrl_c_held():  # a worker is started by the first submits
+                            future = pool.submit(_worker_rows, chunk, _of(extending, chunk), text)
+                        queue.append((chunk, future))
                         self.sent += 1
                         continue
                     except BrokenProcessPool:
@@ -189,9 +191,10 @@ _worker_failure = ""
 
 def _open_store(path: str) -> None:
     """A worker's start: the checkpoint at ``path``, read-only; Ctrl-C is left to the ingest
-    (it stops the pass and waits for the workers' batches)."""
+    (it stops the pass and waits for the workers' batches; one that came while the worker
+    started is dropped: ``read.worker_start.ctrl_c_held``)."""
     global _worker_source, _worker_failure
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ctrl_c_left_to_parent()
     try:
         _worker_source = StoreSource(ox.Store.read_only(path), label=path)
     except (OSError, RuntimeError, ValueError) as error:
