@@ -6,6 +6,10 @@ made small here, so that small files take several batches.)"""
 
 from __future__ import annotations
 
+import threading
+import time
+from pathlib import Path
+
 import pyoxigraph as ox
 import pytest
 
@@ -15,6 +19,7 @@ from trace_explorer.read import rdf_stream
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.read.files import read_trace_file, stream_trace_file
 from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.sources.session_index import StreamedIndexUpdate
 from trace_explorer.sources.written_triples import WrittenTriples
 
 COPIES = 6
@@ -177,3 +182,66 @@ def test_damaged_quoted_triples_are_recovered_batch_by_batch_however_the_predica
     assert streamed_file.recovered == 2 and len(quads) == 3 * BATCH + 3
     triple = ox.Triple(ox.NamedNode("http://a/x"), ox.NamedNode("http://a/p"), ox.NamedNode("http://a/o"))
     assert [q.object for q in quads if q.predicate.value == edge] == [triple] * 3
+
+
+
+class _Failing(_Counting):
+    """A counting store whose ``bulk_load`` of batch ``fail_at`` (from 1) raises OSError, as a
+    full disk would, and whose load of batch 2 sets ``loading`` then takes half a second."""
+
+    def __init__(self, store, batches, loading, fail_at=None):
+        super().__init__(store, batches)
+        self.fail_at, self.loading = fail_at, loading
+
+    def bulk_load(self, text, **kwargs):
+        if len(self._batches) + 1 == self.fail_at:
+            del self  # the error keeps this frame, which must not keep the store open (a store's own error does not)
+            raise OSError(28, "No space left on device")
+        if len(self._batches) + 1 == 2:
+            self.loading.set()
+            time.sleep(0.5)
+        super().bulk_load(text, **kwargs)
+
+
+def _loading_threads():
+    return [t for t in threading.enumerate() if t.name.startswith("bulk-load") and t.is_alive()]
+
+
+@pytest.mark.parametrize("failure", ["parse error in the last batch", "the store's load fails",
+                                     "Ctrl-C while a batch loads"])
+def test_a_failure_after_batches_went_in_leaves_the_store_as_it_was_and_no_load_running(
+        tmp_path, files, streamed, monkeypatch, failure):
+    """Whatever stops a streamed ingest part way (a bad line in its last batch, the store failing
+    to load a batch in its thread, Ctrl-C in the main thread while a batch loads), the store, its
+    index and its snapshot are as before, no load is left running, and the error is raised."""
+    folder, _ = files
+    path = tmp_path / "store"
+    with open_local_store(path) as local:
+        ingest_file(local, str(folder / "base.nq"))
+    before = _index(path)
+    generation = local_source(path).generation
+    name, raised = str(folder / "good.nq"), OSError
+    if failure == "parse error in the last batch":
+        lines = (folder / "good.nq").read_bytes().split(b"\n")
+        name, raised = str(tmp_path / "late.nq"), TraceLoadError
+        Path(name).write_bytes(b"\n".join(lines[:-2] + [b"<urn:x> <urn:p> not a term ."] + lines[-2:]))
+    batches, loading = [], threading.Event()
+    if failure == "Ctrl-C while a batch loads":
+        raised, note = KeyboardInterrupt, StreamedIndexUpdate.note
+
+        def interrupted(self, quads, text=None):
+            if loading.is_set():
+                raise KeyboardInterrupt
+            note(self, quads, text)
+        monkeypatch.setattr(StreamedIndexUpdate, "note", interrupted)
+    with open_local_store(path) as local:
+        local.store = _Failing(local.store, batches, loading, fail_at=3 if failure == "the store's load fails" else None)
+        with pytest.raises(raised) as stopped:
+            ingest_file(local, name)
+        assert _loading_threads() == []
+        assert len(batches) >= (1 if raised is KeyboardInterrupt else 2)  # batches went in before it stopped
+        assert local.index.pending_write() is None and len(local) == len(before[0])
+        if raised is TraceLoadError:
+            assert stopped.value.line == len(lines) - 1  # (the text ends with a line break)
+    assert local_source(path).generation == generation
+    assert _index(path) == before
