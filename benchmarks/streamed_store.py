@@ -75,7 +75,7 @@ def _loop(path: str, store: ox.Store | None, folder: str, group: int) -> dict:
     streamed = stream_trace_file(path, max_bytes=NO_LIMIT)
     index = SessionIndex(Path(folder) / "index.sqlite")
     written = WrittenTriples(folder=folder)
-    update = StreamedIndexUpdate(store, index)
+    update = StreamedIndexUpdate(store, index, fresh=True)
     loader = ThreadPoolExecutor(1)
     loading: Future | None = None
     texts: list[bytes] = []
