@@ -92,8 +92,9 @@ def _loop(path: str, store: ox.Store | None, folder: str, group: int) -> dict:
                 loading.result()
             loading = None
             steps.lap("wait")
-            texts.append(batch.text)
-            if store is not None and len(texts) >= group:
+            if store is not None:
+                texts.append(batch.text)
+            if len(texts) >= group:
                 loading = loader.submit(store.bulk_load, b"".join(texts), format=streamed.fmt)
                 texts = []
             written.add(batch.quads, text)
