@@ -7,6 +7,9 @@ made small here, so that small files take several batches.)"""
 from __future__ import annotations
 
 import gzip
+import threading
+import time
+from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
@@ -17,6 +20,7 @@ from trace_explorer.read import rdf_stream
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.read.files import read_trace_file, stream_trace_file
 from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.sources.session_index import StreamedIndexUpdate
 from trace_explorer.sources.written_triples import WrittenTriples
 
 COPIES = 6
@@ -163,17 +167,26 @@ def test_a_line_past_the_limit_is_named_whichever_batch_and_buffer_it_falls_in(t
             assert len(local) == 0
 
 
+EDGE = "https://trustgraph.ai/ns/edge"
+
+
+def _damaged(path):
+    """An N-Quads file of ``3 * BATCH + 3`` lines, two of them damaged quoted triples in
+    different batches (one of them spelled with an escape), between plain lines."""
+    plain = b"<urn:s:%d> <urn:p> <urn:o> <urn:g> .\n"
+    damaged = b'<urn:e:1> <%s> "<<http://a/x http://a/p http://a/o>>" <urn:g> .\n' % EDGE.encode()
+    escaped = b'<urn:e:2> <https://trustgraph.ai/ns/\\u0065dge>\t"<<http://a/x http://a/p http://a/o>>" .\n'
+    term = b"<urn:e:3> <%s> <<( <http://a/x> <http://a/p> <http://a/o> )>> .\n" % EDGE.encode()
+    text = b"".join(plain % i for i in range(2 * BATCH)) + damaged + b"".join(plain % i for i in range(BATCH)) + escaped + term
+    path.write_bytes(text)
+    return path
+
+
 def test_damaged_quoted_triples_are_recovered_batch_by_batch_however_the_predicate_is_spelled(tmp_path, streamed):
     """A batch is looked over for the damaged spelling of a quoted triple only when its text may
     hold one: a literal after ``tg:edge`` written as it is, or spelled with an escape."""
-    edge = "https://trustgraph.ai/ns/edge"
-    plain = b"<urn:s:%d> <urn:p> <urn:o> <urn:g> .\n"
-    damaged = b'<urn:e:1> <%s> "<<http://a/x http://a/p http://a/o>>" <urn:g> .\n' % edge.encode()
-    escaped = b'<urn:e:2> <https://trustgraph.ai/ns/\\u0065dge>\t"<<http://a/x http://a/p http://a/o>>" .\n'
-    term = b"<urn:e:3> <%s> <<( <http://a/x> <http://a/p> <http://a/o> )>> .\n" % edge.encode()
-    text = b"".join(plain % i for i in range(2 * BATCH)) + damaged + b"".join(plain % i for i in range(BATCH)) + escaped + term
-    path = tmp_path / "damaged.nq"
-    path.write_bytes(text)
+    edge = EDGE
+    path = _damaged(tmp_path / "damaged.nq")
     streamed_file = stream_trace_file(str(path))
     quads = [q for batch in streamed_file.batches() for q in batch.quads]
     assert streamed_file.recovered == 2 and len(quads) == 3 * BATCH + 3
@@ -195,3 +208,79 @@ def test_turtle_named_nq_streamed_is_refused_with_a_hint_of_its_format_and_the_s
     assert str(raised.value) == (f"{turtle}:1:1: expected valid N-Quads; the parser says: The subject of a triple "
                                  "must be an IRI or a blank node (this looks like Turtle; name the file trace.ttl.gz)")
     assert _index(path) == before
+
+
+class _Failing(_Counting):
+    """A counting store whose ``bulk_load`` number ``fail_at`` (from 1) raises OSError, as a full
+    disk would, and whose every load sets ``loading`` then takes a moment."""
+
+    def __init__(self, store, batches, loading, fail_at=None):
+        super().__init__(store, batches)
+        self.fail_at, self.loading = fail_at, loading
+
+    def bulk_load(self, text, **kwargs):
+        if len(self._batches) + 1 == self.fail_at:
+            del self  # the error keeps this frame, which must not keep the store open (a store's own error does not)
+            raise OSError(28, "No space left on device")
+        self.loading.set()
+        time.sleep(0.3)
+        super().bulk_load(text, **kwargs)
+
+
+def _loading_threads():
+    return [t for t in threading.enumerate() if t.name.startswith("bulk-load") and t.is_alive()]
+
+
+@pytest.mark.parametrize("failure", ["parse error in the last batch", "the store's load fails",
+                                     "Ctrl-C while a batch loads"])
+def test_a_failure_after_batches_went_in_leaves_the_store_as_it_was_and_no_load_running(
+        tmp_path, files, streamed, monkeypatch, failure):
+    """Whatever stops a streamed ingest part way (a bad line in its last batch, the store failing
+    to load a batch in its thread, Ctrl-C in the main thread while a batch loads), the store, its
+    index and its snapshot are as before, no load is left running, and the error is raised."""
+    folder, _ = files
+    path = tmp_path / "store"
+    with open_local_store(path) as local:
+        ingest_file(local, str(folder / "base.nq"))
+    before = _index(path)
+    generation = local_source(path).generation
+    name, raised = str(folder / "good.nq"), OSError
+    if failure == "parse error in the last batch":
+        lines = (folder / "good.nq").read_bytes().split(b"\n")
+        name, raised = str(tmp_path / "late.nq"), TraceLoadError
+        Path(name).write_bytes(b"\n".join(lines[:-2] + [b"<urn:x> <urn:p> not a term ."] + lines[-2:]))
+    batches, loading = [], threading.Event()
+    if failure == "Ctrl-C while a batch loads":
+        raised, note = KeyboardInterrupt, StreamedIndexUpdate.note
+
+        def interrupted(self, quads, text=None):
+            if loading.is_set():
+                raise KeyboardInterrupt
+            note(self, quads, text)
+        monkeypatch.setattr(StreamedIndexUpdate, "note", interrupted)
+    with open_local_store(path) as local:
+        local.store = _Failing(local.store, batches, loading, fail_at=2 if failure == "the store's load fails" else None)
+        with pytest.raises(raised) as stopped:
+            ingest_file(local, name)
+        assert _loading_threads() == []
+        assert len(batches) >= 1  # batches went in before it stopped
+        assert local.index.pending_write() is None and len(local) == len(before[0])
+        if raised is TraceLoadError:
+            assert stopped.value.line == len(lines) - 1  # (the text ends with a line break)
+    assert local_source(path).generation == generation
+    assert _index(path) == before
+
+
+def test_batches_loaded_from_their_text_and_batches_recovered_give_the_store_what_reading_whole_gives(
+        tmp_path, streamed, monkeypatch):
+    """A batch whose quads were recovered goes in by its quads, between batches whose text the
+    store loads: the store holds what reading whole gives."""
+    path = _damaged(tmp_path / "damaged.nq")
+    with open_local_store(tmp_path / "batched") as local:
+        ingest_file(local, str(path))
+        batched = set(local.store)
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 1 << 40)
+    with open_local_store(tmp_path / "whole") as local:
+        ingest_file(local, str(path))
+        whole = set(local.store)
+    assert batched == whole and len(whole) == 3 * BATCH + 3 - BATCH  # (the plain lines repeat BATCH subjects)
