@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
+from trace_explorer.sources.fetch import POINTERS
+from trace_explorer.sources.triples_text import TriplesText, objects_of
 from trace_explorer.sources.written_triples import WrittenTriples
 
 DERIVED = "<http://www.w3.org/ns/prov#wasDerivedFrom>"
@@ -64,3 +66,20 @@ def test_a_session_gets_each_triple_once_in_the_order_written_with_what_it_point
     assert list(written.typed_iris()) == ["urn:r:1/s"]
     assert written.typed_under(["urn:r:1"]) == ["urn:r:1/s"]
     assert written.session_text(["urn:none"]) == b""
+
+
+def test_what_steps_point_at_is_read_off_the_ends_of_lines_whose_predicate_points():
+    """``triples_text.objects_of`` finds a line by its end: text inside a literal that reads like
+    such an end (before a quote, an escaped line break or a datatype), a triple term or a literal
+    as the object are not one."""
+    thought, chunk = "<https://trustgraph.ai/ns/thought>", "<https://trustgraph.ai/ns/selectedChunk>"
+    text = TriplesText(_quads(f"""<urn:s> {thought} <urn:d> .
+<urn:s> <urn:p> "x {thought} <urn:e> ." .
+<urn:s> <urn:p> "x {thought} <urn:e> .\\n" .
+<urn:s> <urn:p> "x\\n{thought} <urn:e> ."^^<urn:dt> .
+_:b1 {chunk} _:b2 .
+<urn:s> {EDGE} <<( <urn:a> {thought} <urn:b> )>> .
+<urn:s> {EDGE} "lit" .
+<urn:s> {EDGE} <urn:f> .
+""")).text
+    assert objects_of(text, POINTERS) == [b"<urn:d>", b"_:b2", b"<urn:f>"]

@@ -13,6 +13,7 @@ breaks are escaped, so a line is a triple.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 
@@ -63,16 +64,31 @@ class TriplesText:
 
 def objects_of(text: bytes, predicates: Iterable[str]) -> list[bytes]:
     """The objects, as written, that are IRIs or blank nodes, of the lines of N-Triples
-    ``text`` (as ``TriplesText`` writes it) whose predicate is one of ``predicates``, in order."""
+    ``text`` (as ``TriplesText`` writes it) whose predicate is one of ``predicates``, in order.
+
+    The lines are found by the end they must have, `` <predicate> object .``: the predicates'
+    shared beginning is a literal the regex engine skips to, where matching each line from its
+    start looked at every line. Such an end is always a line's predicate and object
+    (neither a node nor that end holds a space, a quote or a line break); a line whose subject
+    holds a space (no subject pyoxigraph writes does) is then left out, as a match from the
+    line's start left it. At 10,000 sessions: 0.10-0.14 s of CPU against 0.22-0.32 s."""
     key = tuple(sorted(predicates))
     pattern = _OBJECTS.get(key)
     if pattern is None:
-        alternatives = b"|".join(re.escape(p.encode()) for p in key)
-        pattern = _OBJECTS[key] = re.compile(rb"\n\S++ <(?:" + alternatives + rb")> (" + _NODE.pattern + rb") \.(?=\n)")
-    return pattern.findall(b"\n" + text)
+        shared = os.path.commonprefix(key)
+        alternatives = b"|".join(re.escape(p[len(shared):].encode()) for p in key)
+        pattern = _OBJECTS[key] = re.compile(rb" <" + re.escape(shared.encode()) + rb"(?:" + alternatives + rb")> ("
+                                             + _NODE.pattern + rb") \.(?=\n)")
+    out = []
+    for found in pattern.finditer(text):
+        start = found.start()
+        if _SUBJECT.fullmatch(text, text.rfind(b"\n", 0, start) + 1, start):
+            out.append(found.group(1))
+    return out
 
 
 _OBJECTS: dict[tuple[str, ...], re.Pattern] = {}
+_SUBJECT = re.compile(rb"\S++")  # a subject as written, but a triple term
 
 
 def is_iri(written: bytes) -> bool:
