@@ -87,21 +87,30 @@ def test_before_the_texts_come_the_index_has_no_preview_for_them_and_says_it_has
     assert list_sessions(local.source(), ALL, limit=0).rows == local.index.page(ALL, limit=0)
 
 
-def test_a_streamed_file_bringing_texts_to_a_store_that_had_traces_unmarks_the_index(tmp_path, expected, monkeypatch):
+def test_a_streamed_file_bringing_texts_to_a_store_that_had_traces_fills_previews_and_words(tmp_path, expected):
     local = open_local_store(tmp_path / "s")
     for path in expand_paths([CORPUS]):
         if not path.name.endswith(".documents.json"):
             ingest_file(local, str(path))
-    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)  # every N-Quads file read a batch at a time
-    monkeypatch.setattr(rdf_stream, "BATCH", 50)
-    ingest_file(local, str(_content_as_quads(tmp_path)[0]))
-    # the streamed write re-reads no session: the previews its texts bring are looked up
-    assert not local.index.previews_complete()
-    assert {i for i, p in _kept(local).items() if p} < {i for i, p in expected.items() if p}
-    rows = list_sessions(local.source(), ALL, limit=0).rows
-    assert {r["id"]: r["answer_preview"] for r in rows} == expected
-    reindex(local)  # read again with the texts: marked again
+    before = _kept(local)
+    assert {i for i, p in before.items() if p} < {i for i, p in expected.items() if p}
+    found = list_sessions(local.source(), SessionFilter(text="answer:Elbrus", include_sub=True), limit=0).rows
+    assert found == []  # the answers' texts are not in yet
+    with pytest.MonkeyPatch.context() as streamed:
+        streamed.setattr(rdf_stream, "STREAM_BYTES", 0)  # every N-Quads file read a batch at a time
+        streamed.setattr(rdf_stream, "BATCH", 50)
+        ingest_file(local, str(_content_as_quads(tmp_path)[0]))
+    # the streamed write re-reads no session: it adds the words and previews its texts bring
     assert local.index.previews_complete() and _kept(local) == expected
+    elbrus = list_sessions(local.source(), SessionFilter(text="answer:Elbrus", include_sub=True), limit=0).rows
+    assert sorted(r["id"] for r in elbrus) == sorted(s["session"] for s in manifest_sessions()
+                                                     if s["question"].startswith("¿Cuál es la montaña más alta"))
+    whole = open_local_store(tmp_path / "whole")  # the same files read together: the same words
+    for path in expand_paths([CORPUS]):
+        ingest_file(whole, str(path))
+    def words(index):  # each field's lines as a set: texts added later come after the row's own
+        return {r["root"]: {f: set(t.split("\n")) for f, t in r["search"].items()} for r in index.rows()}
+    assert words(local.index) == words(whole.index)
 
 
 def test_an_index_without_the_mark_has_its_pages_previews_looked_up(tmp_path, expected):

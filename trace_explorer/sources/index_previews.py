@@ -11,10 +11,9 @@ under ``COMPLETE_KEY``, that every row has the preview of any text the store hol
 answer, and keeps that true as texts arrive:
 
 - an index made empty, and one rebuilt (``session_index.build_index``, ``reindex``), is marked;
-- a content file (or a file whose documents graph holds texts) ingested whole fills the
-  preview of each indexed session whose answer's text it brings (``fill``);
-- a file read a batch at a time into a store that held traces before, which holds any
-  ``tg:content``, unmarks it: its texts may belong to sessions it does not re-read.
+- a content file, or a file whose documents graph holds texts (read whole or a batch at a
+  time), ingested after the traces fills the preview of each indexed session whose answer's
+  text it brings (``fill``), as it adds their words.
 
 An index without the mark (made before it existed, or unmarked) has its pages' previews looked
 up from the store as before.

@@ -839,19 +839,25 @@ class IndexUpdate:
         phases.begin(FULL_TEXT, len(rows))
         self.index.replace(sorted(outside), rows, files, self.typed)
         phases.advance(len(rows))
-        self.index.add_words(self._words_of_texts(outside | set(self.from_file)), self.store)
+        self.index.add_words(words_of_new_texts(self.store, self.texts, self.documents_of_known,
+                                                outside | set(self.from_file)), self.store)
         return len(rows)
 
-    def _words_of_texts(self, written: set[str]) -> dict[str, dict[str, list[str]]]:
-        """The words the file's texts add to sessions already indexed (not among ``written``,
-        read with the texts just now), by root and field."""
-        by_root, by_step = words_of_documents(self.store, self.texts, self.documents_of_known)
-        owners = _roots_of(self.store, sorted(by_step), pointed=True)
-        for step, words in by_step.items():
-            for root in owners.get(step, ()):
-                for field, texts in words.items():
-                    by_root.setdefault(root, {}).setdefault(field, []).extend(texts)
-        return {root: words for root, words in by_root.items() if root not in written}
+
+def words_of_new_texts(store: ox.Store, texts: Mapping[str, str], documents: Sequence[str],
+                       written: set[str]) -> dict[str, dict[str, list[str]]]:
+    """The words that the texts of ``documents`` (new to the store, and pointed at by steps it
+    had: ``documents_named``) add to sessions already indexed and not among ``written`` (read
+    with the texts just now), ``{root: {field: [text, …]}}``, found in ``store`` once the texts
+    are in it (``words_of_documents``; a step whose IRI does not name its session is followed
+    to its roots)."""
+    by_root, by_step = words_of_documents(store, texts, documents)
+    owners = _roots_of(store, sorted(by_step), pointed=True)
+    for step, words in by_step.items():
+        for root in owners.get(step, ()):
+            for field, found in words.items():
+                by_root.setdefault(root, {}).setdefault(field, []).extend(found)
+    return {root: words for root, words in by_root.items() if root not in written}
 
 
 _ROOT_TYPES = frozenset({QUESTION}) | SUBTYPES.keys()  # a subject typed one of these is a root (``model.roots.is_root``)
@@ -889,7 +895,9 @@ class StreamedIndexUpdate:
     2. ``apply(files)``, once every batch is in: adds the sessions those entities belong to in
        the store, reads every touched session from the store (all its steps, wherever they came
        from), ``_BATCH`` at a time, and writes their rows batch by batch in one transaction,
-       with the file's digest (``SessionIndex.replace_batches``).
+       with the file's digest (``SessionIndex.replace_batches``); then adds the words (and
+       answers' previews) of the texts the file brought for sessions it did not re-read, as
+       ``IndexUpdate`` does (``words_of_new_texts``).
 
     The same sessions get the same rows as ``IndexUpdate`` gives them, read from the store
     rather than from the file; or, when ``triples_of`` is given (``written_triples``: what was
@@ -906,9 +914,10 @@ class StreamedIndexUpdate:
                  triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None,
                  stage_typed: bool = False, fresh: bool = False):
         self.store, self.index, self.triples_of = store, index, triples_of
-        # a text for a session the file does not re-read would leave its answer's preview
-        # unknown to the index (``index_previews``): not so in a store empty before
-        self.texts_seen = fresh
+        # texts (in the documents graph) for steps the store had: their sessions' words and
+        # answers' previews change (``apply``); only IRIs are held. None in a store empty before
+        self.fresh = fresh
+        self.documents_of_known: list[str] = []
         self.touched: set[str] = set()
         self.undescribed: set[str] = set()  # derivation targets no batch so far described
         self.stage_typed = stage_typed
@@ -918,9 +927,8 @@ class StreamedIndexUpdate:
         """Note what one batch touches (step 1). ``text``: ``quads`` as ``TriplesText``, when
         the caller has it already."""
         text = text if text is not None else TriplesText(quads)
-        if not self.texts_seen and _CONTENT_WRITTEN in text.text and texts_in_documents_graph(quads):
-            self.texts_seen = True
-            self.index.forget_previews_complete()
+        if not self.fresh and _CONTENT_WRITTEN in text.text:
+            self.documents_of_known += documents_named(self.store, texts_in_documents_graph(quads))
         subjects = text.subjects()
         touched = self.touched
         typed: set[bytes] = set()
@@ -989,6 +997,8 @@ class StreamedIndexUpdate:
 
         written = self.index.replace_batches(roots, batches() if rows_reader is None else read(), files,
                                              typed if typed is not None else self.typed_write(False))
+        if self.documents_of_known:
+            self.index.add_words(words_of_new_texts(self.store, texts, self.documents_of_known, set(roots)), self.store)
         phases.begin(FULL_TEXT, written)
         phases.advance(written)
         return written
