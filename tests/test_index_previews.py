@@ -48,6 +48,15 @@ def _content_as_quads(tmp_path) -> list:
     return [path]
 
 
+def _traces_alone(path):
+    """A store of the corpus's trace files without their content files."""
+    local = open_local_store(path)
+    for file in expand_paths([CORPUS]):
+        if not file.name.endswith(".documents.json"):
+            ingest_file(local, str(file))
+    return local
+
+
 def _no_look_ups(monkeypatch):
     def refuse(self, iris):
         raise AssertionError("a page asked the store for its answers' texts")
@@ -75,10 +84,7 @@ def test_the_index_keeps_every_preview_whichever_order_the_texts_come_in(tmp_pat
 
 
 def test_before_the_texts_come_the_index_has_no_preview_for_them_and_says_it_has_all(tmp_path, expected):
-    local = open_local_store(tmp_path / "s")
-    for path in expand_paths([CORPUS]):
-        if not path.name.endswith(".documents.json"):
-            ingest_file(local, str(path))
+    local = _traces_alone(tmp_path / "s")
     kept = _kept(local)
     # the answers kept inline (the seed shape) have theirs; those in a text the store lacks none
     assert local.index.previews_complete()
@@ -88,10 +94,7 @@ def test_before_the_texts_come_the_index_has_no_preview_for_them_and_says_it_has
 
 
 def test_a_streamed_file_bringing_texts_to_a_store_that_had_traces_fills_previews_and_words(tmp_path, expected):
-    local = open_local_store(tmp_path / "s")
-    for path in expand_paths([CORPUS]):
-        if not path.name.endswith(".documents.json"):
-            ingest_file(local, str(path))
+    local = _traces_alone(tmp_path / "s")
     before = _kept(local)
     assert {i for i, p in before.items() if p} < {i for i, p in expected.items() if p}
     found = list_sessions(local.source(), SessionFilter(text="answer:Elbrus", include_sub=True), limit=0).rows
@@ -114,10 +117,7 @@ def test_a_streamed_file_bringing_texts_to_a_store_that_had_traces_fills_preview
 
 
 def test_an_index_without_the_mark_has_its_pages_previews_looked_up(tmp_path, expected):
-    local = open_local_store(tmp_path / "s")
-    for path in expand_paths([CORPUS]):
-        if not path.name.endswith(".documents.json"):
-            ingest_file(local, str(path))
+    local = _traces_alone(tmp_path / "s")
     local.index.forget_previews_complete()  # as an index made before the mark existed
     for path in expand_paths([CORPUS]):
         if path.name.endswith(".documents.json"):
