@@ -99,3 +99,12 @@ def test_health_filters_split_the_sessions(capsys):
     with pytest.raises(SystemExit) as stopped:
         run(capsys, "--health", "sickly")
     assert stopped.value.code == 2 and "unknown health 'sickly'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option, value", [("--limit", "-1"), ("--offset", "-5"), ("--limit", "ten")])
+def test_a_negative_or_unreadable_page_size_or_offset_is_refused(capsys, option, value):
+    with pytest.raises(SystemExit) as stopped:
+        run(capsys, option, value)
+    assert stopped.value.code == 2
+    assert f"argument {option}: expected a whole number, 0 or more, got '{value}'" in capsys.readouterr().err
+    assert len(rows(capsys, "--offset", len(TOP) - 2)) == 2  # 0 and more are taken as before

@@ -3,6 +3,8 @@ session; and how ``--session`` finds the session it names."""
 
 from __future__ import annotations
 
+import argparse
+
 import functools
 import json
 import sys
@@ -26,14 +28,26 @@ from .sources import add_source_arguments
 TABLE_COLUMNS = ("Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status", "Tokens")
 
 
+def _count(text: str) -> int:
+    """``--limit`` and ``--offset``: a whole number, 0 or more (a negative one was taken as 0,
+    or as "all" for ``--limit``, without a word). Raises argparse.ArgumentTypeError."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number, 0 or more, got {text!r}")
+    return value
+
+
 def add_parser(commands) -> None:
     """Add ``list`` and ``show`` to the subcommands ``commands``."""
     listing = commands.add_parser("list", help="list sessions, newest first",
                                   description="List sessions a page at a time, filtered and sorted as the app's "
                                               "session list (top-level sessions unless --all).")
     add_source_arguments(listing)
-    listing.add_argument("--limit", type=int, default=50, metavar="N", help="sessions per page (0: all; default 50)")
-    listing.add_argument("--offset", type=int, default=0, metavar="M", help="skip the first M sessions")
+    listing.add_argument("--limit", type=_count, default=50, metavar="N", help="sessions per page (0: all; default 50)")
+    listing.add_argument("--offset", type=_count, default=0, metavar="M", help="skip the first M sessions")
     listing.add_argument("--all", action="store_true", help="include sub-sessions")
     add_sort_argument(listing)
     add_filter_arguments(listing)
