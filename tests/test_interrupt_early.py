@@ -3,6 +3,7 @@ one line ``interrupted`` and status 130, as a Ctrl-C later does, not with Python
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -28,9 +29,16 @@ sys.exit(main())
 """
 
 
+def _as_from_a_shell() -> None:
+    """In the child before it runs: SIGINT's default action and not blocked, as a shell starts
+    a command (the test process may have it ignored or blocked, and a child inherits both)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_a_ctrl_c_while_the_command_is_imported_ends_it_in_one_line_with_130(tmp_path):
     done = subprocess.run([sys.executable, "-c", PROGRAM, str(tmp_path / "store")], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, preexec_fn=_as_from_a_shell)
     assert done.returncode == 130, done.stderr[-2000:]
     assert done.stderr == "trace-explorer: interrupted\n"
     assert done.stdout == ""
@@ -40,5 +48,6 @@ def test_a_ctrl_c_while_the_command_is_imported_ends_it_in_one_line_with_130(tmp
 def test_the_handler_before_the_import_is_put_back(tmp_path):
     program = ("import signal\nfrom trace_explorer.cli import main\n"
                "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
-    done = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          preexec_fn=_as_from_a_shell)
     assert done.stdout.split() == ["True"], done.stderr[-2000:]
