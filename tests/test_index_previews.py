@@ -14,6 +14,7 @@ from trace_explorer.model.reader import read_sessions
 from trace_explorer.model.summary import answer_preview
 from trace_explorer.read import rdf_stream
 from trace_explorer.read.collection import expand_paths, load_collection
+from trace_explorer.sources import index_previews
 from trace_explorer.sources import store as store_module
 from trace_explorer.sources.catalog import SessionFilter, list_sessions
 from trace_explorer.sources.local_store import ingest_file, open_local_store, reindex
@@ -118,7 +119,8 @@ def test_a_streamed_file_bringing_texts_to_a_store_that_had_traces_fills_preview
 
 def test_an_index_without_the_mark_has_its_pages_previews_looked_up(tmp_path, expected):
     local = _traces_alone(tmp_path / "s")
-    local.index.forget_previews_complete()  # as an index made before the mark existed
+    with local.index._db:  # as an index made before the mark existed
+        index_previews.mark(local.index._db, False)
     for path in expand_paths([CORPUS]):
         if path.name.endswith(".documents.json"):
             ingest_file(local, str(path))

@@ -4,7 +4,6 @@ session; and how ``--session`` finds the session it names."""
 from __future__ import annotations
 
 import argparse
-
 import functools
 import json
 import sys

@@ -15,7 +15,7 @@ answer, and keeps that true as texts arrive:
   time), ingested after the traces fills the preview of each indexed session whose answer's
   text it brings (``fill``), as it adds their words.
 
-An index without the mark (made before it existed, or unmarked) has its pages' previews looked
+An index without the mark (made before it existed) has its pages' previews looked
 up from the store as before.
 """
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Mapping
 
 import pyoxigraph as ox
 
@@ -47,20 +47,14 @@ def mark(db: sqlite3.Connection, complete: bool) -> None:
         db.execute("DELETE FROM meta WHERE key = ?", (COMPLETE_KEY,))
 
 
-def fill(db: sqlite3.Connection, store: ox.Store, roots: Iterable[str]) -> int:
-    """Inside a transaction, after a write that brought texts: give each row of ``roots`` whose
-    summary has an answer but no preview the preview of the text ``store`` now holds for it
+def fill(db: sqlite3.Connection, store: ox.Store, rows: Mapping[str, tuple]) -> int:
+    """Inside a transaction, after a write that brought texts: give each of ``rows`` (root ->
+    (row id, parent, summary dict): ``session_index._summaries_where``) whose summary has an
+    answer but no preview the preview of the text ``store`` now holds for it
     (``StoreSource.entity_texts``: an inline answer, or the text behind its ``tg:document``;
     a few look-ups a row). Returns how many rows changed."""
-    wanted = list(dict.fromkeys(roots))
-    lacking: dict[str, tuple[int, dict]] = {}  # answer IRI -> (row id, summary)
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start:start + 500]
-        for row_id, text in db.execute("SELECT s.id, m.summary FROM sessions s JOIN summaries m ON m.id = s.id "
-                                       f"WHERE s.root IN ({','.join('?' * len(chunk))})", chunk).fetchall():
-            summary = json.loads(text)
-            if summary.get("answer_id") and summary.get("answer_preview") is None:
-                lacking[summary["answer_id"]] = (row_id, summary)
+    lacking = {summary["answer_id"]: (row_id, summary) for row_id, _, summary in rows.values()
+               if summary.get("answer_id") and summary.get("answer_preview") is None}
     if not lacking:
         return 0
     updates = []

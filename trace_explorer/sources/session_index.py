@@ -428,14 +428,8 @@ class SessionIndex(WriteRecords, ListPages):
         (``index_previews.fill``). Returns how many sessions' words changed."""
         with self._lock, self._db:
             if store is not None:
-                index_previews.fill(self._db, store, words)
+                index_previews.fill(self._db, store, _summaries_where(self._db, "s.root", list(words)))
             return _add_words(self._db, words)
-
-    def forget_previews_complete(self) -> None:
-        """Clear the mark of ``previews_complete``: a write brings texts whose sessions' previews
-        it does not fill (pages look them up in the store from then on)."""
-        with self._lock, self._db:
-            index_previews.mark(self._db, False)
 
     def previews_complete(self) -> bool:
         """True when every row carries its answer's preview where the store has the text
