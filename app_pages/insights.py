@@ -1,6 +1,7 @@
 """Insights page: what the sessions the session list's filters select did, at a glance: sessions
-per day, tool calls and errors, steps, durations, tokens and termination reasons. Each chart
-downloads as PNG and CSV; a click on a bar lists those sessions."""
+per day (week, month or year over a long history), tool calls and errors, steps, durations,
+tokens and termination reasons. Each chart downloads as PNG and CSV; a click on a bar lists
+those sessions."""
 
 from __future__ import annotations
 

@@ -16,10 +16,11 @@ run), then measures, each in a process of its own:
   by hard links);
 - on the store: the list's first page, a sort by each column, a filter by type, status and
   health, a word search, the last page, opening a session (a 12-step agent run, read as the
-  session page reads it), and ``collection_stats`` of every session (``stats --all``): the
+  session page reads it), and ``collection_stats`` of every session (``stats --all``) and of
+  the top-level sessions (``stats``, the Insights page's first view): the
   median of ``--repeat`` runs after a first, in milliseconds, with CPU milliseconds beside;
-- the command line as a person runs it (process start included): ``list``, ``show`` and
-  ``stats --all``;
+- the command line as a person runs it (process start included): ``list``, ``show``,
+  ``stats --all`` and ``stats``;
 - in headless Chromium (``benchmarks/browser.py``'s measurements; unless ``--no-browser``): the
   list's first page, a filter click and opening a session.
 
@@ -166,6 +167,7 @@ def views_child(store: str, react: str, repeat: int) -> None:
         "list: last page": lambda: list_sessions(source, offset=max(0, total - 50)),
         "open a session (12 steps)": lambda: fetch_session(source, react),
         "stats of every session (--all)": lambda: collection_stats(source, everything),
+        "stats of the top-level sessions (Insights)": lambda: collection_stats(source, SessionFilter()),
     })
     out = {}
     for label, function in views.items():
@@ -183,7 +185,8 @@ def measure_cli(store: Path, react: str) -> dict:
     out = {}
     for label, args in (("cli: list (first page)", ["list", "--store", str(store)]),
                         ("cli: show a session", ["show", "--store", str(store), "--session", react]),
-                        ("cli: stats --all", ["stats", "--store", str(store), "--all"])):
+                        ("cli: stats --all", ["stats", "--store", str(store), "--all"]),
+                        ("cli: stats", ["stats", "--store", str(store)])):
         try:
             out[label] = [run_measured(CLI + args)["wall"] * 1000 for _ in range(2)][-1]
         except RuntimeError as error:  # reported in the table, the other figures kept

@@ -1,5 +1,5 @@
 """``stats --all`` and a word search, as the session index answers them at any size (the
-statistics from its kept counts, the per-day rows read in their order; a page of common words
+statistics from its kept counts, the series over time read in its order; a page of common words
 walking the list against matches found once while the index is unchanged), give what counting
 the rows and sorting every match give: on a generated collection (``benchmarks/synthetic.py``)
 and on the demo data, after a second ingest adds sessions, and after rows are replaced and
@@ -48,12 +48,13 @@ def made(synthetic, tmp_path_factory):
             synthetic.generate(out / "b", 60, seed=8, long_steps=(5,)))
 
 
-def stats_counted_from_rows(index: SessionIndex) -> dict:
-    """``stats --all`` from the index's rows, as before it kept counts (every row grouped)."""
+def stats_counted_from_rows(index: SessionIndex, filters: SessionFilter = EVERYTHING) -> dict:
+    """``stats --all`` (or of ``filters``) from the index's rows, as before it kept counts
+    (every row grouped)."""
     kept = index.aggregates
     index.aggregates = False
     try:
-        return summarize(_from_index(index, EVERYTHING))
+        return summarize(_from_index(index, filters))
     finally:
         index.aggregates = kept
 
@@ -78,14 +79,17 @@ def found_in_texts(index: SessionIndex, filters: SessionFilter) -> set[str]:
 
 
 def check_stats(source, expected_sessions: int, days_at_least: int) -> dict:
-    """``stats --all`` from the kept counts equals the rows counted, with real values."""
+    """``stats --all`` and the top-level sessions' from the kept counts equal the rows counted,
+    with real values."""
     numbers = collection_stats(source, EVERYTHING)
     assert numbers == stats_counted_from_rows(source.index)
+    assert collection_stats(source, SessionFilter()) == stats_counted_from_rows(source.index, SessionFilter())
     assert numbers["sessions"] == expected_sessions == source.index.count(EVERYTHING)
-    days = numbers["per_day"]
-    assert days == sorted(days, key=lambda d: (d["day"], d["mechanism"], d["pattern"] or ""))
-    assert len({(d["day"], d["mechanism"], d["pattern"]) for d in days}) == len(days) >= days_at_least
-    assert all(d["sessions"] > 0 and len(d["day"]) == 10 for d in days)
+    assert numbers["period"] == "day"  # a few weeks of sessions
+    days = numbers["per_period"]
+    assert days == sorted(days, key=lambda d: (d["period"], d["mechanism"], d["pattern"] or ""))
+    assert len({(d["period"], d["mechanism"], d["pattern"]) for d in days}) == len(days) >= days_at_least
+    assert all(d["sessions"] > 0 and len(d["period"]) == 10 for d in days)
     dated = Counter()
     for d in days:
         dated[d["mechanism"]] += d["sessions"]
@@ -138,8 +142,8 @@ def test_stats_and_searches_on_a_generated_collection_through_a_second_ingest(ma
         ingest_file(local, str(second.nquads))
     after = check_stats(reader, first.info["sessions"] + second.info["sessions"], 20)
     assert sum(after["by_mechanism"].values()) == sum(before["by_mechanism"].values()) + second.info["sessions"]
-    earlier = {(d["day"], d["mechanism"], d["pattern"]): d["sessions"] for d in before["per_day"]}
-    grown = [d for d in after["per_day"] if earlier.get((d["day"], d["mechanism"], d["pattern"]), d["sessions"]) < d["sessions"]]
+    earlier = {(d["period"], d["mechanism"], d["pattern"]): d["sessions"] for d in before["per_period"]}
+    grown = [d for d in after["per_period"] if earlier.get((d["period"], d["mechanism"], d["pattern"]), d["sessions"]) < d["sessions"]]
     assert grown  # the second collection's sessions counted on days the first had too
     again = check_searches(reader.index)
     assert again["bronze"] > counts["bronze"]
@@ -154,14 +158,14 @@ def test_stats_and_searches_on_a_generated_collection_through_a_second_ingest(ma
         groups: dict[tuple, list[str]] = {}
         for root, row in rows.items():
             groups.setdefault(((row["time"] or "")[:10], row["mechanism"], row["pattern"]), []).append(root)
-        day = next(d for d in after["per_day"] if d["sessions"] > 1
-                   and not set(groups[(d["day"], d["mechanism"], d["pattern"])]) & set(roots[:5]))
-        emptied = groups[(day["day"], day["mechanism"], day["pattern"])]
+        day = next(d for d in after["per_period"] if d["sessions"] > 1
+                   and not set(groups[(d["period"], d["mechanism"], d["pattern"])]) & set(roots[:5]))
+        emptied = groups[(day["period"], day["mechanism"], day["pattern"])]
         assert len(emptied) == day["sessions"]
         index.replace(roots[:3] + emptied, [])
         index.replace([], [dict(rows[r], insights=None) for r in roots[3:5]])
     dropped = check_stats(reader, after["sessions"] - 3 - len(emptied), 20)
-    assert [d for d in dropped["per_day"] if (d["day"], d["mechanism"]) == (day["day"], day["mechanism"])
+    assert [d for d in dropped["per_period"] if (d["period"], d["mechanism"]) == (day["period"], day["mechanism"])
             and d["pattern"] == day["pattern"]] == []
     assert check_searches(reader.index)["bronze"] == again["bronze"] - 3
 

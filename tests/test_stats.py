@@ -53,7 +53,7 @@ def test_tool_calls_and_errors_are_the_manifests_sums(sources, which, include_su
     assert {tool: t["calls"] for tool, t in numbers["tools"].items()} == dict(calls)
     assert sum(t["errors"] for t in numbers["tools"].values()) == errors == 1
     assert numbers["tools"]["mcp:weather"]["errors"] == 1  # the 12-step run's failed call
-    assert sum(d["sessions"] for d in numbers["per_day"]) == count
+    assert sum(d["sessions"] for d in numbers["per_period"]) == count
     assert sum(numbers["termination"].values()) == count
 
 

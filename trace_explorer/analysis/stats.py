@@ -7,9 +7,10 @@ the index's tables (``sources.session_insights``) by a few queries that read no 
 (``stats --all``) from the groups the index keeps as rows are written
 (``sources.index_aggregates``), 12-14 ms of CPU at 100,000 sessions (1.7-1.8 s when every row
 was read; 27-34 ms when the kept per-day groups were summed and sorted again for each answer),
-most of it the per-day rows themselves, one a day, type and pattern: they grow with the days
-the sessions span. A SPARQL endpoint has no index: its sessions are read a page at a time and
-counted the same way.
+and those of the top-level sessions (the default view) the same way. Sessions over time are
+counted by day, week, month or year, whichever keeps the series within ``periods.MAX_PERIODS``
+periods: the answer, and its cost, does not grow with the days the sessions span. A SPARQL
+endpoint has no index: its sessions are read a page at a time and counted the same way.
 
 Percentiles are nearest-rank: p50 of n sorted values is the ceil(n / 2)-th (``rank``).
 """
@@ -23,6 +24,7 @@ from datetime import timezone
 from typing import Any
 
 from ..model.totals import family
+from .periods import period_of, period_unit
 from ..sources import index_aggregates
 from ..sources.catalog import indexed, list_sessions
 from ..sources.filter import SessionFilter
@@ -36,9 +38,11 @@ _PAGE = 200  # sessions read per page from a source without an index
 def collection_stats(source: TraceSource, filters: SessionFilter | None = None) -> dict[str, Any]:
     """The numbers of the sessions ``filters`` selects (``include_sub`` counts sub-sessions):
 
-    ``sessions`` (n), ``by_mechanism`` and ``by_pattern`` ({name: sessions}), ``per_day``
-    ([{"day": "YYYY-MM-DD" (UTC), "mechanism", "pattern", "sessions"}], undated sessions left
-    out), ``steps_per_session`` ([{"steps", "sessions"}]) and ``steps`` ({"total", "p50", "p95",
+    ``sessions`` (n), ``by_mechanism`` and ``by_pattern`` ({name: sessions}), ``period`` (the
+    unit of the series over time: "day", "week", "month" or "year", ``periods.period_unit`` of
+    the first and last day), ``per_period`` ([{"period": its name (``periods.period_of``: UTC),
+    "mechanism", "pattern", "sessions"}] in that order, undated sessions left out),
+    ``steps_per_session`` ([{"steps", "sessions"}]) and ``steps`` ({"total", "p50", "p95",
     "max"}), ``tools`` ({tool: {"calls", "errors", "error_rate", "p50_ms", "p95_ms", "max_ms"}}),
     ``durations`` ({"llm"|"tool": {"calls", "p50_ms", "p95_ms", "max_ms"}}), ``tokens`` ({model:
     {"calls", "in", "out"}}; a call with no model under "unknown"), ``termination`` ({reason:
@@ -61,9 +65,9 @@ class Groups:
     [(reason or None, n)], ``tools`` [(tool, calls, errors)], ``tool_spread`` {tool: (calls with a
     duration, p50, p95, max)}, ``spread`` {"llm"|"tool": (calls, p50, p95, max)}, ``tokens``
     [(model or None, calls, in, out)], ``parse_errors`` (replies of the model not parsed);
-    ``per_day``: ``collection_stats``' per-day rows when the source gives them ready (one a day,
-    mechanism and pattern, in their order), the day of every ``sessions`` group then None; else
-    None, and they are counted from ``sessions``."""
+    ``period`` and ``per_period``: ``collection_stats``' series over time when the source gives
+    it ready (a row a period, mechanism and pattern, in their order), the day of every
+    ``sessions`` group then None; else None, and it is counted from ``sessions``."""
 
     sessions: list[tuple] = field(default_factory=list)
     steps: list[tuple] = field(default_factory=list)
@@ -73,36 +77,31 @@ class Groups:
     spread: dict[str, tuple] = field(default_factory=dict)
     tokens: list[tuple] = field(default_factory=list)
     parse_errors: int = 0
-    per_day: list[dict] | None = None
+    period: str | None = None
+    per_period: list[dict] | None = None
 
 
 def summarize(groups: Groups) -> dict[str, Any]:
     """The numbers (``collection_stats``'s dict) from grouped counts."""
     by_mechanism: Counter = Counter()
     by_pattern: Counter = Counter()
-    per_day: Counter = Counter()
-    for day, mechanism, pattern, n in groups.sessions:
+    for _, mechanism, pattern, n in groups.sessions:
         by_mechanism[mechanism] += n
         if pattern:
             by_pattern[pattern] += n
-        if day:
-            per_day[(day, mechanism, pattern)] += n
     steps = sorted((k or 0, n) for k, n in groups.steps)
     expanded_total = sum(n for _, n in steps)
     termination: Counter = Counter()
     for reason, n in groups.termination:
         termination[reason or NO_TERMINATION] += n
     empty = (0, None, None, None)
-    if groups.per_day is None:
-        days = [{"day": d, "mechanism": m, "pattern": p, "sessions": n}
-                for (d, m, p), n in sorted(per_day.items(), key=lambda item: (item[0][0], item[0][1], item[0][2] or ""))]
-    else:
-        days = groups.per_day
+    unit, series = (groups.period, groups.per_period) if groups.per_period is not None else _series(groups.sessions)
     return {
         "sessions": sum(by_mechanism.values()),
         "by_mechanism": dict(sorted(by_mechanism.items())),
         "by_pattern": dict(sorted(by_pattern.items())),
-        "per_day": days,
+        "period": unit,
+        "per_period": series,
         "steps_per_session": [{"steps": k, "sessions": n} for k, n in steps],
         "steps": {"total": sum(k * n for k, n in steps), "p50": _ranked(steps, 50, expanded_total),
                   "p95": _ranked(steps, 95, expanded_total), "max": steps[-1][0] if steps else None},
@@ -115,6 +114,18 @@ def summarize(groups: Groups) -> dict[str, Any]:
         "termination": dict(sorted(termination.items())),
         "parse_errors": groups.parse_errors,
     }
+
+
+def _series(sessions: list[tuple]) -> tuple[str, list[dict]]:
+    """The unit and the rows of the series over time of the ``Groups.sessions`` groups (dated
+    ones only)."""
+    dated = [group for group in sessions if group[0]]
+    unit = period_unit(min(d for d, *_ in dated), max(d for d, *_ in dated)) if dated else "day"
+    counted: Counter = Counter()
+    for day, mechanism, pattern, n in dated:
+        counted[(period_of(day, unit), mechanism, pattern)] += n
+    return unit, [{"period": d, "mechanism": m, "pattern": p, "sessions": n}
+                  for (d, m, p), n in sorted(counted.items(), key=lambda item: (item[0][0], item[0][1], item[0][2] or ""))]
 
 
 def rank(p: int, n: int) -> int:
@@ -162,23 +173,19 @@ def _by_model(rows: list[tuple]) -> list[tuple]:
 def _from_index(index, filters: SessionFilter) -> Groups:
     """The chosen sessions' numbers from the index's tables: three queries that read no session
     (the sessions grouped by day, mechanism, pattern, steps and termination; their tool calls;
-    their LLM calls)."""
+    their LLM calls); every session's, or every top-level session's, from the counts the index
+    keeps (``_from_aggregates``)."""
     complete = index._query("SELECT value FROM meta WHERE key = ?", (COMPLETE_KEY,))
     if not complete:
         raise SourceError("this store's session index was made before it kept tool calls and LLM calls; "
                           "rebuild it with `trace-explorer reindex --store DIR`")
-    if index.aggregates and filters == SessionFilter(include_sub=True):
-        return _from_aggregates(index._query)
+    if index.aggregates and filters.unfiltered and index_aggregates.present(index._query, index_aggregates.PERIOD_TABLES):
+        return _from_aggregates(index, top_only=not filters.include_sub)
     where, params = index_where(filters)  # FROM ... WHERE ...
-    # the calls of the chosen sessions and of every session below them, each once (README, "Totals")
-    family = (f"WITH RECURSIVE chosen(root) AS (SELECT root {where} UNION "
-              f"SELECT s.root FROM sessions s JOIN chosen c ON s.parent = c.root) ")
-    chosen = " WHERE root IN (SELECT root FROM chosen)"
     rows = index._query(f"SELECT substr(time, 1, 10), mechanism, pattern, steps, (SELECT termination FROM "
                         f"insight_sessions i WHERE i.root = sessions.root), COUNT(*) {where} "
                         f"GROUP BY 1, 2, 3, 4, 5", params)
-    groups = _calls(index._query(f"{family}SELECT tool, ms, error FROM insight_tools{chosen}", params),
-                    index._query(f"{family}SELECT model, ms, tokens_in, tokens_out FROM insight_llm{chosen}", params))
+    groups = _family_calls(index, where, params)
     sessions: Counter = Counter()
     steps: Counter = Counter()
     termination: Counter = Counter()
@@ -188,29 +195,54 @@ def _from_index(index, filters: SessionFilter) -> Groups:
         termination[reason] += n
     groups.sessions = [(*k, n) for k, n in sessions.items()]
     groups.steps, groups.termination = list(steps.items()), list(termination.items())
+    return groups
+
+
+def _family_calls(index, where: str, params: list) -> Groups:
+    """The calls (tools, LLM, parse errors) of the sessions ``where`` (``session_index._where``'s
+    FROM … WHERE …) chooses and of every session below them, each once (README, "Totals")."""
+    family = (f"WITH RECURSIVE chosen(root) AS (SELECT root {where} UNION "
+              f"SELECT s.root FROM sessions s JOIN chosen c ON s.parent = c.root) ")
+    chosen = " WHERE root IN (SELECT root FROM chosen)"
+    groups = _calls(index._query(f"{family}SELECT tool, ms, error FROM insight_tools{chosen}", params),
+                    index._query(f"{family}SELECT model, ms, tokens_in, tokens_out FROM insight_llm{chosen}", params))
     groups.parse_errors = index._query(f"{family}SELECT COALESCE(SUM(parse_errors), 0) FROM insight_sessions{chosen}",
                                       params)[0][0]
     return groups
 
 
-def _from_aggregates(query) -> Groups:
-    """The numbers of every session (sub-sessions too) from the counts the index keeps
-    (``index_aggregates``; ``query``: the index's ``_query``): a few small tables, whatever
-    the number of sessions, and the per-day counts, a row a day, mechanism and pattern, read in
-    their order and given as they are (``Groups.per_day``): the answer's only part that grows
-    with the store, by the days it spans. The same numbers as ``_from_index`` gives for that
-    filter."""
+def _from_aggregates(index, top_only: bool) -> Groups:
+    """The numbers of every session (sub-sessions too), or of every top-level session
+    (``top_only``), from the counts the index keeps (``index_aggregates``): a few small tables,
+    whatever the number of sessions, and the series over time in the unit that keeps it within
+    ``periods.MAX_PERIODS`` periods, read in its order and given as it is (``Groups.per_period``).
+    The calls of the top-level sessions are those of every session when every session is below
+    a top-level one (``index_aggregates.unreached`` 0); else they are read as ``_from_index``
+    reads them. The same numbers as ``_from_index`` gives for that filter."""
+    query = index._query
+
     def kept(table: str) -> list[tuple]:
         return index_aggregates.counts_of(table, query)
 
-    groups = Groups(sessions=[(None, mechanism, pattern or None, n) for mechanism, pattern, n in index_aggregates.kinds(query)],
-                    steps=kept("stats_steps"),
-                    per_day=[{"day": day, "mechanism": mechanism, "pattern": pattern or None, "sessions": n}
-                             for day, mechanism, pattern, n in index_aggregates.dated(query)])
-    ended = kept("stats_termination")
-    unrecorded = sum(n for *_, n in groups.sessions) - sum(n for _, n, _ in ended)  # sessions with no insight row
-    groups.termination = [(reason or None, n) for reason, n, _ in ended] + ([(None, unrecorded)] if unrecorded else [])
-    groups.parse_errors = sum(p for *_, p in ended)
+    tops = (1,) if top_only else (0, 1)
+    span = index_aggregates.day_span(query, tops)
+    unit = period_unit(*span) if span else "day"
+    kinds = index_aggregates.kinds_of_top(query) if top_only else index_aggregates.kinds(query)
+    groups = Groups(sessions=[(None, mechanism, pattern or None, n) for mechanism, pattern, n in kinds],
+                    steps=kept("stats_top_steps" if top_only else "stats_steps"), period=unit,
+                    per_period=[{"period": period, "mechanism": mechanism, "pattern": pattern or None, "sessions": n}
+                                for period, mechanism, pattern, n in index_aggregates.periods(query, unit, tops)])
+    every = kept("stats_termination")
+    ended = kept("stats_top_termination") if top_only else [(reason, n) for reason, n, _ in every]
+    unrecorded = sum(n for *_, n in groups.sessions) - sum(n for _, n in ended)  # sessions with no insight row
+    groups.termination = [(reason or None, n) for reason, n in ended] + ([(None, unrecorded)] if unrecorded else [])
+    if top_only and index_aggregates.unreached(query) != 0:
+        where, params = index_where(SessionFilter())
+        calls = _family_calls(index, where, params)
+        groups.tools, groups.tool_spread, groups.spread = calls.tools, calls.tool_spread, calls.spread
+        groups.tokens, groups.parse_errors = calls.tokens, calls.parse_errors
+        return groups
+    groups.parse_errors = sum(p for *_, p in every)
     groups.tools = kept("stats_tools")
     groups.tool_spread = {tool: index_aggregates.spread(query, "tool", rank, tool) for tool, _, _ in groups.tools}
     groups.spread = {"tool": index_aggregates.spread(query, "tool", rank), "llm": index_aggregates.spread(query, "llm", rank)}

@@ -1,11 +1,12 @@
 """``trace-explorer stats``: what the sessions a filter selects did, in numbers (the same as the
-app's Insights page): sessions per mechanism, pattern and day, steps per session, tool calls and
+app's Insights page): sessions per mechanism, pattern and day (or week, month, year: ``analysis.periods``), steps per session, tool calls and
 errors per tool, LLM and tool durations, tokens per model, termination reasons."""
 
 from __future__ import annotations
 
 import json
 
+from ..analysis.periods import unit_label
 from ..analysis.stats import collection_stats
 from ..sources.source import TraceSource
 from ..views.visible_text import visible_controls
@@ -66,7 +67,7 @@ def stats_text(numbers: dict) -> str:
         out.append("LLM calls: every step that records an LLM call (a model, tokens or an LLM duration), "
                    f"{sum(t['calls'] for t in numbers['tokens'].values()):,} in all; \"unknown\": those naming no model.")
     out.append("\ntermination: " + ", ".join(f"{k} {v:,}" for k, v in numbers["termination"].items()))
-    days = [(d["day"], d["mechanism"], d["pattern"] or "", f"{d['sessions']:,}") for d in numbers["per_day"]]
-    if days:
-        out.append("\n" + format_table(("Day (UTC)", "Mechanism", "Pattern", "Sessions"), days))
+    series = [(d["period"], d["mechanism"], d["pattern"] or "", f"{d['sessions']:,}") for d in numbers["per_period"]]
+    if series:
+        out.append("\n" + format_table((unit_label(numbers["period"]), "Mechanism", "Pattern", "Sessions"), series))
     return "\n".join(out) + "\n"

@@ -42,6 +42,12 @@ class SessionFilter:
     health: str | None = None
 
     @property
+    def unfiltered(self) -> bool:
+        """True when nothing but ``include_sub`` is set: every (top-level) session is chosen."""
+        return not (self.mechanisms or self.patterns or self.status or self.needle or self.tool or self.model
+                    or self.failed_tool or self.termination or self.health)
+
+    @property
     def mechanisms(self) -> tuple[str, ...]:
         """``mechanism`` as a tuple (empty: any)."""
         return _choices(self.mechanism)

@@ -10,8 +10,12 @@ own transaction:
 - ``list_counts``: sessions by (top-level or not, mechanism, pattern, status, health class:
   one of ``session_insights.HEALTH_CHOICES`` but a rule id); a count of the list under any
   mix of those filters is a sum of a few of its rows (``count``);
-- ``stats_days`` (sessions by UTC day, mechanism and pattern), ``stats_steps`` (sessions by
-  steps) and ``stats_termination`` (sessions and unparsed replies by termination reason);
+- ``stats_periods`` (sessions by top-level or not, unit ("day", "week" from its Monday,
+  "month"), UTC period of that unit, mechanism and pattern: three rows a dated session),
+  ``stats_steps`` (sessions by steps) and ``stats_termination`` (sessions and unparsed replies
+  by termination reason); ``stats_top_steps`` and ``stats_top_termination``, the same of the
+  top-level sessions only (the statistics' default view), the latter counting a session once
+  both its row and its ``insight_sessions`` row are in, whichever came first;
 - ``stats_tools`` (calls and errors by tool), ``stats_llm`` (calls and tokens by model) and the
   distributions of their durations: each value with how many calls took it (``*_ms``), and the
   same counted in buckets of ``BUCKET_MS`` (``*_ms_buckets``), so that a percentile reads the
@@ -26,6 +30,13 @@ answered by counting the rows, as before (``present``).
 
 Rows replaced by ``INSERT OR REPLACE`` are counted out by a BEFORE INSERT trigger (SQLite fires no
 delete trigger for them unless ``recursive_triggers`` is on, which this index never turns on).
+
+The calls of the top-level sessions are theirs and those of every session below them (README,
+"Totals"): those of every session when each one's chain of parents reaches a top-level row.
+Whether it does cannot be kept by a trigger (SQLite runs no recursive query in one), so each
+write counts the sessions no top-level row reaches into ``meta`` (``note_unreached``: one
+recursive query, about 0.2 s at 100,000 sessions); at 0, the calls of every session are the
+top-level sessions' (``unreached``).
 """
 
 from __future__ import annotations
@@ -35,6 +46,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 BUCKET_MS = 64  # width of a duration bucket, in ms
+UNREACHED_KEY = "sessions_unreached"  # meta: how many sessions no top-level row reaches (``note_unreached``)
+# The period of each unit kept, from a row's ``time`` (``YYYY-MM-DDTHH:MM:SS...Z``, UTC): its day,
+# the Monday of its week (strftime's %w: 0 is Sunday) and its month.
+PERIODS = {
+    "day": "substr({t}, 1, 10)",
+    "week": "date(substr({t}, 1, 10), '-' || ((CAST(strftime('%w', substr({t}, 1, 10)) AS INTEGER) + 6) % 7) || ' days')",
+    "month": "substr({t}, 1, 7)",
+}
+_OBSOLETE = ("stats_days",)  # a table an index made before ``stats_periods`` has: dropped by ``prepare``
 
 # The health class of a session, from its ``health`` row's columns (``session_insights``'
 # filters: errors first, then warnings, then infos, else clean); a session with no row is
@@ -46,9 +66,11 @@ _CLASS_OF = "IFNULL((SELECT " + _CLASS.format(h="") + " FROM health WHERE health
 # table -> (its key columns, its counted columns)
 _AGGREGATES = {
     "list_counts": (("top", "mechanism", "pattern", "status", "health"), ("n",)),
-    "stats_days": (("day", "mechanism", "pattern"), ("n",)),
+    "stats_periods": (("top", "unit", "period", "mechanism", "pattern"), ("n",)),
     "stats_steps": (("steps",), ("n",)),
+    "stats_top_steps": (("steps",), ("n",)),
     "stats_termination": (("termination",), ("n", "parse_errors")),
+    "stats_top_termination": (("termination",), ("n",)),
     "stats_tools": (("tool",), ("calls", "errors")),
     "stats_tool_ms": (("tool", "ms"), ("n",)),
     "stats_tool_ms_buckets": (("tool", "bucket"), ("n",)),
@@ -57,6 +79,7 @@ _AGGREGATES = {
     "stats_llm_ms_buckets": (("bucket",), ("n",)),
 }
 TABLES = tuple(_AGGREGATES)
+PERIOD_TABLES = ("stats_periods", "stats_top_steps", "stats_top_termination")
 
 
 def _upsert(table: str, keys: Sequence[str], counts: Sequence[str], sign: str, condition: str = "") -> str:
@@ -70,14 +93,21 @@ def _upsert(table: str, keys: Sequence[str], counts: Sequence[str], sign: str, c
             f"ON CONFLICT ({', '.join(key_columns)}) DO UPDATE SET {added};")
 
 
-def _session_keys(row: str) -> dict[str, tuple[str, ...]]:
-    """What a ``sessions`` row (``row`` "new" or "old") adds to each table it is counted in."""
-    return {
-        "list_counts": (f"{row}.top", f"{row}.mechanism", f"IFNULL({row}.pattern, '')", f"{row}.status",
-                        _CLASS_OF.format(root=f"{row}.root")),
-        "stats_days": (f"IFNULL(substr({row}.time, 1, 10), '')", f"{row}.mechanism", f"IFNULL({row}.pattern, '')"),
-        "stats_steps": (f"{row}.steps",),
-    }
+def _session_counts(row: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...], str]]:
+    """What a ``sessions`` row (``row`` "{r}", formatted later) adds to each table it is counted
+    in: (table, key expressions, counted expressions, condition)."""
+    pattern = f"IFNULL({row}.pattern, '')"
+    top_ended = f"(SELECT IFNULL(termination, '') FROM insight_sessions i WHERE i.root = {row}.root)"
+    return [
+        ("list_counts", (f"{row}.top", f"{row}.mechanism", pattern, f"{row}.status",
+                         _CLASS_OF.format(root=f"{row}.root")), ("1",), ""),
+        *(("stats_periods", (f"{row}.top", f"'{unit}'", period.format(t=f"{row}.time"), f"{row}.mechanism", pattern),
+           ("1",), f"{row}.time IS NOT NULL") for unit, period in PERIODS.items()),
+        ("stats_steps", (f"{row}.steps",), ("1",), ""),
+        ("stats_top_steps", (f"{row}.steps",), ("1",), f"{row}.top = 1"),
+        ("stats_top_termination", (top_ended,), ("1",),
+         f"{row}.top = 1 AND EXISTS (SELECT 1 FROM insight_sessions i WHERE i.root = {row}.root)"),
+    ]
 
 
 def _health_move(root: str, health_class: str, sign: str) -> list[str]:
@@ -96,21 +126,23 @@ def _trigger(name: str, when: str, table: str, body: Sequence[str], condition: s
             f"{' WHEN ' + condition if condition else ''} BEGIN\n  " + "\n  ".join(body) + "\nEND;\n")
 
 
-# table -> (trigger name, {aggregate: (key expressions, counted expressions, condition)}), with
+# table -> (trigger name, [(aggregate, key expressions, counted expressions, condition)]), with
 # "{r}" for the row ("new" or "old")
+_TOP_SESSION = "EXISTS (SELECT 1 FROM sessions s WHERE s.root = {r}.root AND s.top = 1)"
 _COUNTED = {
-    "sessions": ("session", {t: (keys, ("1",), "") for t, keys in _session_keys("{r}").items()}),
-    "insight_sessions": ("termination", {
-        "stats_termination": (("IFNULL({r}.termination, '')",), ("1", "{r}.parse_errors"), "")}),
-    "insight_tools": ("tool", {
-        "stats_tools": (("{r}.tool",), ("1", "IFNULL({r}.error, 0)"), ""),
-        "stats_tool_ms": (("{r}.tool", "{r}.ms"), ("1",), "{r}.ms IS NOT NULL"),
-        "stats_tool_ms_buckets": (("{r}.tool", f"CAST({{r}}.ms / {BUCKET_MS} AS INTEGER)"), ("1",),
-                                  "{r}.ms IS NOT NULL")}),
-    "insight_llm": ("llm", {
-        "stats_llm": (("IFNULL({r}.model, '')",), ("1", "IFNULL({r}.tokens_in, 0)", "IFNULL({r}.tokens_out, 0)"), ""),
-        "stats_llm_ms": (("{r}.ms",), ("1",), "{r}.ms IS NOT NULL"),
-        "stats_llm_ms_buckets": ((f"CAST({{r}}.ms / {BUCKET_MS} AS INTEGER)",), ("1",), "{r}.ms IS NOT NULL")}),
+    "sessions": ("session", _session_counts("{r}")),
+    "insight_sessions": ("termination", [
+        ("stats_termination", ("IFNULL({r}.termination, '')",), ("1", "{r}.parse_errors"), ""),
+        ("stats_top_termination", ("IFNULL({r}.termination, '')",), ("1",), _TOP_SESSION)]),
+    "insight_tools": ("tool", [
+        ("stats_tools", ("{r}.tool",), ("1", "IFNULL({r}.error, 0)"), ""),
+        ("stats_tool_ms", ("{r}.tool", "{r}.ms"), ("1",), "{r}.ms IS NOT NULL"),
+        ("stats_tool_ms_buckets", ("{r}.tool", f"CAST({{r}}.ms / {BUCKET_MS} AS INTEGER)"), ("1",),
+         "{r}.ms IS NOT NULL")]),
+    "insight_llm": ("llm", [
+        ("stats_llm", ("IFNULL({r}.model, '')",), ("1", "IFNULL({r}.tokens_in, 0)", "IFNULL({r}.tokens_out, 0)"), ""),
+        ("stats_llm_ms", ("{r}.ms",), ("1",), "{r}.ms IS NOT NULL"),
+        ("stats_llm_ms_buckets", (f"CAST({{r}}.ms / {BUCKET_MS} AS INTEGER)",), ("1",), "{r}.ms IS NOT NULL")]),
 }
 
 
@@ -120,7 +152,7 @@ def _triggers() -> str:
     for table, (name, parts) in _COUNTED.items():
         def body(row: str, sign: str, parts=parts) -> list[str]:
             return [_upsert(t, [k.format(r=row) for k in keys], [c.format(r=row) for c in counts], sign,
-                            condition.format(r=row)) for t, (keys, counts, condition) in parts.items()]
+                            condition.format(r=row)) for t, keys, counts, condition in parts]
         out.append(_trigger(f"{name}_insert", "AFTER INSERT", table, body("new", "+")))
         out.append(_trigger(f"{name}_delete", "AFTER DELETE", table, body("old", "-")))
         changed = " OF root, top, time, mechanism, pattern, status, steps" if table == "sessions" else ""
@@ -129,7 +161,9 @@ def _triggers() -> str:
     replaced = "(SELECT {c} FROM insight_sessions WHERE root = new.root)"
     out.append(_trigger("termination_replace", "BEFORE INSERT", "insight_sessions", [
         _upsert("stats_termination", [f"IFNULL({replaced.format(c='termination')}, '')"],
-                ["1", replaced.format(c="parse_errors")], "-")],
+                ["1", replaced.format(c="parse_errors")], "-"),
+        _upsert("stats_top_termination", [f"IFNULL({replaced.format(c='termination')}, '')"], ["1"], "-",
+                _TOP_SESSION.format(r="new"))],
         "EXISTS (SELECT 1 FROM insight_sessions WHERE root = new.root)"))
     out.append(_trigger("health_insert", "AFTER INSERT", "health", _health_move("new.root", _CLASS.format(h="new."), "+")))
     out.append(_trigger("health_delete", "AFTER DELETE", "health", _health_move("old.root", _CLASS.format(h="old."), "-")))
@@ -152,10 +186,14 @@ _FILL = {
     "list_counts": "SELECT s.top, s.mechanism, IFNULL(s.pattern, ''), s.status, IIF(h.root IS NULL, 'unchecked', "
                    + _CLASS.format(h="h.") + "), COUNT(*) FROM sessions s LEFT JOIN health h ON h.root = s.root "
                    "GROUP BY 1, 2, 3, 4, 5",
-    "stats_days": "SELECT IFNULL(substr(time, 1, 10), ''), mechanism, IFNULL(pattern, ''), COUNT(*) FROM sessions "
-                  "GROUP BY 1, 2, 3",
+    "stats_periods": " UNION ALL ".join(
+        f"SELECT top, '{unit}', {period.format(t='time')}, mechanism, IFNULL(pattern, ''), COUNT(*) FROM sessions "
+        "WHERE time IS NOT NULL GROUP BY 1, 3, 4, 5" for unit, period in PERIODS.items()),
     "stats_steps": "SELECT steps, COUNT(*) FROM sessions GROUP BY 1",
+    "stats_top_steps": "SELECT steps, COUNT(*) FROM sessions WHERE top = 1 GROUP BY 1",
     "stats_termination": "SELECT IFNULL(termination, ''), COUNT(*), SUM(parse_errors) FROM insight_sessions GROUP BY 1",
+    "stats_top_termination": "SELECT IFNULL(i.termination, ''), COUNT(*) FROM insight_sessions i "
+                             "JOIN sessions s ON s.root = i.root AND s.top = 1 GROUP BY 1",
     "stats_tools": "SELECT tool, COUNT(*), SUM(IFNULL(error, 0)) FROM insight_tools GROUP BY 1",
     "stats_tool_ms": "SELECT tool, ms, COUNT(*) FROM insight_tools WHERE ms IS NOT NULL GROUP BY 1, 2",
     "stats_tool_ms_buckets": f"SELECT tool, CAST(ms / {BUCKET_MS} AS INTEGER), COUNT(*) FROM insight_tools "
@@ -171,20 +209,47 @@ _FILL = {
 def prepare(db: sqlite3.Connection) -> None:
     """In a writable index, inside a transaction, once its own tables and ``session_insights``'
     exist: create the tables and their triggers; tables new to an index that has rows are filled
-    from them (``fill``)."""
+    from them (``fill``), its triggers made anew (an older index's count fewer tables) and its
+    sessions no top-level row reaches counted (``note_unreached``); tables no longer kept are
+    dropped."""
     db.execute("SAVEPOINT aggregates")  # the tables, their counts and their triggers, all or none
     try:
         have = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        new = [t for t in TABLES if t not in have]
+        if new:
+            _drop_triggers(db)
+        for table in _OBSOLETE:
+            db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in _statements(_SCHEMA) + _statements(_triggers(), "END;"):
             db.execute(statement)
-        new = [t for t in TABLES if t not in have]
         if new and db.execute("SELECT 1 FROM sessions LIMIT 1").fetchone():
             fill(db, new)
+            note_unreached(db)
     except BaseException:
         db.execute("ROLLBACK TO aggregates")
         raise
     finally:
         db.execute("RELEASE aggregates")
+
+
+def note_unreached(db: sqlite3.Connection) -> int:
+    """Count into ``meta`` the sessions whose chain of parents reaches no top-level row (a
+    sub-session whose parent is not indexed, a loop of parents), inside the writer's transaction,
+    after every write of ``sessions`` rows; returns the count. One recursive query down from the
+    top-level rows (``sessions_parent`` finds each row's sub-sessions)."""
+    unreached = db.execute(
+        "WITH RECURSIVE reached(root) AS (SELECT root FROM sessions WHERE top = 1 UNION "
+        "SELECT s.root FROM sessions s JOIN reached r ON s.parent = r.root) "
+        "SELECT (SELECT COUNT(*) FROM sessions) - (SELECT COUNT(*) FROM reached)").fetchone()[0]
+    db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (UNREACHED_KEY, str(unreached)))
+    return unreached
+
+
+def unreached(query: Callable[..., list[tuple]]) -> int | None:
+    """How many sessions no top-level row reaches, as the last write counted them
+    (``note_unreached``); None in an index written before that count was kept."""
+    found = query("SELECT value FROM meta WHERE key = ?", (UNREACHED_KEY,))
+    return int(found[0][0]) if found else None
 
 
 def _statements(script: str, end: str = ";") -> list[str]:
@@ -219,6 +284,10 @@ def pause(db: sqlite3.Connection) -> None:
     counted tables are empty (``counted_empty``); ``resume`` counts the rows and puts them back.
     The triggers cost about 0.1 ms a session row at 10,000 sessions (three upserts a row, and
     more for its insight rows); one ``fill`` of the same rows a few milliseconds."""
+    _drop_triggers(db)
+
+
+def _drop_triggers(db: sqlite3.Connection) -> None:
     for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'aggregate_%'"
                               ).fetchall():
         db.execute(f"DROP TRIGGER {name}")
@@ -231,10 +300,13 @@ def resume(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
-def present(query: Callable[..., list[tuple]]) -> bool:
-    """Whether the index (``query``: its ``_query``) has every table of ``TABLES``."""
+def present(query: Callable[..., list[tuple]], tables: Sequence[str] = ()) -> bool:
+    """Whether the index (``query``: its ``_query``) has every table of ``TABLES`` the list and
+    the calls' statistics read (the periods' and top-level sessions' tables, ``PERIOD_TABLES``,
+    are newer: an index only read keeps its other counts without them) and every one of
+    ``tables``."""
     have = {t for (t,) in query("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    return all(t in have for t in TABLES)
+    return all(t in have for t in TABLES if t not in PERIOD_TABLES) and all(t in have for t in tables)
 
 
 def counts_of(table: str, query: Callable[..., list[tuple]]) -> list[tuple]:
@@ -249,13 +321,38 @@ def kinds(query: Callable[..., list[tuple]]) -> list[tuple]:
     return query("SELECT mechanism, pattern, SUM(n) FROM list_counts GROUP BY mechanism, pattern HAVING SUM(n) > 0")
 
 
-def dated(query: Callable[..., list[tuple]]) -> list[tuple]:
-    """The rows of ``stats_days`` of dated sessions with a count above 0, ``(day, mechanism,
-    pattern ('' for none), sessions)``, in the order of that key (the table's own: read in
-    order, not sorted; SQLite compares text by its UTF-8 bytes, which orders it as Python's
-    ``sorted`` does)."""
-    return query("SELECT day, mechanism, pattern, n FROM stats_days WHERE day != '' AND n > 0 "
-                 "ORDER BY day, mechanism, pattern")
+def kinds_of_top(query: Callable[..., list[tuple]]) -> list[tuple]:
+    """``(mechanism, pattern, sessions)`` of the top-level sessions, as ``kinds``."""
+    return query("SELECT mechanism, pattern, SUM(n) FROM list_counts WHERE top = 1 "
+                 "GROUP BY mechanism, pattern HAVING SUM(n) > 0")
+
+
+def day_span(query: Callable[..., list[tuple]], tops: Sequence[int]) -> tuple[str, str] | None:
+    """The first and last UTC day (``YYYY-MM-DD``) of the dated sessions whose ``top`` is one of
+    ``tops`` (1: top-level; 0, 1: every session), or None when none is dated: a row read at each
+    end of the table's key for each, not a scan."""
+    ends = []
+    for top in tops:
+        for direction in ("ASC", "DESC"):
+            ends += query("SELECT period FROM stats_periods WHERE top = ? AND unit = 'day' AND n > 0 "
+                          f"ORDER BY period {direction} LIMIT 1", (top,))
+    return (min(e for (e,) in ends), max(e for (e,) in ends)) if ends else None
+
+
+def periods(query: Callable[..., list[tuple]], unit: str, tops: Sequence[int]) -> list[tuple]:
+    """``(period, mechanism, pattern ('' for none), sessions)`` of the dated sessions whose
+    ``top`` is one of ``tops``, by ``unit`` ("day", "week", "month" as kept; "year" summed from
+    the months), counts above 0, in the order of that key (SQLite compares text by its UTF-8
+    bytes, which orders it as Python's ``sorted`` does)."""
+    marks = ", ".join("?" * len(tops))
+    if unit == "year":
+        return query(f"SELECT substr(period, 1, 4), mechanism, pattern, SUM(n) FROM stats_periods WHERE top IN ({marks}) "
+                     "AND unit = 'month' GROUP BY 1, 2, 3 HAVING SUM(n) > 0 ORDER BY 1, 2, 3", tuple(tops))
+    if len(tops) == 1:  # read in the key's order
+        return query("SELECT period, mechanism, pattern, n FROM stats_periods WHERE top = ? AND unit = ? AND n > 0 "
+                     "ORDER BY period, mechanism, pattern", (tops[0], unit))
+    return query(f"SELECT period, mechanism, pattern, SUM(n) FROM stats_periods WHERE top IN ({marks}) AND unit = ? "
+                 "GROUP BY 1, 2, 3 HAVING SUM(n) > 0 ORDER BY 1, 2, 3", (*tops, unit))
 
 
 def spread(query: Callable[..., list[tuple]], kind: str, rank: Callable[[int, int], int],

@@ -517,6 +517,8 @@ def _replace_rows(db: sqlite3.Connection, drop: Iterable[str], batches: Iterable
             written += [r["root"] for r in rows]
     db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
     _refresh_totals(db, written + [p for p in above if p], fresh=written)
+    if written or drop:
+        index_aggregates.note_unreached(db)
     return len(written)
 
 

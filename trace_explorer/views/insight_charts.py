@@ -12,6 +12,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from ..analysis.periods import unit_label
 from .palette import ERROR_COLOUR
 
 PICK = "pick"  # the name of each chart's point selection
@@ -35,7 +36,7 @@ class InsightChart:
 
 def insight_charts(numbers: dict[str, Any]) -> list[InsightChart]:
     """The six charts of ``numbers`` (``collection_stats``), in page order."""
-    return [sessions_per_day(numbers), tool_calls(numbers), steps_per_session(numbers), durations(numbers),
+    return [sessions_over_time(numbers), tool_calls(numbers), steps_per_session(numbers), durations(numbers),
             tokens(numbers), termination(numbers)]
 
 
@@ -43,20 +44,24 @@ def _pick(*fields: str) -> alt.Parameter:
     return alt.selection_point(name=PICK, fields=list(fields), on="click", clear="dblclick")
 
 
-def sessions_per_day(numbers: dict) -> InsightChart:
-    rows = pd.DataFrame([{"day": d["day"], "mechanism": d["mechanism"], "pattern": d["pattern"] or "",
+def sessions_over_time(numbers: dict) -> InsightChart:
+    """Sessions a period (``numbers["period"]``: a day, week, month or year), stacked by
+    mechanism and pattern."""
+    unit = numbers["period"]
+    rows = pd.DataFrame([{unit: d["period"], "mechanism": d["mechanism"], "pattern": d["pattern"] or "",
                           "kind": d["mechanism"] + (f" · {d['pattern']}" if d["pattern"] else ""),
-                          "sessions": d["sessions"]} for d in numbers["per_day"]],
-                        columns=["day", "mechanism", "pattern", "kind", "sessions"])
+                          "sessions": d["sessions"]} for d in numbers["per_period"]],
+                        columns=[unit, "mechanism", "pattern", "kind", "sessions"])
     pick = _pick("mechanism", "pattern")
     chart = alt.Chart(rows).mark_bar().encode(
-        x=alt.X("day:O", title="Day (UTC)"),
+        x=alt.X(f"{unit}:O", title=unit_label(unit)),
         y=alt.Y("sessions:Q", title="Sessions", stack="zero"),
         color=alt.Color("kind:N", title="Mechanism · pattern", scale=alt.Scale(scheme="tableau10")),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.35)),
-        tooltip=["day", "mechanism", "pattern", "sessions"],
+        tooltip=[unit, "mechanism", "pattern", "sessions"],
     ).add_params(pick)
-    return InsightChart("sessions-per-day", "Sessions per day, by mechanism and pattern", rows, _sized(chart), "mechanism")
+    return InsightChart(f"sessions-per-{unit}", f"Sessions per {unit}, by mechanism and pattern", rows, _sized(chart),
+                        "mechanism")
 
 
 def tool_calls(numbers: dict) -> InsightChart:

@@ -1,0 +1,167 @@
+"""The statistics' series over time is counted by day, week, month or year, whichever keeps it
+within ``MAX_PERIODS`` periods, and the numbers of every session and of the top-level sessions
+read from the counts the index keeps equal those counted from its rows: over spans that take
+each unit, with sub-sessions whose parent is not indexed (their calls are then not the
+top-level sessions'), after rows are replaced and dropped, and in an index written before these
+counts were kept."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from tests.test_index_aggregates import counted_afresh, kept
+from trace_explorer.analysis.periods import MAX_PERIODS, period_of, period_unit, unit_label
+from trace_explorer.analysis.stats import _from_index, collection_stats, summarize
+from trace_explorer.sources import index_aggregates
+from trace_explorer.sources.filter import SessionFilter
+from trace_explorer.sources.session_index import INDEX_FILE, SessionIndex
+from trace_explorer.sources.store import StoreSource
+
+TOP, EVERY = SessionFilter(), SessionFilter(include_sub=True)
+
+
+def test_the_unit_is_the_shortest_that_keeps_the_series_within_the_most_periods():
+    first = date(2024, 1, 1)  # a Monday
+    assert period_unit("2024-01-01", (first + timedelta(days=MAX_PERIODS - 1)).isoformat()) == "day"
+    assert period_unit("2024-01-01", (first + timedelta(days=MAX_PERIODS)).isoformat()) == "week"
+    assert period_unit("2024-01-01", (first + timedelta(weeks=MAX_PERIODS - 1, days=6)).isoformat()) == "week"
+    assert period_unit("2024-01-01", (first + timedelta(weeks=MAX_PERIODS)).isoformat()) == "month"
+    assert period_unit("2024-01-01", "2032-04-30") == "month"  # 100 months
+    assert period_unit("2024-01-01", "2032-05-01") == "year"
+    assert period_unit("2024-03-05", "2024-03-05") == "day"
+    # a Sunday and the next Monday are in two weeks: the weeks counted, not the days / 7
+    assert period_unit("2024-01-07", (date(2024, 1, 8) + timedelta(weeks=MAX_PERIODS - 1)).isoformat()) == "month"
+
+
+def test_a_day_falls_in_its_week_from_monday_its_month_and_its_year():
+    assert [period_of(d, "week") for d in ("2024-01-01", "2024-01-07", "2024-01-08", "2023-01-01")] == [
+        "2024-01-01", "2024-01-01", "2024-01-08", "2022-12-26"]
+    assert (period_of("2024-02-29", "day"), period_of("2024-02-29", "month"), period_of("2024-02-29", "year")) == (
+        "2024-02-29", "2024-02", "2024")
+    assert unit_label("week") == "Week (UTC, from Monday)" and unit_label("month") == "Month (UTC)"
+    with pytest.raises(ValueError, match="unknown period unit 'hour'"):
+        period_of("2024-01-01", "hour")
+
+
+def rows_over(days: int, count: int, *, orphans: int = 0) -> list[dict]:
+    """``count`` top-level sessions spread over ``days`` days (some undated), each of the even
+    ones with a sub-session below it, and ``orphans`` sub-sessions whose parent is not indexed;
+    each with a tool call, an LLM call and a termination reason (a few with none)."""
+    start = datetime(2023, 11, 30, 23, 30, tzinfo=timezone.utc)
+    rows = []
+
+    def row(root: str, top: int, parent: str | None, moment: datetime | None, n: int) -> dict:
+        return {"root": root, "top": top, "time": moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ") if moment else None,
+                "mechanism": ("Agent", "GraphRAG", "DocRAG")[n % 3], "pattern": "react" if n % 3 == 0 else None,
+                "status": "answered", "steps": 1 + n % 5, "question_key": None, "duration": None, "tokens": None,
+                "tool_errors": 0, "parent": parent, "search": {}, "summary": "{}",
+                "insights": {"tools": [[f"tool-{n % 4}", 10 * n, n % 7 == 0]], "llm": [[f"m{n % 2}", n, 3, 4]],
+                             "termination": None if n % 6 == 5 else ("final-answer", "max-iterations")[n % 2],
+                             "parse_errors": n % 3}}
+
+    for n in range(count):
+        moment = None if n % 17 == 16 else start + timedelta(days=days * n / max(1, count - 1))
+        rows.append(row(f"urn:s{n}", 1, None, moment, n))
+        if n % 2 == 0:
+            rows.append(row(f"urn:s{n}/sub", 0, f"urn:s{n}", moment, n + 1))
+    rows += [row(f"urn:orphan{n}", 0, f"urn:missing{n}", start, n) for n in range(orphans)]
+    return rows
+
+
+def from_rows(index: SessionIndex, filters: SessionFilter) -> dict:
+    """The numbers counted from the index's rows (no kept counts)."""
+    index.aggregates = False
+    try:
+        return summarize(_from_index(index, filters))
+    finally:
+        index.aggregates = True
+
+
+@pytest.mark.parametrize(("days", "unit"), [(40, "day"), (300, "week"), (1500, "month"), (4000, "year")])
+def test_both_views_from_the_kept_counts_equal_the_rows_counted_over_each_unit(days, unit):
+    index = SessionIndex()
+    index.replace([], rows_over(days, 120))
+    assert index_aggregates.unreached(index._query) == 0
+    source = StoreSource(None, index=index)
+    for filters, sessions in ((TOP, 120), (EVERY, 180)):
+        numbers = collection_stats(source, filters)
+        assert numbers == from_rows(index, filters), (filters, unit)
+        assert numbers["period"] == unit and numbers["sessions"] == sessions
+        undated = [n for n in range(120) if n % 17 == 16]  # and their sub-sessions, of the even ones
+        dated = sessions - len(undated) - (0 if filters is TOP else len([n for n in undated if n % 2 == 0]))
+        assert sum(d["sessions"] for d in numbers["per_period"]) == dated
+        assert len({d["period"] for d in numbers["per_period"]}) <= MAX_PERIODS or unit == "year"
+    # the top-level sessions' calls are those of every session: every sub-session is below one
+    assert collection_stats(source, TOP)["tools"] == collection_stats(source, EVERY)["tools"]
+
+
+def test_the_calls_of_sub_sessions_no_top_level_session_reaches_are_not_the_top_level_ones():
+    index = SessionIndex()
+    index.replace([], rows_over(300, 60, orphans=5))
+    assert index_aggregates.unreached(index._query) == 5
+    source = StoreSource(None, index=index)
+    top, every = collection_stats(source, TOP), collection_stats(source, EVERY)
+    assert top == from_rows(index, TOP) and every == from_rows(index, EVERY)
+    assert sum(t["calls"] for t in every["tools"].values()) - sum(t["calls"] for t in top["tools"].values()) == 5
+    # their parent indexed at last: every session is reached, and counted from the kept counts
+    parents = [r for r in rows_over(300, 5) if r["top"]]
+    index.replace([], [dict(r, root=f"urn:missing{n}") for n, r in enumerate(parents)])
+    assert index_aggregates.unreached(index._query) == 0
+    assert collection_stats(source, TOP) == from_rows(index, TOP)
+    assert collection_stats(source, TOP)["tools"] == collection_stats(source, EVERY)["tools"]
+    index.replace(["urn:s0"], [])  # a parent dropped: its sub-session is no longer reached
+    assert index_aggregates.unreached(index._query) == 1
+    assert collection_stats(source, TOP) == from_rows(index, TOP)
+
+
+def test_the_top_level_counts_follow_rows_and_termination_rows_written_in_either_order():
+    index = SessionIndex()
+    rows = rows_over(300, 60)
+    index.replace([], [dict(r, insights=None) for r in rows])  # sessions first, their insight rows after
+    assert kept(index) == counted_afresh(index)
+    with index._lock, index._db:
+        index._db.executemany("INSERT INTO insight_sessions VALUES (?, ?, ?)",
+                              [(r["root"], r["insights"]["termination"], 1) for r in rows[::2]])
+        index._db.execute("INSERT OR REPLACE INTO insight_sessions VALUES (?, 'stopped', 0)", (rows[0]["root"],))
+        index._db.execute("UPDATE sessions SET top = 0 WHERE root = ?", (rows[2]["root"],))
+        index._db.execute("DELETE FROM sessions WHERE root = ?", (rows[4]["root"],))
+        index._db.execute("DELETE FROM insight_sessions WHERE root = ?", (rows[6]["root"],))
+    assert kept(index) == counted_afresh(index)
+    assert dict(index_aggregates.counts_of("stats_top_termination", index._query))["stopped"] == 1
+
+
+def test_an_index_kept_before_the_periods_gets_them_when_opened_for_writing(tmp_path):
+    path = tmp_path / INDEX_FILE
+    index = SessionIndex(path)
+    index.replace([], rows_over(300, 60, orphans=2))
+    expected = kept(index)
+    top, every = collection_stats(StoreSource(None, index=index), TOP), collection_stats(StoreSource(None, index=index), EVERY)
+    index.close()
+    db = sqlite3.connect(path)
+    with db:  # as the index was: a per-day table, triggers counting into it, no unreached count
+        for table in index_aggregates.PERIOD_TABLES:
+            db.execute(f"DROP TABLE {table}")
+        db.execute("DELETE FROM meta WHERE key = ?", (index_aggregates.UNREACHED_KEY,))
+        for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+            db.execute(f"DROP TRIGGER {name}")
+        db.execute("CREATE TABLE stats_days (day NOT NULL, mechanism NOT NULL, pattern NOT NULL, n INTEGER NOT NULL, "
+                   "PRIMARY KEY (day, mechanism, pattern)) WITHOUT ROWID")
+        db.execute("CREATE TRIGGER aggregate_session_insert AFTER INSERT ON sessions BEGIN INSERT INTO stats_days "
+                   "VALUES (substr(new.time, 1, 10), new.mechanism, IFNULL(new.pattern, ''), 1) "
+                   "ON CONFLICT DO UPDATE SET n = n + 1; END")
+    db.close()
+    read_only = SessionIndex(path, read_only=True)  # the list's counts are still kept; the statistics read the rows
+    assert read_only.aggregates and collection_stats(StoreSource(None, index=read_only), TOP) == top
+    read_only.close()
+    again = SessionIndex(path)
+    assert kept(again) == expected and index_aggregates.unreached(again._query) == 2
+    names = [n for (n,) in again._query("SELECT name FROM sqlite_master")]
+    assert "stats_days" not in names
+    assert not any("stats_days" in (sql or "") for (sql,) in again._query("SELECT sql FROM sqlite_master"))
+    source = StoreSource(None, index=again)
+    assert collection_stats(source, TOP) == top and collection_stats(source, EVERY) == every
+    again.replace(["urn:s1"], rows_over(300, 3))  # the triggers made anew count a later write
+    assert kept(again) == counted_afresh(again)
