@@ -15,7 +15,7 @@ import pytest
 from tests.test_index_aggregates import counted_afresh, kept
 from trace_explorer.analysis.periods import MAX_PERIODS, period_of, period_unit, unit_label
 from trace_explorer.analysis.stats import _from_index, collection_stats, summarize
-from trace_explorer.sources import index_aggregates
+from trace_explorer.sources import index_aggregates, index_reach
 from trace_explorer.sources.filter import SessionFilter
 from trace_explorer.sources.session_index import INDEX_FILE, SessionIndex
 from trace_explorer.sources.store import StoreSource
@@ -84,7 +84,7 @@ def from_rows(index: SessionIndex, filters: SessionFilter) -> dict:
 def test_both_views_from_the_kept_counts_equal_the_rows_counted_over_each_unit(days, unit):
     index = SessionIndex()
     index.replace([], rows_over(days, 120))
-    assert index_aggregates.unreached(index._query) == 0
+    assert index_reach.unreached(index._query) == 0
     source = StoreSource(None, index=index)
     for filters, sessions in ((TOP, 120), (EVERY, 180)):
         numbers = collection_stats(source, filters)
@@ -101,7 +101,7 @@ def test_both_views_from_the_kept_counts_equal_the_rows_counted_over_each_unit(d
 def test_the_calls_of_sub_sessions_no_top_level_session_reaches_are_not_the_top_level_ones():
     index = SessionIndex()
     index.replace([], rows_over(300, 60, orphans=5))
-    assert index_aggregates.unreached(index._query) == 5
+    assert index_reach.unreached(index._query) == 5
     source = StoreSource(None, index=index)
     top, every = collection_stats(source, TOP), collection_stats(source, EVERY)
     assert top == from_rows(index, TOP) and every == from_rows(index, EVERY)
@@ -109,11 +109,11 @@ def test_the_calls_of_sub_sessions_no_top_level_session_reaches_are_not_the_top_
     # their parent indexed at last: every session is reached, and counted from the kept counts
     parents = [r for r in rows_over(300, 5) if r["top"]]
     index.replace([], [dict(r, root=f"urn:missing{n}") for n, r in enumerate(parents)])
-    assert index_aggregates.unreached(index._query) == 0
+    assert index_reach.unreached(index._query) == 0
     assert collection_stats(source, TOP) == from_rows(index, TOP)
     assert collection_stats(source, TOP)["tools"] == collection_stats(source, EVERY)["tools"]
     index.replace(["urn:s0"], [])  # a parent dropped: its sub-session is no longer reached
-    assert index_aggregates.unreached(index._query) == 1
+    assert index_reach.unreached(index._query) == 1
     assert collection_stats(source, TOP) == from_rows(index, TOP)
 
 
@@ -144,7 +144,7 @@ def test_an_index_kept_before_the_periods_gets_them_when_opened_for_writing(tmp_
     with db:  # as the index was: a per-day table, triggers counting into it, no unreached count
         for table in index_aggregates.PERIOD_TABLES:
             db.execute(f"DROP TABLE {table}")
-        db.execute("DELETE FROM meta WHERE key = ?", (index_aggregates.UNREACHED_KEY,))
+        db.execute("DELETE FROM meta WHERE key = ?", (index_reach.UNREACHED_KEY,))
         for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
             db.execute(f"DROP TRIGGER {name}")
         db.execute("CREATE TABLE stats_days (day NOT NULL, mechanism NOT NULL, pattern NOT NULL, n INTEGER NOT NULL, "
@@ -157,7 +157,7 @@ def test_an_index_kept_before_the_periods_gets_them_when_opened_for_writing(tmp_
     assert read_only.aggregates and collection_stats(StoreSource(None, index=read_only), TOP) == top
     read_only.close()
     again = SessionIndex(path)
-    assert kept(again) == expected and index_aggregates.unreached(again._query) == 2
+    assert kept(again) == expected and index_reach.unreached(again._query) == 2
     names = [n for (n,) in again._query("SELECT name FROM sqlite_master")]
     assert "stats_days" not in names
     assert not any("stats_days" in (sql or "") for (sql,) in again._query("SELECT sql FROM sqlite_master"))
@@ -165,3 +165,37 @@ def test_an_index_kept_before_the_periods_gets_them_when_opened_for_writing(tmp_
     assert collection_stats(source, TOP) == top and collection_stats(source, EVERY) == every
     again.replace(["urn:s1"], rows_over(300, 3))  # the triggers made anew count a later write
     assert kept(again) == counted_afresh(again)
+
+
+def test_the_unreached_count_a_write_keeps_is_every_session_counted_again():
+    """Rows written and dropped in many mixes (parents before and after their sub-sessions, a
+    loop of parents, a top-level session made a sub-session, rows rewritten): after each write
+    the count kept by looking at what it touched equals every session counted."""
+    import random
+
+    rng = random.Random(7)
+    index = SessionIndex()
+    base = rows_over(300, 40, orphans=6)
+    index.replace([], base[:30])
+    assert index_reach.unreached(index._query) == index_reach.count_all(index._db)
+    pool = {r["root"]: r for r in base}
+    pool.update({f"urn:missing{n}": dict(base[2 * n], root=f"urn:missing{n}") for n in range(6)})
+    pool["urn:loop-a"] = dict(base[1], root="urn:loop-a", top=0, parent="urn:loop-b")
+    pool["urn:loop-b"] = dict(base[1], root="urn:loop-b", top=0, parent="urn:loop-a")
+    pool["urn:under-loop"] = dict(base[1], root="urn:under-loop", top=0, parent="urn:loop-a")
+    pool["urn:s3"] = dict(pool["urn:s3"], top=0, parent="urn:s5")  # a top-level session made a sub-session
+    roots = sorted(pool)
+    counts = set()
+    for _ in range(60):
+        have = set(index.roots())
+        drop = rng.sample(sorted(have), rng.randint(0, 3)) if have else []
+        if rng.random() < 0.5:  # rewritten rows dropped first, as ``replace`` does
+            write = rng.sample(roots, rng.randint(0, 4))
+            index.replace(drop, [pool[r] for r in write])
+        else:  # new rows only, not named among those dropped
+            write = rng.sample(sorted(set(roots) - have), min(4, len(set(roots) - have)))
+            index.replace_batches(drop, [[pool[r] for r in write]], [])
+        kept_count = index_reach.unreached(index._query)
+        assert kept_count == index_reach.count_all(index._db), (drop, write)
+        counts.add(kept_count)
+    assert len(counts) > 3  # the mixes did move the count

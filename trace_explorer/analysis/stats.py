@@ -25,7 +25,7 @@ from typing import Any
 
 from ..model.totals import family
 from .periods import period_of, period_unit
-from ..sources import index_aggregates
+from ..sources import index_aggregates, index_reach
 from ..sources.catalog import indexed, list_sessions
 from ..sources.filter import SessionFilter
 from ..sources.session_index import _where as index_where
@@ -217,7 +217,7 @@ def _from_aggregates(index, top_only: bool) -> Groups:
     whatever the number of sessions, and the series over time in the unit that keeps it within
     ``periods.MAX_PERIODS`` periods, read in its order and given as it is (``Groups.per_period``).
     The calls of the top-level sessions are those of every session when every session is below
-    a top-level one (``index_aggregates.unreached`` 0); else they are read as ``_from_index``
+    a top-level one (``index_reach.unreached`` 0); else they are read as ``_from_index``
     reads them. The same numbers as ``_from_index`` gives for that filter."""
     query = index._query
 
@@ -236,7 +236,7 @@ def _from_aggregates(index, top_only: bool) -> Groups:
     ended = kept("stats_top_termination") if top_only else [(reason, n) for reason, n, _ in every]
     unrecorded = sum(n for *_, n in groups.sessions) - sum(n for _, n in ended)  # sessions with no insight row
     groups.termination = [(reason or None, n) for reason, n in ended] + ([(None, unrecorded)] if unrecorded else [])
-    if top_only and index_aggregates.unreached(query) != 0:
+    if top_only and index_reach.unreached(query) != 0:
         where, params = index_where(SessionFilter())
         calls = _family_calls(index, where, params)
         groups.tools, groups.tool_spread, groups.spread = calls.tools, calls.tool_spread, calls.spread

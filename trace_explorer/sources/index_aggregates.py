@@ -32,11 +32,8 @@ Rows replaced by ``INSERT OR REPLACE`` are counted out by a BEFORE INSERT trigge
 delete trigger for them unless ``recursive_triggers`` is on, which this index never turns on).
 
 The calls of the top-level sessions are theirs and those of every session below them (README,
-"Totals"): those of every session when each one's chain of parents reaches a top-level row.
-Whether it does cannot be kept by a trigger (SQLite runs no recursive query in one), so each
-write counts the sessions no top-level row reaches into ``meta`` (``note_unreached``: one
-recursive query, about 0.2 s at 100,000 sessions); at 0, the calls of every session are the
-top-level sessions' (``unreached``).
+"Totals"): those of every session when each one's chain of parents reaches a top-level row,
+which the writer counts (``index_reach``).
 """
 
 from __future__ import annotations
@@ -45,8 +42,9 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from . import index_reach
+
 BUCKET_MS = 64  # width of a duration bucket, in ms
-UNREACHED_KEY = "sessions_unreached"  # meta: how many sessions no top-level row reaches (``note_unreached``)
 # The period of each unit kept, from a row's ``time`` (``YYYY-MM-DDTHH:MM:SS...Z``, UTC): its day,
 # the Monday of its week (strftime's %w: 0 is Sunday) and its month.
 PERIODS = {
@@ -209,9 +207,9 @@ _FILL = {
 def prepare(db: sqlite3.Connection) -> None:
     """In a writable index, inside a transaction, once its own tables and ``session_insights``'
     exist: create the tables and their triggers; tables new to an index that has rows are filled
-    from them (``fill``), its triggers made anew (an older index's count fewer tables) and its
-    sessions no top-level row reaches counted (``note_unreached``); tables no longer kept are
-    dropped."""
+    from them (``fill``), its triggers made anew (an older index's count fewer tables); its
+    sessions no top-level row reaches are counted when the index has no such count
+    (``index_reach``); tables no longer kept are dropped."""
     db.execute("SAVEPOINT aggregates")  # the tables, their counts and their triggers, all or none
     try:
         have = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -224,32 +222,13 @@ def prepare(db: sqlite3.Connection) -> None:
             db.execute(statement)
         if new and db.execute("SELECT 1 FROM sessions LIMIT 1").fetchone():
             fill(db, new)
-            note_unreached(db)
+        if index_reach.unreached(lambda sql, params=(): db.execute(sql, params).fetchall()) is None:
+            index_reach.note(db, index_reach.count_all(db))
     except BaseException:
         db.execute("ROLLBACK TO aggregates")
         raise
     finally:
         db.execute("RELEASE aggregates")
-
-
-def note_unreached(db: sqlite3.Connection) -> int:
-    """Count into ``meta`` the sessions whose chain of parents reaches no top-level row (a
-    sub-session whose parent is not indexed, a loop of parents), inside the writer's transaction,
-    after every write of ``sessions`` rows; returns the count. One recursive query down from the
-    top-level rows (``sessions_parent`` finds each row's sub-sessions)."""
-    unreached = db.execute(
-        "WITH RECURSIVE reached(root) AS (SELECT root FROM sessions WHERE top = 1 UNION "
-        "SELECT s.root FROM sessions s JOIN reached r ON s.parent = r.root) "
-        "SELECT (SELECT COUNT(*) FROM sessions) - (SELECT COUNT(*) FROM reached)").fetchone()[0]
-    db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (UNREACHED_KEY, str(unreached)))
-    return unreached
-
-
-def unreached(query: Callable[..., list[tuple]]) -> int | None:
-    """How many sessions no top-level row reaches, as the last write counted them
-    (``note_unreached``); None in an index written before that count was kept."""
-    found = query("SELECT value FROM meta WHERE key = ?", (UNREACHED_KEY,))
-    return int(found[0][0]) if found else None
 
 
 def _statements(script: str, end: str = ";") -> list[str]:

@@ -40,7 +40,7 @@ from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions
 from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, Phases
-from . import index_aggregates, index_previews, index_typed
+from . import index_aggregates, index_previews, index_reach, index_typed
 from .index_typed import TypedWrite
 from .index_write_records import PUBLISHED_KEY, PendingWrite, WriteRecords
 from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
@@ -491,6 +491,7 @@ def _replace_rows(db: sqlite3.Connection, drop: Iterable[str], batches: Iterable
     db.execute("DELETE FROM pending")  # the write it finishes is whole now
     db.execute("DELETE FROM meta WHERE key = ?", (PUBLISHED_KEY,))  # until the next snapshot
     drop = list(drop)
+    reach = index_reach.Reach(db, drop)  # the sessions no top-level session reaches, kept counted
     old = _ids(db, drop)
     above = _parents(db, list(old))  # their totals change with the rows dropped
     gone = [(i,) for i in old.values()]
@@ -517,8 +518,7 @@ def _replace_rows(db: sqlite3.Connection, drop: Iterable[str], batches: Iterable
             written += [r["root"] for r in rows]
     db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
     _refresh_totals(db, written + [p for p in above if p], fresh=written)
-    if written or drop:
-        index_aggregates.note_unreached(db)
+    reach.done(written)
     return len(written)
 
 
