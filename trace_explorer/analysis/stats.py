@@ -224,14 +224,14 @@ def _from_aggregates(index, top_only: bool) -> Groups:
     def kept(table: str) -> list[tuple]:
         return index_aggregates.counts_of(table, query)
 
-    tops = (1,) if top_only else (0, 1)
-    span = index_aggregates.day_span(query, tops)
+    scope = "top" if top_only else "all"
+    span = index_aggregates.day_span(query, scope)
     unit = period_unit(*span) if span else "day"
     kinds = index_aggregates.kinds_of_top(query) if top_only else index_aggregates.kinds(query)
     groups = Groups(sessions=[(None, mechanism, pattern or None, n) for mechanism, pattern, n in kinds],
                     steps=kept("stats_top_steps" if top_only else "stats_steps"), period=unit,
                     per_period=[{"period": period, "mechanism": mechanism, "pattern": pattern or None, "sessions": n}
-                                for period, mechanism, pattern, n in index_aggregates.periods(query, unit, tops)])
+                                for period, mechanism, pattern, n in index_aggregates.periods(query, unit, scope)])
     every = kept("stats_termination")
     ended = kept("stats_top_termination") if top_only else [(reason, n) for reason, n, _ in every]
     unrecorded = sum(n for *_, n in groups.sessions) - sum(n for _, n in ended)  # sessions with no insight row

@@ -10,8 +10,10 @@ own transaction:
 - ``list_counts``: sessions by (top-level or not, mechanism, pattern, status, health class:
   one of ``session_insights.HEALTH_CHOICES`` but a rule id); a count of the list under any
   mix of those filters is a sum of a few of its rows (``count``);
-- ``stats_periods`` (sessions by top-level or not, unit ("day", "week" from its Monday,
-  "month"), UTC period of that unit, mechanism and pattern: three rows a dated session),
+- ``stats_periods`` (sessions by scope ("all": every session; "top": the top-level ones), unit
+  ("day", "week" from its Monday, "month"), UTC period of that unit, mechanism and pattern: a
+  dated session counts in three rows of "all", a top-level one in three of "top" too, so that
+  either series is read in its order, not grouped),
   ``stats_steps`` (sessions by steps) and ``stats_termination`` (sessions and unparsed replies
   by termination reason); ``stats_top_steps`` and ``stats_top_termination``, the same of the
   top-level sessions only (the statistics' default view), the latter counting a session once
@@ -52,6 +54,7 @@ PERIODS = {
     "week": "date(substr({t}, 1, 10), '-' || ((CAST(strftime('%w', substr({t}, 1, 10)) AS INTEGER) + 6) % 7) || ' days')",
     "month": "substr({t}, 1, 7)",
 }
+SCOPES = {"all": "", "top": " AND {r}.top = 1"}  # the sessions each scope of ``stats_periods`` counts: a condition
 _OBSOLETE = ("stats_days",)  # a table an index made before ``stats_periods`` has: dropped by ``prepare``
 
 # The health class of a session, from its ``health`` row's columns (``session_insights``'
@@ -64,7 +67,7 @@ _CLASS_OF = "IFNULL((SELECT " + _CLASS.format(h="") + " FROM health WHERE health
 # table -> (its key columns, its counted columns)
 _AGGREGATES = {
     "list_counts": (("top", "mechanism", "pattern", "status", "health"), ("n",)),
-    "stats_periods": (("top", "unit", "period", "mechanism", "pattern"), ("n",)),
+    "stats_periods": (("scope", "unit", "period", "mechanism", "pattern"), ("n",)),
     "stats_steps": (("steps",), ("n",)),
     "stats_top_steps": (("steps",), ("n",)),
     "stats_termination": (("termination",), ("n", "parse_errors")),
@@ -99,8 +102,8 @@ def _session_counts(row: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...
     return [
         ("list_counts", (f"{row}.top", f"{row}.mechanism", pattern, f"{row}.status",
                          _CLASS_OF.format(root=f"{row}.root")), ("1",), ""),
-        *(("stats_periods", (f"{row}.top", f"'{unit}'", period.format(t=f"{row}.time"), f"{row}.mechanism", pattern),
-           ("1",), f"{row}.time IS NOT NULL") for unit, period in PERIODS.items()),
+        *(("stats_periods", (f"'{scope}'", f"'{unit}'", period.format(t=f"{row}.time"), f"{row}.mechanism", pattern),
+           ("1",), f"{row}.time IS NOT NULL{top}") for scope, top in SCOPES.items() for unit, period in PERIODS.items()),
         ("stats_steps", (f"{row}.steps",), ("1",), ""),
         ("stats_top_steps", (f"{row}.steps",), ("1",), f"{row}.top = 1"),
         ("stats_top_termination", (top_ended,), ("1",),
@@ -185,8 +188,9 @@ _FILL = {
                    + _CLASS.format(h="h.") + "), COUNT(*) FROM sessions s LEFT JOIN health h ON h.root = s.root "
                    "GROUP BY 1, 2, 3, 4, 5",
     "stats_periods": " UNION ALL ".join(
-        f"SELECT top, '{unit}', {period.format(t='time')}, mechanism, IFNULL(pattern, ''), COUNT(*) FROM sessions "
-        "WHERE time IS NOT NULL GROUP BY 1, 3, 4, 5" for unit, period in PERIODS.items()),
+        f"SELECT '{scope}', '{unit}', {period.format(t='time')}, mechanism, IFNULL(pattern, ''), COUNT(*) FROM sessions "
+        f"WHERE time IS NOT NULL{top.replace('{r}.', '')} GROUP BY 3, 4, 5"
+        for scope, top in SCOPES.items() for unit, period in PERIODS.items()),
     "stats_steps": "SELECT steps, COUNT(*) FROM sessions GROUP BY 1",
     "stats_top_steps": "SELECT steps, COUNT(*) FROM sessions WHERE top = 1 GROUP BY 1",
     "stats_termination": "SELECT IFNULL(termination, ''), COUNT(*), SUM(parse_errors) FROM insight_sessions GROUP BY 1",
@@ -306,32 +310,24 @@ def kinds_of_top(query: Callable[..., list[tuple]]) -> list[tuple]:
                  "GROUP BY mechanism, pattern HAVING SUM(n) > 0")
 
 
-def day_span(query: Callable[..., list[tuple]], tops: Sequence[int]) -> tuple[str, str] | None:
-    """The first and last UTC day (``YYYY-MM-DD``) of the dated sessions whose ``top`` is one of
-    ``tops`` (1: top-level; 0, 1: every session), or None when none is dated: a row read at each
-    end of the table's key for each, not a scan."""
-    ends = []
-    for top in tops:
-        for direction in ("ASC", "DESC"):
-            ends += query("SELECT period FROM stats_periods WHERE top = ? AND unit = 'day' AND n > 0 "
-                          f"ORDER BY period {direction} LIMIT 1", (top,))
-    return (min(e for (e,) in ends), max(e for (e,) in ends)) if ends else None
+def day_span(query: Callable[..., list[tuple]], scope: str) -> tuple[str, str] | None:
+    """The first and last UTC day (``YYYY-MM-DD``) of the dated sessions of ``scope`` ("all" or
+    "top"), or None when none is dated: a row read at each end of the table's key, not a scan."""
+    ends = [query("SELECT period FROM stats_periods WHERE scope = ? AND unit = 'day' AND n > 0 "
+                  f"ORDER BY period {direction} LIMIT 1", (scope,)) for direction in ("ASC", "DESC")]
+    return (ends[0][0][0], ends[1][0][0]) if ends[0] else None
 
 
-def periods(query: Callable[..., list[tuple]], unit: str, tops: Sequence[int]) -> list[tuple]:
-    """``(period, mechanism, pattern ('' for none), sessions)`` of the dated sessions whose
-    ``top`` is one of ``tops``, by ``unit`` ("day", "week", "month" as kept; "year" summed from
-    the months), counts above 0, in the order of that key (SQLite compares text by its UTF-8
-    bytes, which orders it as Python's ``sorted`` does)."""
-    marks = ", ".join("?" * len(tops))
+def periods(query: Callable[..., list[tuple]], unit: str, scope: str) -> list[tuple]:
+    """``(period, mechanism, pattern ('' for none), sessions)`` of the dated sessions of
+    ``scope`` ("all" or "top") by ``unit`` ("day", "week", "month" as kept, read in the key's
+    order; "year" summed from the months), counts above 0, in the order of that key (SQLite
+    compares text by its UTF-8 bytes, which orders it as Python's ``sorted`` does)."""
     if unit == "year":
-        return query(f"SELECT substr(period, 1, 4), mechanism, pattern, SUM(n) FROM stats_periods WHERE top IN ({marks}) "
-                     "AND unit = 'month' GROUP BY 1, 2, 3 HAVING SUM(n) > 0 ORDER BY 1, 2, 3", tuple(tops))
-    if len(tops) == 1:  # read in the key's order
-        return query("SELECT period, mechanism, pattern, n FROM stats_periods WHERE top = ? AND unit = ? AND n > 0 "
-                     "ORDER BY period, mechanism, pattern", (tops[0], unit))
-    return query(f"SELECT period, mechanism, pattern, SUM(n) FROM stats_periods WHERE top IN ({marks}) AND unit = ? "
-                 "GROUP BY 1, 2, 3 HAVING SUM(n) > 0 ORDER BY 1, 2, 3", (*tops, unit))
+        return query("SELECT substr(period, 1, 4), mechanism, pattern, SUM(n) FROM stats_periods WHERE scope = ? "
+                     "AND unit = 'month' GROUP BY 1, 2, 3 HAVING SUM(n) > 0 ORDER BY 1, 2, 3", (scope,))
+    return query("SELECT period, mechanism, pattern, n FROM stats_periods WHERE scope = ? AND unit = ? AND n > 0 "
+                 "ORDER BY period, mechanism, pattern", (scope, unit))
 
 
 def spread(query: Callable[..., list[tuple]], kind: str, rank: Callable[[int, int], int],
