@@ -4,10 +4,9 @@
 On a source with a session index (a local store, files read into memory) every number comes from
 the index's tables (``sources.session_insights``) by a few queries that read no session: about
 60-80 ms at 10,000 sessions (``benchmarks/stats.py``); the numbers of every session
-(``stats --all``) from the groups the index keeps as rows are written
-(``sources.index_aggregates``), 12-14 ms of CPU at 100,000 sessions (1.7-1.8 s when every row
-was read; 27-34 ms when the kept per-day groups were summed and sorted again for each answer),
-and those of the top-level sessions (the default view) the same way. Sessions over time are
+(``stats --all``) and of every top-level session (the default view) from the groups the index
+keeps as rows are written (``sources.index_aggregates``): 1.0-1.4 ms of CPU at 100,000 sessions
+against 0.8-0.9 ms at 1,000 (README, "Statistics at 100,000 sessions"). Sessions over time are
 counted by day, week, month or year, whichever keeps the series within ``periods.MAX_PERIODS``
 periods: the answer, and its cost, does not grow with the days the sessions span. A SPARQL
 endpoint has no index: its sessions are read a page at a time and counted the same way.
