@@ -13,7 +13,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from tests.test_index_aggregates import counted_afresh, kept
-from trace_explorer.analysis.periods import MAX_PERIODS, period_of, period_unit, unit_label
+from trace_explorer.model.periods import MAX_PERIODS, period_of, period_unit, unit_label
 from trace_explorer.analysis.stats import _from_index, collection_stats, summarize
 from trace_explorer.sources import index_aggregates, index_reach
 from trace_explorer.sources.filter import SessionFilter

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from datetime import timezone
 from typing import Any
 
+from ..model.periods import period_of, period_unit
 from ..model.totals import family
-from .periods import period_of, period_unit
 from ..sources import index_aggregates, index_reach
 from ..sources.catalog import indexed, list_sessions
 from ..sources.filter import SessionFilter

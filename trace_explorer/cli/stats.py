@@ -1,12 +1,12 @@
 """``trace-explorer stats``: what the sessions a filter selects did, in numbers (the same as the
-app's Insights page): sessions per mechanism, pattern and day (or week, month, year: ``analysis.periods``), steps per session, tool calls and
+app's Insights page): sessions per mechanism, pattern and day (or week, month, year: ``model.periods``), steps per session, tool calls and
 errors per tool, LLM and tool durations, tokens per model, termination reasons."""
 
 from __future__ import annotations
 
 import json
 
-from ..analysis.periods import unit_label
+from ..model.periods import unit_label
 from ..analysis.stats import collection_stats
 from ..sources.source import TraceSource
 from ..views.visible_text import visible_controls

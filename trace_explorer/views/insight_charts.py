@@ -12,7 +12,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from ..analysis.periods import unit_label
+from ..model.periods import unit_label
 from .palette import ERROR_COLOUR
 
 PICK = "pick"  # the name of each chart's point selection
