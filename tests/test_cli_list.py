@@ -70,6 +70,28 @@ def test_failed_tool_keeps_the_sessions_where_that_tool_failed(capsys):
     assert len(rows(capsys, "--all", "--tool", "mcp:weather")) > 1
 
 
+def _made_or_above(recorded: set[str]) -> list[str]:
+    """``recorded`` and every session above them (a session's calls count its sub-sessions')."""
+    out = set()
+    for session in recorded:
+        while session:
+            out.add(session)
+            parent = next(s["parent"] for s in ALL if s["session"] == session)
+            session = next((s["session"] for s in ALL if parent and parent.startswith(s["session"] + "/")), None)
+    return sorted(out)
+
+
+def test_a_model_is_found_whatever_the_case_it_is_typed_in(capsys):
+    # the services' LLM calls the trace records (recorded_on: the step stamped with its tokens)
+    claude = _made_or_above({s["session"] for s in ALL for call in s.get("llm_calls") or []
+                             if call["model"] == "claude-sonnet-4" and call["recorded_on"]})
+    assert len(claude) == 12
+    for typed in ("claude-sonnet-4", "Claude-Sonnet-4", "CLAUDE-SONNET-4"):
+        assert sorted(r["id"] for r in rows(capsys, "--all", "--model", typed)) == claude, typed
+    assert [r["id"] for r in rows(capsys, "--all", "--failed-tool", "MCP:Weather")] == FAILED_WEATHER
+    assert rows(capsys, "--model", "GPT-4O") == rows(capsys, "--model", "gpt-4o") != []
+
+
 def test_status_pattern_and_type_filters_keep_the_manifest_sessions(capsys):
     assert sorted(r["id"] for r in rows(capsys, "--all", "--status", "unfinished")) == \
         sorted(s["session"] for s in ALL if not s["has_answer"])

@@ -26,7 +26,8 @@ class SessionFilter:
     ``include_sub``: sub-sessions too; ``tool``: sessions that called this tool; ``failed_tool``:
     sessions where a call of this tool failed (``tg:toolError``); ``model``: that
     called this LLM; ``termination``: that stopped for this reason ("none": that record none);
-    ``health``: "errors", "warnings", "infos" (the worst severity found), "clean", "unchecked",
+    tool, model and termination names match whatever their case (``--model gpt-4o`` finds
+    "GPT-4o", as the search's ``tool:`` finds a tool); ``health``: "errors", "warnings", "infos" (the worst severity found), "clean", "unchecked",
     or a rule id (``analysis.health.rules``; on a source with a session index only). Empty values
     filter nothing."""
 
