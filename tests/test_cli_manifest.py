@@ -200,6 +200,19 @@ def test_an_ambiguous_session_ending_says_so(capsys):
     assert main(["show", *paths, "--session", "<urn:trustgraph:agent:6513270e-269e-4d37-b2a7-4de452e6b438>"]) == 0
 
 
+def test_a_session_part_is_found_whatever_its_case(capsys, source_args):
+    # a UUID pasted in upper case names its session on every source; a start that several
+    # sessions share, whatever its case, stays an error that lists them
+    ids = sorted(s["session"] for s in manifest_sessions("graph-dump.ttl"))
+    single = next(i for i in ids if i.rsplit(":", 1)[-1].startswith("f"))
+    shared = [i for i in ids if i.rsplit(":", 1)[-1].startswith("e")]
+    assert len(shared) == 2
+    assert run_json(capsys, "show", *source_args("graph-dump.ttl"), "--session", single.rsplit(":", 1)[-1].upper(),
+                    "--format", "json")["id"] == single
+    assert main(["show", *source_args("graph-dump.ttl"), "--session", "E"]) == 2
+    assert f"'E' matches several sessions: {', '.join(shared)}; give more of the IRI" in capsys.readouterr().err
+
+
 def test_a_folder_without_traces_is_nothing_usable(tmp_path, capsys):
     (tmp_path / "notes.md").write_text("no traces here")
     assert main(["list", str(tmp_path)]) == 2

@@ -149,6 +149,9 @@ def test_short_ids_name_one_session(source):
     assert find_session_ids(source, "62c33a4f-b774-4b52-88db-40af72158370") == [REACT_12]
     assert find_session_ids(source, REACT_12) == [REACT_12] == find_session_ids(source, f"<{REACT_12}>")
     assert find_session_ids(source, "no-such-session") == []
+    # a UUID pasted in upper case, whole or its start, names the same session
+    assert find_session_ids(source, "62C33A4F") == [REACT_12] == find_session_ids(source, "62C33A4F-B774-4B52-88DB-40AF72158370")
+    assert find_session_ids(source, "URN:TrustGraph:agent:62C33A4F-b774-4b52-88db-40af72158370") == [REACT_12]
     # an id part that starts several sessions' ids names them all (the caller asks for more)
     first = sorted(s["session"] for s in ALL if s["session"].rsplit(":", 1)[-1].startswith("6"))
     assert len(first) > 1 and find_session_ids(source, "6", limit=20) == first
