@@ -92,6 +92,22 @@ def test_a_model_is_found_whatever_the_case_it_is_typed_in(capsys):
     assert rows(capsys, "--model", "GPT-4O") == rows(capsys, "--model", "gpt-4o") != []
 
 
+def test_json_rows_carry_every_column_of_the_table(capsys):
+    found = {r["id"]: r for r in rows(capsys, "--all")}
+    assert sorted(found) == sorted(s["session"] for s in ALL)
+    assert {i: r["status"] for i, r in found.items()} == \
+        {s["session"]: "answered" if s["has_answer"] else "unfinished" for s in ALL}
+    assert sum(r["status"] == "unfinished" for r in found.values()) > 0
+    services = [s for s in ALL if s["file"] == "services.trig"]
+    assert {s["session"]: found[s["session"]]["step_count"] for s in services} == \
+        {s["session"]: len(s["step_order"]) for s in services}
+    # the table's Steps and Status are the JSON's step_count and status
+    _, table, _ = run(capsys, "--all", "--limit", 0)
+    for line in table.splitlines()[2:-2]:
+        row = found[line.split()[0]]
+        assert f"  {row['step_count']}  " in line and f"  {row['status']}" in line
+
+
 def test_status_pattern_and_type_filters_keep_the_manifest_sessions(capsys):
     assert sorted(r["id"] for r in rows(capsys, "--all", "--status", "unfinished")) == \
         sorted(s["session"] for s in ALL if not s["has_answer"])

@@ -54,8 +54,8 @@ def test_list_all_has_exactly_the_manifest_sessions(capsys, source_args, name):
     rows = run_json(capsys, "list", *source_args(name), "--all", "--format", "json")
     assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions(name))
     assert all(set(r) == {"id", "type", "pattern", "question", "time", "parent", "has_answer",
-                          "actions", "tool_errors", "parse_errors", *FIGURES, *(TOTAL_PREFIX + f for f in FIGURES),
-                          "sub_sessions"} for r in rows)
+                          "actions", "tool_errors", "parse_errors", "step_count", "status", "children", *FIGURES,
+                          *(TOTAL_PREFIX + f for f in FIGURES), "sub_sessions"} for r in rows)
 
 
 def test_list_and_show_give_own_figures_and_totals_with_sub_sessions(capsys, source_args):

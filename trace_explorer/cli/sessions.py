@@ -12,9 +12,9 @@ from typing import Any
 
 from wcwidth import wcswidth
 
-from ..export.table import sessions_csv
+from ..export.table import session_rows, sessions_csv
 from ..model.session import Session
-from ..model.totals import FIGURES, TOTAL_PREFIX
+from ..model.totals import TOTAL_PREFIX
 from ..read.diagnosis import clip
 from ..sources.catalog import find_session_ids, list_sessions
 from ..sources.family import fetch_family
@@ -108,11 +108,8 @@ def _list(args, source: TraceSource) -> int:
     if args.format == "csv":
         print(sessions_csv(rows), end="")
         return 0
-    if args.format == "json":
-        keys = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions", "tool_errors",
-                "parse_errors") \
-            + FIGURES + tuple(TOTAL_PREFIX + name for name in FIGURES) + ("sub_sessions",)
-        print(json.dumps([{k: r.get(k) for k in keys} | _json_match(r.get("match")) for r in rows],
+    if args.format == "json":  # the columns of the app's JSON download, and of the table (step_count, status)
+        print(json.dumps([row | _json_match(r.get("match")) for row, r in zip(session_rows(rows), rows)],
                          ensure_ascii=False, indent=2))
         return 0
     searched = bool(args.search and args.search.strip())
