@@ -46,6 +46,18 @@ def test_search_finds_a_word_of_an_answer(capsys):
     assert rows(capsys, "--all", "--search", "question:Elbrus") == []
 
 
+def test_a_search_with_no_word_lists_every_session_and_says_so(capsys):
+    for text in ("!!!", "?-", "answer:"):
+        status, out, err = run(capsys, "--all", f"--search={text}", "--format", "json", "--limit", 0)
+        assert status == 0 and sorted(r["id"] for r in json.loads(out)) == sorted(s["session"] for s in ALL)
+        assert err == f"trace-explorer: the search {text!r} has no word to look for (letters or digits), " \
+                      "so the list is not searched\n"
+    # a field name with no word after it narrows nothing
+    assert sorted(r["id"] for r in rows(capsys, "--all", "--search", "Elbrus answer:")) == HIGHEST
+    status, _, err = run(capsys, "--search", "Elbrus")
+    assert status == 0 and err == ""
+
+
 def test_search_finds_the_words_of_an_observation_and_an_error(capsys):
     found = rows(capsys, "--all", "--search", "upstream timed out")
     assert [r["id"] for r in found] == FAILED_WEATHER

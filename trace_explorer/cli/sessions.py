@@ -102,8 +102,8 @@ def session_family(source: TraceSource, key: str) -> tuple[Session | None, dict[
 
 def _list(args, source: TraceSource) -> int:
     check_health(args, source)
-    page = list_sessions(source, filters_of(args), limit=max(args.limit, 0), offset=max(args.offset, 0),
-                         order=args.sort)
+    filters = filters_of(args)
+    page = list_sessions(source, filters, limit=max(args.limit, 0), offset=max(args.offset, 0), order=args.sort)
     rows = page.rows
     if args.format == "csv":
         print(sessions_csv(rows), end="")
@@ -112,7 +112,7 @@ def _list(args, source: TraceSource) -> int:
         print(json.dumps([row | _json_match(r.get("match")) for row, r in zip(session_rows(rows), rows)],
                          ensure_ascii=False, indent=2))
         return 0
-    searched = bool(args.search and args.search.strip())
+    searched = bool(filters.needle)
     table = [(r["id"], r["type"], r["pattern"] or "", clip(r["question"] or "", 60), r["time"] or "",
               str(r["step_count"]), r["status"], _tokens(r)) + ((r["parent"] or "",) if args.all else ())
              + ((_text_match(r.get("match")),) if searched else ()) for r in rows]

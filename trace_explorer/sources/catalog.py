@@ -101,15 +101,12 @@ def _where(filters: SessionFilter, search: TextSearch, order: SessionOrder = DEF
     if not filters.include_sub:
         parts.append("  FILTER NOT EXISTS { ?root prov:wasDerivedFrom ?parentStep }")
     if filters.needle:
-        if not filters.words:  # punctuation only: no word to find
-            parts.append("  FILTER(false)")
-        else:
-            # a required pattern joined on ?root (an OPTIONAL here is evaluated before the roots
-            # are bound by some engines: a cross product of every question with every root)
-            try:
-                parts.append("  ?root tg:query ?searched\n  " + search.sparql_filter(filters.needle))
-            except ValueError as error:
-                raise SourceError(str(error)) from None
+        # a required pattern joined on ?root (an OPTIONAL here is evaluated before the roots
+        # are bound by some engines: a cross product of every question with every root)
+        try:
+            parts.append("  ?root tg:query ?searched\n  " + search.sparql_filter(filters.needle))
+        except ValueError as error:
+            raise SourceError(str(error)) from None
     mechanisms, patterns = filters.mechanisms, filters.patterns
     if mechanisms or patterns or order.key == "type":
         parts.append(_MECHANISM)

@@ -60,13 +60,17 @@ class SessionFilter:
 
     @property
     def needle(self) -> str | None:
-        """The search text, stripped, or None when there is none."""
-        return self.text.strip() if self.text and self.text.strip() else None
+        """The search text, stripped, or None when there is none or it has no word to look for
+        (``!!!``, a field name alone: the list is then not searched, ``wordless_note``)."""
+        return self.text.strip() if self.text and self.text.strip() and self.terms else None
 
     @property
-    def words(self) -> list[str]:
-        """The search's words, folded, without their fields; [] when there is no search."""
-        return list(dict.fromkeys(w for _, w in self.terms))
+    def wordless_note(self) -> str | None:
+        """The one line the list shows when a search was typed that has no word to look for
+        (letters or digits), so nothing was searched; None otherwise."""
+        if self.needle or not (self.text and self.text.strip()):
+            return None
+        return f"the search {self.text.strip()!r} has no word to look for (letters or digits), so the list is not searched"
 
     @property
     def terms(self) -> list[tuple[str | None, str]]:

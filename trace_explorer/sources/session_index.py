@@ -199,7 +199,7 @@ class ListPages:
             chunk = ids[start:start + 500]
             summaries.update(self._query(f"SELECT id, summary FROM summaries WHERE id IN ({','.join('?' * len(chunk))})", chunk))
         out = {i: json.loads(summaries[i]) for i in ids if i in summaries}
-        if filters.needle and filters.words and out:
+        if filters.needle and out:
             matched = list(out)
             for start in range(0, len(matched), 500):
                 with self._lock:
@@ -213,7 +213,7 @@ class ListPages:
         without kept counts) None. A page then walks the list in its order (``_walk``) and stops
         once it is full. The matches are read once while the index is unchanged (``_unchanged``),
         for ``_MATCHES_KEPT`` searches."""
-        if not (filters.needle and filters.words and self.aggregates):
+        if not (filters.needle and self.aggregates):
             return None
         query = fts_query(filters.terms)
         with self._lock:
@@ -681,10 +681,7 @@ def _where(filters: SessionFilter, walk: bool = False) -> tuple[str, list[Any]]:
     stops after its rows, instead of sorting every match)."""
     clauses, params, tables = [], [], "sessions"
     if filters.needle:
-        words = filters.words
-        if not words:  # punctuation only: no word to find, so nothing matches
-            clauses.append("0")
-        elif not walk:
+        if not walk:
             tables = "search CROSS JOIN sessions ON sessions.id = search.rowid"
             clauses.append("search MATCH ?")
             params.append(fts_query(filters.terms))
