@@ -54,6 +54,8 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
     matched = f"{first:,}–{last:,} of {shown.total:,}" if shown.rows else f"0 of {shown.total:,}"
     st.caption(f"{matched} matching · {counted(everything, scope)} in all · {_order_words(order)} · "
                "click a row to open it, a header to sort every page")
+    if filters.wordless_note:  # "!!!", or a field name alone: as the command line, nothing is searched
+        st.caption(md_escape(filters.wordless_note[:1].upper() + filters.wordless_note[1:] + ".", one_line=True))
     session_list_downloads(matching_sessions(collection, filters, order), shown.total)
     if not shown.rows:
         st.info("No session matches these filters.", icon=":material/filter_alt_off:")

@@ -564,14 +564,16 @@ def _stats(collection: Collection) -> None:
     if collection.empty_state:
         st.caption("No source connected.")
         return
-    sessions, steps, triples = st.columns(3, gap="small")
+    # each figure as wide as its label (and the help icon of a rounded figure) needs, side by
+    # side while they fit and wrapping when they do not: in three equal columns a label beside
+    # its help icon was cut ("Sessi…" at 100,000 sessions)
+    figures = st.container(horizontal=True, gap="small")
     try:
-        for column, label, what in ((sessions, "Sessions", "sessions"), (steps, "Steps", "steps"),
-                                    (triples, "Triples", "triples")):
+        for label, what in (("Sessions", "sessions"), ("Steps", "steps"), ("Triples", "triples")):
             count = collection.count(what)
             shown = _compact(count) if count >= 0 else "—"
-            # (a help icon takes room from the label: only when the figure is rounded)
-            column.metric(label, shown, help=f"{count:,} {what}" if shown != f"{count:,}" and count >= 0 else None)
+            figures.metric(label, shown, width="content",
+                           help=f"{count:,} {what}" if shown != f"{count:,}" and count >= 0 else None)
         st.caption(md_escape(f"{counted(collection.count('top'), 'top-level session')} · from {collection.label}"))
     except SourceError as error:
         st.error(md_escape(str(error)), icon=":material/error:")

@@ -40,6 +40,16 @@ def test_search_finds_an_answer_word_and_an_observation_and_marks_them():
     assert list_ids(at) == [REACT_12] and list_rows(at)[0]["match_field"] == "error"
 
 
+def test_a_search_with_no_word_lists_every_session_and_a_bare_field_name_is_left_out():
+    at = app(q="!!!")
+    assert sorted(list_ids(at)) == sorted(s["session"] for s in TOP)
+    notes = [c.value.replace("\\", "") for c in at.caption]
+    assert "The search '!!!' has no word to look for (letters or digits), so the list is not searched." in notes
+    at.text_input(key="q").set_value("Elbrus answer:").run()
+    assert sorted(list_ids(at)) == HIGHEST
+    assert not any("no word to look for" in c.value for c in at.caption)
+
+
 def test_url_values_are_read_whatever_their_case_and_unknown_ones_named():
     at = app(type="graphrag", status="ANSWERED")
     expected = [s["session"] for s in TOP if s["mechanism"] == "graphrag" and s["has_answer"]]

@@ -46,6 +46,18 @@ def test_search_finds_a_word_of_an_answer(capsys):
     assert rows(capsys, "--all", "--search", "question:Elbrus") == []
 
 
+def test_a_search_with_no_word_lists_every_session_and_says_so(capsys):
+    for text in ("!!!", "?-", "answer:"):
+        status, out, err = run(capsys, "--all", f"--search={text}", "--format", "json", "--limit", 0)
+        assert status == 0 and sorted(r["id"] for r in json.loads(out)) == sorted(s["session"] for s in ALL)
+        assert err == f"trace-explorer: the search {text!r} has no word to look for (letters or digits), " \
+                      "so the list is not searched\n"
+    # a field name with no word after it narrows nothing
+    assert sorted(r["id"] for r in rows(capsys, "--all", "--search", "Elbrus answer:")) == HIGHEST
+    status, _, err = run(capsys, "--search", "Elbrus")
+    assert status == 0 and err == ""
+
+
 def test_search_finds_the_words_of_an_observation_and_an_error(capsys):
     found = rows(capsys, "--all", "--search", "upstream timed out")
     assert [r["id"] for r in found] == FAILED_WEATHER
@@ -68,6 +80,44 @@ def test_search_for_a_tool_names_the_sessions_that_called_it(capsys):
 def test_failed_tool_keeps_the_sessions_where_that_tool_failed(capsys):
     assert [r["id"] for r in rows(capsys, "--all", "--failed-tool", "mcp:weather")] == FAILED_WEATHER
     assert len(rows(capsys, "--all", "--tool", "mcp:weather")) > 1
+
+
+def _made_or_above(recorded: set[str]) -> list[str]:
+    """``recorded`` and every session above them (a session's calls count its sub-sessions')."""
+    out = set()
+    for session in recorded:
+        while session:
+            out.add(session)
+            parent = next(s["parent"] for s in ALL if s["session"] == session)
+            session = next((s["session"] for s in ALL if parent and parent.startswith(s["session"] + "/")), None)
+    return sorted(out)
+
+
+def test_a_model_is_found_whatever_the_case_it_is_typed_in(capsys):
+    # the services' LLM calls the trace records (recorded_on: the step stamped with its tokens)
+    claude = _made_or_above({s["session"] for s in ALL for call in s.get("llm_calls") or []
+                             if call["model"] == "claude-sonnet-4" and call["recorded_on"]})
+    assert len(claude) == 12
+    for typed in ("claude-sonnet-4", "Claude-Sonnet-4", "CLAUDE-SONNET-4"):
+        assert sorted(r["id"] for r in rows(capsys, "--all", "--model", typed)) == claude, typed
+    assert [r["id"] for r in rows(capsys, "--all", "--failed-tool", "MCP:Weather")] == FAILED_WEATHER
+    assert rows(capsys, "--model", "GPT-4O") == rows(capsys, "--model", "gpt-4o") != []
+
+
+def test_json_rows_carry_every_column_of_the_table(capsys):
+    found = {r["id"]: r for r in rows(capsys, "--all")}
+    assert sorted(found) == sorted(s["session"] for s in ALL)
+    assert {i: r["status"] for i, r in found.items()} == \
+        {s["session"]: "answered" if s["has_answer"] else "unfinished" for s in ALL}
+    assert sum(r["status"] == "unfinished" for r in found.values()) > 0
+    services = [s for s in ALL if s["file"] == "services.trig"]
+    assert {s["session"]: found[s["session"]]["step_count"] for s in services} == \
+        {s["session"]: len(s["step_order"]) for s in services}
+    # the table's Steps and Status are the JSON's step_count and status
+    _, table, _ = run(capsys, "--all", "--limit", 0)
+    for line in table.splitlines()[2:-2]:
+        row = found[line.split()[0]]
+        assert f"  {row['step_count']}  " in line and f"  {row['status']}" in line
 
 
 def test_status_pattern_and_type_filters_keep_the_manifest_sessions(capsys):

@@ -54,8 +54,8 @@ def test_list_all_has_exactly_the_manifest_sessions(capsys, source_args, name):
     rows = run_json(capsys, "list", *source_args(name), "--all", "--format", "json")
     assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions(name))
     assert all(set(r) == {"id", "type", "pattern", "question", "time", "parent", "has_answer",
-                          "actions", "tool_errors", "parse_errors", *FIGURES, *(TOTAL_PREFIX + f for f in FIGURES),
-                          "sub_sessions"} for r in rows)
+                          "actions", "tool_errors", "parse_errors", "step_count", "status", "children", *FIGURES,
+                          *(TOTAL_PREFIX + f for f in FIGURES), "sub_sessions"} for r in rows)
 
 
 def test_list_and_show_give_own_figures_and_totals_with_sub_sessions(capsys, source_args):
@@ -198,6 +198,19 @@ def test_an_ambiguous_session_ending_says_so(capsys):
     assert main(["show", *paths, "--session", "6"]) == 2
     assert "matches several sessions" in capsys.readouterr().err
     assert main(["show", *paths, "--session", "<urn:trustgraph:agent:6513270e-269e-4d37-b2a7-4de452e6b438>"]) == 0
+
+
+def test_a_session_part_is_found_whatever_its_case(capsys, source_args):
+    # a UUID pasted in upper case names its session on every source; a start that several
+    # sessions share, whatever its case, stays an error that lists them
+    ids = sorted(s["session"] for s in manifest_sessions("graph-dump.ttl"))
+    single = next(i for i in ids if i.rsplit(":", 1)[-1].startswith("f"))
+    shared = [i for i in ids if i.rsplit(":", 1)[-1].startswith("e")]
+    assert len(shared) == 2
+    assert run_json(capsys, "show", *source_args("graph-dump.ttl"), "--session", single.rsplit(":", 1)[-1].upper(),
+                    "--format", "json")["id"] == single
+    assert main(["show", *source_args("graph-dump.ttl"), "--session", "E"]) == 2
+    assert f"'E' matches several sessions: {', '.join(shared)}; give more of the IRI" in capsys.readouterr().err
 
 
 def test_a_folder_without_traces_is_nothing_usable(tmp_path, capsys):

@@ -57,10 +57,18 @@ def test_search_matches_every_word_in_any_order(source, text, words):
     assert expected and ids(source, SessionFilter(text=text)) == newest_first(expected)
 
 
+def test_a_search_with_no_word_searches_nothing_and_a_bare_field_name_is_left_out(source):
+    everything = ids(source)
+    assert len(everything) == len(TOP)
+    # no word at all searches nothing (the list says so: SessionFilter.wordless_note)
+    assert ids(source, SessionFilter(text="?!")) == everything == ids(source, SessionFilter(text="question:"))
+    capital = ids(source, SessionFilter(text="france capital"))
+    assert capital and ids(source, SessionFilter(text="france capital question:")) == capital
+
+
 def test_search_finds_a_session_by_the_start_of_its_uuid(source):
     assert ids(source, SessionFilter(text="62c33a4f")) == [REACT_12]
     assert ids(source, SessionFilter(text="capital 62c33a4f")) == []  # every word must match
-    assert ids(source, SessionFilter(text='?!')) == []  # no word at all: nothing, not everything
 
 
 def test_each_source_says_how_it_searches(source):
@@ -149,6 +157,9 @@ def test_short_ids_name_one_session(source):
     assert find_session_ids(source, "62c33a4f-b774-4b52-88db-40af72158370") == [REACT_12]
     assert find_session_ids(source, REACT_12) == [REACT_12] == find_session_ids(source, f"<{REACT_12}>")
     assert find_session_ids(source, "no-such-session") == []
+    # a UUID pasted in upper case, whole or its start, names the same session
+    assert find_session_ids(source, "62C33A4F") == [REACT_12] == find_session_ids(source, "62C33A4F-B774-4B52-88DB-40AF72158370")
+    assert find_session_ids(source, "URN:TrustGraph:agent:62C33A4F-b774-4b52-88db-40af72158370") == [REACT_12]
     # an id part that starts several sessions' ids names them all (the caller asks for more)
     first = sorted(s["session"] for s in ALL if s["session"].rsplit(":", 1)[-1].startswith("6"))
     assert len(first) > 1 and find_session_ids(source, "6", limit=20) == first

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from trace_explorer.sources.filter import SessionFilter
 from trace_explorer.sources.search import MARKS, fts_query, matches, search_terms, text_match
 
 
@@ -12,6 +13,17 @@ def test_field_names_limit_a_word_and_other_colons_are_words():
     assert search_terms("mcp:weather ERROR:Timed") == [(None, "mcp"), (None, "weather"), ("error", "timed")]
     assert search_terms("urn:trustgraph:agent:62c33a4f") == [(None, w) for w in ("urn", "trustgraph", "agent", "62c33a4f")]
     assert fts_query(search_terms("answer:elbrus peak")) == 'answer : "elbrus"* AND "peak"*'
+
+
+def test_a_field_name_with_no_word_after_it_is_left_out():
+    # a half-typed field narrows nothing: "dogs answer:" searches dogs, anywhere
+    assert search_terms("dogs answer:") == [(None, "dogs")] == search_terms("answer: dogs") == search_terms("dogs ERROR:")
+    assert search_terms("answer:") == [] == search_terms("!!!") == search_terms("--")
+    assert search_terms("dogs mcp:") == [(None, "dogs"), (None, "mcp")]  # no field: a word
+    assert SessionFilter(text="answer:").needle is None and SessionFilter(text="dogs answer:").needle == "dogs answer:"
+    assert SessionFilter(text=" !!! ").wordless_note == \
+        "the search '!!!' has no word to look for (letters or digits), so the list is not searched"
+    assert SessionFilter(text="dogs").wordless_note is None is SessionFilter(text="  ").wordless_note
 
 
 def test_a_match_marks_the_words_where_most_of_them_are():

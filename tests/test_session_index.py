@@ -246,6 +246,25 @@ def test_a_tool_or_model_filter_keeps_the_sessions_whose_sub_sessions_made_the_c
     assert SUPERVISOR not in {r["id"] for r in list_sessions(indexed, SessionFilter(tool="calculator"), limit=0).rows}
 
 
+def test_tool_model_and_termination_names_match_whatever_their_case_on_an_index_as_on_the_traces():
+    collection, _ = load_collection([CORPUS])
+    bare = StoreSource(collection.store)
+    indexed = StoreSource(collection.store, index=build_index(collection.store))
+    orchestrated = manifest_sessions("orchestrated.nq")
+    weather = {s["session"] for s in orchestrated if "mcp:weather" in (s.get("actions") or [])}
+    for typed, recorded in ((SessionFilter(model="GPT-4o-Mini"), SessionFilter(model="gpt-4o-mini")),
+                            (SessionFilter(tool="MCP:Weather", include_sub=True), SessionFilter(tool="mcp:weather", include_sub=True)),
+                            (SessionFilter(failed_tool="MCP:weather", include_sub=True),
+                             SessionFilter(failed_tool="mcp:weather", include_sub=True)),
+                            (SessionFilter(termination="Final-Answer"), SessionFilter(termination="final-answer")),
+                            (SessionFilter(termination="NONE"), SessionFilter(termination="none"))):
+        expected = list_sessions(bare, recorded, limit=0).rows
+        assert expected, recorded
+        assert list_sessions(indexed, typed, limit=0).rows == expected, typed
+        assert list_sessions(bare, typed, limit=0).rows == expected, typed
+    assert weather <= {r["id"] for r in list_sessions(indexed, SessionFilter(tool="MCP:WEATHER", include_sub=True), limit=0).rows}
+
+
 def test_index_files_are_shared_safely_between_threads(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 

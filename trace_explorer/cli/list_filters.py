@@ -4,6 +4,7 @@ app's list (``sources.filter``): ``list`` and ``stats`` choose their sessions wi
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..analysis.health.index import refresh_health
 from ..analysis.health.rules import RULES
@@ -66,10 +67,14 @@ def _health(text: str) -> str:
 
 
 def filters_of(args: argparse.Namespace) -> SessionFilter:
-    """The SessionFilter the arguments name (``--all``: sub-sessions too)."""
-    return SessionFilter(mechanism=TYPE_CHOICES.get(args.type), pattern=args.pattern, status=args.status,
-                         text=args.search, include_sub=args.all, tool=args.tool, failed_tool=args.failed_tool, model=args.model,
-                         termination=args.termination, health=args.health)
+    """The SessionFilter the arguments name (``--all``: sub-sessions too). A ``--search`` with no
+    word to look for (``!!!``) searches nothing, as in the app, and says so in a line on stderr."""
+    filters = SessionFilter(mechanism=TYPE_CHOICES.get(args.type), pattern=args.pattern, status=args.status,
+                            text=args.search, include_sub=args.all, tool=args.tool, failed_tool=args.failed_tool,
+                            model=args.model, termination=args.termination, health=args.health)
+    if filters.wordless_note:
+        print(f"trace-explorer: {filters.wordless_note}", file=sys.stderr)
+    return filters
 
 
 def check_health(args: argparse.Namespace, source: TraceSource) -> None:

@@ -12,9 +12,9 @@ from typing import Any
 
 from wcwidth import wcswidth
 
-from ..export.table import sessions_csv
+from ..export.table import session_rows, sessions_csv
 from ..model.session import Session
-from ..model.totals import FIGURES, TOTAL_PREFIX
+from ..model.totals import TOTAL_PREFIX
 from ..read.diagnosis import clip
 from ..sources.catalog import find_session_ids, list_sessions
 from ..sources.family import fetch_family
@@ -102,20 +102,17 @@ def session_family(source: TraceSource, key: str) -> tuple[Session | None, dict[
 
 def _list(args, source: TraceSource) -> int:
     check_health(args, source)
-    page = list_sessions(source, filters_of(args), limit=max(args.limit, 0), offset=max(args.offset, 0),
-                         order=args.sort)
+    filters = filters_of(args)
+    page = list_sessions(source, filters, limit=max(args.limit, 0), offset=max(args.offset, 0), order=args.sort)
     rows = page.rows
     if args.format == "csv":
         print(sessions_csv(rows), end="")
         return 0
-    if args.format == "json":
-        keys = ("id", "type", "pattern", "question", "time", "parent", "has_answer", "actions", "tool_errors",
-                "parse_errors") \
-            + FIGURES + tuple(TOTAL_PREFIX + name for name in FIGURES) + ("sub_sessions",)
-        print(json.dumps([{k: r.get(k) for k in keys} | _json_match(r.get("match")) for r in rows],
+    if args.format == "json":  # the columns of the app's JSON download, and of the table (step_count, status)
+        print(json.dumps([row | _json_match(r.get("match")) for row, r in zip(session_rows(rows), rows)],
                          ensure_ascii=False, indent=2))
         return 0
-    searched = bool(args.search and args.search.strip())
+    searched = bool(filters.needle)
     table = [(r["id"], r["type"], r["pattern"] or "", clip(r["question"] or "", 60), r["time"] or "",
               str(r["step_count"]), r["status"], _tokens(r)) + ((r["parent"] or "",) if args.all else ())
              + ((_text_match(r.get("match")),) if searched else ()) for r in rows]

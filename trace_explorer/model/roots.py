@@ -60,6 +60,23 @@ def session_id(root: str) -> str:
     return root
 
 
+def named_by(key: str, roots: Iterable[str]) -> list[str]:
+    """Those of ``roots`` (session IRIs) that ``key`` names, in IRI order: ``[key]`` when it is
+    one of them; else those whose id (``session_id``: a UUID) starts with it, else those whose
+    IRI holds it; each as typed first, then ignoring case (a UUID pasted in upper case:
+    ``62C33A4F`` names ``urn:trustgraph:agent:62c33a4f-…``). [] when none."""
+    lowered = key.lower()
+    roots = sorted({r for r in roots if lowered in r.lower()})
+    if key in roots:
+        return [key]
+    for found in ((r for r in roots if session_id(r).startswith(key)), (r for r in roots if key in r),
+                  (r for r in roots if session_id(r).lower().startswith(lowered)), (r for r in roots if lowered in r.lower())):
+        found = list(found)
+        if found:
+            return found
+    return []
+
+
 def mechanism_of(session: Session) -> str:
     """The session's mechanism (TRACE-MODEL.md): the root's subtype, else the root IRI's shape,
     else its steps (Analysis / Decomposition / Plan -> Agent; an Exploration with edges ->

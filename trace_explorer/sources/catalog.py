@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
-from ..model.roots import ROOT_PREFIXES
+from ..model.roots import named_by
 from ..model.session import AGENT, Session
 from ..model.summary import answer_preview, session_summary
 from .fetch import ROOTS as _ROOTS
@@ -101,15 +101,12 @@ def _where(filters: SessionFilter, search: TextSearch, order: SessionOrder = DEF
     if not filters.include_sub:
         parts.append("  FILTER NOT EXISTS { ?root prov:wasDerivedFrom ?parentStep }")
     if filters.needle:
-        if not filters.words:  # punctuation only: no word to find
-            parts.append("  FILTER(false)")
-        else:
-            # a required pattern joined on ?root (an OPTIONAL here is evaluated before the roots
-            # are bound by some engines: a cross product of every question with every root)
-            try:
-                parts.append("  ?root tg:query ?searched\n  " + search.sparql_filter(filters.needle))
-            except ValueError as error:
-                raise SourceError(str(error)) from None
+        # a required pattern joined on ?root (an OPTIONAL here is evaluated before the roots
+        # are bound by some engines: a cross product of every question with every root)
+        try:
+            parts.append("  ?root tg:query ?searched\n  " + search.sparql_filter(filters.needle))
+        except ValueError as error:
+            raise SourceError(str(error)) from None
     mechanisms, patterns = filters.mechanisms, filters.patterns
     if mechanisms or patterns or order.key == "type":
         parts.append(_MECHANISM)
@@ -232,9 +229,10 @@ def _fill_previews(source: TraceSource, rows: list[dict]) -> None:
 def find_session_ids(source: TraceSource, key: str, limit: int = 6) -> list[str]:
     """The IRIs of the sessions ``key`` may name, at most ``limit``: ``[key]`` when it is a
     session's IRI; else the sessions whose id (the part after ``urn:trustgraph:agent:`` and the
-    like) starts with it, a UUID or its first characters; else those whose IRI contains it.
-    ``<IRI>`` is taken as the IRI. One query (on the session index where there is one).
-    Raises SourceError when the source fails."""
+    like) starts with it, a UUID or its first characters; else those whose IRI contains it;
+    each as typed, then ignoring case (``model.roots.named_by``). ``<IRI>`` is taken as the
+    IRI. One query (on the session index where there is one). Raises SourceError when the
+    source fails."""
     key = key.strip()
     if key.startswith("<") and key.endswith(">"):
         key = key[1:-1]
@@ -246,12 +244,8 @@ def find_session_ids(source: TraceSource, key: str, limit: int = 6) -> list[str]
         return source.index.find(key, limit)
     rows = source.select(PREFIXES + f"""SELECT DISTINCT ?root WHERE {{
   {{ ?root a tg:Question }} UNION {{ ?root tg:query ?q }}
-  FILTER(CONTAINS(STR(?root), {literal(key)})) }} ORDER BY ?root LIMIT 200""")
-    roots = [r["root"].value for r in rows if "root" in r]
-    if key in roots:
-        return [key]
-    prefixed = [r for r in roots if any(r.startswith(p + key) for p, _ in ROOT_PREFIXES)]
-    return (prefixed or roots)[:limit]
+  FILTER(CONTAINS(LCASE(STR(?root)), LCASE({literal(key)}))) }} ORDER BY ?root LIMIT 200""")
+    return named_by(key, (r["root"].value for r in rows if "root" in r))[:limit]
 
 
 def indexed_summary(source: TraceSource, session_id: str) -> dict | None:

@@ -26,7 +26,8 @@ class SessionFilter:
     ``include_sub``: sub-sessions too; ``tool``: sessions that called this tool; ``failed_tool``:
     sessions where a call of this tool failed (``tg:toolError``); ``model``: that
     called this LLM; ``termination``: that stopped for this reason ("none": that record none);
-    ``health``: "errors", "warnings", "infos" (the worst severity found), "clean", "unchecked",
+    tool, model and termination names match whatever their case (``--model gpt-4o`` finds
+    "GPT-4o", as the search's ``tool:`` finds a tool); ``health``: "errors", "warnings", "infos" (the worst severity found), "clean", "unchecked",
     or a rule id (``analysis.health.rules``; on a source with a session index only). Empty values
     filter nothing."""
 
@@ -59,13 +60,17 @@ class SessionFilter:
 
     @property
     def needle(self) -> str | None:
-        """The search text, stripped, or None when there is none."""
-        return self.text.strip() if self.text and self.text.strip() else None
+        """The search text, stripped, or None when there is none or it has no word to look for
+        (``!!!``, a field name alone: the list is then not searched, ``wordless_note``)."""
+        return self.text.strip() if self.text and self.text.strip() and self.terms else None
 
     @property
-    def words(self) -> list[str]:
-        """The search's words, folded, without their fields; [] when there is no search."""
-        return list(dict.fromkeys(w for _, w in self.terms))
+    def wordless_note(self) -> str | None:
+        """The one line the list shows when a search was typed that has no word to look for
+        (letters or digits), so nothing was searched; None otherwise."""
+        if self.needle or not (self.text and self.text.strip()):
+            return None
+        return f"the search {self.text.strip()!r} has no word to look for (letters or digits), so the list is not searched"
 
     @property
     def terms(self) -> list[tuple[str | None, str]]:

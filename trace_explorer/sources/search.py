@@ -68,16 +68,27 @@ def search_terms(text: str | None) -> list[tuple[str | None, str]]:
     """The words of a search (folded, as ``search_words``) each with the field it must be found
     in, or None for any: ``'answer:Elbrus tool:"mcp weather" peak'`` -> ``[("answer", "elbrus"),
     ("tool", "mcp"), ("tool", "weather"), (None, "peak")]``. A name before a colon that is not a
-    field (``mcp:weather``) is searched as words; a field name with nothing after it names no
-    field. Each (field, word) once, at most ``MAX_WORDS``."""
+    field (``mcp:weather``) is searched as words; a field name with no word after it is left out
+    (``dogs answer:`` searches ``dogs``, as a half-typed filter does in a search box). Each
+    (field, word) once, at most ``MAX_WORDS``; [] when the text has no word (``!!!``)."""
     out: list[tuple[str | None, str]] = []
-    for name, rest in _TERM.findall(text or ""):
-        field = name.lower() if name.lower() in WORD_FIELDS else None
-        words = _WORD.findall(fold(rest if field or not name else f"{name} {rest}"))
-        for word in words:
+    for field, rest in _pieces(text):
+        for word in _WORD.findall(fold(rest)):
             if (field, word) not in out:
                 out.append((field, word))
     return out[:MAX_WORDS]
+
+
+def _pieces(text: str | None) -> list[tuple[str | None, str]]:
+    """The search cut at its field names: ``(field or None, its text)``; a name before a colon
+    that is no field stays in the text, and a field name with nothing after it is dropped."""
+    out = []
+    for name, rest in _TERM.findall(text or ""):
+        if not name and rest.endswith(":") and rest[:-1].lower() in WORD_FIELDS:
+            continue  # "answer:" before a space or at the end: the regex took it as plain text
+        field = name.lower() if name.lower() in WORD_FIELDS else None
+        out.append((field, rest if field or not name else f"{name}:{rest}"))
+    return out
 
 
 def fts_query(terms: Sequence[tuple[str | None, str] | str]) -> str:
@@ -152,8 +163,7 @@ class TextSearch:
 
 def _unfielded(text: str) -> str:
     """``text`` without its field names (``question:paris`` -> ``paris``)."""
-    return " ".join(rest if name.lower() in WORD_FIELDS else f"{name}:{rest}" if name else rest
-                    for name, rest in _TERM.findall(text or ""))
+    return " ".join(rest for _, rest in _pieces(text))
 
 
 def matches(words: dict[str, str], terms: Sequence[tuple[str | None, str]]) -> bool:

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import pyoxigraph as ox
 
 from ..model.reader import SessionReader
-from ..model.roots import ROOT_PREFIXES, SUBTYPES, root_iris, step_owner
+from ..model.roots import ROOT_PREFIXES, SUBTYPES, named_by, root_iris, step_owner
 from ..model.session import Session
 from ..model.summary import session_summary
 from ..model.totals import FIGURES, TOTAL_PREFIX, add_totals
@@ -199,7 +199,7 @@ class ListPages:
             chunk = ids[start:start + 500]
             summaries.update(self._query(f"SELECT id, summary FROM summaries WHERE id IN ({','.join('?' * len(chunk))})", chunk))
         out = {i: json.loads(summaries[i]) for i in ids if i in summaries}
-        if filters.needle and filters.words and out:
+        if filters.needle and out:
             matched = list(out)
             for start in range(0, len(matched), 500):
                 with self._lock:
@@ -213,7 +213,7 @@ class ListPages:
         without kept counts) None. A page then walks the list in its order (``_walk``) and stops
         once it is full. The matches are read once while the index is unchanged (``_unchanged``),
         for ``_MATCHES_KEPT`` searches."""
-        if not (filters.needle and filters.words and self.aggregates):
+        if not (filters.needle and self.aggregates):
             return None
         query = fts_query(filters.terms)
         with self._lock:
@@ -344,19 +344,20 @@ class SessionIndex(WriteRecords, ListPages):
     def find(self, key: str, limit: int = 6) -> list[str]:
         """The session IRIs ``key`` may name, at most ``limit``: ``[key]`` when it is a session's
         IRI; else the sessions whose id (the IRI after ``urn:trustgraph:agent:`` and the like)
-        starts with it (a UUID, or its first characters); else those whose IRI contains it."""
+        starts with it (a UUID, or its first characters); else those whose IRI contains it; each
+        as typed, then ignoring case (``model.roots.named_by``; ASCII letters)."""
         if not key:
             return []
         if self._query("SELECT 1 FROM sessions WHERE root = ?", (key,)):
             return [key]
         found: list[str] = []
-        for prefix, _ in ROOT_PREFIXES:
+        for prefix, _ in ROOT_PREFIXES:  # the common case, by the index on root
             start = prefix + key
             found += [r for (r,) in self._query("SELECT root FROM sessions WHERE root >= ? AND root < ? ORDER BY root LIMIT ?",
                                                 (start, start + "\U0010ffff", limit))]
-        if not found:
-            found = [r for (r,) in self._query("SELECT root FROM sessions WHERE instr(root, ?) > 0 ORDER BY root LIMIT ?",
-                                               (key, limit))]
+        if not found:  # a part inside the IRI, or typed in another case: every IRI is read
+            found = named_by(key, (r for (r,) in self._query(
+                "SELECT root FROM sessions WHERE instr(lower(root), lower(?)) > 0 ORDER BY root LIMIT 200", (key,))))
         return sorted(found)[:limit]
 
     def rows(self) -> list[dict[str, Any]]:
@@ -680,10 +681,7 @@ def _where(filters: SessionFilter, walk: bool = False) -> tuple[str, list[Any]]:
     stops after its rows, instead of sorting every match)."""
     clauses, params, tables = [], [], "sessions"
     if filters.needle:
-        words = filters.words
-        if not words:  # punctuation only: no word to find, so nothing matches
-            clauses.append("0")
-        elif not walk:
+        if not walk:
             tables = "search CROSS JOIN sessions ON sessions.id = search.rowid"
             clauses.append("search MATCH ?")
             params.append(fts_query(filters.terms))

@@ -24,7 +24,7 @@ from typing import TypeVar
 import pyoxigraph as ox
 
 from ...model.reader import SessionReader
-from ...model.roots import step_owner
+from ...model.roots import named_by, step_owner
 from ...model.session import Session
 from ...model.summary import session_summary
 from ...model.texts import note_missing_texts
@@ -166,11 +166,8 @@ class TrustGraphSource(TraceSource):
         return self._rows.get(root)
 
     def find(self, key: str) -> list[str]:
-        """The roots ``key`` may name: itself, else those whose IRI contains it (at most six)."""
-        roots = self.roots()
-        if key in roots:
-            return [key]
-        return sorted(r for r in roots if key in r)[:6]
+        """The roots ``key`` may name (``model.roots.named_by``), at most six."""
+        return named_by(key, self.roots())[:6]
 
     # -- sessions ---------------------------------------------------------------------------
     def read(self, roots: list[str], context: bool = True, family: bool = False) -> dict[str, Session]:
