@@ -27,9 +27,10 @@ class SessionFilter:
     sessions where a call of this tool failed (``tg:toolError``); ``model``: that
     called this LLM; ``termination``: that stopped for this reason ("none": that record none);
     tool, model and termination names match whatever their case (``--model gpt-4o`` finds
-    "GPT-4o", as the search's ``tool:`` finds a tool); ``health``: "errors", "warnings", "infos" (the worst severity found), "clean", "unchecked",
-    or a rule id (``analysis.health.rules``; on a source with a session index only). Empty values
-    filter nothing."""
+    "GPT-4o", as the search's ``tool:`` finds a tool); ``health``: "errors", "warnings",
+    "infos" (the worst severity found), "clean", "unchecked", or a rule id
+    (``analysis.health.rules``; on a source with a session index only). Empty values filter
+    nothing."""
 
     mechanism: str | tuple[str, ...] | None = None
     pattern: str | tuple[str, ...] | None = None
