@@ -552,12 +552,16 @@ def _request_connect() -> None:
 
 
 def _compact(count: int) -> str:
-    """A count that fits a narrow metric: 60,298 as is, 768,266 as "768k", 1,250,000 as "1.25M"."""
+    """A count that fits a narrow metric: 60,298 as is, 768,266 as "768k", 1,250,000 as "1.25M",
+    3,400,000,000 as "3.4B"; a count that rounds up to the next unit is given in it (999,600 as
+    "1M", not "1000k")."""
     if count < 100_000:
         return f"{count:,}"
-    if count < 1_000_000:
+    if count < 999_500:
         return f"{count / 1000:.0f}k"
-    return f"{count / 1_000_000:.3g}M"
+    if count < 999_500_000:
+        return f"{count / 1_000_000:.3g}M"
+    return f"{count / 1_000_000_000:.3g}B"
 
 
 def _stats(collection: Collection) -> None:

@@ -199,8 +199,9 @@ def test_a_source_not_connected_shows_an_empty_state_never_the_last_sources_sess
 def test_large_counts_fit_the_sidebar_metrics():
     from components.source_picker import _compact
 
-    assert [_compact(n) for n in (0, 60_298, 99_999, 768_266, 1_000_000, 1_254_000)] == \
-        ["0", "60,298", "99,999", "768k", "1M", "1.25M"]
+    assert [_compact(n) for n in (0, 60_298, 99_999, 768_266, 999_499, 999_600, 1_000_000, 1_254_000,
+                                  999_499_999, 999_600_000, 3_400_000_000)] == \
+        ["0", "60,298", "99,999", "768k", "999k", "1M", "1M", "1.25M", "999M", "1B", "3.4B"]
 
 
 def test_a_deployment_keeps_stores_inside_its_store_root(app_env, monkeypatch):
