@@ -6,6 +6,7 @@ import socket
 
 import pytest
 
+from tests.loopback_server import serve_in_thread
 from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused
 
 
@@ -107,7 +108,6 @@ def test_a_pinned_https_connection_keeps_the_name_for_sni_and_the_certificate(tm
     certificate against it: a certificate for another name is refused."""
     import ssl
     import subprocess
-    import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     import requests
@@ -141,7 +141,7 @@ def test_a_pinned_https_connection_keeps_the_name_for_sni_and_the_certificate(tm
         context.sni_callback = lambda sock, name, ctx: names.append(name)
         server = ThreadingHTTPServer(("127.0.0.1", 0), Hello)
         server.socket = context.wrap_socket(server.socket, server_side=True)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        serve_in_thread(server)
         try:
             url = f"https://rebind.example:{server.server_address[1]}/sparql"
             pins = {("rebind.example", server.server_address[1]): ("127.0.0.1",)}

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
 import pytest
 
+from tests.loopback_server import serve_in_thread
 from trace_explorer.cli.main import main
 from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.source import SourceError
@@ -44,8 +44,7 @@ def endpoint():
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    serve_in_thread(server)
     yield f"http://127.0.0.1:{server.server_address[1]}/sparql", seen
     server.shutdown()
 
@@ -111,7 +110,7 @@ def redirecting(endpoint):
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_thread(server)
     yield f"http://127.0.0.1:{server.server_address[1]}/sparql", seen
     server.shutdown()
 

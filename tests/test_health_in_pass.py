@@ -41,11 +41,29 @@ def synthetic(tmp_path_factory):
     return [made.nquads, made.documents]
 
 
+def _read_in_batches(monkeypatch) -> None:
+    """Every N-Quads file is read a batch at a time (2,000 quads)."""
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
+    monkeypatch.setattr(rdf_stream, "BATCH", 2_000)
+
+
+@pytest.fixture(scope="module")
+def at_once(synthetic, tmp_path_factory):
+    """``index_tables`` of a store that took the synthetic texts and trace in one ingest, read
+    in batches as under ``streamed``: the rows the tests below compare a store against. Made
+    once; no test writes to it."""
+    trace, texts = synthetic
+    store = tmp_path_factory.mktemp("at-once") / "store"
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _read_in_batches(monkeypatch)
+        assert main(["ingest", str(texts), str(trace), "--store", str(store), "--quiet"]) == 0
+    return index_tables(store)
+
+
 @pytest.fixture
 def streamed(monkeypatch):
     """Every N-Quads file is read a batch at a time, and the checks after an ingest are counted."""
-    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
-    monkeypatch.setattr(rdf_stream, "BATCH", 2_000)
+    _read_in_batches(monkeypatch)
     checked_after: list[int] = []
     original = health_index.check_sessions
 
@@ -80,13 +98,12 @@ def test_a_streamed_file_is_checked_as_it_is_indexed(tmp_path, synthetic, stream
     assert one == two
 
 
-def test_texts_go_first_whatever_the_order_given(tmp_path, synthetic, streamed):
+def test_texts_go_first_whatever_the_order_given(tmp_path, synthetic, streamed, at_once):
     trace, texts = synthetic
     assert texts_first([trace, texts]) == [texts, trace]
     assert main(["ingest", str(trace), str(texts), "--store", str(tmp_path / "given"), "--quiet"]) == 0
-    assert main(["ingest", str(texts), str(trace), "--store", str(tmp_path / "first"), "--quiet"]) == 0
     given = index_tables(tmp_path / "given")
-    assert given == index_tables(tmp_path / "first")
+    assert given == at_once  # the texts given first
     # many answers are texts of the content file: read with them, their rows show them
     assert main(["ingest", str(trace), "--store", str(tmp_path / "alone"), "--quiet"]) == 0
     previews = [sum(1 for _, s in index_tables(tmp_path / name)["summaries"] if json.loads(s)["answer_preview"])
@@ -94,7 +111,7 @@ def test_texts_go_first_whatever_the_order_given(tmp_path, synthetic, streamed):
     assert previews[0] > previews[1] + SESSIONS // 4
 
 
-def test_a_file_after_the_pass_has_its_sessions_checked_again(tmp_path, synthetic, streamed):
+def test_a_file_after_the_pass_has_its_sessions_checked_again(tmp_path, synthetic, streamed, at_once):
     trace, texts = synthetic
     assert main(["ingest", str(trace), "--store", str(tmp_path / "store"), "--quiet"]) == 0
     assert sum(streamed) == 0  # checked in the pass, without their texts
@@ -113,8 +130,7 @@ def test_a_file_after_the_pass_has_its_sessions_checked_again(tmp_path, syntheti
     after = index_tables(tmp_path / "store")["health"]
     missing = [sum("missing-text" in rules.split() for _, _, _, _, rules, _ in rows) for rows in (before, after)]
     assert 0 < missing[1] < missing[0]  # mended where the content file has the text (it lacks some)
-    assert main(["ingest", str(texts), str(trace), "--store", str(tmp_path / "at-once"), "--quiet"]) == 0
-    assert after == index_tables(tmp_path / "at-once")["health"]
+    assert after == at_once["health"]
 
 
 @pytest.mark.parametrize("kept", [True, False])
@@ -199,7 +215,8 @@ def test_what_a_killed_ingest_left_beside_the_store_goes_with_the_next_writer(tm
     assert len(index_tables(store)["health"]) == SESSIONS
 
 
-def test_an_index_written_before_wants_were_kept_has_its_sessions_checked_again(tmp_path, synthetic, streamed):
+def test_an_index_written_before_wants_were_kept_has_its_sessions_checked_again(tmp_path, synthetic, streamed,
+                                                                                at_once):
     """An index whose health table has no ``wants`` column (written by the code before it) gets
     the column, empty: every session with a finding a later file may mend is checked again once,
     as before, and its wants are kept from then on."""
@@ -212,12 +229,11 @@ def test_an_index_written_before_wants_were_kept_has_its_sessions_checked_again(
     context = [row for row in before if any(r in row[4].split() for r in CONTEXT_RULES)]
     assert main(["ingest", str(texts), "--store", str(store), "--quiet"]) == 0
     assert sum(streamed) == len(context) > 0
-    assert main(["ingest", str(texts), str(trace), "--store", str(tmp_path / "at-once"), "--quiet"]) == 0
     # the same rows as a store written with the column; a session with nothing a file may mend
     # keeps its unknown (NULL) wants, never read
-    after, at_once = ({row[:5]: row[5] if any(r in row[4].split() for r in CONTEXT_RULES) else "-" for row in rows}
-                      for rows in (index_tables(store)["health"], index_tables(tmp_path / "at-once")["health"]))
-    assert after == at_once
+    after, whole = ({row[:5]: row[5] if any(r in row[4].split() for r in CONTEXT_RULES) else "-" for row in rows}
+                    for rows in (index_tables(store)["health"], at_once["health"]))
+    assert after == whole
 
 
 def test_ctrl_c_that_native_code_let_pass_still_ends_the_ingest(tmp_path, monkeypatch, capsys):

@@ -22,6 +22,7 @@ import pyoxigraph as ox
 import pytest
 
 from tests.conftest import CORPUS, MANIFEST
+from tests.loopback_server import serve_in_thread
 from trace_explorer.read.collection import TraceStore
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.read.files import read_trace_file
@@ -278,7 +279,7 @@ def test_an_endpoint_answer_nesting_triple_terms_deeply_is_refused_before_parsin
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_thread(server)
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/sparql"
         with pytest.raises(SourceError) as raised:

@@ -5,6 +5,8 @@ saw the file (or, killed after its rows, saw it whole); and the same file then g
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import sqlite3
 
@@ -45,38 +47,42 @@ def _store(path, *names_files) -> None:
             ingest_file(local, str(file))
 
 
-def _lint(path, capsys) -> list:
-    capsys.readouterr()
-    main(["lint", "--store", str(path), "--format", "json"])
-    return json.loads(capsys.readouterr().out)
+def _lint(path) -> list:
+    """``lint --format json`` of the store in ``path``: its findings, as printed."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["lint", "--store", str(path), "--format", "json"])
+    return json.loads(out.getvalue())
 
 
-def _state(path, capsys, lint: bool) -> tuple:
+def _state(path, lint: bool = True) -> tuple:
     """What readers of the store see: its snapshot's quads, the listed sessions, the sessions its
     traces hold (read again from the snapshot, without the index), and lint's findings."""
     reader = local_source(path)
     listed = reader.index.roots()
     in_traces = build_index(reader.store).roots()
-    return set(reader.store), listed, in_traces, _lint(path, capsys) if lint else None
+    return set(reader.store), listed, in_traces, _lint(path) if lint else None
 
 
 @pytest.fixture(scope="module")
 def expected(files, tmp_path_factory):
-    """The quads, listed sessions and lint findings of stores that were never killed."""
+    """What readers see (``_state``, lint included) of stores that were never killed, by name:
+    ``without`` the big file and ``with`` it. Read once: no test writes to these stores."""
     folder = tmp_path_factory.mktemp("expected")
     _store(folder / "without", files["base"], files["seed"])
     _store(folder / "with", files["base"], files["big"], files["seed"])
-    return folder
+    return {name: _state(folder / name) for name in ("without", "with")}
 
 
-def _assert_like(path, reference, capsys, lint: bool = True) -> None:
-    """The store in ``path`` reads as the one in ``reference``: the same quads, the same sessions
-    listed and in its traces, and (``lint``) the same findings."""
-    quads, listed, in_traces, lint = _state(path, capsys, lint)
-    want_quads, want_listed, _, want_lint = _state(reference, capsys, lint)
+def _assert_like(path, reference, lint: bool = True) -> None:
+    """The store in ``path`` reads as ``reference`` (a store's folder, or its ``_state``): the
+    same quads, the same sessions listed and in its traces, and (``lint``) the same findings."""
+    quads, listed, in_traces, findings = _state(path, lint)
+    want_quads, want_listed, _, want_findings = reference if isinstance(reference, tuple) else _state(reference, lint)
     assert len(quads) == len(want_quads) and quads == want_quads
     assert listed == in_traces == want_listed
-    assert lint == want_lint
+    if lint:
+        assert findings == want_findings
     # the index still keeps exactly the store's typed IRIs (``sources.index_typed``), and says so
     with sqlite3.connect(path / INDEX_FILE) as db:
         kept = {iri for (iri,) in db.execute(f"SELECT iri FROM {TYPED_TABLE}")}
@@ -88,7 +94,7 @@ def _assert_like(path, reference, capsys, lint: bool = True) -> None:
 @pytest.mark.parametrize("stop, word, streamed", [("batch", "batch", False), ("write", "batch", False),
                                                    ("index", "index", False), ("batch", "batch", True),
                                                    ("index", "index", True)])
-def test_a_killed_ingest_leaves_nothing_of_its_file(tmp_path, files, expected, capsys, stop, word, streamed):
+def test_a_killed_ingest_leaves_nothing_of_its_file(tmp_path, files, expected, stop, word, streamed):
     # streamed: the big file parsed and written a batch at a time, its rows read from the store
     path = tmp_path / "store"
     _store(path, files["base"])
@@ -100,10 +106,10 @@ def test_a_killed_ingest_leaves_nothing_of_its_file(tmp_path, files, expected, c
     assert set(now.store) == base_quads and now.index.roots() == base_sessions
     # the next writer undoes the write, and the next snapshot holds nothing of the file
     _store(path, files["seed"])
-    _assert_like(path, expected / "without", capsys)
+    _assert_like(path, expected["without"])
     # the same file then goes in whole
     _store(path, files["big"])
-    _assert_like(path, expected / "with", capsys, lint=False)
+    _assert_like(path, expected["with"], lint=False)
     assert count_sessions(local_source(path), ALL) == (
         (BIG_COPIES + 1) * SESSIONS_PER_COPY + len(manifest_sessions("seed-sessions.ttl")))
 
@@ -116,17 +122,17 @@ def test_the_big_file_is_written_in_batches(files):
     assert BULK_QUADS < 2 * BATCH < quads <= 3 * BATCH
 
 
-def test_an_ingest_killed_after_its_rows_is_published_whole_by_the_next_writer(tmp_path, files, expected, capsys):
+def test_an_ingest_killed_after_its_rows_is_published_whole_by_the_next_writer(tmp_path, files, expected):
     path = tmp_path / "store"
     _store(path, files["base"])
     base_quads = set(local_source(path).store)
     ingest_until(path, "publish", [files["big"]], word="publish")
     assert set(local_source(path).store) == base_quads  # not published yet: readers see the store as it was
     _store(path, files["seed"])
-    _assert_like(path, expected / "with", capsys)
+    _assert_like(path, expected["with"])
 
 
-def test_a_killed_small_write_on_an_unpublished_store_takes_out_only_what_it_added(tmp_path, files, capsys):
+def test_a_killed_small_write_on_an_unpublished_store_takes_out_only_what_it_added(tmp_path, files):
     # as sync writes: one session after another, published at the end; killed on the last, whose
     # copy 301 the store had already from "small"
     path = tmp_path / "store"
@@ -135,10 +141,10 @@ def test_a_killed_small_write_on_an_unpublished_store_takes_out_only_what_it_add
     _store(path, files["seed"])
     reference = tmp_path / "reference"
     _store(reference, files["base"], files["small"], files["seed"])
-    _assert_like(path, reference, capsys)
+    _assert_like(path, reference)
     _store(path, files["later"])
     _store(reference, files["later"])
-    _assert_like(path, reference, capsys)
+    _assert_like(path, reference)
 
 
 def test_a_roll_back_cut_short_is_done_again_by_the_next_writer(tmp_path, files):

@@ -44,6 +44,7 @@ from trustgraph.messaging.translators.triples import TriplesQueryRequestTranslat
 from trustgraph.schema import (BLANK, IRI, LITERAL, TRIPLE, Error, LibrarianResponse, SparqlBinding,
                                SparqlQueryResponse, Term, Triple, TriplesQueryResponse)
 
+from tests.loopback_server import serve_in_thread
 from trace_explorer.model.reader import SessionReader
 from trace_explorer.model.triple_index import TripleIndex
 from trace_explorer.read.collection import load_collection
@@ -151,7 +152,7 @@ class FakeGateway:
 
         self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        serve_in_thread(self._server)
         return self.url
 
     @property
