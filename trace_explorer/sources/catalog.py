@@ -11,6 +11,8 @@ read by ``fetch.fetch_sessions``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -97,7 +99,9 @@ class SessionPage:
 
 
 def _where(filters: SessionFilter, search: TextSearch, order: SessionOrder = DEFAULT_ORDER) -> str:
-    parts = [_ROOTS]
+    # each root once (a root typed tg:Question and a subtype matches twice), before what is
+    # looked up or computed per root
+    parts = [f"  {{ SELECT DISTINCT ?root WHERE {{ {_ROOTS.strip()} }} }}"]
     if not filters.include_sub:
         parts.append("  FILTER NOT EXISTS { ?root prov:wasDerivedFrom ?parentStep }")
     if filters.needle:
@@ -125,21 +129,32 @@ def _where(filters: SessionFilter, search: TextSearch, order: SessionOrder = DEF
     return "\n".join(parts)
 
 
-def _sparql_order(order: SessionOrder) -> tuple[str, str]:
-    """The projection the inner query adds for ``order`` and the ORDER BY clause (values
-    missing last, ties newest first, then by IRI)."""
+# The value each sort key orders on, per matching row, named as the query projects it; a row
+# per session has it once, a session with several (two start times, two questions) is grouped
+# and sorted on one of them (``SAMPLE``; for status, answered if any row is)
+_SORT_VALUES = {"question": ("?asked", "?question", "SAMPLE"), "type": ("?mechanism", "?kind", "SAMPLE"),
+                "status": ("IF(BOUND(?answered), 1, 0)", "?done", "MAX")}
+
+
+def _sparql_order(order: SessionOrder, grouped: bool = True) -> tuple[str, str]:
+    """The projection the inner query makes for ``order`` (``grouped``: aggregates over the
+    rows of each session, for a GROUP BY ?root; else each row's own values) and the ORDER BY
+    clause (values missing last, ties newest first, then by IRI)."""
     direction = "DESC" if order.descending else "ASC"
+    projected = "(SAMPLE(?t) AS ?time)" if grouped else "(?t AS ?time)"
+    if order.key in _SORT_VALUES:
+        value, name, aggregate = _SORT_VALUES[order.key]
+        projected += f" ({aggregate}({value}) AS {name})" if grouped else f" ({value} AS {name})"
     newest = "DESC(BOUND(?time)) DESC(STR(?time)) ?root"
     if order.key == "id":
-        return "", f"ORDER BY {direction}(?root)"
+        return projected, f"ORDER BY {direction}(?root)"
     if order.key == "question":
-        return ("(SAMPLE(?asked) AS ?question)",
-                f"ORDER BY DESC(BOUND(?question)) {direction}(LCASE(STR(?question))) {newest}")
+        return projected, f"ORDER BY DESC(BOUND(?question)) {direction}(LCASE(STR(?question))) {newest}"
     if order.key == "type":
-        return "(SAMPLE(?mechanism) AS ?kind)", f"ORDER BY {direction}(?kind) {newest}"
+        return projected, f"ORDER BY {direction}(?kind) {newest}"
     if order.key == "status":  # "answered" before "unfinished" in ascending order
-        return "(MAX(IF(BOUND(?answered), 1, 0)) AS ?done)", f"ORDER BY {'ASC' if order.descending else 'DESC'}(?done) {newest}"
-    return "", f"ORDER BY DESC(BOUND(?time)) {direction}(STR(?time)) ?root"
+        return projected, f"ORDER BY {'ASC' if order.descending else 'DESC'}(?done) {newest}"
+    return projected, f"ORDER BY DESC(BOUND(?time)) {direction}(STR(?time)) ?root"
 
 
 def count_sessions(source: TraceSource, filters: SessionFilter | None = None) -> int:
@@ -174,6 +189,7 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
         raise SourceError(f"{source.label} cannot sort the list by {order.key}; it sorts by "
                           f"{', '.join(k for k in SORT_KEYS if k in sort_keys(source))}")
     sessions: dict[str, Session] = {}
+    counted = None
     if source.lookup is not None:  # a source that lists its sessions itself
         rows, total = source.lookup.page(filters, limit, offset)
         sessions = fetch_sessions(source, [r["id"] for r in rows], family=True) if read else {}
@@ -184,17 +200,54 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
             sessions = fetch_sessions(source, [r["id"] for r in rows], family=True)
         _fill_previews(source, rows)
     else:
-        page = (f"LIMIT {int(limit)} " if limit else "") + (f"OFFSET {int(offset)}" if offset else "")
-        projected, order_by = _sparql_order(order)
-        asked = "\n  OPTIONAL { ?root tg:query ?asked }" if order.key == "question" else ""
-        query = (PREFIXES + f"SELECT ?root WHERE {{ {{ SELECT ?root (SAMPLE(?t) AS ?time) {projected} WHERE {{ "
-                 f"{_where(filters, source.text_search, order)}\n  OPTIONAL {{ ?root prov:startedAtTime ?t }}{asked} }} "
-                 f"GROUP BY ?root }} }} {order_by} {page}")
-        roots = [r["root"].value for r in source.select(query) if isinstance(r.get("root"), ox.NamedNode)]
+        counted = _count_aside(source, filters) if limit and source.concurrent_queries else None
+        roots = _page_roots(source, filters, order, limit, offset)
         sessions = fetch_sessions(source, roots, family=True)
         rows = [session_summary(sessions[r], sessions) for r in roots if r in sessions]
-    total = count_sessions(source, filters) if (limit and (len(rows) == limit or offset)) else offset + len(rows)
+    if not (limit and (len(rows) == limit or offset)):
+        total = offset + len(rows)
+    else:
+        total = counted() if counted else count_sessions(source, filters)
     return SessionPage(rows, total, offset, limit, sessions)
+
+
+# Pages up to this row are first asked for without grouping the rows by session (a row per
+# session is the rule): Virtuoso sorts 86,365 top-level sessions without a GROUP BY in half the
+# time (0.24 s of its CPU at 100,000 sessions against 0.51 s)
+UNGROUPED_ROWS = 1000
+
+
+def _page_roots(source: TraceSource, filters: SessionFilter, order: SessionOrder, limit: int, offset: int) -> list[str]:
+    """The IRIs of the page's sessions, in ``order`` (one query, two where a session matches
+    in more than one row). First the rows up to the page's last, ungrouped, when that is at
+    most ``UNGROUPED_ROWS``: kept when no session comes twice; else the rows grouped by session
+    (``_sparql_order``), which sorts a session with two values on one of them."""
+    where = _where(filters, source.text_search, order)
+    asked = "\n  OPTIONAL { ?root tg:query ?asked }" if order.key == "question" else ""
+
+    def query(grouped: bool, page: str) -> list[str]:
+        projected, order_by = _sparql_order(order, grouped)
+        text = (PREFIXES + f"SELECT ?root WHERE {{ {{ SELECT ?root {projected} WHERE {{ "
+                f"{where}\n  OPTIONAL {{ ?root prov:startedAtTime ?t }}{asked} }} "
+                f"{'GROUP BY ?root ' if grouped else ''}}} }} {order_by} {page}")
+        return [r["root"].value for r in source.select(text) if isinstance(r.get("root"), ox.NamedNode)]
+
+    if limit and offset + limit <= UNGROUPED_ROWS:
+        roots = query(False, f"LIMIT {int(offset + limit)}")
+        if len(set(roots)) == len(roots):
+            return roots[offset:]
+    page = (f"LIMIT {int(limit)} " if limit else "") + (f"OFFSET {int(offset)}" if offset else "")
+    return query(True, page)
+
+
+def _count_aside(source: TraceSource, filters: SessionFilter) -> Callable[[], int]:
+    """``count_sessions`` asked in a thread of its own, for a source that answers queries at
+    once (``concurrent_queries``), while the page is read: the returned function waits for the
+    count (and raises its SourceError). A count not waited for is left to finish."""
+    executor = ThreadPoolExecutor(max_workers=1)
+    future = executor.submit(count_sessions, source, filters)
+    executor.shutdown(wait=False)
+    return future.result
 
 
 def sort_keys(source: TraceSource) -> frozenset[str]:

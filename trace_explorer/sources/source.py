@@ -57,6 +57,8 @@ class TraceSource:
     queries here; a source that cannot answer them gives its own.
     ``anchors_as_union``: True when the server walks a property path far faster from a constant
     than from a VALUES block of several roots (``fetch.session_triples``).
+    ``concurrent_queries``: True when queries sent at once from several threads are answered
+    side by side by the server (``catalog.list_sessions`` then counts while it reads the page).
     ``recovers_damaged_literals``: True when quoted triples that arrived damaged into literals
     were recovered as they were read (files and local stores); the lineage lookups then need not
     look for them.
@@ -69,6 +71,9 @@ class TraceSource:
     # block of several: a page's sessions are then read with one UNION branch per root
     # (``fetch.session_triples``)
     anchors_as_union = False
+    # True when queries may be sent at once from several threads and the server answers them
+    # side by side (a SPARQL endpoint): the list's count is then asked while its page is read
+    concurrent_queries = False
     lookup = None
     text_search: TextSearch = REGEX_SEARCH
 
