@@ -206,9 +206,20 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
         rows = [session_summary(sessions[r], sessions) for r in roots if r in sessions]
     if not (limit and (len(rows) == limit or offset)):
         total = offset + len(rows)
+        if counted:
+            # waited for all the same, so that no query is still going once the page is given
+            _settle(counted)
     else:
         total = counted() if counted else count_sessions(source, filters)
     return SessionPage(rows, total, offset, limit, sessions)
+
+
+def _settle(counted: Callable[[], int]) -> None:
+    """Wait for a count that the page's own rows made needless; its error is not the page's."""
+    try:
+        counted()
+    except SourceError:
+        pass
 
 
 # Pages up to this row are first asked for without grouping the rows by session (a row per
@@ -243,7 +254,7 @@ def _page_roots(source: TraceSource, filters: SessionFilter, order: SessionOrder
 def _count_aside(source: TraceSource, filters: SessionFilter) -> Callable[[], int]:
     """``count_sessions`` asked in a thread of its own, for a source that answers queries at
     once (``concurrent_queries``), while the page is read: the returned function waits for the
-    count (and raises its SourceError). A count not waited for is left to finish."""
+    count (and raises its SourceError)."""
     executor = ThreadPoolExecutor(max_workers=1)
     future = executor.submit(count_sessions, source, filters)
     executor.shutdown(wait=False)
