@@ -18,7 +18,7 @@ from trace_explorer.sources.filter import DEFAULT_ORDER, SessionFilter, SessionO
 from trace_explorer.sources.session_insights import HEALTH_CHOICES
 
 from .collection import Collection
-from .health import health_filter, indexed
+from .health import HEALTH_KEY, health_filter, indexed
 from .insights import insight_filters
 from .text import md_escape
 
@@ -26,6 +26,7 @@ SORT_PARAM, PAGE_PARAM = "sort", "page"
 _SORT_KEY, _PAGE_KEY, _VIEW_KEY, _URL_KEY = "te_list_sort", "te_list_page", "te_list_view", "te_list_url"
 _UNKNOWN_KEY = "te_list_unknown_values"
 SESSION_PARAMS = ("session", "step")  # the session page's parameters, never the list's
+BOUND_PARAMS = ("type", "pattern", "status", "q", "sub", HEALTH_KEY)  # the filters' keys (bind="query-params")
 STATUSES = ("answered", "unfinished")
 
 
@@ -84,10 +85,22 @@ def restore_list_url() -> None:
     """Give the list its own URL parameters back when it runs with a session page's (``session``,
     ``step``): Back from a session opened from the list comes to the list's address with the
     session's parameters (Streamlit writes them before the page's path), and the list's
-    filters, sort and page are then those it had (remembered by ``list_view``)."""
-    if any(name in st.query_params for name in SESSION_PARAMS):
-        st.query_params.from_dict(st.session_state.get(_URL_KEY) or {})
-        st.rerun()  # the filters, bound to the URL, read it again
+    filters, sort and page are then those it had (remembered by ``list_view``). The parameters
+    bound to the filters (``BOUND_PARAMS``) are not written here: Streamlit refuses that while
+    the filters are bound, and each filter, drawn again, writes its remembered value itself."""
+    if not any(name in st.query_params for name in SESSION_PARAMS):
+        return
+    kept = st.session_state.get(_URL_KEY) or {}
+    for name in [n for n in st.query_params if n not in kept and n not in BOUND_PARAMS]:
+        del st.query_params[name]
+    for name, value in kept.items():
+        if name not in BOUND_PARAMS and st.query_params.get_all(name) != _as_list(value):
+            st.query_params[name] = value
+    st.rerun()  # the filters, bound to the URL, read it again
+
+
+def _as_list(value: str | list[str]) -> list[str]:
+    return list(value) if isinstance(value, list) else [value]
 
 
 # Past any list's last page (5 billion rows), and small enough for SQLite's and SPARQL's OFFSET:

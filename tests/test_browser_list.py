@@ -199,6 +199,39 @@ def test_headers_sort_every_page_of_a_store(store_url):
         assert row_ids(other) == by_steps[50:100]
 
 
+def test_back_twice_from_a_session_opened_on_a_filtered_page_comes_back_to_that_page(store_url):
+    """Opening a session from page 2 of a filtered list leaves two history entries before the
+    session's: the list, and the list's address with the session's parameters (Streamlit writes
+    them before the path). Back to either shows page 2 of the filtered list, with no error
+    (the filters' parameters are bound to them, and may not be written directly)."""
+    url, store_dir = store_url
+    agents = [r["id"] for r in list_sessions(local_source(store_dir), SessionFilter(mechanism=("Agent",)),
+                                             limit=50, offset=50).rows]
+    assert len(agents) == 17  # 67 Agent sessions of the 130: a second page of 17
+    with chromium_page(viewport=(1400, 1100)) as page:
+        list_page(page, url + "/?type=Agent&page=2")
+        assert row_ids(page) == agents
+        open_row(page)
+        page.wait_for_url("**/session?session=*", timeout=30000)
+        wait_for_streamlit_idle(page)
+        landed = []
+        for back in range(4):  # the session page may have a history entry of its own
+            page.go_back()
+            page.wait_for_function("() => document.readyState === 'complete'")
+            if urllib.parse.urlparse(page.url).path.endswith("/session"):
+                continue
+            landed.append(query(page))
+            wait_for_streamlit_idle(page)
+            assert page.locator('[data-testid="stException"]').count() == 0, back
+            page.wait_for_function("() => !location.search.includes('session=')", timeout=30000)
+            wait_for_streamlit_idle(page)
+            assert query(page)["type"] == ["Agent"] and query(page)["page"] == ["2"], back
+            assert row_ids(page) == agents, back
+            if len(landed) == 2:
+                break
+        assert len(landed) == 2
+
+
 def test_a_source_not_connected_shows_an_empty_state(app_url):
     with chromium_page(viewport=(1400, 1000)) as page:
         list_page(page, app_url + "/")
