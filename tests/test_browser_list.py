@@ -1,8 +1,9 @@
 """The session list in a real browser (headless Debian Chromium): a click on a row opens the
 session, the id's link and the parent's link, tick boxes that select without opening, copy,
 headers that sort every page of a store, word search, the list's state in the URL, short session
-links, Back twice from a session opened on a filtered page, the empty state of a source not connected, the notice of an upload that switches the demo
-off, hostile text, and the table at 1400 and 1000 px wide. Screenshots go to tests/artifacts/."""
+links, Back twice from a session opened on a filtered page, the empty state of a source not
+connected, the notice of an upload that switches the demo off, hostile text, and the table at
+1400 and 1000 px wide. Screenshots go to tests/artifacts/."""
 
 from __future__ import annotations
 

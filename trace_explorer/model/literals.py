@@ -45,10 +45,14 @@ def parse_time(text: str | None) -> datetime | None:
 
 
 def format_time(value: datetime | None) -> str | None:
-    """Inverse of ``parse_time`` for display and JSON: ``2026-03-09T09:44:56Z`` (UTC written as Z)."""
+    """``value`` in UTC for display and JSON, written with a Z: ``2026-03-09T09:44:56Z``, the
+    same instant for ``2026-03-09T10:44:56+01:00`` (every time the explorer shows is UTC, as its
+    columns say; a naive ``value`` is taken as UTC, as ``parse_time`` takes a time with no zone)."""
     if value is None:
         return None
-    text = value.isoformat()
+    text = (value if value.tzinfo is None else value.astimezone(timezone.utc)).isoformat()
+    if value.tzinfo is None:
+        text += "+00:00"
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
