@@ -9,6 +9,7 @@ import pytest
 
 from tests.conftest import demo_sessions
 from trace_explorer.cli.main import main
+from trace_explorer.sources.local_store import open_local_store
 from trace_explorer.sources.search import fold
 
 ALL = demo_sessions()
@@ -158,3 +159,22 @@ def test_a_negative_or_unreadable_page_size_or_offset_is_refused(capsys, option,
     assert stopped.value.code == 2
     assert f"argument {option}: expected a whole number, 0 or more, got '{value}'" in capsys.readouterr().err
     assert len(rows(capsys, "--offset", len(TOP) - 2)) == 2  # 0 and more are taken as before
+
+
+def test_an_empty_list_says_why_in_one_line(capsys, tmp_path):
+    """No table of headers alone: a search that matches nothing, an offset past the end, and a
+    store with no session each get a sentence (the demo's 30 top-level sessions)."""
+    assert run(capsys, "--search", "zzzqqq") == (0, "No session matches these filters.\n", "")
+    assert run(capsys, "--offset", 500) == (0, f"No session at --offset 500: {len(TOP)} match.\n", "")
+    open_local_store(tmp_path / "empty").close()  # made, with nothing in it
+    assert main(["list", "--store", str(tmp_path / "empty")]) == 0
+    assert capsys.readouterr().out == "No session in this source.\n"
+
+
+def test_stats_of_no_session_is_one_line(capsys):
+    assert main(["stats", "--demo", "--search", "zzzqqq"]) == 0
+    assert capsys.readouterr().out == "0 sessions\n"
+    assert main(["stats", "--demo", "--type", "GraphRAG"]) == 0
+    text = capsys.readouterr().out
+    graphrag = sum(1 for s in TOP if s["mechanism"] == "graphrag")
+    assert text.startswith(f"{graphrag:,} sessions\n\nby mechanism: GraphRAG {graphrag:,}\n")

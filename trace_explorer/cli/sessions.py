@@ -112,6 +112,10 @@ def _list(args, source: TraceSource) -> int:
         print(json.dumps([row | _json_match(r.get("match")) for row, r in zip(session_rows(rows), rows)],
                          ensure_ascii=False, indent=2))
         return 0
+    if not rows:
+        print(f"No session at --offset {page.offset:,}: {page.total:,} match." if page.total
+              else "No session matches these filters." if not filters.unfiltered else "No session in this source.")
+        return 0
     searched = bool(filters.needle)
     table = [(r["id"], r["type"], r["pattern"] or "", clip(r["question"] or "", 60), r["time"] or "",
               str(r["step_count"]), r["status"], _tokens(r)) + ((r["parent"] or "",) if args.all else ())
@@ -119,7 +123,7 @@ def _list(args, source: TraceSource) -> int:
     # with --all, sub-sessions are listed too: the parent session tells them from top-level ones
     header = TABLE_COLUMNS + (("Parent",) if args.all else ()) + (("Found in",) if searched else ())
     print(visible_controls(format_table(header, table)))
-    shown = f"{page.offset + 1}-{page.offset + len(rows)} of {page.total}" if rows else f"none of {page.total}"
+    shown = f"{page.offset + 1}-{page.offset + len(rows)} of {page.total}"
     more = " (--offset or --limit 0 for more)" if page.offset + len(rows) < page.total else ""
     print(f"\nsessions {shown}{more}")
     return 0

@@ -42,6 +42,8 @@ def stats_text(numbers: dict) -> str:
         return "" if value is None else f"{value:,}"
 
     out = [f"{numbers['sessions']:,} sessions"]
+    if not numbers["sessions"]:
+        return out[0] + "\n"  # nothing to break down
     out.append("\nby mechanism: " + ", ".join(f"{k} {v:,}" for k, v in numbers["by_mechanism"].items()))
     if numbers["by_pattern"]:
         out.append("by pattern: " + ", ".join(f"{k} {v:,}" for k, v in numbers["by_pattern"].items()))
@@ -66,7 +68,8 @@ def stats_text(numbers: dict) -> str:
         out.append("\n" + format_table(("Model", "LLM calls", "Tokens in", "Tokens out"), rows))
         out.append("LLM calls: every step that records an LLM call (a model, tokens or an LLM duration), "
                    f"{sum(t['calls'] for t in numbers['tokens'].values()):,} in all; \"unknown\": those naming no model.")
-    out.append("\ntermination: " + ", ".join(f"{k} {v:,}" for k, v in numbers["termination"].items()))
+    if numbers["termination"]:
+        out.append("\ntermination: " + ", ".join(f"{k} {v:,}" for k, v in numbers["termination"].items()))
     series = [(d["period"], d["mechanism"], d["pattern"] or "", f"{d['sessions']:,}") for d in numbers["per_period"]]
     if series:
         out.append("\n" + format_table((unit_label(numbers["period"]), "Mechanism", "Pattern", "Sessions"), series))
