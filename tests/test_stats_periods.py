@@ -13,7 +13,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from tests.test_index_aggregates import counted_afresh, kept
-from trace_explorer.model.periods import MAX_PERIODS, period_of, period_unit, unit_label
+from trace_explorer.model.periods import MAX_PERIODS, period_of, period_unit, periods_between, unit_label
 from trace_explorer.analysis.stats import _from_index, collection_stats, summarize
 from trace_explorer.sources import index_aggregates, index_reach
 from trace_explorer.sources.filter import SessionFilter
@@ -44,6 +44,40 @@ def test_a_day_falls_in_its_week_from_monday_its_month_and_its_year():
     assert unit_label("week") == "Week (UTC, from Monday)" and unit_label("month") == "Month (UTC)"
     with pytest.raises(ValueError, match="unknown period unit 'hour'"):
         period_of("2024-01-01", "hour")
+
+
+def test_the_periods_between_two_name_the_empty_ones_too_and_the_chart_axis_has_them():
+    assert periods_between("2023-12-30", "2024-01-02", "day") == ["2023-12-30", "2023-12-31", "2024-01-01",
+                                                                 "2024-01-02"]
+    assert periods_between("2023-12-25", "2024-01-15", "week") == ["2023-12-25", "2024-01-01", "2024-01-08",
+                                                                  "2024-01-15"]
+    assert periods_between("2023-11", "2024-02", "month") == ["2023-11", "2023-12", "2024-01", "2024-02"]
+    assert periods_between("1999", "2001", "year") == ["1999", "2000", "2001"]
+    assert periods_between("2024-02", "2024-01", "month") == []
+    with pytest.raises(ValueError, match="not a month"):
+        periods_between("2024-13", "2024-14", "month")
+    from trace_explorer.views.insight_charts import sessions_over_time
+
+    numbers = {"period": "month", "per_period": [
+        {"period": "2023-11", "mechanism": "Agent", "pattern": "react", "sessions": 2},
+        {"period": "2024-02", "mechanism": "GraphRAG", "pattern": None, "sessions": 1}]}
+    chart = sessions_over_time(numbers)
+    assert list(chart.data["month"]) == ["2023-11", "2024-02"]  # the data (its CSV): the periods counted
+    axis = chart.chart.to_dict()
+    assert _find(axis, "domain") == ["2023-11", "2023-12", "2024-01", "2024-02"]  # the axis: the gaps too
+
+
+def _find(spec, key):
+    """The first value of ``key`` anywhere in a Vega-Lite spec."""
+    if isinstance(spec, dict):
+        if key in spec:
+            return spec[key]
+        spec = list(spec.values())
+    for item in spec if isinstance(spec, list) else ():
+        found = _find(item, key)
+        if found is not None:
+            return found
+    return None
 
 
 def rows_over(days: int, count: int, *, orphans: int = 0) -> list[dict]:

@@ -45,6 +45,23 @@ def period_of(day: str, unit: str) -> str:
     raise ValueError(f"unknown period unit {unit!r}; expected one of {', '.join(UNITS)}")
 
 
+def periods_between(first: str, last: str, unit: str) -> list[str]:
+    """Every period of ``unit`` from ``first`` to ``last`` (periods named as ``period_of`` names
+    them), in time order, those no session falls in included: a chart's axis, where an empty
+    period is a gap rather than nothing. ``[]`` when ``last`` is before ``first``. Raises
+    ValueError on an unknown unit or a name that is not one of ``unit``."""
+    if unit in ("day", "week"):
+        start, end = date.fromisoformat(first), date.fromisoformat(last)
+        step = 1 if unit == "day" else 7
+        return [(start + timedelta(days=n)).isoformat() for n in range(0, (end - start).days + 1, step)]
+    if unit == "month":
+        start, end = _month_number(first), _month_number(last)
+        return [f"{n // 12:04d}-{n % 12 + 1:02d}" for n in range(start, end + 1)]
+    if unit == "year":
+        return [f"{n:04d}" for n in range(int(first), int(last) + 1)]
+    raise ValueError(f"unknown period unit {unit!r}; expected one of {', '.join(UNITS)}")
+
+
 def unit_label(unit: str) -> str:
     """A column or axis title for periods of ``unit``: "Day (UTC)", "Week (UTC, from Monday)", …"""
     return {"week": "Week (UTC, from Monday)"}.get(unit, f"{unit.capitalize()} (UTC)")
@@ -52,3 +69,10 @@ def unit_label(unit: str) -> str:
 
 def _monday(day: date) -> date:
     return day - timedelta(days=day.weekday())
+
+
+def _month_number(month: str) -> int:
+    year, number = month.split("-")
+    if len(year) != 4 or len(number) != 2 or not 1 <= int(number) <= 12:
+        raise ValueError(f"not a month (YYYY-MM): {month!r}")
+    return int(year) * 12 + int(number) - 1

@@ -12,7 +12,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from ..model.periods import unit_label
+from ..model.periods import periods_between, unit_label
 from .palette import ERROR_COLOUR
 
 PICK = "pick"  # the name of each chart's point selection
@@ -46,15 +46,18 @@ def _pick(*fields: str) -> alt.Parameter:
 
 def sessions_over_time(numbers: dict) -> InsightChart:
     """Sessions a period (``numbers["period"]``: a day, week, month or year), stacked by
-    mechanism and pattern."""
+    mechanism and pattern; the axis has every period from the first to the last, so that a
+    period without sessions is a gap (the data, and its CSV, only the periods counted)."""
     unit = numbers["period"]
+    counted = sorted({d["period"] for d in numbers["per_period"]})
+    axis = periods_between(counted[0], counted[-1], unit) if counted else []
     rows = pd.DataFrame([{unit: d["period"], "mechanism": d["mechanism"], "pattern": d["pattern"] or "",
                           "kind": d["mechanism"] + (f" · {d['pattern']}" if d["pattern"] else ""),
                           "sessions": d["sessions"]} for d in numbers["per_period"]],
                         columns=[unit, "mechanism", "pattern", "kind", "sessions"])
     pick = _pick("mechanism", "pattern")
     chart = alt.Chart(rows).mark_bar().encode(
-        x=alt.X(f"{unit}:O", title=unit_label(unit)),
+        x=alt.X(f"{unit}:O", title=unit_label(unit), scale=alt.Scale(domain=axis)),
         y=alt.Y("sessions:Q", title="Sessions", stack="zero"),
         color=alt.Color("kind:N", title="Mechanism · pattern", scale=alt.Scale(scheme="tableau10")),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.35)),
