@@ -49,3 +49,7 @@ def test_the_store_says_which_wants_it_now_has():
     assert mended(store, wants) == {f"t:{DOC}", f"d:{TARGET}", "x:urn:y"}
     # an ingest that added no text looks none up: only the description is asked for
     assert mended(store, wants, texts=False) == {f"d:{TARGET}", "x:urn:y"}
+    # an ingest of content files alone: a text want is mended when its IRI got a text from them,
+    # with no look-up (DOC's text, in the store, came before), and no description is
+    assert mended(store, wants, only_texts_of={"urn:doc:absent"}) == {"t:urn:doc:absent", "x:urn:y"}
+    assert mended(store, wants, only_texts_of=set()) == {"x:urn:y"}

@@ -114,3 +114,19 @@ def test_past_its_limit_nothing_is_kept_and_health_asks_the_store(tmp_path):
     with open_local_store(tmp_path / "none") as local:  # the same triples as the store gives
         assert {q.triple for q in large.session_quads(roots)} == set(session_triples(local.writer_source(), roots)) <= distinct
     assert rows[0] == rows[1] == rows[2] and len(rows[0]) == len(MANIFEST["orchestrated.nq"]["sessions"])
+
+
+@pytest.mark.parametrize("trace, content", [("orchestrated.nq", "orchestrated.documents.json"),
+                                            ("collection.trig", "collection.documents.json")])
+def test_a_content_file_ingested_after_its_traces_mends_what_its_texts_lacked(tmp_path, capsys, trace, content):
+    """A content file alone, after its trace file, leaves the health rows that ingesting both at
+    once leaves: the sessions whose texts it brought are checked again (their wants found in the
+    file's own IRIs, ``mending.mended``'s ``only_texts_of``), the others keep their rows."""
+    assert main(["ingest", str(CORPUS / trace), str(CORPUS / content), "--store", str(tmp_path / "both"),
+                 "--quiet"]) == 0
+    assert main(["ingest", str(CORPUS / trace), "--store", str(tmp_path / "after"), "--quiet"]) == 0
+    lacking = index_tables(tmp_path / "after")["health"]
+    assert any("missing-text" in row[4].split() for row in lacking)  # the trace alone lacks its texts
+    assert main(["ingest", str(CORPUS / content), "--store", str(tmp_path / "after"), "--quiet"]) == 0
+    both, after = index_tables(tmp_path / "both")["health"], index_tables(tmp_path / "after")["health"]
+    assert after == both and after != lacking

@@ -135,6 +135,27 @@ def test_the_totals_give_the_quads_and_texts_the_store_gained(tmp_path, capsys):
     assert last.startswith("ingested 1 file, 0 quads, 0 texts, ")
 
 
+def test_a_file_read_in_batches_counts_the_quads_the_store_lacked(tmp_path, monkeypatch):
+    """A file read a batch at a time counts what the store gained as it goes in, without the
+    store counted before and after: quads already in the store, and a quad given twice in two
+    batches, count none and once."""
+    from trace_explorer.read import rdf_stream
+
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
+    monkeypatch.setattr(rdf_stream, "BATCH", 40)  # the repeats fall in other batches than their first
+    store = open_local_store(tmp_path / "store")
+    with store:
+        ingest_file(store, str(CORPUS / "orchestrated.nq"))
+        new = [f'<urn:test:gained:{n}> <urn:test:p> "{n}" <urn:graph:retrieval> .\n' for n in range(30)]
+        mixed = tmp_path / "mixed.nq"
+        mixed.write_text((CORPUS / "orchestrated.nq").read_text(encoding="utf-8") + "".join(new + new[::-1]),
+                         encoding="utf-8")
+        before = len(store)
+        done = ingest_file(store, str(mixed), count_gained=True)
+        assert done.quads == ORCHESTRATED["quads"] + 60 and done.gained == 30 == len(store) - before
+        assert ingest_file(store, str(CORPUS / "collection.trig"), count_gained=True).gained == len(store) - before - 30
+
+
 def test_a_phase_with_nothing_to_do_draws_no_bar_and_is_left_out_of_the_totals(tmp_path, capsys):
     store = tmp_path / "store"
     assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(store)]) == 0

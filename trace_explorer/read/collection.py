@@ -23,7 +23,8 @@ from .loaded import LoadedFile
 class LoadedSource:
     """One file in the collection: its name, format, bytes read and what it added
     (``skipped``: the same bytes were already in the store, nothing was added; ``gained``: the
-    quads the store lacked, its texts' included, when they were counted)."""
+    quads the store lacked, its texts' included, when they were counted; ``text_iris``: the IRIs
+    a content file gave texts to, () for a trace file)."""
 
     name: str
     format: str
@@ -33,6 +34,7 @@ class LoadedSource:
     recovered: int
     skipped: bool = False
     gained: int | None = None
+    text_iris: tuple[str, ...] = ()
 
 
 @dataclass

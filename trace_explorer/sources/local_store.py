@@ -388,7 +388,7 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     quads written, for the health check after; ``rows_reader`` (``session_index.RowsReader``)
     reads the index rows of a file read a batch at a time, so that what else its sessions are
     read for (the health check) takes the same pass. ``count_gained``: count the quads the store
-    lacked (``LoadedSource.gained``; about 4 us a quad; a file read whole only). Returns what was
+    lacked (``LoadedSource.gained``; about 4 us a quad). Returns what was
     added (``skipped`` when the same bytes were ingested before). Raises TraceLoadError on bad input (the store is untouched
     then); OSError when the store cannot be written; SourceError for a closed store."""
     clock = _Clock(timings)
@@ -397,7 +397,7 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
         streamed = stream_trace_file(name, max_bytes=NO_LIMIT if max_bytes is None else max_bytes, progress=progress)
     if streamed is not None:
         clock.lap("read")  # the checks and the digest's pass; the parse is timed with the write
-        return _ingest_streamed(local, streamed, clock, phases, written, rows_reader)
+        return _ingest_streamed(local, streamed, clock, phases, written, rows_reader, count_gained)
     if untrusted:
         loaded = read_in_worker(name, data, max_bytes=max_bytes)
         if progress is not None:
@@ -467,11 +467,12 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
             _publish(store, local.path, local.index)  # after the index: a reader of the new snapshot finds its rows
             clock.lap("write")
     return LoadedSource(name, loaded.format, loaded.size, count, len(loaded.documents), loaded.recovered,
-                        gained=gained)
+                        gained=gained, text_iris=tuple(loaded.documents))
 
 
 def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, phases: Phases,
-                     written: WrittenTriples | None, rows_reader: RowsReader | None = None) -> LoadedSource:
+                     written: WrittenTriples | None, rows_reader: RowsReader | None = None,
+                     count_gained: bool = False) -> LoadedSource:
     """Add a file read a batch at a time (``read.rdf_stream``), all or nothing: each batch goes
     in as it is parsed, its text loaded by the store itself in a thread (``Store.bulk_load``
     lets go of the GIL, so the next batch is parsed meanwhile; ``Store.bulk_extend`` of its
@@ -480,8 +481,11 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
     rolls the store back to that snapshot (``_roll_back``) and lets ``written`` go before it is
     raised. Then the rows of the sessions the file touched are read (``StreamedIndexUpdate``):
     from ``written`` while it keeps every triple written (a store empty before: a new one is
-    made for a store empty now), else from the store; by ``rows_reader`` when given."""
+    made for a store empty now), else from the store; by ``rows_reader`` when given.
+    ``count_gained``: each batch's quads the store lacks are counted once the batch before it
+    is in (``LoadedSource.gained``)."""
     name = streamed.name
+    gained = 0
     with local._writing:
         store, index = local._open(), local.index
         if index.is_ingested(streamed.digest):
@@ -505,6 +509,8 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
                     if loading is not None:
                         loading.result()  # one batch loading at a time
                     loading = None
+                    if count_gained:  # the batches before are in: a quad given twice counts once
+                        gained += len({q for q in batch.quads if q not in store})
                     if batch.text is not None:  # parsed again by the store, without the GIL, as the next is read
                         loading = loader.submit(store.bulk_load, batch.text, format=streamed.fmt)
                     else:
@@ -534,7 +540,8 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
         clock.lap("index")
         _publish(store, local.path, index)  # after the index: a reader of the new snapshot finds its rows
         clock.lap("write")
-    return LoadedSource(name, streamed.format, streamed.size, streamed.quads, 0, streamed.recovered)
+    return LoadedSource(name, streamed.format, streamed.size, streamed.quads, 0, streamed.recovered,
+                        gained=gained if count_gained else None)
 
 
 

@@ -14,7 +14,7 @@ index keeps its typed IRIs (``sources.index_typed``) needs no scan: a few sessio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from ...read.collector import collector_paused
 from ...sources.session_insights import forget_health, unchecked_roots, write_health
@@ -27,12 +27,14 @@ from .mending import CONTEXT_RULES, mended
 def refresh_health(source: StoreSource, *, after_ingest: bool = False,
                    progress: Callable[[int], None] | None = None,
                    written: WrittenTriples | None = None, total: Callable[[int], None] | None = None,
-                   fresh: Iterable[str] = (), texts_gained: bool = True) -> int:
+                   fresh: Iterable[str] = (), texts_gained: bool = True,
+                   only_texts_of: Collection[str] | None = None) -> int:
     """Check every session of ``source``'s index that has no health row and write its row;
     ``after_ingest``: first forget the rows of sessions with ``CONTEXT_RULES`` findings, but for
     those of ``fresh`` (checked after the last write: ``in_pass.HealthInPass.write``), and for
     those whose findings lack nothing the store now has (``mending``; ``texts_gained`` False:
-    the ingest added no document text, so none lacking a text is looked up). Returns
+    the ingest added no document text, so none lacking a text is looked up; ``only_texts_of``:
+    it added nothing but the texts of these IRIs, content files: ``mending.mended``). Returns
     how many sessions were checked (0 when the source has no writable index). ``progress(n)``
     after each batch of ``n``, ``total(n)`` first with the number to check. ``written``: every triple of ``source`` (an ingest into an empty
     store kept them: ``sources.written_triples``), read instead of the store's for the sessions'
@@ -44,7 +46,8 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
         written = None
     if after_ingest:
         forget_health(index, CONTEXT_RULES, keep=fresh,
-                      mended=lambda wants: mended(source.store, wants, texts=texts_gained))
+                      mended=lambda wants: mended(source.store, wants, texts=texts_gained,
+                                                  only_texts_of=only_texts_of))
     roots = unchecked_roots(index)
     if total is not None:
         total(len(roots))
