@@ -97,3 +97,18 @@ def test_insights_follow_the_lists_filters():
     metrics = {m.label: m.value for m in at.main.metric}
     agents = [s for s in demo_sessions() if s["mechanism"] == "agent"]
     assert metrics["Sessions"] == str(len(agents))
+
+
+def test_a_link_to_insights_with_filters_counts_those_sessions():
+    """``/insights?type=agent&status=Unfinished`` opened in a new tab (the list's widgets never
+    drawn) counts the unfinished Agent sessions, the URL's values read in any case."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.query_params["type"] = "agent"
+    at.query_params["status"] = "Unfinished"
+    at.switch_page("app_pages/insights.py").run()
+    assert not at.exception, at.exception
+    metrics = {m.label: m.value for m in at.main.metric}
+    unfinished = [s for s in TOP if s["mechanism"] == "agent" and not s["has_answer"]]
+    assert len(unfinished) == 2
+    assert metrics["Sessions"] == str(len(unfinished))
+    assert "Agent · unfinished" in unescape(at.main.caption[0].value)
