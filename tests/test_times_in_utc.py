@@ -1,7 +1,8 @@
 """Every time the explorer shows is UTC, as its columns say ("Time (UTC)"): a Question started
 at ``11:44:56+02:00`` is listed, shown and exported at ``09:44:56Z``, from a file and from a
 store, and sorts as the instant it is. The trace is the demo's ``seed-sessions.ttl`` with its
-first session's ``prov:startedAtTime`` written with an offset, the same instant as the manifest's."""
+first session's ``prov:startedAtTime`` written with an offset, the same instant as the manifest's;
+without it, the session is counted as undated by the statistics."""
 
 from __future__ import annotations
 
@@ -58,3 +59,24 @@ def test_the_list_and_the_session_give_the_time_in_utc(offset_trace, kind, tmp_p
     assert main(["show", *source, "--session", FIRST["session"]]) == 0
     text = capsys.readouterr().out
     assert f"Time:     {FIRST['started']}" in text and OFFSET_TIME not in text
+
+
+@pytest.mark.parametrize("kind", ["file", "store"])
+def test_a_session_with_no_start_time_is_counted_as_undated(tmp_path, kind, capsys):
+    """A Question with no ``prov:startedAtTime`` is in no period of the series; the numbers say
+    how many such sessions there are rather than leaving them out unsaid."""
+    text = (CORPUS / "seed-sessions.ttl").read_text(encoding="utf-8")
+    line = f'<{FIRST["session"]}> <http://www.w3.org/ns/prov#startedAtTime> "{FIRST["started"]}" .\n'
+    assert text.count(line) == 1
+    path = tmp_path / "undated.ttl"
+    path.write_text(text.replace(line, ""), encoding="utf-8")
+    source = [str(path)]
+    if kind == "store":
+        assert main(["ingest", "--store", str(tmp_path / "store"), str(path), "--quiet"]) == 0
+        source = ["--store", str(tmp_path / "store")]
+    numbers = _json(capsys, ["stats", *source, "--format", "json"])
+    top = [s for s in MANIFEST["seed-sessions.ttl"]["sessions"] if s["parent"] is None]
+    assert numbers["sessions"] == len(top) and numbers["undated"] == 1
+    assert sum(d["sessions"] for d in numbers["per_period"]) == len(top) - 1
+    assert main(["stats", *source]) == 0
+    assert "\n1 session has no start time (prov:startedAtTime), so no period.\n" in capsys.readouterr().out

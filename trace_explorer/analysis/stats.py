@@ -40,7 +40,8 @@ def collection_stats(source: TraceSource, filters: SessionFilter | None = None) 
     ``sessions`` (n), ``by_mechanism`` and ``by_pattern`` ({name: sessions}), ``period`` (the
     unit of the series over time: "day", "week", "month" or "year", ``periods.period_unit`` of
     the first and last day), ``per_period`` ([{"period": its name (``periods.period_of``: UTC),
-    "mechanism", "pattern", "sessions"}] in that order, undated sessions left out),
+    "mechanism", "pattern", "sessions"}] in that order, undated sessions left out), ``undated``
+    (the sessions with no ``prov:startedAtTime``, so in no period),
     ``steps_per_session`` ([{"steps", "sessions"}]) and ``steps`` ({"total", "p50", "p95",
     "max"}), ``tools`` ({tool: {"calls", "errors", "error_rate", "p50_ms", "p95_ms", "max_ms"}}),
     ``durations`` ({"llm"|"tool": {"calls", "p50_ms", "p95_ms", "max_ms"}}), ``tokens`` ({model:
@@ -95,12 +96,14 @@ def summarize(groups: Groups) -> dict[str, Any]:
         termination[reason or NO_TERMINATION] += n
     empty = (0, None, None, None)
     unit, series = (groups.period, groups.per_period) if groups.per_period is not None else _series(groups.sessions)
+    sessions = sum(by_mechanism.values())
     return {
-        "sessions": sum(by_mechanism.values()),
+        "sessions": sessions,
         "by_mechanism": dict(sorted(by_mechanism.items())),
         "by_pattern": dict(sorted(by_pattern.items())),
         "period": unit,
         "per_period": series,
+        "undated": sessions - sum(d["sessions"] for d in series),
         "steps_per_session": [{"steps": k, "sessions": n} for k, n in steps],
         "steps": {"total": sum(k * n for k, n in steps), "p50": _ranked(steps, 50, expanded_total),
                   "p95": _ranked(steps, 95, expanded_total), "max": steps[-1][0] if steps else None},

@@ -73,4 +73,7 @@ def stats_text(numbers: dict) -> str:
     series = [(d["period"], d["mechanism"], d["pattern"] or "", f"{d['sessions']:,}") for d in numbers["per_period"]]
     if series:
         out.append("\n" + format_table((unit_label(numbers["period"]), "Mechanism", "Pattern", "Sessions"), series))
+    if numbers["undated"]:
+        out.append(f"{numbers['undated']:,} {'session has' if numbers['undated'] == 1 else 'sessions have'} no start "
+                   "time (prov:startedAtTime), so no period.")
     return "\n".join(out) + "\n"

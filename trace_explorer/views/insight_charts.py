@@ -63,8 +63,9 @@ def sessions_over_time(numbers: dict) -> InsightChart:
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.35)),
         tooltip=[unit, "mechanism", "pattern", "sessions"],
     ).add_params(pick)
-    return InsightChart(f"sessions-per-{unit}", f"Sessions per {unit}, by mechanism and pattern", rows, _sized(chart),
-                        "mechanism")
+    title = f"Sessions per {unit}, by mechanism and pattern" + (
+        f" ({numbers['undated']:,} with no start time left out)" if numbers.get("undated") else "")
+    return InsightChart(f"sessions-per-{unit}", title, rows, _sized(chart), "mechanism")
 
 
 def tool_calls(numbers: dict) -> InsightChart:
