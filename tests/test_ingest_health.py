@@ -130,3 +130,23 @@ def test_a_content_file_ingested_after_its_traces_mends_what_its_texts_lacked(tm
     assert main(["ingest", str(CORPUS / content), "--store", str(tmp_path / "after"), "--quiet"]) == 0
     both, after = index_tables(tmp_path / "both")["health"], index_tables(tmp_path / "after")["health"]
     assert after == both and after != lacking
+
+
+def test_a_check_that_did_not_follow_its_ingest_is_made_by_the_next_one(tmp_path, capsys):
+    """A content file that went in without its health check (``--no-health`` here; a Ctrl-C or
+    a kill after the write is the same) leaves the findings its texts mend; the next ingest,
+    even of a file already in the store, looks them all up and mends them."""
+    trace, content = CORPUS / "collection.trig", CORPUS / "collection.documents.json"
+    assert main(["ingest", str(trace), str(content), "--store", str(tmp_path / "both"), "--quiet"]) == 0
+    store = str(tmp_path / "later")
+    assert main(["ingest", str(trace), "--store", store, "--quiet"]) == 0
+    lacking = index_tables(tmp_path / "later")["health"]
+    assert main(["ingest", str(content), "--store", store, "--quiet", "--no-health"]) == 0
+    assert index_tables(tmp_path / "later")["health"] == lacking  # not looked at yet
+    assert main(["ingest", str(content), "--store", store]) == 0
+    assert "already in the store, nothing added" in capsys.readouterr().err
+    assert index_tables(tmp_path / "later")["health"] == index_tables(tmp_path / "both")["health"] != lacking
+    with open_local_store(tmp_path / "later") as local:
+        from trace_explorer.sources.session_insights import mending_due
+
+        assert not mending_due(local.index)

@@ -17,6 +17,7 @@ from ..read.files import check_before_opening, reckoned_text_bytes
 from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..sources.ingest_phases import HEALTH, PARSE
 from ..sources.local_store import ingest_file, open_local_store, reindex
+from ..sources.session_insights import mending_due
 from ..sources.source import SourceError
 from ..sources.written_triples import WrittenTriples
 from ..views.visible_text import visible_controls
@@ -117,13 +118,15 @@ def _ingest(args) -> int:
         # an empty store: keep what goes in, so the health check reads it from memory
         written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
         health = None if args.no_health else HealthInPass(store, written, args.workers)
+        earlier = mending_due(store.index)  # an ingest before this one whose check did not finish
         run = _ingest_files(store, texts_first(files), phases, written, health, by_file)
         quads, texts = run.gained if by_file else len(store) - quads, store.texts() - texts
         if not args.no_health:
             try:
                 # what a later file may mend is checked again only when a file went in
-                _check_health(store, args.quiet, after_ingest=run.added > 0, phases=phases, written=written,
-                              fresh=run.fresh, texts_gained=texts > 0, only_texts_of=run.only_texts_of)
+                _check_health(store, args.quiet, after_ingest=run.added > 0 or earlier, phases=phases,
+                              written=written, fresh=run.fresh, texts_gained=texts > 0 or earlier,
+                              only_texts_of=None if earlier else run.only_texts_of)
             except SourceError as error:
                 phases.finish()  # the bar before the line, not after it
                 report([str(error)])

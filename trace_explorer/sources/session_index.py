@@ -46,7 +46,7 @@ from .index_write_records import PUBLISHED_KEY, PendingWrite, WriteRecords
 from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
 from .search import MARKS, fold, fts_query
 from .session_insights import (HEALTH_CHOICES, INSIGHT_PREDICATES, add_rows, filter_clauses, forget_rows,
-                               insight_row, mark_complete, prepare)
+                               insight_row, mark_complete, note_mending_due, prepare)
 from .session_insights import TABLES as INSIGHT_TABLES
 from .source import DOCUMENTS_GRAPH
 from .sparql_text import PREFIXES, iri_batches, values_clause
@@ -521,6 +521,8 @@ def _replace_rows(db: sqlite3.Connection, drop: Iterable[str], batches: Iterable
             add_rows(db, rows)
             written += [r["root"] for r in rows]
     db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", ((d, n) for n, d in files))
+    if files:
+        note_mending_due(db)
     _refresh_totals(db, written + [p for p in above if p], fresh=written)
     reach.done(written)
     return len(written)

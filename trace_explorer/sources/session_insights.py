@@ -50,6 +50,9 @@ CREATE TABLE IF NOT EXISTS health (root TEXT PRIMARY KEY, errors INTEGER NOT NUL
 # The tables above: a session index of another version drops them with its own.
 TABLES = ("insight_tools", "insight_llm", "insight_sessions", "health")
 COMPLETE_KEY = "insights"  # meta key: every row of the index has its insight rows
+# meta key: a file went in (its record written with its rows, in one transaction) since the
+# findings a later file may mend were last looked at (``refresh_health`` after an ingest)
+MENDING_DUE_KEY = "health_mending_due"
 HEALTH_CHOICES = ("errors", "warnings", "infos", "clean", "unchecked")
 
 
@@ -263,6 +266,24 @@ def write_held_health(index) -> list[str]:
                           "SELECT root, errors, warnings, infos, rules, wants FROM health_held")
         index._db.execute("DELETE FROM health_held")
     return roots
+
+
+def note_mending_due(db: sqlite3.Connection) -> None:
+    """Mark, in the transaction that records an ingested file, that the findings a later file may
+    mend are to be looked at again (``mending_due``)."""
+    db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (MENDING_DUE_KEY,))
+
+
+def mending_due(index) -> bool:
+    """True when a file went in and the findings it may mend were not looked at since: the
+    health check after it did not finish (a Ctrl-C, a kill, ``ingest --no-health``)."""
+    return bool(index._query("SELECT 1 FROM meta WHERE key = ?", (MENDING_DUE_KEY,)))
+
+
+def mending_done(index) -> None:
+    """Clear the mark ``note_mending_due`` left, once the findings are looked at again."""
+    with index._lock, index._db:
+        index._db.execute("DELETE FROM meta WHERE key = ?", (MENDING_DUE_KEY,))
 
 
 def forget_health(index, rules: Iterable[str], keep: Iterable[str] = (),

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable
 
 from ...read.collector import collector_paused
-from ...sources.session_insights import forget_health, unchecked_roots, write_health
+from ...sources.session_insights import forget_health, mending_done, mending_due, unchecked_roots, write_health
 from ...sources.store import StoreSource
 from ...sources.written_triples import WrittenTriples
 from .checks import BATCH, check_sessions, entities_under, summaries
@@ -38,12 +38,18 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     how many sessions were checked (0 when the source has no writable index). ``progress(n)``
     after each batch of ``n``, ``total(n)`` first with the number to check. ``written``: every triple of ``source`` (an ingest into an empty
     store kept them: ``sources.written_triples``), read instead of the store's for the sessions'
-    own triples. Raises SourceError when the source fails."""
+    own triples. A check after an ingest that did not finish (``session_insights.mending_due``:
+    a Ctrl-C, a kill, ``ingest --no-health``) is made by the next call, looking every finding
+    up; a caller whose ingest follows such a one gives no hints (``texts_gained`` True,
+    ``only_texts_of`` None). Raises SourceError when the source fails."""
     index = source.index
     if index is None or index.read_only or not index.usable:
         return 0
     if written is not None and not written.kept:
         written = None
+    due = mending_due(index)
+    if due and not after_ingest:  # an ingest whose check did not finish: every finding looked at
+        after_ingest, texts_gained, only_texts_of = True, True, None
     if after_ingest:
         forget_health(index, CONTEXT_RULES, keep=fresh,
                       mended=lambda wants: mended(source.store, wants, texts=texts_gained,
@@ -52,6 +58,8 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     if total is not None:
         total(len(roots))
     if not roots:
+        if due:
+            mending_done(index)
         return 0
     extending = entities_under(source, roots, scan=len(roots) > BATCH,
                                typed=written.typed_iris() if written is not None else None)
@@ -65,5 +73,7 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
         write_health(index, summaries(chunk, found))
         if progress is not None:
             progress(len(chunk))
+    if due:
+        mending_done(index)
     return len(roots)
 
