@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from trace_explorer.sources.catalog import SessionFilter, SessionOrder, sort_keys
+from trace_explorer.sources.catalog import SessionFilter, SessionOrder, sort_keys, unreached_sessions
 from trace_explorer.sources.source import SourceError
 
 from .collection import Collection
@@ -35,7 +35,7 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         return
     try:
         everything = collection.count("sessions" if filters.include_sub else "top")
-        if not everything:
+        if not everything and not unreached_sessions(collection.source):
             st.info("No sessions in this source. Add trace files in the sidebar, switch the demo traces "
                     "back on, or choose another source.", icon=":material/info:")
             return
@@ -54,6 +54,11 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
     matched = f"{first:,}–{last:,} of {shown.total:,}" if shown.rows else f"0 of {shown.total:,}"
     st.caption(f"{matched} matching · {counted(everything, scope)} in all · {_order_words(order)} · "
                "click a row to open it, a header to sort every page")
+    unreached = 0 if filters.include_sub else unreached_sessions(collection.source)
+    if unreached:
+        st.caption(f"{counted(unreached, 'sub-session')} below a session not in this source "
+                   f"{'is' if unreached == 1 else 'are'} not listed here: Show sub-sessions lists "
+                   f"{'it' if unreached == 1 else 'them'}.")
     if filters.wordless_note:  # "!!!", or a field name alone: as the command line, nothing is searched
         st.caption(md_escape(filters.wordless_note[:1].upper() + filters.wordless_note[1:] + ".", one_line=True))
     session_list_downloads(matching_sessions(collection, filters, order), shown.total)

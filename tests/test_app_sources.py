@@ -229,3 +229,21 @@ def test_a_store_address_naming_a_file_is_an_error_naming_it(app_env):
     assert not at.exception, at.exception
     assert [unescape(e.value) for e in at.sidebar.error] == [f"{file}: expected a store's directory; it is not a directory"]
     assert table_ids(at) == [] and file.read_text() == "not a store"
+
+
+def test_the_list_says_how_many_sub_sessions_no_top_level_session_reaches(app_env):
+    """orchestrated.nq without agent fa7f0eab: the GraphRAG sub-session its tool call started is
+    in no top-level session's family; the list says so under its count, and Show sub-sessions
+    lists it."""
+    orphan = "urn:trustgraph:question:332dd331-3a0b-4965-8da6-c6fdbd685167"
+    lines = (CORPUS / "orchestrated.nq").read_text(encoding="utf-8").splitlines(keepends=True)
+    trace = app_env / "without-parent.nq"
+    trace.write_text("".join(l for l in lines if not l.startswith("<urn:trustgraph:agent:fa7f0eab-")), encoding="utf-8")
+    assert main(["ingest", str(trace), "--store", str(app_env / "store"), "--quiet"]) == 0
+    at = _choose_store(start(), app_env / "store")
+    assert orphan not in table_ids(at)
+    notes = [c.value for c in at.main.caption]
+    assert "1 sub-session below a session not in this source is not listed here: Show sub-sessions lists it." in notes
+    at.toggle(key="sub").set_value(True).run()
+    assert orphan in table_ids(at)
+    assert not any("not listed here" in c.value for c in at.main.caption)

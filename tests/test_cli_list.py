@@ -178,3 +178,25 @@ def test_stats_of_no_session_is_one_line(capsys):
     text = capsys.readouterr().out
     graphrag = sum(1 for s in TOP if s["mechanism"] == "graphrag")
     assert text.startswith(f"{graphrag:,} sessions\n\nby mechanism: GraphRAG {graphrag:,}\n")
+
+
+def test_sub_sessions_no_top_level_session_reaches_are_counted_under_the_list(capsys, tmp_path):
+    """The GraphRAG sub-session that a tool call of agent fa7f0eab started, loaded without that
+    agent: the top-level list leaves it out and says so; ``--all`` lists it."""
+    from tests.conftest import CORPUS
+
+    parent, orphan = "urn:trustgraph:agent:fa7f0eab-", "urn:trustgraph:question:332dd331-3a0b-4965-8da6-c6fdbd685167"
+    lines = (CORPUS / "orchestrated.nq").read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [line for line in lines if not line.startswith(f"<{parent}")]
+    assert len(kept) < len(lines)
+    (tmp_path / "without-parent.nq").write_text("".join(kept), encoding="utf-8")
+    store = str(tmp_path / "store")
+    assert main(["ingest", str(tmp_path / "without-parent.nq"), "--store", store, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["list", "--store", store]) == 0
+    out = capsys.readouterr().out
+    assert orphan not in out
+    assert out.endswith("\n1 sub-session below a session not in this source is not listed: --all lists it\n")
+    assert main(["list", "--store", store, "--all"]) == 0
+    out = capsys.readouterr().out
+    assert orphan in out and "not listed" not in out

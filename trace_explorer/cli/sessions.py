@@ -16,7 +16,7 @@ from ..export.table import session_rows, sessions_csv
 from ..model.session import Session
 from ..model.totals import TOTAL_PREFIX
 from ..read.diagnosis import clip
-from ..sources.catalog import find_session_ids, list_sessions
+from ..sources.catalog import find_session_ids, list_sessions, unreached_sessions
 from ..sources.family import fetch_family
 from ..sources.index_words import snippet_parts
 from ..sources.source import TraceSource
@@ -114,7 +114,10 @@ def _list(args, source: TraceSource) -> int:
         return 0
     if not rows:
         print(f"No session at --offset {page.offset:,}: {page.total:,} match." if page.total
-              else "No session matches these filters." if not filters.unfiltered else "No session in this source.")
+              else "No session matches these filters." if not filters.unfiltered
+              else "No top-level session in this source." if unreached_sessions(source) and not args.all
+              else "No session in this source.")
+        _unreached_note(args, source)
         return 0
     searched = bool(filters.needle)
     table = [(r["id"], r["type"], r["pattern"] or "", clip(r["question"] or "", 60), r["time"] or "",
@@ -126,7 +129,17 @@ def _list(args, source: TraceSource) -> int:
     shown = f"{page.offset + 1}-{page.offset + len(rows)} of {page.total}"
     more = " (--offset or --limit 0 for more)" if page.offset + len(rows) < page.total else ""
     print(f"\nsessions {shown}{more}")
+    _unreached_note(args, source)
     return 0
+
+
+def _unreached_note(args, source: TraceSource) -> None:
+    """Say, under the top-level sessions, how many sub-sessions they leave out because no
+    top-level session of the source reaches them (``catalog.unreached_sessions``)."""
+    unreached = 0 if args.all else unreached_sessions(source)
+    if unreached:
+        print(f"{unreached:,} sub-session{'s' if unreached != 1 else ''} below a session not in this source "
+              f"{'are' if unreached != 1 else 'is'} not listed: --all lists {'them' if unreached != 1 else 'it'}")
 
 
 def _tokens(row: dict) -> str:

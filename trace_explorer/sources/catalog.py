@@ -23,6 +23,7 @@ from ..model.summary import answer_preview, session_summary
 from .fetch import ROOTS as _ROOTS
 from .fetch import fetch_session, fetch_sessions
 from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
+from . import index_reach
 from .search import INDEX_SEARCH, TextSearch
 from .session_insights import sparql_clauses
 from .source import SourceError, TraceSource
@@ -318,6 +319,14 @@ def indexed_summary(source: TraceSource, session_id: str) -> dict | None:
     if source.lookup is not None:
         return source.lookup.summary(session_id)
     return source.index.summary(session_id) if indexed(source) else None
+
+
+def unreached_sessions(source: TraceSource) -> int:
+    """How many sub-sessions no top-level session of ``source`` reaches (a step of a session
+    not in this source started them, or one of their parents): the list of top-level sessions
+    does not show them; the list with sub-sessions does. As the index's last write counted them
+    (``index_reach``); 0 for a source without a session index."""
+    return (index_reach.unreached(source.index._query) or 0) if indexed(source) else 0
 
 
 def indexed(source: TraceSource) -> bool:
