@@ -153,3 +153,15 @@ def test_the_insight_charts_hold_the_numbers_and_keep_their_labels_inside(source
 
     top = [s for s in read_sessions(load_collection([CORPUS])[0]) if not s.parent_session]
     assert charts["steps-per-session"].data["steps"].max() == max(len(s.steps) for s in top) == 26
+
+
+def test_steps_per_session_bins_whole_numbers_so_neighbours_are_two_bars():
+    """Two sessions of 2 and 3 steps were one bar from 2 to 3 (Vega's bins of the values'
+    extent); the extent now reaches one past the largest, so each number has its bin."""
+    from trace_explorer.views.insight_charts import steps_per_session
+
+    spec = steps_per_session({"steps_per_session": [{"steps": 2, "sessions": 1},
+                                                    {"steps": 3, "sessions": 1}]}).chart.to_dict()
+    assert spec["encoding"]["x"]["bin"] == {"extent": [2, 4], "maxbins": 30, "minstep": 1}
+    wide = steps_per_session({"steps_per_session": [{"steps": 1, "sessions": 5}, {"steps": 2000, "sessions": 1}]})
+    assert wide.chart.to_dict()["encoding"]["x"]["bin"]["extent"] == [1, 2001]

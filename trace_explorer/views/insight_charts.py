@@ -89,12 +89,18 @@ def tool_calls(numbers: dict) -> InsightChart:
 
 
 def steps_per_session(numbers: dict) -> InsightChart:
+    """Sessions by their number of steps, in at most 30 bins of whole numbers, each bin from its
+    first number up to the next bin's (the last one's largest number in a bin of its own), so
+    that 2 and 3 steps are two bars, not one bar from 2 to 3."""
     rows = pd.DataFrame(numbers["steps_per_session"], columns=["steps", "sessions"])
+    extent = [int(rows["steps"].min()), int(rows["steps"].max()) + 1] if len(rows) else [0, 1]
+    binned = alt.Bin(maxbins=30, minstep=1, extent=extent)
     chart = alt.Chart(rows).mark_bar(color="#0d9488").encode(
-        x=alt.X("steps:Q", bin=alt.Bin(maxbins=30, minstep=1), title="Steps in the session",
+        x=alt.X("steps:Q", bin=binned, title="Steps in the session",
                 axis=alt.Axis(format="d", labelFlush=True)),  # the last label inside the plot
         y=alt.Y("sum(sessions):Q", title="Sessions"),
-        tooltip=[alt.Tooltip("sum(sessions):Q", title="sessions")],
+        tooltip=[alt.Tooltip("steps:Q", bin=binned, title="steps (from, up to)"),
+                 alt.Tooltip("sum(sessions):Q", title="sessions")],
     )
     return InsightChart("steps-per-session", "Steps per session", rows, _sized(chart))
 
