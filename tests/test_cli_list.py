@@ -200,3 +200,14 @@ def test_sub_sessions_no_top_level_session_reaches_are_counted_under_the_list(ca
     assert main(["list", "--store", store, "--all"]) == 0
     out = capsys.readouterr().out
     assert orphan in out and "not listed" not in out
+
+
+def test_a_session_whose_own_steps_record_no_tokens_shows_a_dash_for_its_own(capsys):
+    """Supervisor 5ed00065's tokens are its sub-agents' alone: "1,252 (— own)", as the app
+    writes it, not "(0 own)"; its JSON row has no own figure (null)."""
+    listed = {r["id"]: r for r in rows(capsys)}
+    supervisor = "urn:trustgraph:agent:5ed00065-aae1-42a4-98cb-1f5634d607b4"
+    assert listed[supervisor]["tokens"] is None
+    status, out, _ = run(capsys)
+    line = next(l for l in out.splitlines() if l.startswith(supervisor))
+    assert line.rstrip().endswith(" (— own)") and "(0 own)" not in out

@@ -144,11 +144,12 @@ def _unreached_note(args, source: TraceSource) -> None:
 
 def _tokens(row: dict) -> str:
     """The tokens of a list row with its sub-sessions ("13,333"; "" when none are recorded), the
-    session's own in brackets when they differ ("13,333 (780 own)")."""
+    session's own in brackets when they differ ("13,333 (780 own)"; "— own" when its own steps
+    record none, as the app writes it)."""
     own, total = row.get("tokens"), row.get(TOTAL_PREFIX + "tokens")
     if total is None:
         return ""
-    return f"{total:,}" + (f" ({own or 0:,} own)" if total != own else "")
+    return f"{total:,}" + ("" if total == own else " (— own)" if own is None else f" ({own:,} own)")
 
 
 def _text_match(found: dict | None) -> str:
