@@ -15,7 +15,7 @@ from trace_explorer.sources.source import SourceError
 
 ensure_entry_run(INSIGHTS_PAGE)
 collection = current_collection()
-chosen = current_filter()
+chosen = current_filter(collection)
 
 loading_words()
 st.markdown("## Insights", anchors=False)

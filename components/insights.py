@@ -14,14 +14,13 @@ from typing import Any
 
 import streamlit as st
 
-from trace_explorer.analysis.health.rules import RULES
 from trace_explorer.analysis.stats import collection_stats
-from trace_explorer.model.session import MECHANISMS, PATTERNS
 from trace_explorer.sources.filter import SessionFilter
-from trace_explorer.sources.session_insights import HEALTH_CHOICES
 from trace_explorer.views.insight_charts import FAILED, PICK, InsightChart, chart_png, insight_charts
 
 from .collection import Collection
+from .health import HEALTH_KEY
+from .filter_values import BOUND_PARAMS, filter_choices, known_values
 from .text import SESSIONS_PAGE, md_escape
 
 # The query parameters (and the widget keys) the charts set: SessionFilter field -> parameter.
@@ -50,34 +49,25 @@ def _clear(param: str) -> None:
     st.query_params.pop(param, None)
 
 
-# The list's own filters as its URL holds them (``components.list_state``), and their choices
-_LIST_CHOICES = {"type": MECHANISMS, "pattern": PATTERNS, "status": ("answered", "unfinished")}
-
-
-def current_filter() -> SessionFilter:
+def current_filter(collection: Collection) -> SessionFilter:
     """The filter the session list shows now: the one the page's URL gives when it names any
     (a link to ``/insights?type=Agent``, or the page opened from the list, whose parameters
     the navigation carries), else the list's widgets' values, which they keep for the session
     (``components.list_state`` names them). A value the list does not know is left out, any
-    case taken, as the list takes it."""
+    case taken, as the list takes it (``filter_values``)."""
     params = st.query_params
-    if not any(name in params for name in (*_LIST_CHOICES, "q", "sub", "health", *CLICK_KEYS.values())):
+    if not any(name in params for name in (*BOUND_PARAMS, *CLICK_KEYS.values())):
         state = st.session_state
         return SessionFilter(mechanism=tuple(state.get("type") or ()), pattern=tuple(state.get("pattern") or ()),
                              status=state.get("status"), text=(state.get("q") or "").strip() or None,
-                             include_sub=bool(state.get("sub")), health=state.get("health"),
+                             include_sub=bool(state.get("sub")), health=state.get(HEALTH_KEY),
                              **(state.get(_LAST_KEY) or {}))
-
-    def known(name: str) -> list[str]:
-        choices = {c.lower(): c for c in _LIST_CHOICES[name]}
-        return list(dict.fromkeys(choices[v.strip().lower()] for v in params.get_all(name)
-                                  if v.strip().lower() in choices))
-
-    health = (params.get("health") or "").strip().lower()
-    return SessionFilter(mechanism=tuple(known("type")), pattern=tuple(known("pattern")),
-                         status=(known("status") or [None])[0], text=(params.get("q") or "").strip() or None,
+    chosen = {name: known_values(params.get_all(name), options)[0]
+              for name, options in filter_choices(collection).items()}
+    return SessionFilter(mechanism=tuple(chosen["type"]), pattern=tuple(chosen["pattern"]),
+                         status=(chosen["status"] or [None])[0], text=(params.get("q") or "").strip() or None,
                          include_sub=(params.get("sub") or "").lower() == "true",
-                         health=health if health in HEALTH_CHOICES or health in RULES else None,
+                         health=(chosen.get(HEALTH_KEY) or [None])[0],
                          **{field: params.get(key) or None for field, key in CLICK_KEYS.items()})
 
 

@@ -11,23 +11,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from trace_explorer.analysis.health.rules import RULES
 from trace_explorer.model.session import MECHANISMS, PATTERNS
 from trace_explorer.sources.catalog import text_search
 from trace_explorer.sources.filter import DEFAULT_ORDER, SessionFilter, SessionOrder
-from trace_explorer.sources.session_insights import HEALTH_CHOICES
 
 from .collection import Collection
-from .health import HEALTH_KEY, health_filter, indexed
+from .health import health_filter
 from .insights import insight_filters
+from .filter_values import BOUND_PARAMS, MULTI, STATUSES, filter_choices, known_values
 from .text import md_escape
 
 SORT_PARAM, PAGE_PARAM = "sort", "page"
 _SORT_KEY, _PAGE_KEY, _VIEW_KEY, _URL_KEY = "te_list_sort", "te_list_page", "te_list_view", "te_list_url"
 _UNKNOWN_KEY = "te_list_unknown_values"
 SESSION_PARAMS = ("session", "step")  # the session page's parameters, never the list's
-BOUND_PARAMS = ("type", "pattern", "status", "q", "sub", HEALTH_KEY)  # the filters' keys (bind="query-params")
-STATUSES = ("answered", "unfinished")
 
 
 def list_filters(collection: Collection) -> SessionFilter:
@@ -59,19 +56,15 @@ def _read_url_values(collection: Collection) -> None:
     """Take the filters' values in the URL whatever their case (``?type=graphrag`` is GraphRAG),
     writing them back as the filters spell them; a value no filter knows is dropped and named
     in a warning."""
-    choices = {"type": MECHANISMS, "pattern": PATTERNS, "status": STATUSES}
-    if indexed(collection):
-        choices["health"] = tuple(HEALTH_CHOICES) + tuple(sorted(RULES))
     unknown, changed = list(st.session_state.pop(_UNKNOWN_KEY, ())), False
-    for name, options in choices.items():
+    for name, options in filter_choices(collection).items():
         given = st.query_params.get_all(name)
         if not given:
             continue
-        known = {o.lower(): o for o in options}
-        kept = [known[v.strip().lower()] for v in given if v.strip().lower() in known]
-        unknown += [f"{name}={v}" for v in given if v.strip().lower() not in known]
+        kept, left_out = known_values(given, options)
+        unknown += [f"{name}={v}" for v in left_out]
         if kept != given:
-            st.query_params[name] = list(dict.fromkeys(kept)) if name in ("type", "pattern") else kept[:1]
+            st.query_params[name] = kept if name in MULTI else kept[:1]
             changed = True
     if changed:  # the filters, bound to the URL, read it again (and the warning is shown then)
         st.session_state[_UNKNOWN_KEY] = unknown

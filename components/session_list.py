@@ -35,7 +35,8 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         return
     try:
         everything = collection.count("sessions" if filters.include_sub else "top")
-        if not everything and not unreached_sessions(collection.source):
+        unreached = 0 if filters.include_sub else unreached_sessions(collection.source)
+        if not everything and not unreached:
             st.info("No sessions in this source. Add trace files in the sidebar, switch the demo traces "
                     "back on, or choose another source.", icon=":material/info:")
             return
@@ -54,7 +55,6 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
     matched = f"{first:,}–{last:,} of {shown.total:,}" if shown.rows else f"0 of {shown.total:,}"
     st.caption(f"{matched} matching · {counted(everything, scope)} in all · {_order_words(order)} · "
                "click a row to open it, a header to sort every page")
-    unreached = 0 if filters.include_sub else unreached_sessions(collection.source)
     if unreached:
         st.caption(f"{counted(unreached, 'sub-session')} below a session not in this source "
                    f"{'is' if unreached == 1 else 'are'} not listed here: Show sub-sessions lists "

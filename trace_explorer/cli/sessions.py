@@ -112,12 +112,13 @@ def _list(args, source: TraceSource) -> int:
         print(json.dumps([row | _json_match(r.get("match")) for row, r in zip(session_rows(rows), rows)],
                          ensure_ascii=False, indent=2))
         return 0
+    unreached = 0 if args.all else unreached_sessions(source)
     if not rows:
         print(f"No session at --offset {page.offset:,}: {page.total:,} match." if page.total
               else "No session matches these filters." if not filters.unfiltered
-              else "No top-level session in this source." if unreached_sessions(source) and not args.all
+              else "No top-level session in this source." if unreached
               else "No session in this source.")
-        _unreached_note(args, source)
+        _unreached_note(unreached)
         return 0
     searched = bool(filters.needle)
     table = [(r["id"], r["type"], r["pattern"] or "", clip(r["question"] or "", 60), r["time"] or "",
@@ -129,14 +130,13 @@ def _list(args, source: TraceSource) -> int:
     shown = f"{page.offset + 1}-{page.offset + len(rows)} of {page.total}"
     more = " (--offset or --limit 0 for more)" if page.offset + len(rows) < page.total else ""
     print(f"\nsessions {shown}{more}")
-    _unreached_note(args, source)
+    _unreached_note(unreached)
     return 0
 
 
-def _unreached_note(args, source: TraceSource) -> None:
+def _unreached_note(unreached: int) -> None:
     """Say, under the top-level sessions, how many sub-sessions they leave out because no
     top-level session of the source reaches them (``catalog.unreached_sessions``)."""
-    unreached = 0 if args.all else unreached_sessions(source)
     if unreached:
         print(f"{unreached:,} sub-session{'s' if unreached != 1 else ''} below a session not in this source "
               f"{'are' if unreached != 1 else 'is'} not listed: --all lists {'them' if unreached != 1 else 'it'}")

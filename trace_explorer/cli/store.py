@@ -113,7 +113,7 @@ def _ingest(args) -> int:
         # the quads gained: each file counts those the store lacks (about 4 us a quad) when its
         # text is small beside the store, else the store is counted before and after (len: about
         # 0.4 us a quad, 3.6 s at 9.3 million quads, a store of 2.3 GB on disk)
-        by_file = not empty and _text_bytes(files) < _disk_bytes(store.path) / 10
+        by_file = not empty and _text_bytes(files) < store.disk_bytes() / 10
         quads, texts = 0 if empty or by_file else len(store), store.texts()
         # an empty store: keep what goes in, so the health check reads it from memory
         written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
@@ -156,17 +156,6 @@ def _text_bytes(files: list[Path]) -> int:
     for path in files:
         try:
             total += reckoned_text_bytes(path.name, path.stat().st_size)
-        except OSError:
-            pass
-    return total
-
-
-def _disk_bytes(folder: Path) -> int:
-    """The bytes of the files directly in ``folder`` (a store's), 0 for one that cannot be asked."""
-    total = 0
-    for entry in os.scandir(folder):
-        try:
-            total += entry.stat().st_size if entry.is_file() else 0
         except OSError:
             pass
     return total

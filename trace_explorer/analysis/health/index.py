@@ -57,10 +57,16 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     roots = unchecked_roots(index)
     if total is not None:
         total(len(roots))
-    if not roots:
-        if due:
-            mending_done(index)
-        return 0
+    if roots:
+        _check(source, roots, written, progress)
+    if due:
+        mending_done(index)
+    return len(roots)
+
+
+def _check(source: StoreSource, roots: list[str], written: WrittenTriples | None,
+           progress: Callable[[int], None] | None) -> None:
+    """Check ``roots`` a batch at a time and write each batch's health rows."""
     extending = entities_under(source, roots, scan=len(roots) > BATCH,
                                typed=written.typed_iris() if written is not None else None)
     # quads as kept (no triple made of each), and the collector paused while a batch's objects
@@ -70,10 +76,7 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
         chunk = roots[start:start + BATCH]
         with collector_paused():
             found = check_sessions(source, chunk, extending, triples_of)
-        write_health(index, summaries(chunk, found))
+        write_health(source.index, summaries(chunk, found))
         if progress is not None:
             progress(len(chunk))
-    if due:
-        mending_done(index)
-    return len(roots)
 
