@@ -14,6 +14,7 @@ from .downloads import matching_sessions, session_list_downloads
 from .health import with_health
 from .list_state import set_list_view
 from .session_table import session_table
+from .source_picker import source_query
 from .text import SESSION_PAGE, counted, md_escape
 
 PAGE_SIZE = 50
@@ -67,7 +68,7 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         return
 
     event = session_table(with_health(collection, shown.rows), order, sort_keys(collection.source), key=TABLE_KEY,
-                          on_sort=lambda key: set_list_view(order.toggled(key), 1))
+                          on_sort=lambda key: set_list_view(order.toggled(key), 1), source_query=source_query())
     if event.open:
         st.switch_page(SESSION_PAGE, query_params={"session": event.open})
     compare_ticked(event.selected)

@@ -90,9 +90,13 @@ def short_id(iri: str) -> str:
     return tail if len(tail) <= 18 else tail[:17] + "…"
 
 
-def session_href(iri: str) -> str:
-    """The session page's link (relative to the app's root) for session ``iri``."""
-    return "session?session=" + urllib.parse.quote(iri, safe="")
+def session_href(iri: str, source_query: Sequence[tuple[str, str]] = ()) -> str:
+    """The session page's link (relative to the app's root) for session ``iri``, with the query
+    parameters that name its source (``source_picker.source_query``) first: a link opened in a
+    new tab (Ctrl-click, middle click) starts a browser session that knows no source but its
+    address's."""
+    return "session?" + urllib.parse.urlencode([*source_query, ("session", iri)], quote_via=urllib.parse.quote,
+                                                safe="")
 
 
 def _clip(text: str, limit: int) -> str:
@@ -125,9 +129,11 @@ def _figure_title(s: dict[str, Any], first: str, second: str, words: str, form, 
     return f"{own or 'none'} own; with {counted(subs, 'sub-session', 'sub-sessions')}: {total}"
 
 
-def table_rows(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def table_rows(summaries: Iterable[dict[str, Any]],
+               source_query: Sequence[tuple[str, str]] = ()) -> list[dict[str, Any]]:
     """The rows the table draws, one per session summary, in the given order: every value a
-    display string (trace text with its control characters shown: ``visible_controls``)."""
+    display string (trace text with its control characters shown: ``visible_controls``); each
+    session's link carries ``source_query`` (``session_href``)."""
     rows = []
     for s in summaries:
         question = visible_controls(s.get("question") or "")
@@ -145,7 +151,7 @@ def table_rows(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         rows.append({
             "id": s["id"],
             "short": short_id(s["id"]),
-            "href": session_href(s["id"]),
+            "href": session_href(s["id"], source_query),
             "sub": s.get("parent") is not None,
             "children": _count(children or None, "sub-session", "sub-sessions"),
             "question": _clip(question, QUESTION_LIMIT),
@@ -169,7 +175,7 @@ def table_rows(summaries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             "status": s.get("status") or "",
             "parent_id": parent,
             "parent_short": short_id(parent) if parent else None,
-            "parent_href": session_href(parent) if parent else None,
+            "parent_href": session_href(parent, source_query) if parent else None,
             "figures": " · ".join(f for f in figures if f),
             "health": s.get("health"),
             **_match(s.get("match")),
@@ -226,12 +232,14 @@ def selected_sessions(key: str) -> list[str]:
 
 
 def session_table(summaries: Sequence[dict[str, Any]], order: SessionOrder, sortable: Iterable[str],
-                  key: str, on_sort: Callable[[str], None] | None = None) -> TableEvent:
+                  key: str, on_sort: Callable[[str], None] | None = None,
+                  source_query: Sequence[tuple[str, str]] = ()) -> TableEvent:
     """Draw the session summaries; return what the user did in this run (``TableEvent``).
+    ``source_query``: the query parameters naming the source, carried by each session's link.
     ``order``: the list's order (the header it names shows an arrow); ``sortable``: the sort
     keys the source can sort on; ``on_sort(key)``: called, before the run that follows a click
     on a header, with the header's sort key."""
-    rows = table_rows(summaries)
+    rows = table_rows(summaries, source_query)
 
     def sorted_by() -> None:
         state = st.session_state.get(key)

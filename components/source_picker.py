@@ -74,6 +74,9 @@ UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
 FILES, STORE, ENDPOINT, TRUSTGRAPH = "Files", "Local store", "SPARQL endpoint", "TrustGraph"
 STREAMLIT_LIMIT = "server.maxUploadSize in .streamlit/config.toml or STREAMLIT_SERVER_MAX_UPLOAD_SIZE"
 STORE_PARAM = "store"  # the query parameter that remembers a person's store in their address
+# each source's query parameters: only the shown source's stay in the address
+SOURCE_PARAMS = {STORE: (STORE_PARAM,), FILES: (FILES_PARAM,), ENDPOINT: (ENDPOINT_PARAM, GRAPH_PARAM),
+                 TRUSTGRAPH: TRUSTGRAPH_PARAMS}
 UPLOAD_WAIT_S = 30.0  # how long saving uploads waits for another writer of the store (an ingest)
 _log = logging.getLogger(__name__)
 
@@ -104,15 +107,23 @@ def collection_sidebar() -> Collection:
             collection = trustgraph_source_form()
         else:
             collection = _files_source()
-        owned = {STORE: (STORE_PARAM,), FILES: (FILES_PARAM,), ENDPOINT: (ENDPOINT_PARAM, GRAPH_PARAM),
-                 TRUSTGRAPH: TRUSTGRAPH_PARAMS}
-        for other, params in owned.items():
+        for other, params in SOURCE_PARAMS.items():
             for param in params if other != kind else ():
                 if param in st.query_params:
                     del st.query_params[param]
         with stats:
             _stats(collection)
     return collection
+
+
+def source_query() -> list[tuple[str, str]]:
+    """The query parameters that name the source shown (``[("store", "/data/store")]``, an
+    endpoint with each of its graphs, a gateway with its flow and collection...), in the order a
+    link gives them: what a link opened in a new tab needs to show the same source (a new tab
+    starts a new browser session, which remembers nothing)."""
+    params = st.query_params
+    return [(name, value) for names in SOURCE_PARAMS.values() for name in names
+            for value in params.get_all(name)]
 
 
 def _initial_kind() -> str:

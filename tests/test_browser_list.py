@@ -233,6 +233,56 @@ def test_back_twice_from_a_session_opened_on_a_filtered_page_comes_back_to_that_
         assert len(landed) == 2
 
 
+def test_a_session_link_opened_in_a_new_tab_shows_the_same_source(app_url, store_url):
+    """A session id's link carries the source's parameters: opened in a new tab (a new browser
+    session, which remembers nothing), it shows the session from the store the list showed,
+    not from the demo the server starts on."""
+    _, store_dir = store_url
+    row = list_sessions(local_source(store_dir), SessionFilter(), limit=1).rows[0]
+    newest = row["id"]
+    assert newest not in BY_ID
+    with chromium_page(viewport=(1400, 1100)) as page:
+        list_page(page, app_url + "/?store=" + urllib.parse.quote(str(store_dir), safe=""))
+        assert row_ids(page)[0] == newest
+        href = page.locator(f'{LIST_ROW}[data-session="{newest}"] td.c-session a').get_attribute("href")
+        assert urllib.parse.parse_qsl(urllib.parse.urlparse(href).query) == [("store", str(store_dir)),
+                                                                              ("session", newest)]
+    with chromium_page(viewport=(1400, 1100)) as tab:
+        tab.goto(app_url + "/" + href)
+        wait_for_streamlit_idle(tab)
+        main = tab.get_by_test_id("stMain")
+        main.get_by_text(row["question"][:40]).first.wait_for()
+        assert tab.locator('[data-testid="stException"]').count() == 0
+        assert "Unknown session" not in main.inner_text()
+
+
+def test_back_and_forward_between_pages_show_the_page_each_address_names(store_url):
+    """Next, Next, then Back twice and Forward once: each address shows its own page, and the
+    list's first address (no ``page``) shows the first page, not the last page seen."""
+    url, store_dir = store_url
+    pages = [[r["id"] for r in list_sessions(local_source(store_dir), SessionFilter(), limit=50, offset=o).rows]
+             for o in (0, 50)]
+    with chromium_page(viewport=(1400, 1100)) as page:
+        list_page(page, url + "/")
+        assert row_ids(page) == pages[0]
+        page.locator(".st-key-te_list_next button").click()
+        page.wait_for_function("() => location.search.includes('page=2')", timeout=30000)
+        wait_for_streamlit_idle(page)
+        assert row_ids(page) == pages[1]
+        page.go_back()
+        page.wait_for_function("() => !location.search.includes('page=')", timeout=30000)
+        wait_for_streamlit_idle(page)
+        assert row_ids(page) == pages[0] and "page" not in query(page)
+        page.go_forward()
+        page.wait_for_function("() => location.search.includes('page=2')", timeout=30000)
+        wait_for_streamlit_idle(page)
+        assert row_ids(page) == pages[1]
+        page.go_back()
+        page.wait_for_function("() => !location.search.includes('page=')", timeout=30000)
+        wait_for_streamlit_idle(page)
+        assert row_ids(page) == pages[0] and "page" not in query(page)
+
+
 def test_a_source_not_connected_shows_an_empty_state(app_url):
     with chromium_page(viewport=(1400, 1000)) as page:
         list_page(page, app_url + "/")
