@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import streamlit as st
+
 from trace_explorer.analysis.health.rules import RULES
 from trace_explorer.model.session import MECHANISMS, PATTERNS
 from trace_explorer.sources.session_insights import HEALTH_CHOICES
 
 from .collection import Collection
 from .health import HEALTH_KEY, indexed
+from .text import md_escape
 
 STATUSES = ("answered", "unfinished")
 MULTI = ("type", "pattern")  # the filters that take several values; the others one
@@ -42,3 +45,11 @@ def known_values(given: Iterable[str], options: Iterable[str]) -> tuple[list[str
         elif option not in kept:
             kept.append(option)
     return kept, unknown
+
+
+def warn_left_out(unknown: Iterable[str]) -> None:
+    """Say which ``name=value`` pairs of the URL no filter knows (nothing when there are none)."""
+    unknown = list(unknown)
+    if unknown:
+        st.warning(md_escape(f"Not a value of the list's filters, left out: {', '.join(unknown)}."),
+                   icon=":material/warning:")

@@ -20,7 +20,7 @@ from trace_explorer.views.insight_charts import FAILED, PICK, InsightChart, char
 
 from .collection import Collection
 from .health import HEALTH_KEY
-from .filter_values import BOUND_PARAMS, filter_choices, known_values
+from .filter_values import BOUND_PARAMS, filter_choices, known_values, warn_left_out
 from .text import SESSIONS_PAGE, md_escape
 
 # The query parameters (and the widget keys) the charts set: SessionFilter field -> parameter.
@@ -54,7 +54,7 @@ def current_filter(collection: Collection) -> SessionFilter:
     (a link to ``/insights?type=Agent``, or the page opened from the list, whose parameters
     the navigation carries), else the list's widgets' values, which they keep for the session
     (``components.list_state`` names them). A value the list does not know is left out, any
-    case taken, as the list takes it (``filter_values``)."""
+    case taken, as the list takes it (``filter_values``), and named in a warning."""
     params = st.query_params
     if not any(name in params for name in (*BOUND_PARAMS, *CLICK_KEYS.values())):
         state = st.session_state
@@ -62,8 +62,11 @@ def current_filter(collection: Collection) -> SessionFilter:
                              status=state.get("status"), text=(state.get("q") or "").strip() or None,
                              include_sub=bool(state.get("sub")), health=state.get(HEALTH_KEY),
                              **(state.get(_LAST_KEY) or {}))
-    chosen = {name: known_values(params.get_all(name), options)[0]
-              for name, options in filter_choices(collection).items()}
+    chosen, unknown = {}, []
+    for name, options in filter_choices(collection).items():
+        chosen[name], left_out = known_values(params.get_all(name), options)
+        unknown += [f"{name}={value}" for value in left_out]
+    warn_left_out(unknown)
     return SessionFilter(mechanism=tuple(chosen["type"]), pattern=tuple(chosen["pattern"]),
                          status=(chosen["status"] or [None])[0], text=(params.get("q") or "").strip() or None,
                          include_sub=(params.get("sub") or "").lower() == "true",

@@ -10,16 +10,17 @@ out of the URL.
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from trace_explorer.model.session import MECHANISMS, PATTERNS
 from trace_explorer.sources.catalog import text_search
-from trace_explorer.sources.filter import DEFAULT_ORDER, SessionFilter, SessionOrder
+from trace_explorer.sources.filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 
 from .collection import Collection
 from .health import health_filter
 from .insights import insight_filters
-from .filter_values import BOUND_PARAMS, MULTI, STATUSES, filter_choices, known_values
 from .text import md_escape
+from .filter_values import BOUND_PARAMS, MULTI, STATUSES, filter_choices, known_values, warn_left_out
 
 SORT_PARAM, PAGE_PARAM = "sort", "page"
 _SORT_KEY, _PAGE_KEY, _VIEW_KEY, _URL_KEY = "te_list_sort", "te_list_page", "te_list_view", "te_list_url"
@@ -69,9 +70,7 @@ def _read_url_values(collection: Collection) -> None:
     if changed:  # the filters, bound to the URL, read it again (and the warning is shown then)
         st.session_state[_UNKNOWN_KEY] = unknown
         st.rerun()
-    if unknown:
-        st.warning(md_escape(f"Not a value of the list's filters, left out: {', '.join(unknown)}."),
-                   icon=":material/warning:")
+    warn_left_out(unknown)
 
 
 def restore_list_url() -> None:
@@ -109,11 +108,15 @@ def _page_number(value: object) -> int:
 
 
 def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOrder, int]:
-    """The list's order and page (from 1): from the URL, else from this session; a change of
-    filters or of source starts again at the first page."""
+    """The list's order and page (from 1): from the URL, else from this session (the sidebar's
+    link to the list names neither); a change of filters or of source starts again at the first
+    page. A run that Back or Forward started takes the URL alone: an address without ``page``
+    or ``sort`` was the first page in the default order when it was left."""
     state, params = st.session_state, st.query_params
-    order = SessionOrder.parse(params.get(SORT_PARAM) or state.get(_SORT_KEY))
-    page = _page_number(params.get(PAGE_PARAM) or state.get(_PAGE_KEY))
+    remembered = (lambda key: None) if _history_navigation() else state.get
+    order = SessionOrder.parse(params.get(SORT_PARAM) or remembered(_SORT_KEY))
+    page = _page_number(params.get(PAGE_PARAM) or remembered(_PAGE_KEY))
+    _warn_unread(params.get(SORT_PARAM), params.get(PAGE_PARAM))
     view = (repr(filters), collection.key)
     if state.get(_VIEW_KEY) not in (None, view):
         page = 1
@@ -121,6 +124,24 @@ def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOr
     set_list_view(order, page)
     state[_URL_KEY] = {k: v for k, v in st.query_params.to_dict().items() if k not in SESSION_PARAMS}
     return order, page
+
+
+def _warn_unread(sort: str | None, page: str | None) -> None:
+    """Say so when the URL's ``sort`` names no column the list sorts on, or its ``page`` is not
+    a whole number: the list then shows its default order, or its first page."""
+    unread = []
+    if sort and sort.strip().lstrip("-") not in SORT_KEYS:
+        unread.append(f"sort={sort} (a column: {', '.join(sorted(SORT_KEYS))}; -time for descending)")
+    if page and not page.strip().lstrip("+-").isdigit():
+        unread.append(f"page={page} (a page number)")
+    if unread:
+        st.warning(md_escape(f"Not read, the default taken: {'; '.join(unread)}."), icon=":material/warning:")
+
+
+def _history_navigation() -> bool:
+    """Whether this run is the browser's Back or Forward (Streamlit's run context says so)."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and getattr(ctx, "is_history_navigation", False))
 
 
 def set_list_view(order: SessionOrder, page: int) -> None:

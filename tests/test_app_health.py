@@ -112,3 +112,17 @@ def test_a_link_to_insights_with_filters_counts_those_sessions():
     assert len(unfinished) == 2
     assert metrics["Sessions"] == str(len(unfinished))
     assert "Agent · unfinished" in unescape(at.main.caption[0].value)
+
+
+def test_a_link_to_insights_names_the_values_it_left_out():
+    """A value no filter knows (``type=agnet``) is left out of the count and named in a
+    warning, as the list names it; the values it knows still count."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.query_params["type"] = ["agnet", "Agent"]
+    at.query_params["status"] = "finished"
+    at.switch_page("app_pages/insights.py").run()
+    assert not at.exception, at.exception
+    warnings = [unescape(w.value) for w in at.main.warning]
+    assert any("left out: type=agnet, status=finished." in w for w in warnings), warnings
+    metrics = {m.label: m.value for m in at.main.metric}
+    assert metrics["Sessions"] == str(len([s for s in TOP if s["mechanism"] == "agent"]))

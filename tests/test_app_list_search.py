@@ -7,9 +7,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import demo_sessions
+from tests.conftest import demo_sessions, newest_first
 from components.insights import list_params
 from tests.list_support import list_ids, list_rows
+from tests.test_app import unescape
 from trace_explorer.views.insight_charts import FAILED, tool_calls
 
 REPO = Path(__file__).resolve().parents[1]
@@ -80,3 +81,14 @@ def test_a_page_number_past_any_list_opens_its_last_page():
         assert not at.exception, (value, at.exception)
         assert sorted(list_ids(at)) == sorted(s["session"] for s in TOP)  # the demo's one page
         assert "page" not in at.query_params
+
+
+def test_a_sort_or_page_the_list_cannot_read_is_named_and_the_default_taken():
+    at = app(sort="-bogus", page="two")
+    assert not at.exception, at.exception
+    warnings = [unescape(w.value) for w in at.main.warning]
+    assert len(warnings) == 1 and "sort=-bogus (a column: duration, id, " in warnings[0] and "page=two (a page number)" in warnings[0]
+    assert list_ids(at) == newest_first(TOP)
+    assert "sort" not in at.query_params and "page" not in at.query_params
+    at = app(sort="-steps", page="1")  # what it reads, it takes silently
+    assert not at.main.warning
