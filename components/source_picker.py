@@ -410,6 +410,7 @@ def _save(store, uploads: list, bar) -> list[str]:
     done = 0
     errors = []
     limit, setting = upload_limit()
+    texts_given: set[str] = set()  # the IRIs the files gave a text to: what mends a missing text
     for upload in uploads:
         refusal = _oversized(upload, limit, setting)
         if refusal:
@@ -422,8 +423,9 @@ def _save(store, uploads: list, bar) -> list[str]:
             done = min(done + n, start + upload.size)
             bar.progress(min(done / total, 1.0), text=f"Saving {upload.name}…")
         try:
-            ingest_file(store, upload.name, upload.getvalue(), progress=advance, untrusted=True,
-                        phases=_PhaseText(bar, lambda: done / total, upload.name))
+            saved = ingest_file(store, upload.name, upload.getvalue(), progress=advance, untrusted=True,
+                                phases=_PhaseText(bar, lambda: done / total, upload.name))
+            texts_given.update(saved.text_iris)
         except TraceLoadError as error:
             errors.append(str(error))
         except Exception as error:  # noqa: BLE001 - a bad file must not become a traceback in the page
@@ -434,7 +436,8 @@ def _save(store, uploads: list, bar) -> list[str]:
         bar.progress(min(done / total, 1.0))
     health = _PhaseText(bar, lambda: 1.0, "the changed sessions")
     health.begin(HEALTH)
-    refresh_health(store.writer_source(), after_ingest=True, progress=health.advance, total=health.set_total)
+    refresh_health(store.writer_source(), after_ingest=True, progress=health.advance, total=health.set_total,
+                   texts_given=texts_given)
     return errors
 
 

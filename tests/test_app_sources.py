@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.workspace_support import sent, titled
-from tests.conftest import CORPUS, MANIFEST, demo_sessions, file_graph, manifest_sessions
+from tests.conftest import CORPUS, MANIFEST, demo_sessions, file_graph, manifest_sessions, index_tables
 from tests.store_copies import SESSIONS_PER_COPY, SOURCE, TOP_PER_COPY, copies, copy_iri
 from tests.test_app import REPO, header_question, table_ids, unescape
 from trace_explorer.cli.main import main
@@ -247,3 +247,19 @@ def test_the_list_says_how_many_sub_sessions_no_top_level_session_reaches(app_en
     at.toggle(key="sub").set_value(True).run()
     assert orphan in table_ids(at)
     assert not any("not listed here" in c.value for c in at.main.caption)
+
+
+def test_a_content_file_uploaded_into_the_store_mends_what_its_texts_lacked(app_env):
+    """An upload of the texts a store's sessions lacked leaves the health rows that ingesting
+    the trace and its texts at once leaves (the IRIs the upload gave a text to mend their
+    findings)."""
+    trace, content = CORPUS / "collection.trig", CORPUS / "collection.documents.json"
+    assert main(["ingest", str(trace), str(content), "--store", str(app_env / "both"), "--quiet"]) == 0
+    store = app_env / "store"
+    assert main(["ingest", str(trace), "--store", str(store), "--quiet"]) == 0
+    lacking = index_tables(store)["health"]
+    assert any("missing-text" in row[4].split() for row in lacking)
+    at = _choose_store(start(), store)
+    at.sidebar.file_uploader[0].set_value([(content.name, content.read_bytes(), "application/json")]).run()
+    assert not at.exception and not at.sidebar.error
+    assert index_tables(store)["health"] == index_tables(app_env / "both")["health"] != lacking

@@ -48,8 +48,10 @@ def test_the_store_says_which_wants_it_now_has():
     # never in a store; a kind not known is always checked again
     assert mended(store, wants) == {f"t:{DOC}", f"d:{TARGET}", "x:urn:y"}
     # an ingest that added no text looks none up: only the description is asked for
-    assert mended(store, wants, texts=False) == {f"d:{TARGET}", "x:urn:y"}
-    # an ingest of content files alone: a text want is mended when its IRI got a text from them,
-    # with no look-up (DOC's text, in the store, came before), and no description is
-    assert mended(store, wants, only_texts_of={"urn:doc:absent"}) == {"t:urn:doc:absent", "x:urn:y"}
-    assert mended(store, wants, only_texts_of=set()) == {"x:urn:y"}
+    assert mended(store, wants, texts_given=set()) == {f"d:{TARGET}", "x:urn:y"}
+    # the IRIs an ingest gave a text to mend their text wants with no look-up (DOC's text, in
+    # the store, came before); descriptions are still looked up
+    assert mended(store, wants, texts_given={"urn:doc:absent"}) == {"t:urn:doc:absent", f"d:{TARGET}", "x:urn:y"}
+    # an ingest of content files alone mends no description either
+    assert mended(store, wants, texts_given={"urn:doc:absent"}, only_texts=True) == {"t:urn:doc:absent", "x:urn:y"}
+    assert mended(store, wants, texts_given=set(), only_texts=True) == {"x:urn:y"}

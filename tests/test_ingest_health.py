@@ -132,6 +132,38 @@ def test_a_content_file_ingested_after_its_traces_mends_what_its_texts_lacked(tm
     assert after == both and after != lacking
 
 
+@pytest.mark.parametrize("streamed", [False, True])
+def test_texts_a_trace_file_brings_mend_with_a_trace_file_beside_it(tmp_path, monkeypatch, streamed):
+    """The texts that mend a finding may come in a trace file (a store's dump: ``tg:content``
+    in the documents graph) ingested with another trace file: the IRIs it gives a text to are
+    the ingest's (``LoadedSource.text_iris``, read whole or a batch at a time), and the health
+    rows are those of the trace and its content file ingested at once."""
+    from trace_explorer.model.vocabulary import CONTENT
+    from trace_explorer.sources.source import DOCUMENTS_GRAPH
+    from trace_explorer.read import rdf_stream
+
+    if streamed:
+        monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
+    trace, content = CORPUS / "collection.trig", CORPUS / "collection.documents.json"
+    texts = json.loads(content.read_text(encoding="utf-8"))
+    dump = tmp_path / "texts.nq"
+    ox.serialize([ox.Quad(ox.NamedNode(iri), ox.NamedNode(CONTENT), ox.Literal(text), ox.NamedNode(DOCUMENTS_GRAPH))
+                  for iri, text in texts.items()], str(dump), ox.RdfFormat.N_QUADS)
+    assert main(["ingest", str(trace), str(content), str(CORPUS / "orchestrated.nq"), "--store",
+                 str(tmp_path / "both"), "--quiet"]) == 0
+    store = tmp_path / "later"
+    assert main(["ingest", str(trace), "--store", str(store), "--quiet"]) == 0
+    lacking = index_tables(store)["health"]
+    assert any("missing-text" in row[4].split() for row in lacking)
+    with open_local_store(store) as local:
+        done = ingest_file(local, str(dump))
+    assert sorted(done.text_iris) == sorted(texts)
+    store = tmp_path / "mixed"
+    assert main(["ingest", str(trace), "--store", str(store), "--quiet"]) == 0
+    assert main(["ingest", str(dump), str(CORPUS / "orchestrated.nq"), "--store", str(store), "--quiet"]) == 0
+    assert index_tables(store)["health"] == index_tables(tmp_path / "both")["health"] != lacking
+
+
 def test_a_check_that_did_not_follow_its_ingest_is_made_by_the_next_one(tmp_path, capsys):
     """A content file that went in without its health check (``--no-health`` here; a Ctrl-C or
     a kill after the write is the same) leaves the findings its texts mend; the next ingest,

@@ -79,14 +79,14 @@ def _workers(text: str) -> int:
 
 def _check_health(local, quiet: bool, after_ingest: bool = False, phases: BarPhases | None = None,
                   written: WrittenTriples | None = None, fresh: list[str] | None = None,
-                  texts_gained: bool = True, only_texts_of: set[str] | None = None) -> None:
+                  texts_given: set[str] | None = None, only_texts: bool = False) -> None:
     """Check the health of the sessions whose index rows changed and were not checked in the
     pass that wrote them (``fresh``), with a progress bar once their number is known (none when
-    there are none); ``texts_gained`` and ``only_texts_of``: as ``refresh_health`` takes them."""
+    there are none); ``texts_given`` and ``only_texts``: as ``refresh_health`` takes them."""
     phases = phases or BarPhases(quiet)
     refresh_health(local.writer_source(), after_ingest=after_ingest, progress=phases.advance, written=written,
-                   total=lambda total: phases.begin(HEALTH, total), fresh=fresh or (), texts_gained=texts_gained,
-                   only_texts_of=only_texts_of)
+                   total=lambda total: phases.begin(HEALTH, total), fresh=fresh or (), texts_given=texts_given,
+                   only_texts=only_texts)
     phases.finish()
 
 
@@ -125,8 +125,8 @@ def _ingest(args) -> int:
             try:
                 # what a later file may mend is checked again only when a file went in
                 _check_health(store, args.quiet, after_ingest=run.added > 0 or earlier, phases=phases,
-                              written=written, fresh=run.fresh, texts_gained=texts > 0 or earlier,
-                              only_texts_of=None if earlier else run.only_texts_of)
+                              written=written, fresh=run.fresh, texts_given=None if earlier else run.texts_given,
+                              only_texts=run.only_texts and not earlier)
             except SourceError as error:
                 phases.finish()  # the bar before the line, not after it
                 report([str(error)])
@@ -166,14 +166,15 @@ class IngestRun:
     """What ``_ingest_files`` did: how many files ``failed`` and were ``added``, the sessions
     the health check in the pass checked after the last write (``fresh``: a large N-Quads or
     N-Triples file's, checked as it was indexed), the quads the store ``gained`` (when counted
-    file by file) and, when every file added was a content file, the IRIs they gave texts to
-    (``only_texts_of``; else None)."""
+    file by file), the IRIs the files gave a text to (``texts_given``: ``LoadedSource.text_iris``)
+    and whether every file added was a content file (``only_texts``)."""
 
     failed: int = 0
     added: int = 0
     fresh: list[str] = field(default_factory=list)
     gained: int = 0
-    only_texts_of: set[str] | None = field(default_factory=set)
+    texts_given: set[str] = field(default_factory=set)
+    only_texts: bool = True
 
 
 def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | None,
@@ -202,9 +203,8 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
                 run.fresh = health.write()  # the file's sessions were checked after every write so far
             run.added += 1
             run.gained += done.gained or 0
-            if run.only_texts_of is not None:
-                content_file = done.format == DOCUMENTS_JSON and not done.quads
-                run.only_texts_of = run.only_texts_of | set(done.text_iris) if content_file else None
+            run.texts_given.update(done.text_iris)
+            run.only_texts = run.only_texts and done.format == DOCUMENTS_JSON and not done.quads
             phases.write(f"{path}: {count(done.quads, 'quad')}, {count(done.documents, 'text')} ({done.format})")
     phases.label = ""
     return run

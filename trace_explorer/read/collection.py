@@ -24,7 +24,8 @@ class LoadedSource:
     """One file in the collection: its name, format, bytes read and what it added
     (``skipped``: the same bytes were already in the store, nothing was added; ``gained``: the
     quads the store lacked, its texts' included, when they were counted; ``text_iris``: the IRIs
-    a content file gave texts to, () for a trace file)."""
+    the file gave a text to, a content file's or a trace file's ``tg:content``, when it went
+    into a store that was not empty; () otherwise)."""
 
     name: str
     format: str

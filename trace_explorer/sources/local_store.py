@@ -478,7 +478,7 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
             _publish(store, local.path, local.index)  # after the index: a reader of the new snapshot finds its rows
             clock.lap("write")
     return LoadedSource(name, loaded.format, loaded.size, count, len(loaded.documents), loaded.recovered,
-                        gained=gained, text_iris=tuple(loaded.documents))
+                        gained=gained, text_iris=tuple(update.texts_given))
 
 
 def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, phases: Phases,
@@ -552,7 +552,7 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
         _publish(store, local.path, index)  # after the index: a reader of the new snapshot finds its rows
         clock.lap("write")
     return LoadedSource(name, streamed.format, streamed.size, streamed.quads, 0, streamed.recovered,
-                        gained=gained if count_gained else None)
+                        gained=gained if count_gained else None, text_iris=tuple(update.texts_given))
 
 
 

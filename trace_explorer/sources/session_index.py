@@ -722,6 +722,12 @@ def texts_in_documents_graph(quads: Iterable[ox.Quad | ox.Triple]) -> dict[str, 
             and isinstance(q.object, ox.Literal)}
 
 
+def content_subjects(quads: Iterable[ox.Quad | ox.Triple]) -> set[str]:
+    """The IRIs given a text (a ``tg:content`` quad, in any graph) among ``quads``: what mends
+    a health finding that lacked their text (``analysis.health.mending``)."""
+    return {q.subject.value for q in quads if q.predicate.value == _CONTENT and isinstance(q.subject, ox.NamedNode)}
+
+
 def rows_from_store(store: ox.Store, roots: Sequence[str], documents: Mapping[str, str] | None = None) -> list[dict]:
     """Rows of ``roots`` read from ``store`` (each session with all its steps, wherever they
     came from), ``_BATCH`` sessions per query batch; the texts behind ``tg:document`` from
@@ -794,6 +800,9 @@ class IndexUpdate:
         # answers' previews) change; a file's documents graph may bring them as well as a content file
         in_graph = {} if fresh else texts_in_documents_graph(quads)
         self.documents_of_known = documents_named(store, {**in_graph, **(documents or {})})
+        # the IRIs the file gives a text to, for the health check's mending (none asked of a
+        # store empty before: it held no finding to mend)
+        self.texts_given = set() if fresh else content_subjects(quads) | set(documents or ())
         self.rows: list[dict] = []
         self.outside: set[str] = set(self.known)
         self.from_file: list[str] = []
@@ -919,6 +928,7 @@ class StreamedIndexUpdate:
         self.documents_of_known: list[str] = []
         self.touched: set[str] = set()
         self.undescribed: set[str] = set()  # derivation targets no batch so far described
+        self.texts_given: set[str] = set()  # as ``IndexUpdate.texts_given``
         self.stage_typed = stage_typed
         index.clear_staged_typed()  # nothing of a write that failed
 
@@ -928,6 +938,7 @@ class StreamedIndexUpdate:
         text = text if text is not None else TriplesText(quads)
         if not self.fresh and _CONTENT_WRITTEN in text.text:
             self.documents_of_known += documents_named(self.store, texts_in_documents_graph(quads))
+            self.texts_given |= content_subjects(quads)
         subjects = text.subjects()
         touched = self.touched
         typed: set[bytes] = set()

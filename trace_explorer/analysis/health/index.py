@@ -27,21 +27,20 @@ from .mending import CONTEXT_RULES, mended
 def refresh_health(source: StoreSource, *, after_ingest: bool = False,
                    progress: Callable[[int], None] | None = None,
                    written: WrittenTriples | None = None, total: Callable[[int], None] | None = None,
-                   fresh: Iterable[str] = (), texts_gained: bool = True,
-                   only_texts_of: Collection[str] | None = None) -> int:
+                   fresh: Iterable[str] = (), texts_given: Collection[str] | None = None,
+                   only_texts: bool = False) -> int:
     """Check every session of ``source``'s index that has no health row and write its row;
     ``after_ingest``: first forget the rows of sessions with ``CONTEXT_RULES`` findings, but for
     those of ``fresh`` (checked after the last write: ``in_pass.HealthInPass.write``), and for
-    those whose findings lack nothing the store now has (``mending``; ``texts_gained`` False:
-    the ingest added no document text, so none lacking a text is looked up; ``only_texts_of``:
-    it added nothing but the texts of these IRIs, content files: ``mending.mended``). Returns
+    those whose findings lack nothing the store now has (``mending.mended``, with the ingest's
+    hints ``texts_given``, the IRIs it gave a text to, and ``only_texts``). Returns
     how many sessions were checked (0 when the source has no writable index). ``progress(n)``
     after each batch of ``n``, ``total(n)`` first with the number to check. ``written``: every triple of ``source`` (an ingest into an empty
     store kept them: ``sources.written_triples``), read instead of the store's for the sessions'
     own triples. A check after an ingest that did not finish (``session_insights.mending_due``:
     a Ctrl-C, a kill, ``ingest --no-health``) is made by the next call, looking every finding
-    up; a caller whose ingest follows such a one gives no hints (``texts_gained`` True,
-    ``only_texts_of`` None). Raises SourceError when the source fails."""
+    up; a caller whose ingest follows such a one gives no hints (``texts_given`` None,
+    ``only_texts`` False). Raises SourceError when the source fails."""
     index = source.index
     if index is None or index.read_only or not index.usable:
         return 0
@@ -49,11 +48,10 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
         written = None
     due = mending_due(index)
     if due and not after_ingest:  # an ingest whose check did not finish: every finding looked at
-        after_ingest, texts_gained, only_texts_of = True, True, None
+        after_ingest, texts_given, only_texts = True, None, False
     if after_ingest:
         forget_health(index, CONTEXT_RULES, keep=fresh,
-                      mended=lambda wants: mended(source.store, wants, texts=texts_gained,
-                                                  only_texts_of=only_texts_of))
+                      mended=lambda wants: mended(source.store, wants, texts_given, only_texts))
     roots = unchecked_roots(index)
     if total is not None:
         total(len(roots))

@@ -69,28 +69,31 @@ def session_wants(wants: Iterable[tuple[str, ...] | None]) -> str | None:
     return " ".join(out)
 
 
-def mended(store: ox.Store, wants: Iterable[str], texts: bool = True,
-           only_texts_of: Collection[str] | None = None) -> set[str]:
+def mended(store: ox.Store, wants: Iterable[str], texts_given: Collection[str] | None = None,
+           only_texts: bool = False) -> set[str]:
     """Those of ``wants`` (``kind:IRI``) that ``store`` now has what they lacked for: a triple
     in any graph with the IRI as subject and one of the kind's predicates (never for a key that
     is no IRI, which a store cannot hold; always for a kind this module does not know); about
     15 us a want on a store of 7 million quads whose pages are cached, 100 us on one of 9.3
-    million read from disk. ``texts`` False: the ingest added no text, so no text want is looked
-    up (most of them, in a collection whose answers live in the librarian).
-    ``only_texts_of``: the ingest brought nothing but the texts of these IRIs (content files):
-    a text want is mended when its IRI is among them, and nothing else is, with no look-up (a
-    content file into a store of 100,000 sessions asked 261,000 wants of it, 28 s)."""
+    million read from disk.
+
+    The ingest's hints, which spare the look-ups: ``texts_given``, the IRIs it gave a text to
+    (``read.collection.LoadedSource.text_iris``, every file's): a text want is mended when its
+    IRI is among them, with no look-up (an empty set: the ingest added no text, so none is; a
+    content file into a store of 100,000 sessions asked 261,000 text wants of it, 28 s); None:
+    each is looked up. ``only_texts``: the ingest brought nothing but texts (content files), so
+    no description want is mended either."""
     out = set()
     for want in wants:
         kind, _, iri = want.partition(":")
         if kind not in _MENDING:  # not one this module wrote: checked again
             out.add(want)
             continue
-        if only_texts_of is not None:
-            if kind == TEXT and iri in only_texts_of:
+        if kind == TEXT and texts_given is not None:
+            if iri in texts_given:
                 out.add(want)
             continue
-        if kind == TEXT and not texts:
+        if kind == DESCRIBED and only_texts:
             continue
         try:
             subject = ox.NamedNode(iri)
