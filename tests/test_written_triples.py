@@ -83,3 +83,21 @@ _:b1 {chunk} _:b2 .
 <urn:s> {EDGE} <urn:f> .
 """)).text
     assert objects_of(text, POINTERS) == [b"<urn:d>", b"_:b2", b"<urn:f>"]
+
+
+def test_the_subjects_given_a_text_are_read_off_the_lines_that_give_one():
+    """``triples_text.subjects_of`` finds the IRIs whose line's predicate is ``tg:content``, as
+    asking each quad finds them (``session_index.content_subjects``): not a literal that reads
+    like such a line, not an object, not a blank node, any graph."""
+    from trace_explorer.model.vocabulary import CONTENT
+    from trace_explorer.sources.session_index import content_subjects
+    from trace_explorer.sources.triples_text import subjects_of
+
+    quads = _quads(f"""<urn:a> <{CONTENT}> "x" <urn:g:documents> .
+<urn:b> <urn:p> "y\\n<urn:c> <{CONTENT}> z" .
+_:b1 <{CONTENT}> "t" .
+<urn:d> <urn:p> <{CONTENT}> .
+<urn:\\u00e9> <{CONTENT}> "t" .
+<urn:a> <{CONTENT}> "x again" .
+""")
+    assert subjects_of(TriplesText(quads).text, CONTENT) == content_subjects(quads) == {"urn:a", "urn:é"}

@@ -51,7 +51,7 @@ from .session_insights import TABLES as INSIGHT_TABLES
 from .source import DOCUMENTS_GRAPH
 from .sparql_text import PREFIXES, iri_batches, values_clause
 from .store import StoreSource
-from .triples_text import TriplesText, is_iri
+from .triples_text import TriplesText, is_iri, subjects_of
 from .triples_text import iri as triple_iri
 
 INDEX_FILE = "trace-explorer-sessions.sqlite"
@@ -938,7 +938,7 @@ class StreamedIndexUpdate:
         text = text if text is not None else TriplesText(quads)
         if not self.fresh and _CONTENT_WRITTEN in text.text:
             self.documents_of_known += documents_named(self.store, texts_in_documents_graph(quads))
-            self.texts_given |= content_subjects(quads)
+            self.texts_given |= subjects_of(text.text, _CONTENT)
         subjects = text.subjects()
         touched = self.touched
         typed: set[bytes] = set()

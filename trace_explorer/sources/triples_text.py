@@ -62,6 +62,14 @@ class TriplesText:
         return self._noted
 
 
+def subjects_of(text: bytes, predicate: str) -> set[str]:
+    """The IRIs of the subjects of the lines of N-Triples ``text`` (as ``TriplesText`` writes
+    it) whose predicate is ``predicate``: a regular expression over the text, where asking
+    each quad of a batch for its predicate cost 0.17 s of CPU at 10,000 sessions."""
+    pattern = re.compile(rb"^<([^<>\s]*+)> <" + re.escape(predicate.encode()) + rb"> ", re.M)
+    return {found.decode() for found in pattern.findall(text)}
+
+
 def objects_of(text: bytes, predicates: Iterable[str]) -> list[bytes]:
     """The objects, as written, that are IRIs or blank nodes, of the lines of N-Triples
     ``text`` (as ``TriplesText`` writes it) whose predicate is one of ``predicates``, in order.
