@@ -165,3 +165,14 @@ def test_steps_per_session_bins_whole_numbers_so_neighbours_are_two_bars():
     assert spec["encoding"]["x"]["bin"] == {"extent": [2, 4], "maxbins": 30, "minstep": 1}
     wide = steps_per_session({"steps_per_session": [{"steps": 1, "sessions": 5}, {"steps": 2000, "sessions": 1}]})
     assert wide.chart.to_dict()["encoding"]["x"]["bin"]["extent"] == [1, 2001]
+
+
+def test_durations_with_no_timed_call_have_no_rows_so_the_page_says_nothing_to_draw():
+    from trace_explorer.views.insight_charts import durations
+
+    none = {"calls": 0, "p50_ms": None, "p95_ms": None, "max_ms": None}
+    assert durations({"durations": {"llm": none, "tool": none}}).data.empty
+    timed = durations({"durations": {"llm": {"calls": 2, "p50_ms": 10.0, "p95_ms": 19.0, "max_ms": 20.0},
+                                     "tool": none}}).data
+    assert timed.to_dict("records") == [{"kind": "LLM", "measure": m, "ms": v, "calls": 2}
+                                        for m, v in (("p50", 10.0), ("p95", 19.0), ("max", 20.0))]

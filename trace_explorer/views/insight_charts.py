@@ -106,11 +106,14 @@ def steps_per_session(numbers: dict) -> InsightChart:
 
 
 def durations(numbers: dict) -> InsightChart:
+    """The p50, p95 and max of the timed LLM and tool calls; a kind with no timed call has no
+    bars (and no rows: with neither, the page says there is nothing to draw)."""
     rows = pd.DataFrame([{"kind": "LLM" if kind == "llm" else "Tool", "measure": measure, "ms": d[f"{measure}_ms"],
                           "calls": d["calls"]}
-                         for kind, d in numbers["durations"].items() for measure in ("p50", "p95", "max")],
+                         for kind, d in numbers["durations"].items() for measure in ("p50", "p95", "max")
+                         if d[f"{measure}_ms"] is not None],
                         columns=["kind", "measure", "ms", "calls"])
-    chart = alt.Chart(rows.dropna(subset=["ms"])).mark_bar().encode(
+    chart = alt.Chart(rows).mark_bar().encode(
         x=alt.X("measure:N", title=None, sort=["p50", "p95", "max"]),
         xOffset=alt.XOffset("kind:N"),
         y=alt.Y("ms:Q", title="Duration (ms)"),
