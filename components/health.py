@@ -32,7 +32,6 @@ HEALTH_KEY = "health"  # also the query parameter the list keeps it in
 ICONS = {"error": "⛔", "warning": "⚠️", "info": "ℹ️"}
 LINKS_PER_PAGE = 25  # problems listed as links at a time in the panel; all of them are in its table
 PANEL_KEY = "te_health_panel"  # the panel's open state (it checks the session once opened)
-_LABELS = {"errors": "errors", "warnings": "warnings", "infos": "only infos", "clean": "clean", "unchecked": "unchecked"}
 
 
 def indexed(collection: Collection) -> bool:
@@ -46,10 +45,13 @@ def health_filter(collection: Collection) -> str | None:
     if not indexed(collection):
         return None
     options = list(HEALTH_CHOICES) + sorted(RULES)
+    # the options as the URL and the command line's --health spell them: a widget bound to the
+    # URL writes its option's label there, so a label unlike the value would be a URL the list
+    # cannot read back
     return st.selectbox("Health", options, index=None, key=HEALTH_KEY, placeholder="any", bind="query-params",
-                        format_func=lambda o: _LABELS.get(o, f"rule: {o}"), width=170, persist_state="session",
-                        help="The worst problem found in the session's trace (errors; warnings and no error; "
-                             "only infos; none), sessions not checked yet, or one rule.")
+                        width=170, persist_state="session",
+                        help="The worst problem found in the session's trace: errors; warnings (and no error); "
+                             "infos (only infos); clean (none); unchecked (not checked yet); or one rule's id.")
 
 
 def health_cell(row: dict[str, int] | None) -> str:

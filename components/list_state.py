@@ -10,6 +10,7 @@ out of the URL.
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from trace_explorer.model.session import MECHANISMS, PATTERNS
@@ -65,7 +66,10 @@ def _read_url_values(collection: Collection) -> None:
         kept, left_out = known_values(given, options)
         unknown += [f"{name}={v}" for v in left_out]
         if kept != given:
-            st.query_params[name] = kept if name in MULTI else kept[:1]
+            try:
+                st.query_params[name] = kept if name in MULTI else kept[:1]
+            except StreamlitAPIException:  # bound to its filter in an earlier run: it reads its own
+                continue
             changed = True
     if changed:  # the filters, bound to the URL, read it again (and the warning is shown then)
         st.session_state[_UNKNOWN_KEY] = unknown

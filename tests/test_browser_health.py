@@ -78,6 +78,31 @@ def test_health_filter_and_panel_links_select_the_step(app_url, tmp_path):
         screenshot(page, "health-link-followed")
 
 
+def test_every_health_choice_filters_and_its_address_reads_back(app_url):
+    """Each Health choice (a severity, "infos", a rule's id) filters the list with no error, and
+    the URL it writes (the widget writes its option there) opens the same list in a new
+    browser session."""
+    from tests.answer_support_truth import UNSUPPORTED
+
+    infos = {s["session"] for s in TOP if not s["has_answer"] or s.get("parse_errors") or s["session"] in UNSUPPORTED}
+    unfinished = {s["session"] for s in TOP if not s["has_answer"]}
+    for choice, expected in (("infos", infos), ("unfinished", unfinished)):
+        with chromium_page(viewport=(1440, 1200)) as page:
+            page.goto(app_url + "/")
+            wait_for_streamlit_idle(page)
+            choose_health(page, choice)
+            page.wait_for_function(f"() => location.search.includes('health={choice}')", timeout=30000)
+            wait_for_streamlit_idle(page)
+            assert page.locator('[data-testid="stException"]').count() == 0, choice
+            assert set(row_ids(page)) == expected, choice
+            address = page.url
+        with chromium_page(viewport=(1440, 1200)) as other:
+            other.goto(address)
+            wait_for_streamlit_idle(other)
+            other.get_by_text(f"of {len(expected)} matching").wait_for()
+            assert set(row_ids(other)) == expected and other.get_by_test_id("stAlertContentWarning").count() == 0
+
+
 def test_insights_charts_filter_the_list_and_download(app_url):
     with chromium_page(viewport=(1440, 1800)) as page:
         page.goto(app_url + "/insights")
