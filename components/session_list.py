@@ -29,6 +29,15 @@ def _order_words(order: SessionOrder) -> str:
         f"by {order.key}, {'Z to A' if order.descending else 'A to Z'}"
 
 
+_NO_SESSIONS = {  # by the kind of source (``Collection.key[0]``)
+    "files": "No sessions in these files. Add trace files in the sidebar, switch the demo traces back on, "
+             "or choose another source.",
+    "store": "No sessions in this store yet. Add trace files to it in the sidebar, or with "
+             "`trace-explorer ingest FILE... --store DIR`, or choose another source.",
+    None: "No sessions in this source. Choose another source in the sidebar.",
+}
+
+
 def session_list(collection: Collection, filters: SessionFilter, order: SessionOrder, page: int) -> None:
     """Draw the list of ``collection`` under ``filters``, in ``order``, page ``page`` (from 1)."""
     if collection.empty_state:
@@ -38,8 +47,7 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         everything = collection.count("sessions" if filters.include_sub else "top")
         unreached = 0 if filters.include_sub else unreached_sessions(collection.source)
         if not everything and not unreached:
-            st.info("No sessions in this source. Add trace files in the sidebar, switch the demo traces "
-                    "back on, or choose another source.", icon=":material/info:")
+            st.info(_NO_SESSIONS.get(collection.key[0], _NO_SESSIONS[None]), icon=":material/info:")
             return
         shown = collection.page(filters, PAGE_SIZE, (page - 1) * PAGE_SIZE, order)
         pages = max(1, (shown.total + PAGE_SIZE - 1) // PAGE_SIZE)

@@ -77,6 +77,7 @@ STORE_PARAM = "store"  # the query parameter that remembers a person's store in 
 # each source's query parameters: only the shown source's stay in the address
 SOURCE_PARAMS = {STORE: (STORE_PARAM,), FILES: (FILES_PARAM,), ENDPOINT: (ENDPOINT_PARAM, GRAPH_PARAM),
                  TRUSTGRAPH: TRUSTGRAPH_PARAMS}
+_CREATE_KEY = "te_store_create_path"  # the store directory this person asked to create
 UPLOAD_WAIT_S = 30.0  # how long saving uploads waits for another writer of the store (an ingest)
 _log = logging.getLogger(__name__)
 
@@ -334,7 +335,8 @@ def _store_source() -> Collection:
                      placeholder="Pick one by name", on_change=_pick_store, args=(stores,))
     path = st.text_input("Store directory", key="te_store_path", placeholder="/path/to/store",
                          persist_state="session",  # kept across pages, whose links carry no ?store=
-                         help="A pyoxigraph store on disk (created when missing). "
+                         help="A pyoxigraph store on disk: its full path (a folder not there yet, or empty, "
+                              "becomes a store when you ask for it). "
                               "`trace-explorer ingest FILE... --store DIR` fills it from the command line, "
                               "also while the app shows it.")
     if not path.strip():
@@ -342,11 +344,23 @@ def _store_source() -> Collection:
         st.info("Name a directory to open or create a local store.", icon=":material/info:")
         return not_connected("store", "No local store is open. Name its directory in the sidebar "
                                        "(Store directory) to open it, or to create one.")
-    resolved = str(Path(path).expanduser().resolve())
+    if not Path(path.strip()).expanduser().is_absolute():
+        refusal = (f"{path.strip()}: give the store directory's full path (from /): a relative path would "
+                   f"name a folder in the server's working directory")
+        st.error(md_escape(refusal), icon=":material/block:")
+        return not_connected("store", f"The local store could not be opened: {refusal}")
+    resolved = str(Path(path.strip()).expanduser().resolve())
     refusal = store_refusal(resolved)
     if refusal:
         st.error(md_escape(refusal), icon=":material/block:")
         return not_connected("store", f"The local store could not be opened: {refusal}")
+    if not _has_store(resolved) and resolved not in (_deployment_store(), state.get(_CREATE_KEY)):
+        # an address or a typed path never makes a folder by itself: a person asks for it
+        st.info(md_escape(f"No store at {resolved} yet."), icon=":material/info:")
+        st.button("Create an empty store here", icon=":material/create_new_folder:", key="te_store_create",
+                  on_click=state.__setitem__, args=(_CREATE_KEY, resolved))
+        return not_connected("store", f"No store at {resolved} yet: create it in the sidebar (Create an empty "
+                                      f"store here), or fill it with `trace-explorer ingest FILE... --store {resolved}`.")
     collection = current_collection()
     if collection.key[:2] != ("store", resolved) or not collection.source.is_current():
         try:
@@ -370,6 +384,23 @@ def _pick_store(stores: list) -> None:
     picked = next((s for s in stores if s.name == st.session_state.get("te_store_choice")), None)
     if picked is not None:
         st.session_state["te_store_path"] = picked.path
+
+
+def _deployment_store() -> str | None:
+    """The deployment's store (``TRACE_EXPLORER_STORE``, resolved), which opens even before
+    anything made it; None when unset."""
+    configured = os.environ.get("TRACE_EXPLORER_STORE", "").strip()
+    return str(Path(configured).expanduser().resolve()) if configured else None
+
+
+def _has_store(path: str) -> bool:
+    """Whether ``path`` is anything but a missing or empty folder: a store, or something
+    ``_read_store`` refuses by name (a file, a folder that is not a store)."""
+    folder = Path(path)
+    try:
+        return folder.exists() and (not folder.is_dir() or any(folder.iterdir()))
+    except OSError:
+        return True  # unreadable: ``_read_store`` says why
 
 
 def _read_store(path: str):

@@ -76,7 +76,9 @@ def test_the_store_is_remembered_in_the_browsers_address_never_on_the_server(app
 def test_uploads_are_saved_into_the_store_all_or_nothing(app_env):
     fresh = app_env / "fresh"
     at = _choose_store(start(), fresh)
-    assert "No sessions in this source" in at.main.info[0].value
+    assert not fresh.exists()  # made only when asked for
+    at.sidebar.button(key="te_store_create").click().run()
+    assert (fresh / "CURRENT").exists() and "No sessions in this store yet" in at.main.info[0].value
     bad = ("bad.ttl", b"<urn:a> <urn:b> .\n", "text/turtle")
     at.sidebar.file_uploader[0].set_value([("seed-sessions.ttl", (CORPUS / "seed-sessions.ttl").read_bytes(), "text/turtle"),
                                            bad]).run()
@@ -216,8 +218,9 @@ def test_a_deployment_keeps_stores_inside_its_store_root(app_env, monkeypatch):
         f"{outside}: this server opens local stores only inside {root} (set by TRACE_EXPLORER_STORE_ROOT)"]
     assert not outside.exists()  # nothing was created
     at.sidebar.text_input(key="te_store_path").set_value(str(root / "team")).run()
+    at.sidebar.button(key="te_store_create").click().run()
     assert not at.sidebar.error and (root / "team").is_dir()
-    assert "No sessions in this source" in at.main.info[0].value
+    assert "No sessions in this store yet" in at.main.info[0].value
 
 
 def test_a_store_address_naming_a_file_is_an_error_naming_it(app_env):
@@ -263,3 +266,30 @@ def test_a_content_file_uploaded_into_the_store_mends_what_its_texts_lacked(app_
     at.sidebar.file_uploader[0].set_value([(content.name, content.read_bytes(), "application/json")]).run()
     assert not at.exception and not at.sidebar.error
     assert index_tables(store)["health"] == index_tables(app_env / "both")["health"] != lacking
+
+
+def test_an_address_or_a_typed_path_never_makes_a_folder_by_itself(app_env, monkeypatch):
+    """``?store=`` naming a folder that is not there, a relative path, or an empty folder: no
+    folder and no store is made until "Create an empty store here" is clicked; the list says
+    how to make one."""
+    monkeypatch.chdir(app_env)
+    missing = app_env / "typo" / "store"
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.query_params["store"] = str(missing)
+    at.run()
+    assert not at.exception and not missing.exists() and not (app_env / "typo").exists()
+    assert [unescape(i.value) for i in at.sidebar.info] == [f"No store at {missing} yet."]
+    assert unescape(at.main.info[0].value).startswith(f"No store at {missing} yet: create it in the sidebar")
+    assert table_ids(at) == []
+    at.sidebar.text_input(key="te_store_path").set_value("relative/store").run()
+    assert [unescape(e.value) for e in at.sidebar.error] == [
+        "relative/store: give the store directory's full path (from /): a relative path would name a folder "
+        "in the server's working directory"]
+    assert not (app_env / "relative").exists()
+    empty = app_env / "empty"
+    empty.mkdir()
+    at.sidebar.text_input(key="te_store_path").set_value(str(empty)).run()
+    assert list(empty.iterdir()) == []
+    at.sidebar.button(key="te_store_create").click().run()
+    assert (empty / "CURRENT").exists() and not at.sidebar.error
+    assert "No sessions in this store yet" in at.main.info[0].value
