@@ -21,12 +21,13 @@ from .collection import Collection
 from .health import health_filter
 from .insights import insight_filters
 from .text import md_escape
+from .compare_picker import QUERY_KEY as COMPARE_KEY
 from .filter_values import BOUND_PARAMS, MULTI, STATUSES, filter_choices, known_values, warn_left_out
 
 SORT_PARAM, PAGE_PARAM = "sort", "page"
 _SORT_KEY, _PAGE_KEY, _VIEW_KEY, _URL_KEY = "te_list_sort", "te_list_page", "te_list_view", "te_list_url"
 _UNKNOWN_KEY = "te_list_unknown_values"
-SESSION_PARAMS = ("session", "step")  # the session page's parameters, never the list's
+SESSION_PARAMS = ("session", "step", COMPARE_KEY)  # the session and compare pages' parameters, never the list's
 
 
 def list_filters(collection: Collection) -> SessionFilter:
@@ -78,8 +79,8 @@ def _read_url_values(collection: Collection) -> None:
 
 
 def restore_list_url() -> None:
-    """Give the list its own URL parameters back when it runs with a session page's (``session``,
-    ``step``): Back from a session opened from the list comes to the list's address with the
+    """Give the list its own URL parameters back when it runs with a session or compare page's
+    (``SESSION_PARAMS``): Back from a session (or a comparison) opened from the list comes to the list's address with the
     session's parameters (Streamlit writes them before the page's path), and the list's
     filters, sort and page are then those it had (remembered by ``list_view``). The parameters
     bound to the filters (``BOUND_PARAMS``) are not written here: Streamlit refuses that while

@@ -88,6 +88,36 @@ def test_list_compare_action_opens_the_compare_page(app_url, sessions):
         assert row_classes(page) == [r.status for r in expected.rows]
 
 
+def test_back_from_the_compare_page_comes_back_to_the_filtered_list(app_url):
+    """Compare opened from a filtered list: Back (as many times as the compare page has
+    history entries) comes to that list with its filters, not to the whole list."""
+    from tests.conftest import demo_sessions, newest_first
+    from tests.list_support import row_ids
+
+    agents = newest_first([s for s in demo_sessions() if s["parent"] is None and s["mechanism"] == "agent"])
+    with chromium_page(viewport=(1400, 1600)) as page:
+        page.goto(app_url + "/?type=Agent")
+        wait_for_streamlit_idle(page)
+        page.locator(LIST_ROW).first.wait_for()
+        assert row_ids(page) == agents
+        choose_on_the_list(page, (short_id(REACT_OLD), short_id(REACT_12)))
+        wait_for_rows(page)
+        for back in range(4):
+            page.go_back()
+            page.wait_for_function("() => document.readyState === 'complete'")
+            if urllib.parse.urlparse(page.url).path.endswith("/compare"):
+                continue
+            wait_for_streamlit_idle(page)
+            assert page.locator('[data-testid="stException"]').count() == 0, back
+            page.wait_for_function("() => !location.search.includes('compare=')", timeout=30000)
+            wait_for_streamlit_idle(page)
+            assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["type"] == ["Agent"], back
+            assert row_ids(page) == agents, back
+            break
+        else:
+            raise AssertionError("Back never left the compare page")
+
+
 def test_pick_on_the_page_and_filter_the_differences(app_url, sessions):
     with chromium_page(viewport=(1000, 2200)) as page:
         page.goto(app_url + "/compare")
