@@ -8,7 +8,8 @@ from __future__ import annotations
 import streamlit as st
 
 from components.collection import current_collection
-from components.insights import chart_grid, current_filter, describe, headline, loading_words, numbers_of
+from components.insights import (chart_grid, current_filter, describe, filter_params, headline, loading_words,
+                                 name_in_address, numbers_of)
 from components.navigation import ensure_entry_run
 from components.text import INSIGHTS_PAGE, SESSIONS_PAGE, md_escape
 from trace_explorer.sources.source import SourceError
@@ -16,13 +17,15 @@ from trace_explorer.sources.source import SourceError
 ensure_entry_run(INSIGHTS_PAGE)
 collection = current_collection()
 chosen = current_filter(collection)
+name_in_address(chosen)
 
 loading_words()
 st.markdown("## Insights", anchors=False)
 top = st.container(horizontal=True, vertical_alignment="center", gap="medium")
 with top:
     st.caption(md_escape(f"{describe(chosen)} (the session list's filters) · {collection.label}"), width="content")
-    st.page_link(SESSIONS_PAGE, label="Change the filters", icon=":material/filter_alt:")
+    st.page_link(SESSIONS_PAGE, label="Change the filters", icon=":material/filter_alt:",
+                 query_params=filter_params(chosen))
 
 try:
     with st.spinner("Counting…"):
@@ -35,4 +38,4 @@ if not numbers["sessions"]:
     st.info("No session matches these filters.", icon=":material/filter_alt_off:")
     st.stop()
 headline(numbers)
-chart_grid(numbers)
+chart_grid(numbers, chosen)

@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from trace_explorer.analysis.stats import collection_stats
 from trace_explorer.sources.filter import SessionFilter
@@ -72,6 +73,20 @@ def current_filter(collection: Collection) -> SessionFilter:
                          include_sub=(params.get("sub") or "").lower() == "true",
                          health=(chosen.get(HEALTH_KEY) or [None])[0],
                          **{field: params.get(key) or None for field, key in CLICK_KEYS.items()})
+
+
+def name_in_address(filters: SessionFilter) -> None:
+    """Write ``filters`` into the page's URL when it names none (the page opened from the
+    sidebar, its filters the list's), so that the address, copied or reloaded, counts the same
+    sessions."""
+    params = st.query_params
+    if any(name in params for name in (*BOUND_PARAMS, *CLICK_KEYS.values())):
+        return
+    for name, value in filter_params(filters).items():
+        try:
+            params[name] = value
+        except StreamlitAPIException:  # bound to the list's filter in this run: left to it
+            return
 
 
 def describe(filters: SessionFilter) -> str:
@@ -136,16 +151,17 @@ def loading_words() -> None:
     st.html(_LOADING_STYLE)
 
 
-def chart_grid(numbers: dict[str, Any]) -> None:
-    """Every chart, two to a row, each with its downloads; a click on a bar filters the list."""
+def chart_grid(numbers: dict[str, Any], filters: SessionFilter) -> None:
+    """Every chart of the sessions ``filters`` chose, two to a row, each with its downloads; a
+    click on a bar opens the list of those sessions with the bar's filter too."""
     charts = insight_charts(numbers)
     for start in range(0, len(charts), 2):
         for column, chart in zip(st.columns(2, gap="medium"), charts[start:start + 2]):
             with column, st.container(border=True):
-                _chart(chart)
+                _chart(chart, filters)
 
 
-def _chart(chart: InsightChart) -> None:
+def _chart(chart: InsightChart, filters: SessionFilter) -> None:
     st.markdown(f"**{md_escape(chart.title)}**")
     if chart.data.empty:
         st.caption("Nothing to draw for these sessions.")
@@ -155,7 +171,7 @@ def _chart(chart: InsightChart) -> None:
         event = st.altair_chart(chart.chart, key=key, on_select="rerun", selection_mode=PICK, width="stretch")
         picked = (event.selection or {}).get(PICK) if event is not None else None
         if picked:
-            _filter_list(chart.filter_field, picked[0])
+            st.switch_page(SESSIONS_PAGE, query_params=list_params(chart.filter_field, picked[0], filters))
     else:
         st.altair_chart(chart.chart, key=key, width="stretch")
     buttons = st.container(horizontal=True, gap="small")
@@ -169,18 +185,39 @@ def _chart(chart: InsightChart) -> None:
         st.caption("Click a bar to list those sessions.")
 
 
-def _filter_list(field: str, picked: dict[str, Any]) -> None:
-    """Set the session list's filter to the bar clicked and open the list."""
-    st.switch_page(SESSIONS_PAGE, query_params=list_params(field, picked))
+def filter_params(filters: SessionFilter) -> dict[str, str | list[str]]:
+    """The session list's URL parameters that choose ``filters`` (``list_state`` names them;
+    none at its default): what a link from Insights to the list carries, so that it lists the
+    sessions counted whether the filters came from the list or from Insights' own address."""
+    params: dict[str, str | list[str]] = {}
+    if filters.mechanisms:
+        params["type"] = list(filters.mechanisms)
+    if filters.patterns:
+        params["pattern"] = list(filters.patterns)
+    if filters.status:
+        params["status"] = filters.status
+    if filters.text:
+        params["q"] = filters.text
+    if filters.include_sub:
+        params["sub"] = "true"
+    if filters.health:
+        params[HEALTH_KEY] = filters.health
+    for field, key in CLICK_KEYS.items():
+        if getattr(filters, field):
+            params[key] = getattr(filters, field)
+    return params
 
 
-def list_params(field: str, picked: dict[str, Any]) -> dict[str, str]:
+def list_params(field: str, picked: dict[str, Any], filters: SessionFilter = SessionFilter()
+                ) -> dict[str, str | list[str]]:
     """The session list's URL parameters for a click on a bar of a chart filtering by ``field``
-    (``picked``: the selection's fields): a mechanism and pattern; a tool (its red "failed" part:
-    the sessions where that tool failed, ``failed_tool``); a model; a termination reason."""
-    params: dict[str, str] = {}
+    (``picked``: the selection's fields) of the sessions ``filters`` chose (``filter_params``):
+    a mechanism and pattern (in place of the chosen ones); a tool (its red "failed" part: the
+    sessions where that tool failed, ``failed_tool``); a model; a termination reason."""
+    params = filter_params(filters)
     if field == "mechanism":
         if picked.get("mechanism"):
+            params.pop("pattern", None)
             params["type"] = str(picked["mechanism"])
             if picked.get("pattern"):
                 params["pattern"] = str(picked["pattern"])

@@ -126,3 +126,34 @@ def test_a_link_to_insights_names_the_values_it_left_out():
     assert any("left out: type=agnet, status=finished." in w for w in warnings), warnings
     metrics = {m.label: m.value for m in at.main.metric}
     assert metrics["Sessions"] == str(len([s for s in TOP if s["mechanism"] == "agent"]))
+
+
+def test_links_from_insights_to_the_list_carry_the_filters_its_address_named():
+    """On ``/insights?type=agent&status=Unfinished`` (a typed address: the list's widgets never
+    drawn), "Change the filters" and a click on a tool's bar open the list of the sessions
+    counted, not every session."""
+    import urllib.parse
+
+    from components.insights import list_params
+    from trace_explorer.sources.filter import SessionFilter
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.query_params["type"] = "agent"
+    at.query_params["status"] = "Unfinished"
+    at.switch_page("app_pages/insights.py").run()
+    (link,) = [e for e in at.main.get("page_link") if "Change the filters" in e.proto.label]
+    params = urllib.parse.parse_qs(link.proto.query_string)
+    assert params == {"type": ["Agent"], "status": ["unfinished"]}
+    unfinished = sorted(s["session"] for s in TOP if s["mechanism"] == "agent" and not s["has_answer"])
+    listed = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    for name, values in params.items():
+        listed.query_params[name] = values
+    listed.run()
+    assert sorted(list_ids(listed)) == unfinished
+    chosen = SessionFilter(mechanism=("Agent",), status="unfinished")
+    assert list_params("tool", {"tool": "calculator", "outcome": "any"}, chosen) == {
+        "type": ["Agent"], "status": "unfinished", "tool": "calculator"}
+    # a mechanism's bar takes the place of the chosen mechanism and pattern
+    assert list_params("mechanism", {"mechanism": "GraphRAG"}, SessionFilter(mechanism=("Agent",), pattern=("react",),
+                                                                              status="answered")) == {
+        "type": "GraphRAG", "status": "answered"}

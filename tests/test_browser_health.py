@@ -12,7 +12,7 @@ import pytest
 
 from tests.browser_session_support import INSPECTOR, WORKSPACE, wait_drawn, workspace
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
-from tests.list_support import open_row, row_ids
+from tests.list_support import LIST_ROW, open_row, row_ids
 from tests.conftest import demo_sessions
 from tests.health_traces import BROKEN_ID, HEALTHY, documents, healthy
 
@@ -170,3 +170,33 @@ def test_a_click_on_the_failed_part_of_a_tool_bar_lists_the_sessions_where_it_fa
         assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query) == {"failed_tool": ["mcp:weather"]}
         page.get_by_role("button", name="Failed tool: mcp:weather").wait_for()
         assert row_ids(page) == failed
+
+
+def test_insights_opened_from_the_sidebar_names_the_lists_filters_in_its_address(app_url):
+    """The list filtered, then Insights from the sidebar: its address names the filters, so
+    the address opened in a new browser session counts the same sessions, and "Change the
+    filters" comes back to them."""
+    unfinished = {s["session"] for s in TOP if s["mechanism"] == "agent" and not s["has_answer"]}
+    with chromium_page(viewport=(1440, 1400)) as page:
+        page.goto(app_url + "/?type=Agent&status=unfinished")
+        wait_for_streamlit_idle(page)
+        assert set(row_ids(page)) == unfinished
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Insights").click()
+        page.wait_for_url("**/insights*", timeout=30000)
+        page.wait_for_function("() => location.search.includes('status=unfinished')", timeout=30000)
+        wait_for_streamlit_idle(page)
+        address = page.url
+        assert urllib.parse.parse_qs(urllib.parse.urlparse(address).query) == {"type": ["Agent"],
+                                                                                "status": ["unfinished"]}
+        assert page.locator('[data-testid="stException"]').count() == 0
+    with chromium_page(viewport=(1440, 1400)) as other:
+        other.goto(address)
+        wait_for_streamlit_idle(other)
+        sessions = other.get_by_test_id("stMain").get_by_test_id("stMetric").filter(has_text="Sessions").first
+        sessions.wait_for()
+        assert sessions.get_by_test_id("stMetricValue").inner_text() == str(len(unfinished))
+        other.get_by_role("link", name="Change the filters").click()
+        other.wait_for_url("**/?*status=unfinished*", timeout=30000)
+        wait_for_streamlit_idle(other)
+        other.locator(LIST_ROW).first.wait_for()
+        assert set(row_ids(other)) == unfinished
