@@ -60,6 +60,9 @@ def _read_url_values(collection: Collection) -> None:
     writing them back as the filters spell them; a value no filter knows is dropped and named
     in a warning."""
     unknown, changed = list(st.session_state.pop(_UNKNOWN_KEY, ())), False
+    sub = st.query_params.get("sub")  # the toggle's: true or false (another value it drops)
+    if sub is not None and sub.strip().lower() not in ("true", "false"):
+        unknown.append(f"sub={sub}")
     for name, options in filter_choices(collection).items():
         given = st.query_params.get_all(name)
         if not given:
@@ -133,12 +136,12 @@ def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOr
 
 def _warn_unread(sort: str | None, page: str | None) -> None:
     """Say so when the URL's ``sort`` names no column the list sorts on, or its ``page`` is not
-    a whole number: the list then shows its default order, or its first page."""
+    a whole number from 1: the list then shows its default order, or its first page."""
     unread = []
-    if sort and sort.strip().lstrip("-") not in SORT_KEYS:
+    if sort and not SessionOrder.readable(sort):
         unread.append(f"sort={sort} (a column: {', '.join(sorted(SORT_KEYS))}; -time for descending)")
-    if page and not page.strip().lstrip("+-").isdigit():
-        unread.append(f"page={page} (a page number)")
+    if page and not (page.strip().lstrip("+").isdigit() and int(page) >= 1):
+        unread.append(f"page={page} (a page number, from 1)")
     if unread:
         st.warning(md_escape(f"Not read, the default taken: {'; '.join(unread)}."), icon=":material/warning:")
 

@@ -87,8 +87,14 @@ def test_a_sort_or_page_the_list_cannot_read_is_named_and_the_default_taken():
     at = app(sort="-bogus", page="two")
     assert not at.exception, at.exception
     warnings = [unescape(w.value) for w in at.main.warning]
-    assert len(warnings) == 1 and "sort=-bogus (a column: duration, id, " in warnings[0] and "page=two (a page number)" in warnings[0]
+    assert len(warnings) == 1 and "sort=-bogus (a column: duration, id, " in warnings[0] and "page=two (a page number, from 1)" in warnings[0]
     assert list_ids(at) == newest_first(TOP)
     assert "sort" not in at.query_params and "page" not in at.query_params
     at = app(sort="-steps", page="1")  # what it reads, it takes silently
     assert not at.main.warning
+    for params, said in (({"sort": "--time"}, "sort=--time"), ({"page": "0"}, "page=0 (a page number, from 1)"),
+                         ({"sub": "maybe"}, "left out: sub=maybe.")):
+        at = app(**params)
+        assert not at.exception and [said in unescape(w.value) for w in at.main.warning] == [True], params
+    at = app(sort="-STEPS")  # a sort key whatever its case, written back as the list spells it
+    assert not at.main.warning and at.query_params["sort"] in ("-steps", ["-steps"])

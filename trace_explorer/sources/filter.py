@@ -90,13 +90,19 @@ class SessionOrder:
 
     @classmethod
     def parse(cls, text: str | None) -> SessionOrder:
-        """``"time"`` (ascending) or ``"-time"`` (descending), as in a URL; anything else
-        (an unknown key, empty) gives the default order."""
-        text = (text or "").strip()
-        key = text.lstrip("-")
-        if key not in SORT_KEYS:
+        """``"time"`` (ascending) or ``"-time"`` (descending), as in a URL, whatever its case;
+        anything else (an unknown key, ``--time``, empty) gives the default order
+        (``SessionOrder.readable`` tells them apart)."""
+        if not cls.readable(text):
             return cls()
-        return cls(key, text.startswith("-"))
+        text = (text or "").strip().lower()
+        return cls(text.removeprefix("-"), text.startswith("-"))
+
+    @staticmethod
+    def readable(text: str | None) -> bool:
+        """Whether ``text`` names an order ``parse`` reads: a ``SORT_KEYS`` key, whatever its
+        case, with at most one ``-`` before it."""
+        return (text or "").strip().lower().removeprefix("-") in SORT_KEYS
 
     def __str__(self) -> str:
         return ("-" if self.descending else "") + self.key
