@@ -176,3 +176,19 @@ def test_durations_with_no_timed_call_have_no_rows_so_the_page_says_nothing_to_d
                                      "tool": none}}).data
     assert timed.to_dict("records") == [{"kind": "LLM", "measure": m, "ms": v, "calls": 2}
                                         for m, v in (("p50", 10.0), ("p95", 19.0), ("max", 20.0))]
+
+
+def test_count_axes_tick_whole_numbers_only(sources):
+    """Sessions and calls are counted: their axes have no tick between two whole numbers."""
+    from trace_explorer.views.insight_charts import insight_charts
+
+    charts = {c.key: c.chart.to_dict() for c in insight_charts(collection_stats(sources[0], SessionFilter()))}
+
+    def axes(spec):
+        for layer in spec.get("layer", [spec]):
+            for channel in ("x", "y"):
+                encoding = layer.get("encoding", {}).get(channel, {})
+                if encoding.get("title") in ("Sessions", "Calls"):
+                    yield encoding["axis"]
+    found = [axis for spec in charts.values() for axis in axes(spec)]
+    assert len(found) >= 4 and all(a["tickMinStep"] == 1 and a["format"] == "d" for a in found)

@@ -34,6 +34,10 @@ class InsightChart:
     filter_field: str | None = None
 
 
+# an axis of counts: whole-number ticks only (a few sessions drew 0.2, 0.4, … between them)
+_COUNT_AXIS = alt.Axis(tickMinStep=1, format="d")
+
+
 def insight_charts(numbers: dict[str, Any]) -> list[InsightChart]:
     """The six charts of ``numbers`` (``collection_stats``), in page order."""
     return [sessions_over_time(numbers), tool_calls(numbers), steps_per_session(numbers), durations(numbers),
@@ -58,7 +62,7 @@ def sessions_over_time(numbers: dict) -> InsightChart:
     pick = _pick("mechanism", "pattern")
     chart = alt.Chart(rows).mark_bar().encode(
         x=alt.X(f"{unit}:O", title=unit_label(unit), scale=alt.Scale(domain=axis)),
-        y=alt.Y("sessions:Q", title="Sessions", stack="zero"),
+        y=alt.Y("sessions:Q", title="Sessions", stack="zero", axis=_COUNT_AXIS),
         color=alt.Color("kind:N", title="Mechanism · pattern", scale=alt.Scale(scheme="tableau10")),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.35)),
         tooltip=[unit, "mechanism", "pattern", "sessions"],
@@ -76,7 +80,7 @@ def tool_calls(numbers: dict) -> InsightChart:
     pick = _pick("tool", "outcome")  # a click on the red part picks the outcome "failed"
     base = alt.Chart(rows).encode(y=alt.Y("tool:N", title=None, sort="-x"))
     calls = base.transform_calculate(outcome="'any'").mark_bar(color="#2563eb").encode(
-        x=alt.X("calls:Q", title="Calls"),
+        x=alt.X("calls:Q", title="Calls", axis=_COUNT_AXIS),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.35)),
         tooltip=["tool", "calls", "errors", alt.Tooltip("error_rate:Q", format=".1%"), "p50_ms", "p95_ms"],
     ).add_params(pick)
@@ -98,7 +102,7 @@ def steps_per_session(numbers: dict) -> InsightChart:
     chart = alt.Chart(rows).mark_bar(color="#0d9488").encode(
         x=alt.X("steps:Q", bin=binned, title="Steps in the session",
                 axis=alt.Axis(format="d", labelFlush=True)),  # the last label inside the plot
-        y=alt.Y("sum(sessions):Q", title="Sessions"),
+        y=alt.Y("sum(sessions):Q", title="Sessions", axis=_COUNT_AXIS),
         tooltip=[alt.Tooltip("steps:Q", bin=binned, title="steps (from, up to)"),
                  alt.Tooltip("sum(sessions):Q", title="sessions")],
     )
@@ -145,7 +149,7 @@ def termination(numbers: dict) -> InsightChart:
     pick = _pick("termination")
     chart = alt.Chart(rows).mark_bar(color="#4f46e5").encode(
         y=alt.Y("termination:N", title=None, sort="-x"),
-        x=alt.X("sessions:Q", title="Sessions"),
+        x=alt.X("sessions:Q", title="Sessions", axis=_COUNT_AXIS),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.35)),
         tooltip=["termination", "sessions"],
     ).add_params(pick)
