@@ -76,7 +76,8 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         return
 
     event = session_table(with_health(collection, shown.rows), order, sort_keys(collection.source), key=TABLE_KEY,
-                          on_sort=lambda key: set_list_view(order.toggled(key), 1), source_query=source_query())
+                          on_sort=lambda key: set_list_view(order.toggled(key), 1), source_query=source_query(),
+                          sub_sessions=filters.include_sub)
     if event.open:
         st.switch_page(SESSION_PAGE, query_params={"session": event.open})
     compare_ticked(event.selected)

@@ -193,13 +193,15 @@ def _match(found: dict | None) -> dict[str, Any]:
     return {"match_field": found.get("field") or "", "match": [p for p in parts if p[0]]}
 
 
-def table_columns(rows: Sequence[dict[str, Any]], sortable: Iterable[str]) -> list[dict[str, Any]]:
-    """The columns drawn for ``rows``: the Parent column only when a row is a sub-session, the
+def table_columns(rows: Sequence[dict[str, Any]], sortable: Iterable[str],
+                  sub_sessions: bool = False) -> list[dict[str, Any]]:
+    """The columns drawn for ``rows``: the Parent column when sub-sessions are listed
+    (``sub_sessions``: on every page, so that its header sorts from any) or a row is one, the
     Health column only when the rows say (``components.health.with_health``); a header sorts only on a key the source can sort on (``sortable``), else it says so."""
     sortable = set(sortable)
     out = []
     for column in COLUMNS:
-        if column.key == "parent" and not any(r["parent_id"] for r in rows):
+        if column.key == "parent" and not sub_sessions and not any(r["parent_id"] for r in rows):
             continue
         if column.key == "health" and not any(r["health"] for r in rows):
             continue  # a source that keeps no health rows
@@ -233,9 +235,10 @@ def selected_sessions(key: str) -> list[str]:
 
 def session_table(summaries: Sequence[dict[str, Any]], order: SessionOrder, sortable: Iterable[str],
                   key: str, on_sort: Callable[[str], None] | None = None,
-                  source_query: Sequence[tuple[str, str]] = ()) -> TableEvent:
+                  source_query: Sequence[tuple[str, str]] = (), sub_sessions: bool = False) -> TableEvent:
     """Draw the session summaries; return what the user did in this run (``TableEvent``).
-    ``source_query``: the query parameters naming the source, carried by each session's link.
+    ``source_query``: the query parameters naming the source, carried by each session's link;
+    ``sub_sessions``: the list holds sub-sessions (its Parent column then on every page).
     ``order``: the list's order (the header it names shows an arrow); ``sortable``: the sort
     keys the source can sort on; ``on_sort(key)``: called, before the run that follows a click
     on a header, with the header's sort key."""
@@ -250,7 +253,7 @@ def session_table(summaries: Sequence[dict[str, Any]], order: SessionOrder, sort
     selected = selected_sessions(key)
     result = _component()(
         key=key,
-        data={"rows": rows, "columns": table_columns(rows, sortable), "label": "Sessions",
+        data={"rows": rows, "columns": table_columns(rows, sortable, sub_sessions), "label": "Sessions",
               "sort": {"key": order.key, "descending": order.descending}, "selected": selected},
         default={"selected": []},
         on_open_change=_ignore, on_sort_change=sorted_by, on_selected_change=_ignore,

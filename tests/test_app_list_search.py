@@ -98,3 +98,17 @@ def test_a_sort_or_page_the_list_cannot_read_is_named_and_the_default_taken():
         assert not at.exception and [said in unescape(w.value) for w in at.main.warning] == [True], params
     at = app(sort="-STEPS")  # a sort key whatever its case, written back as the list spells it
     assert not at.main.warning and at.query_params["sort"] in ("-steps", ["-steps"])
+
+
+def test_the_parent_column_is_on_every_page_that_lists_sub_sessions():
+    """With sub-sessions listed, a page of top-level sessions alone still has the Parent column
+    (its header sorts every page); without them, only a page holding a sub-session has it."""
+    from components.session_table import table_columns, table_rows
+
+    tops = table_rows([{"id": s["session"], "step_count": 1} for s in TOP[:3]])
+    keys = lambda **kw: [c["key"] for c in table_columns(tops, {"parent", "time"}, **kw)]
+    assert "parent" in keys(sub_sessions=True) and "parent" not in keys()
+    (parent,) = [c for c in table_columns(tops, {"parent"}, sub_sessions=True) if c["key"] == "parent"]
+    assert parent["sort"] == "parent"
+    child = table_rows([{"id": "urn:trustgraph:question:x", "parent": "urn:s", "parent_session": TOP[0]["session"]}])
+    assert "parent" in [c["key"] for c in table_columns(child, set())]
