@@ -16,11 +16,10 @@ from trace_explorer.sources.source import SourceError
 
 ensure_entry_run(INSIGHTS_PAGE)
 collection = current_collection()
-chosen = current_filter(collection)
-name_in_address(chosen)
-
 loading_words()
 st.markdown("## Insights", anchors=False)
+chosen = current_filter(collection)  # a value the list cannot read is named under the title
+name_in_address(chosen)
 top = st.container(horizontal=True, vertical_alignment="center", gap="medium")
 with top:
     st.caption(md_escape(f"{describe(chosen)} (the session list's filters) · {collection.label}"), width="content")
