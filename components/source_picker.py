@@ -360,7 +360,7 @@ def _store_source() -> Collection:
         st.button("Create an empty store here", icon=":material/create_new_folder:", key="te_store_create",
                   on_click=state.__setitem__, args=(_CREATE_KEY, resolved))
         return not_connected("store", f"No store at {resolved} yet: create it in the sidebar (Create an empty "
-                                      f"store here), or fill it with `trace-explorer ingest FILE... --store {resolved}`.")
+                                      f"store here), or fill it from the command line: trace-explorer ingest FILE... --store {resolved}")
     collection = current_collection()
     if collection.key[:2] != ("store", resolved) or not collection.source.is_current():
         try:
