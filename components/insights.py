@@ -50,6 +50,12 @@ def _clear(param: str) -> None:
     st.query_params.pop(param, None)
 
 
+def _names_filters() -> bool:
+    """Whether the page's URL names any of the list's filters (``BOUND_PARAMS``) or a chart's
+    (``CLICK_KEYS``)."""
+    return any(name in st.query_params for name in (*BOUND_PARAMS, *CLICK_KEYS.values()))
+
+
 def current_filter(collection: Collection) -> SessionFilter:
     """The filter the session list shows now: the one the page's URL gives when it names any
     (a link to ``/insights?type=Agent``, or the page opened from the list, whose parameters
@@ -57,7 +63,7 @@ def current_filter(collection: Collection) -> SessionFilter:
     (``components.list_state`` names them). A value the list does not know is left out, any
     case taken, as the list takes it (``filter_values``), and named in a warning."""
     params = st.query_params
-    if not any(name in params for name in (*BOUND_PARAMS, *CLICK_KEYS.values())):
+    if not _names_filters():
         state = st.session_state
         return SessionFilter(mechanism=tuple(state.get("type") or ()), pattern=tuple(state.get("pattern") or ()),
                              status=state.get("status"), text=(state.get("q") or "").strip() or None,
@@ -79,9 +85,9 @@ def name_in_address(filters: SessionFilter) -> None:
     """Write ``filters`` into the page's URL when it names none (the page opened from the
     sidebar, its filters the list's), so that the address, copied or reloaded, counts the same
     sessions."""
-    params = st.query_params
-    if any(name in params for name in (*BOUND_PARAMS, *CLICK_KEYS.values())):
+    if _names_filters():
         return
+    params = st.query_params
     for name, value in filter_params(filters).items():
         try:
             params[name] = value

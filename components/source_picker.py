@@ -45,7 +45,7 @@ from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.endpoint_policy import EndpointRefused
 from trace_explorer.analysis.health.index import refresh_health
 from trace_explorer.sources.ingest_phases import HEALTH, UNITS, Phases
-from trace_explorer.sources.local_store import ROCKSDB_MARK, ingest_file, local_source, open_local_store
+from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
 from trace_explorer.sources.source import SourceError
 from trace_explorer.views.visible_text import visible_controls
 
@@ -393,14 +393,20 @@ def _deployment_store() -> str | None:
     return str(Path(configured).expanduser().resolve()) if configured else None
 
 
+def _no_store_yet(folder: Path) -> bool:
+    """Whether ``folder`` is missing, or an empty folder: what ``_read_store`` makes a store of
+    (a file, or a folder holding something, it opens or refuses by name). Raises OSError when
+    the folder cannot be listed."""
+    return not folder.exists() or (folder.is_dir() and not any(folder.iterdir()))
+
+
 def _has_store(path: str) -> bool:
-    """Whether ``path`` is anything but a missing or empty folder: a store, or something
-    ``_read_store`` refuses by name (a file, a folder that is not a store)."""
-    folder = Path(path)
+    """``_no_store_yet``'s opposite for the store directory ``path``; a folder that cannot be
+    listed counts as one, for ``_read_store`` to say why it cannot be read."""
     try:
-        return folder.exists() and (not folder.is_dir() or any(folder.iterdir()))
+        return not _no_store_yet(Path(path))
     except OSError:
-        return True  # unreadable: ``_read_store`` says why
+        return True
 
 
 def _read_store(path: str):
@@ -411,7 +417,7 @@ def _read_store(path: str):
     if folder.exists() and not folder.is_dir():
         raise SourceError(f"{path}: expected a store's directory; it is not a directory")
     try:
-        if not (folder / ROCKSDB_MARK).exists() and (not folder.exists() or not any(folder.iterdir())):
+        if _no_store_yet(folder):
             open_local_store(folder).close()
     except OSError as error:
         raise SourceError(f"{path}: the store's directory cannot be used ({error.strerror or error})") from None

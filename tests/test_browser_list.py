@@ -257,30 +257,29 @@ def test_a_session_link_opened_in_a_new_tab_shows_the_same_source(app_url, store
 
 
 def test_back_and_forward_between_pages_show_the_page_each_address_names(store_url):
-    """Next, Next, then Back twice and Forward once: each address shows its own page, and the
-    list's first address (no ``page``) shows the first page, not the last page seen."""
+    """Next, then Back, Forward and Back: each address shows its own page, and the list's
+    first address (no ``page``) shows the first page, not the last page seen."""
     url, store_dir = store_url
     pages = [[r["id"] for r in list_sessions(local_source(store_dir), SessionFilter(), limit=50, offset=o).rows]
              for o in (0, 50)]
+
+    def shows(second: bool) -> None:
+        page.wait_for_function(f"() => {'' if second else '!'}location.search.includes('page=2')", timeout=30000)
+        wait_for_streamlit_idle(page)
+        assert row_ids(page) == pages[second]
+        assert second or "page" not in query(page)
+
     with chromium_page(viewport=(1400, 1100)) as page:
         list_page(page, url + "/")
         assert row_ids(page) == pages[0]
         page.locator(".st-key-te_list_next button").click()
-        page.wait_for_function("() => location.search.includes('page=2')", timeout=30000)
-        wait_for_streamlit_idle(page)
-        assert row_ids(page) == pages[1]
+        shows(True)
         page.go_back()
-        page.wait_for_function("() => !location.search.includes('page=')", timeout=30000)
-        wait_for_streamlit_idle(page)
-        assert row_ids(page) == pages[0] and "page" not in query(page)
+        shows(False)
         page.go_forward()
-        page.wait_for_function("() => location.search.includes('page=2')", timeout=30000)
-        wait_for_streamlit_idle(page)
-        assert row_ids(page) == pages[1]
+        shows(True)
         page.go_back()
-        page.wait_for_function("() => !location.search.includes('page=')", timeout=30000)
-        wait_for_streamlit_idle(page)
-        assert row_ids(page) == pages[0] and "page" not in query(page)
+        shows(False)
 
 
 def test_a_source_not_connected_shows_an_empty_state(app_url):

@@ -798,11 +798,12 @@ class IndexUpdate:
         self.known = index.has(in_file) | _derived_from(store, in_file)
         # texts new to the store whose steps are already there: their sessions' words (and
         # answers' previews) change; a file's documents graph may bring them as well as a content file
-        in_graph = {} if fresh else texts_in_documents_graph(quads)
-        self.documents_of_known = documents_named(store, {**in_graph, **(documents or {})})
-        # the IRIs the file gives a text to, for the health check's mending (none asked of a
-        # store empty before: it held no finding to mend)
-        self.texts_given = set() if fresh else content_subjects(quads) | set(documents or ())
+        # the texts among the file's quads, found in one pass (none looked for in a store empty
+        # before: no step of it lacks them, and it held no finding to mend)
+        given = [] if fresh else [q for q in quads if q.predicate.value == _CONTENT]
+        self.documents_of_known = documents_named(store, {**texts_in_documents_graph(given), **(documents or {})})
+        # the IRIs the file gives a text to, for the health check's mending
+        self.texts_given = content_subjects(given) | set(documents or ())
         self.rows: list[dict] = []
         self.outside: set[str] = set(self.known)
         self.from_file: list[str] = []
