@@ -10,6 +10,7 @@ from __future__ import annotations
 import urllib.parse
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser_support import REPO_ROOT, chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
 from tests.conftest import MANIFEST, demo_sessions, newest_first
@@ -137,7 +138,8 @@ def test_the_url_holds_the_view_and_a_link_reproduces_it(app_url):
     with chromium_page(viewport=(1400, 1100)) as other:
         list_page(other, link)
         assert row_ids(other) == shown
-        assert other.get_by_placeholder(SEARCH).input_value() == "trappist"
+        # the box is drawn before Streamlit gives it the address's value: waited for, not read at once
+        expect(other.get_by_placeholder(SEARCH)).to_have_value("trappist", timeout=10000)
         header = other.locator('th[aria-sort="ascending"] button.te-sort')
         assert header.get_attribute("data-sort") == "question"
         # and coming back from a session keeps it
