@@ -105,6 +105,30 @@ def test_a_parse_error_part_way_leaves_the_store_as_it_was(tmp_path, files, stre
     assert len(rows) == (COPIES + 1) * SESSIONS_PER_COPY and quads > before_quads
 
 
+def test_a_bad_iri_part_way_is_refused_before_the_store_loads_its_batch(tmp_path, files, streamed):
+    """The store loads each batch's text leniently (no IRI checks of its own): the strict parse
+    before it must refuse what it would let through, such as an IRI with a space or a bad
+    language tag, and nothing of the file may stay."""
+    folder, _ = files
+    lines = (folder / "good.nq").read_bytes().split(b"\n")
+    at = 3 * BATCH + 10
+    for n, bad in enumerate((b'<urn:x> <urn:p> <urn:not an iri> .', b'<urn:x> <urn:p> "v"@-bad- .')):
+        name = folder / f"bad-iri-{n}.nq"
+        name.write_bytes(b"\n".join(lines[:at] + [bad] + lines[at:]))
+        path = tmp_path / f"store-{n}"
+        with open_local_store(path) as local:
+            ingest_file(local, str(folder / "base.nq"))
+        before = _index(path)
+        batches = []
+        with open_local_store(path) as local:
+            local.store = _Counting(local.store, batches)
+            with pytest.raises(TraceLoadError) as raised:
+                ingest_file(local, str(name))
+            assert raised.value.line == at + 1 and raised.value.file == str(name)
+            assert len(batches) == 3  # the batches before it went in, and were taken out again
+        assert _index(path) == before
+
+
 class _Counting:
     """A store that counts the batches it is given (``bulk_load`` of their text, or
     ``bulk_extend`` of their quads) into ``batches``."""
