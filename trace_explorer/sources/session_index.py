@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timezone
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pyoxigraph as ox
 
@@ -42,7 +42,7 @@ from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, Phases
 from . import index_aggregates, index_previews, index_reach, index_typed
 from .index_typed import TypedWrite
-from .index_write_records import PUBLISHED_KEY, PendingWrite, WriteRecords
+from .index_write_records import PUBLISHED_KEY, WriteRecords
 from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
 from .search import MARKS, fold, fts_query
 from .session_insights import (HEALTH_CHOICES, INSIGHT_PREDICATES, add_rows, filter_clauses, forget_rows,

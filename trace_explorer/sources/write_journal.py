@@ -39,7 +39,8 @@ from typing import IO, Sequence
 
 import pyoxigraph as ox
 
-from .session_index import PendingWrite, SessionIndex
+from .index_write_records import PendingWrite
+from .session_index import SessionIndex
 from .snapshots import READERS_FILE, current_generation, snapshots_dir
 from .source import SourceError
 

@@ -29,8 +29,8 @@ from ...model.problems import CYCLE, SHARED_STEP, triple_text
 from ...model.reader import SessionReader
 from ...model.roots import step_owner
 from ...model.session import PARSE_ERROR_ACTION, Session
-from ...model.triple_index import DERIVATION_RELATIONS, TripleIndex, term_key
-from ...model.vocabulary import (CONTENT, DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIME, TG, WAS_DERIVED_FROM,
+from ...model.triple_index import DERIVATION_RELATIONS, TripleIndex
+from ...model.vocabulary import (DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIME, TG, WAS_DERIVED_FROM,
                                  WAS_GENERATED_BY)
 from ...read.diagnosis import clip
 from ...sources.catalog import indexed
