@@ -147,7 +147,7 @@ def test_worker_processes_give_the_rows_of_one_process(tmp_path, synthetic, stre
             sent.append(self.sent)  # not the reader itself: it holds the store open
             return super().write()
 
-    monkeypatch.setattr(cli_store, "HealthInPass", Counted)
+    monkeypatch.setattr(in_pass, "HealthInPass", Counted)
     monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)
     for workers in (0, 1):
         store = tmp_path / f"workers-{workers}"
@@ -172,10 +172,10 @@ def test_batches_of_a_worker_that_cannot_start_are_read_here(tmp_path, synthetic
         def _checkpoint(self, source, target):
             return str(tmp_path / "no store here")  # the worker's start fails
 
-    monkeypatch.setattr(cli_store, "HealthInPass", Unopened)
+    monkeypatch.setattr(in_pass, "HealthInPass", Unopened)
     assert main(["ingest", *map(str, synthetic), "--store", str(tmp_path / "store"), "--quiet"]) == 0
     monkeypatch.setattr(in_pass, "PARALLEL_FROM", 10 ** 9)
-    monkeypatch.setattr(cli_store, "HealthInPass", in_pass.HealthInPass)
+    monkeypatch.setattr(in_pass, "HealthInPass", Unopened.__mro__[1])  # the pass as it is
     assert main(["ingest", *map(str, synthetic), "--store", str(tmp_path / "here"), "--quiet"]) == 0
     rows = index_tables(tmp_path / "store")
     assert len(rows["health"]) == SESSIONS and rows == index_tables(tmp_path / "here")

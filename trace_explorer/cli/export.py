@@ -6,14 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..analysis.evidence.evidence import session_evidence
-from ..analysis.evidence.graph import evidence_branch
-from ..analysis.support.support import session_support
 from ..export.data import DATA_SUFFIXES, write_session_data
-from ..export.images import IMAGE_FORMATS, ImageExportError, dag_image, image_format, timeline_image
-from ..export.markdown import session_markdown
-from ..export.page import session_page
-from ..export.prov import PROV_SUFFIXES, export_session_prov, nquad_line
+from ..export.suffixes import IMAGE_FORMATS, PROV_SUFFIXES
 from ..model.session import Session
 from ..read.collection import TraceStore
 from ..sources.source import TraceSource
@@ -66,6 +60,14 @@ def _suffix_checker(known, what: str):
 
 
 def _export(args, source: TraceSource) -> int:
+    # loaded here, not with the command line: Graphviz, the answer-support models and the
+    # evidence graph cost a third of a second that ``list`` and ``show`` need not pay
+    from ..analysis.evidence.evidence import session_evidence
+    from ..analysis.evidence.graph import evidence_branch
+    from ..analysis.support.support import session_support
+    from ..export.images import ImageExportError, dag_image, image_format, timeline_image
+    from ..export.page import session_page
+
     session, by_id = session_family(source, args.session)
     if session is None:
         return 2
@@ -110,6 +112,8 @@ def _export_data(path: str, collection, session: Session, sessions: dict[str, Se
         raise ValueError("the triples are exported from a local copy (trace files or --store); a SPARQL "
                          "endpoint has none (--image, --timeline, --html and --markdown still work)")
     if Path(path).suffix.lower() in PROV_SUFFIXES:
+        from ..export.prov import export_session_prov, nquad_line
+
         export = export_session_prov(collection, session, sessions, Path(path).suffix, children)
         _write(path, export.data, f"{export.format}, {export.records} records")
         if export.unmapped:
@@ -131,6 +135,8 @@ def _export_data(path: str, collection, session: Session, sessions: dict[str, Se
 
 
 def _export_markdown(path: str, session: Session, sessions: dict[str, Session], children: bool, support) -> None:
+    from ..export.markdown import session_markdown
+
     text = session_markdown(session, sessions, include_children=children, support=support)
     if path == "-":
         print(text, end="")

@@ -8,13 +8,15 @@ something was (or a file failed to load), 2 on bad usage or when the source fail
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from ..analysis.health.checks import Finding, check_source, counts
 from ..analysis.health.rules import SEVERITIES, WARNING, at_or_above
 from ..sources.source import TraceSource
-from ..sources.trustgraph.source import TrustGraphSource, copy_of_all
 from ..views.visible_text import visible_controls
 from .sources import add_source_arguments
+
+if TYPE_CHECKING:
+    from ..analysis.health.checks import Finding
 
 
 def add_parser(commands) -> None:
@@ -31,6 +33,10 @@ def add_parser(commands) -> None:
 
 
 def _lint(args, source: TraceSource) -> int:
+    # the checks (and their language models) load for this command only
+    from ..analysis.health.checks import check_source
+    from ..sources.trustgraph.source import TrustGraphSource, copy_of_all
+
     if isinstance(source, TrustGraphSource):  # its gateway answers no full SPARQL: check a copy
         source = copy_of_all(source)
     findings = list(check_source(source))
@@ -54,6 +60,8 @@ def findings_text(findings: list[Finding]) -> str:
         lines.append(f"  {finding.severity:<7} {finding.rule:<22} {where}: {finding.message}")
         if finding.triple:
             lines.append(f"          {finding.triple}")
+    from ..analysis.health.checks import counts
+
     total = counts(findings)
     sessions = len({f.session for f in findings})
     summary = ", ".join(f"{total[s]:,} {s}{'' if total[s] == 1 else 's'}" for s in SEVERITIES)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..analysis.health.index import refresh_health
 from ..analysis.health.rules import RULES
 from ..model.session import AGENT, DOCRAG, GRAPHRAG, PATTERNS
 from ..sources.filter import SORT_KEYS, SessionFilter, SessionOrder
@@ -81,4 +80,6 @@ def check_health(args: argparse.Namespace, source: TraceSource) -> None:
     """Under ``--health``, check the sessions of files read into memory now (a store's health rows
     are kept by ingest), as the app does when it loads them."""
     if args.health and isinstance(source, StoreSource):
+        from ..analysis.health.index import refresh_health  # the checks load only for a health filter
+
         refresh_health(source)

@@ -9,20 +9,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ..read.collection import expand_paths, load_collection
 from ..read.errors import TraceLoadError
 from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..sources.bounded_http import DEFAULT_TIMEOUT_S
 from ..sources.demo import demo_paths
-from ..sources.endpoint import EndpointSource
 from ..sources.local_store import local_source
 from ..sources.session_index import build_index
 from ..sources.source import SourceError, TraceSource
 from ..sources.store import StoreSource
-from ..sources.trustgraph.source import TrustGraphSource
-from ..sources.trustgraph.gateway import Gateway
 from ..views.visible_text import visible_controls
+
+if TYPE_CHECKING:
+    from ..sources.trustgraph.source import TrustGraphSource
 
 TOKEN_VARIABLE = "TRUSTGRAPH_TOKEN"
 
@@ -58,6 +59,10 @@ def add_trustgraph_arguments(group, required: bool) -> None:
 
 def trustgraph_source(args: argparse.Namespace) -> TrustGraphSource:
     """The TrustGraph source the arguments name, reading every text at once."""
+    # the HTTP clients are loaded for the commands that speak to a server only
+    from ..sources.trustgraph.gateway import Gateway
+    from ..sources.trustgraph.source import TrustGraphSource
+
     gateway = Gateway(args.trustgraph, os.environ.get(TOKEN_VARIABLE), flow=args.flow, collection=args.collection,
                       workspace=args.workspace, timeout=getattr(args, "timeout", DEFAULT_TIMEOUT_S))
     return TrustGraphSource(gateway, eager_texts=True)
@@ -115,6 +120,8 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
                 if args.token_env and not token:
                     return None, errors + [f"--token-env {args.token_env}: expected that environment variable to "
                                            f"hold the endpoint's token; it is not set"]
+                from ..sources.endpoint import EndpointSource
+
                 source = EndpointSource(args.endpoint, tuple(args.graph), args.user,
                                         os.environ.get("TRACE_EXPLORER_PASSWORD"), token, args.timeout,
                                         not args.no_quoted_triples, collection.documents)

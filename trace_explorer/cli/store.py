@@ -8,9 +8,9 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..analysis.health.in_pass import HealthInPass, workers_for
-from ..analysis.health.index import refresh_health
+from ..analysis.health.pass_workers import workers_for
 from ..read.collection import empty_folders, expand_paths
 from ..read.errors import TraceLoadError
 from ..read.files import check_before_opening, reckoned_text_bytes
@@ -23,6 +23,9 @@ from ..sources.written_triples import WrittenTriples
 from ..views.visible_text import visible_controls
 from .ingest_progress import BarPhases, count
 from .sources import add_demo_argument, given_paths, report
+
+if TYPE_CHECKING:
+    from ..analysis.health.in_pass import HealthInPass
 
 
 def add_parser(commands) -> None:
@@ -83,6 +86,8 @@ def _check_health(local, quiet: bool, after_ingest: bool = False, phases: BarPha
     """Check the health of the sessions whose index rows changed and were not checked in the
     pass that wrote them (``fresh``), with a progress bar once their number is known (none when
     there are none); ``texts_given`` and ``only_texts``: as ``refresh_health`` takes them."""
+    from ..analysis.health.index import refresh_health
+
     phases = phases or BarPhases(quiet)
     refresh_health(local.writer_source(), after_ingest=after_ingest, progress=phases.advance, written=written,
                    total=lambda total: phases.begin(HEALTH, total), fresh=fresh or (), texts_given=texts_given,
@@ -117,7 +122,10 @@ def _ingest(args) -> int:
         quads, texts = 0 if empty or by_file else len(store), store.texts()
         # an empty store: keep what goes in, so the health check reads it from memory
         written = None if args.no_health else WrittenTriples.for_store(store.store, store.index)
-        health = None if args.no_health else HealthInPass(store, written, args.workers)
+        # the health checks (and their language models) load with the first ingest that checks
+        from ..analysis.health import in_pass
+
+        health = None if args.no_health else in_pass.HealthInPass(store, written, args.workers)
         earlier = mending_due(store.index)  # an ingest before this one whose check did not finish
         run = _ingest_files(store, texts_first(files), phases, written, health, by_file)
         quads, texts = run.gained if by_file else len(store) - quads, store.texts() - texts

@@ -8,7 +8,6 @@ import sys
 from ..sources.bounded_http import DEFAULT_TIMEOUT_S
 from ..sources.local_store import open_local_store
 from ..sources.source import SourceError
-from ..sources.trustgraph.sync import SyncReport, sync
 from ..views.visible_text import visible_controls
 from .sources import TOKEN_VARIABLE, add_trustgraph_arguments, report, trustgraph_source
 
@@ -28,6 +27,8 @@ def add_parser(commands) -> None:
 
 def _sync(args) -> int:
     from tqdm import tqdm
+
+    from ..sources.trustgraph.sync import SyncReport, sync  # the HTTP client loads for this command only
 
     try:
         local = open_local_store(args.store)

@@ -47,8 +47,8 @@ from ..views.dag.folding import ITERATION, DagLayout, DagNode, build_layout, fol
 from ..views.palette import ERROR_COLOUR, PROV_FILLS, kind_colour, prov_fill
 from ..views.step_labels import clip, has_error, short_kind, step_detail, step_tag
 from ..views.visible_text import visible_controls
+from .suffixes import IMAGE_FORMATS
 
-IMAGE_FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
 GROUP_ABOVE_NODES = 60
 FAN_ROW = 3
 LABEL_CHARS = 30

@@ -37,8 +37,8 @@ from ..model.session import Session
 from ..model.vocabulary import DC, PROV, RDF, RDF_TYPE, RDFS, RDFS_LABEL, TG, XSD
 from ..read.collection import TraceStore
 from .data import export_quads
+from .suffixes import PROV_SUFFIXES
 
-PROV_SUFFIXES = {".provn": "PROV-N", ".provjson": "PROV-JSON"}
 _XSD_STRING = XSD + "string"
 _RDF_LANG_STRING = RDF + "langString"
 _CLASSES = {PROV + "Entity": "Entity", PROV + "Activity": "Activity", PROV + "Agent": "Agent"}

@@ -19,7 +19,6 @@ from the store there. Rows come back in the roots' order, as the index writes th
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -40,6 +39,7 @@ from ...sources.session_insights import health_record, hold_health, write_held_h
 from ...sources.store import StoreSource
 from ...sources.written_triples import WrittenTriples, parsed_text
 from .checks import BATCH, entities_under, owning_root, read_and_check, summaries
+from .pass_workers import workers_for
 
 PASS_PREFIX = "trace-explorer-pass-"  # the workers' checkpoint, in the store's folder while a pass runs
 # (one a killed ingest left is removed by the next writer: ``local_store.LEFTOVERS``)
@@ -47,13 +47,6 @@ PARALLEL_FROM = 2_000  # sessions: fewer are read here alone (a worker takes abo
 _AHEAD = 2  # batches given to each worker before it is waited for
 
 Rows = tuple[list[dict], dict[str, dict[str, Any]]]  # index rows, health rows by root
-
-
-def workers_for(cores: int | None = None) -> int:
-    """Worker processes beside this one: one a further core, at most 3 (each holds 200 to 500 MB)."""
-    cores = cores if cores is not None else (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                                             else os.cpu_count() or 1)
-    return max(0, min(cores - 1, 3))
 
 
 def read_and_check_rows(source: StoreSource, chunk: list[str], extending: Mapping[str, list[str]] | _Extending,
