@@ -30,6 +30,13 @@ SERVICES_FILES = [SERVICES_DIR / "services.trig", SERVICES_DIR / "services.docum
 MECHANISM_NAMES = {"agent": "Agent", "graphrag": "GraphRAG", "docrag": "DocRAG"}
 
 
+def pytest_collection_modifyitems(config, items):
+    """The browser tests first, each module's tests still together and in order: they are the
+    long ones (5 to 25 s each), and the workers (``scripts/test.sh``'s ``-n``) should end on
+    short tests, not wait while one of them runs a long test alone."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
+
+
 def pytest_runtest_setup(item):
     """A browser test fails, never skips, when Chromium is missing: ``scripts/setup.sh`` installs it."""
     if item.get_closest_marker("browser") is not None:
