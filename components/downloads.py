@@ -34,7 +34,7 @@ import hashlib
 import importlib.util
 import re
 import shutil
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -51,6 +51,7 @@ from trace_explorer.export.quads import subjects_sessions
 from trace_explorer.export.table import sessions_csv, sessions_json
 from trace_explorer.model.session import Session
 from trace_explorer.read.collection import TraceStore
+from trace_explorer.sources.source_texts import SourceTexts
 
 from .answer_support import answer_support
 from .text import md_escape
@@ -218,35 +219,6 @@ def _collection_key(collection: Any) -> Any:
     return key if key is not None else id(collection)
 
 
-class _SourceTexts(Mapping):
-    """Document texts of a source (``document_texts``), looked up one IRI at a time as the data
-    export asks for them, and remembered."""
-
-    def __init__(self, source: Any):
-        self._source = source
-        self._found: dict[str, str | None] = {}
-
-    def _lookup(self, iri: str) -> str | None:
-        if iri not in self._found:
-            self._found[iri] = self._source.document_texts([iri]).get(iri)
-        return self._found[iri]
-
-    def __getitem__(self, iri: str) -> str:
-        text = self._lookup(iri)
-        if text is None:
-            raise KeyError(iri)
-        return text
-
-    def __contains__(self, iri: object) -> bool:
-        return isinstance(iri, str) and self._lookup(iri) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([k for k, v in self._found.items() if v is not None])
-
-    def __len__(self) -> int:
-        return sum(v is not None for v in self._found.values())
-
-
 def trace_store(collection: Any) -> TraceStore | None:
     """The quads and texts behind ``collection`` as the data exports read them: its TraceStore,
     or one over its source's pyoxigraph store (files, a local store); None for a source without
@@ -257,7 +229,7 @@ def trace_store(collection: Any) -> TraceStore | None:
     source = getattr(collection, "source", None)
     quads = getattr(source, "store", None)
     if source is not None and hasattr(quads, "quads_for_pattern"):
-        return TraceStore(store=quads, documents=_SourceTexts(source))  # type: ignore[arg-type]
+        return TraceStore(store=quads, documents=SourceTexts(source))  # type: ignore[arg-type]
     return None
 
 

@@ -11,6 +11,7 @@ from ..export.suffixes import IMAGE_FORMATS, PROV_SUFFIXES
 from ..model.session import Session
 from ..read.collection import TraceStore
 from ..sources.source import TraceSource
+from ..sources.source_texts import SourceTexts
 from .sessions import session_family
 from .sources import add_source_arguments
 from .support import chunk_texts
@@ -73,7 +74,8 @@ def _export(args, source: TraceSource) -> int:
         return 2
     # the triples are exported from a local copy (a TrustGraph source keeps what it fetched);
     # an endpoint has none (the rest still works)
-    args.collection = TraceStore(store=source.store, documents=dict(source.documents)) \
+    # (its texts: the content files given, then the store's own documents graph)
+    args.collection = TraceStore(store=source.store, documents=SourceTexts(source)) \
         if getattr(source, "store", None) is not None else None
     if not (args.image or args.timeline or args.html or args.data or args.markdown):
         print("trace-explorer: nothing to export: give --image, --timeline, --html, --data or --markdown",

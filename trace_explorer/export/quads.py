@@ -10,7 +10,9 @@ import pyoxigraph as ox
 from ..model.session import Session
 from ..model.vocabulary import RDFS_LABEL
 from ..read.collection import TraceStore
+from ..sources.source import DOCUMENTS_GRAPH
 
+_DOCUMENTS = ox.NamedNode(DOCUMENTS_GRAPH)
 
 def _subject(key: str) -> ox.NamedNode | ox.BlankNode:
     return ox.BlankNode(key[2:]) if key.startswith("_:") else ox.NamedNode(key)
@@ -56,7 +58,8 @@ def session_quads(collection: TraceStore, session: Session, sessions: Mapping[st
     for kind, key in context:
         predicate = ox.NamedNode(RDFS_LABEL) if kind == "label" else None
         quads.update(dict.fromkeys(store.quads_for_pattern(_subject(key), predicate, None, None)))
-    return list(quads)
+    # a local store keeps texts as quads of its documents graph: they go to the sidecar, not here
+    return [q for q in quads if q.graph_name != _DOCUMENTS]
 
 
 def subjects_sessions(session: Session, sessions: Mapping[str, Session]) -> list[str]:
