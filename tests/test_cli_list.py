@@ -152,13 +152,29 @@ def test_health_filters_split_the_sessions(capsys):
     assert stopped.value.code == 2 and "unknown health 'sickly'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("option, value", [("--limit", "-1"), ("--offset", "-5"), ("--limit", "ten")])
-def test_a_negative_or_unreadable_page_size_or_offset_is_refused(capsys, option, value):
+@pytest.mark.parametrize("option, value", [("--limit", "-1"), ("--offset", "-5"), ("--limit", "ten"),
+                                           ("--limit", str(2 ** 63)), ("--offset", "9" * 30)])
+def test_a_negative_unreadable_or_too_large_page_size_or_offset_is_refused(capsys, option, value):
     with pytest.raises(SystemExit) as stopped:
         run(capsys, option, value)
     assert stopped.value.code == 2
-    assert f"argument {option}: expected a whole number, 0 or more, got '{value}'" in capsys.readouterr().err
+    assert (f"argument {option}: expected a whole number from 0 to 9,223,372,036,854,775,807, got '{value}'"
+            in capsys.readouterr().err)
     assert len(rows(capsys, "--offset", len(TOP) - 2)) == 2  # 0 and more are taken as before
+    assert len(rows(capsys, "--offset", str(2 ** 63 - 1))) == 0  # the largest is taken: past the end
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "-0", "nan", "inf", "1e400", "86401", "soon"])
+@pytest.mark.parametrize("command", [["list", "--endpoint", "http://127.0.0.1:9/sparql"],
+                                     ["list", "--trustgraph", "http://127.0.0.1:9/"],
+                                     ["sync", "--trustgraph", "http://127.0.0.1:9/", "--store", "unused"]])
+def test_a_timeout_that_is_not_a_positive_number_of_seconds_is_refused(capsys, command, value):
+    with pytest.raises(SystemExit) as stopped:
+        main(command + ["--timeout", value])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --timeout: expected seconds, more than 0 and at most 86,400, got '{value}'" in err
+    assert "Traceback" not in err
 
 
 def test_an_empty_list_says_why_in_one_line(capsys, tmp_path):

@@ -27,15 +27,19 @@ from .sources import add_source_arguments
 TABLE_COLUMNS = ("Session ID", "Type", "Pattern", "Question", "Time", "Steps", "Status", "Tokens")
 
 
+_MOST = 2 ** 63 - 1  # the largest whole number SQLite's LIMIT and OFFSET take
+
+
 def _count(text: str) -> int:
-    """``--limit`` and ``--offset``: a whole number, 0 or more (a negative one was taken as 0,
-    or as "all" for ``--limit``, without a word). Raises argparse.ArgumentTypeError."""
+    """``--limit`` and ``--offset``: a whole number from 0 to ``_MOST`` (a negative one was taken
+    as 0, or as "all" for ``--limit``, without a word; a larger one failed inside SQLite).
+    Raises argparse.ArgumentTypeError."""
     try:
         value = int(text)
     except ValueError:
         value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number, 0 or more, got {text!r}")
+    if not 0 <= value <= _MOST:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0 to {_MOST:,}, got {text[:40]!r}")
     return value
 
 

@@ -7,6 +7,7 @@ own CLI reads it), with content files beside any of them."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -40,11 +41,27 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
                        help="endpoint: read these named graphs as the default graph (repeatable)")
     where.add_argument("--user", help="endpoint: HTTP basic user (password from TRACE_EXPLORER_PASSWORD)")
     where.add_argument("--token-env", metavar="VAR", help="endpoint: bearer token from this environment variable")
-    where.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
+    where.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT_S, metavar="S",
                        help="endpoint: seconds each request may take in all (connect, wait, read the answer)")
     where.add_argument("--no-quoted-triples", action="store_true",
                        help="endpoint: the server cannot hold RDF 1.2 quoted triples")
     add_trustgraph_arguments(where, required=False)
+
+
+MOST_SECONDS = 86_400.0  # a request's timeout at most: a day
+
+
+def seconds(text: str) -> float:
+    """``--timeout``: seconds, more than 0 and at most ``MOST_SECONDS`` (0, a negative number,
+    nan or inf failed deep inside the HTTP client). Raises argparse.ArgumentTypeError."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MOST_SECONDS:  # False for nan
+        raise argparse.ArgumentTypeError(f"expected seconds, more than 0 and at most {MOST_SECONDS:,.0f}, "
+                                         f"got {text[:40]!r}")
+    return value
 
 
 def add_trustgraph_arguments(group, required: bool) -> None:

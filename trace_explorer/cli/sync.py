@@ -9,7 +9,7 @@ from ..sources.bounded_http import DEFAULT_TIMEOUT_S
 from ..sources.local_store import open_local_store
 from ..sources.source import SourceError
 from ..views.visible_text import visible_controls
-from .sources import TOKEN_VARIABLE, add_trustgraph_arguments, report, trustgraph_source
+from .sources import TOKEN_VARIABLE, add_trustgraph_arguments, report, seconds, trustgraph_source
 
 
 def add_parser(commands) -> None:
@@ -20,7 +20,7 @@ def add_parser(commands) -> None:
                     f"texts from the librarian, each session whole or not at all. The token is read from {TOKEN_VARIABLE}.")
     add_trustgraph_arguments(parser, required=True)
     parser.add_argument("--store", required=True, metavar="DIR", help="the local store (created when missing)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S", help="seconds each request may take in all (connect, wait, read the answer)")
+    parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT_S, metavar="S", help="seconds each request may take in all (connect, wait, read the answer)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(act=_sync)
 
