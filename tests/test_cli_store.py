@@ -276,3 +276,27 @@ def test_a_folder_of_other_files_is_refused_as_a_store_and_an_empty_one_is_made_
         assert main(["reindex", "--store", str(folder), "--no-health"]) == 0
         assert main(["list", "--store", str(folder), "--all", "--format", "json"]) == 0
     assert "cannot open" not in capsys.readouterr().err
+
+
+def test_a_snapshot_of_a_store_is_refused_and_left_as_it_was(tmp_path, capsys):
+    """A published snapshot is read through its store: given as a store itself, reading or
+    writing it would put an index, a lock and snapshots of its own inside it."""
+    from trace_explorer.sources.local_store import local_source
+    from trace_explorer.sources.snapshots import SNAPSHOTS_DIR
+    from trace_explorer.sources.source import SourceError
+
+    store = tmp_path / "store"
+    assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(store), "--quiet"]) == 0
+    snapshot = next(p for p in (store / SNAPSHOTS_DIR).iterdir() if p.is_dir())
+    before = sorted(p.name for p in snapshot.iterdir())
+    for command in (["list", "--store", str(snapshot)], ["ingest", str(CORPUS / "orchestrated.nq"), "--store",
+                                                         str(snapshot), "--quiet"]):
+        assert main(command) == 2
+        assert f"is a snapshot of the store at {store.resolve()}" in capsys.readouterr().err
+    with pytest.raises(SourceError):
+        local_source(snapshot)
+    with pytest.raises(SourceError):
+        open_local_store(snapshot)
+    assert sorted(p.name for p in snapshot.iterdir()) == before
+    assert len(json.loads(_out(capsys, ["list", "--store", str(store), "--all", "--format", "json"]))) == len(
+        MANIFEST["seed-sessions.ttl"]["sessions"])

@@ -198,7 +198,8 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
     in a missing or empty folder.
 
     Raises StoreBusy when another process writes it still after ``wait_s`` seconds, and
-    SourceError when the directory cannot be opened (not a store, no permission)."""
+    SourceError when the directory cannot be opened (not a store, one of a store's snapshots,
+    no permission)."""
     path = Path(path)
     key = path.resolve()
     with _writers_lock:
@@ -207,6 +208,7 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
             local.users += 1
             return local
         _refuse_other_folder(path)
+        refuse_snapshot(path)
         deadline = time.monotonic() + wait_s
         lock = _lock_writer(path, deadline)
         index_path = path / INDEX_FILE
@@ -226,6 +228,17 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
         local = LocalStore(path, store, index, lock=lock)
         _writers[key] = local
         return local
+
+
+def refuse_snapshot(path: Path) -> None:
+    """Raise SourceError when ``path`` is one of a store's published snapshots (a folder of its
+    ``SNAPSHOTS_DIR``): readers open those through the store itself, and nothing may write in
+    one (opened as a store of its own, it would get an index, a lock and snapshots inside it)."""
+    resolved = path.resolve()
+    store = resolved.parent.parent
+    if resolved.parent.name == SNAPSHOTS_DIR and (store / INDEX_FILE).exists():
+        raise SourceError(f"{path} is a snapshot of the store at {store}, which is never opened on its own: "
+                          f"open the store itself (--store {store})")
 
 
 def _refuse_other_folder(path: Path) -> None:
@@ -328,11 +341,13 @@ def local_source(path: str | Path) -> SnapshotSource:
     yet (made by an older version, or by other tools) is given one, which opens it for writing
     once (and indexes it when it has no index).
 
-    Raises SourceError when there is no store in ``path``, or it cannot be read; StoreBusy when
-    it has no snapshot yet and another process writes it."""
+    Raises SourceError when there is no store in ``path``, it cannot be read, or ``path`` is one
+    of a store's snapshots (``refuse_snapshot``); StoreBusy when it has no snapshot yet and
+    another process writes it."""
     path = Path(path)
     if not path.is_dir():
         raise SourceError(f"no store at {path} (create one with `trace-explorer ingest`)")
+    refuse_snapshot(path)
     snapshot = _shared_snapshot(path)
     if snapshot is None:
         if not (path / ROCKSDB_MARK).is_file():
