@@ -1,11 +1,13 @@
 """The command line loads what a command needs, not what every command could: ``list``, ``show``
 and ``stats`` on a store start without the answer-support models (numpy, pysbd, bm25s, the word
 vectors), the health checks' RDF library, Graphviz, the ``prov`` package or an HTTP client, which
-together took about half of the command's second; the commands that need them still load them."""
+together took about half of the command's second; the commands that need them still load them.
+And its output, when it cannot be written, ends the command with one line, not a traceback."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -62,3 +64,15 @@ def test_the_commands_that_need_them_still_load_them(store):
     assert status in (0, 1) and "rdflib" in loaded and isinstance(json.loads(out), list)
     status, out, loaded = _run(["list", "--store", str(store), "--health", "errors", "--format", "json"])
     assert status == 0 and "numpy" in loaded  # a health filter checks what has no health row yet
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("args", [["list", "--demo"], ["list", "--demo", "--format", "json"],
+                                  ["show", "--demo", "--session", SESSION["session"], "--format", "json"]])
+def test_output_to_a_full_disk_is_one_line_and_status_2(args):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "trace_explorer.cli", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == "trace-explorer: cannot write the output: No space left on device"
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr

@@ -7,7 +7,8 @@ Instead of trace files, ``--store DIR`` reads the local store and ``--endpoint U
 endpoint (content files may still be given beside either). A file that fails to load is
 reported on stderr and skipped; the rest are still read, and the exit status is then 1.
 Exit status 2: bad usage (an unknown output suffix too), nothing could be loaded, the source
-failed, no such session, or an export that could not be written.
+failed, no such session, an export that could not be written, or output that could not be
+written (a full disk).
 
 Each command lives in a module of its own with ``add_parser(commands)``, which sets ``run`` (a
 command that reads a source: ``run(args, source)``) or ``act`` (one that opens what it needs
@@ -48,17 +49,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         status = args.run(args, source)
+        sys.stdout.flush()  # a write that fails (a full disk) fails here, where it is said, not at exit
     except SourceError as error:
         report([str(error)])
         return 2
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as Python's docs advise
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        _let_stdout_go()
         return 1
+    except OSError as error:  # the output could not be written (a full disk): one line, not a traceback
+        _let_stdout_go()
+        report([f"cannot write the output: {error.strerror or error}"])
+        return 2
     finally:
         dropped = getattr(source, "sparql_failure", None)  # a gateway's SPARQL service given up
         if dropped:
             report([f"warning: read with triple patterns instead of the SPARQL service, which failed: {dropped}"])
     return status or (1 if errors else 0)
+
+
+def _let_stdout_go() -> None:
+    """Point standard output at /dev/null, so that what is left in its buffer raises no second
+    error when Python flushes it at exit."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (output captured in memory)
+        pass
 
 
 def _parser() -> argparse.ArgumentParser:
