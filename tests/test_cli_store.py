@@ -300,3 +300,32 @@ def test_a_snapshot_of_a_store_is_refused_and_left_as_it_was(tmp_path, capsys):
     assert sorted(p.name for p in snapshot.iterdir()) == before
     assert len(json.loads(_out(capsys, ["list", "--store", str(store), "--all", "--format", "json"]))) == len(
         MANIFEST["seed-sessions.ttl"]["sessions"])
+
+
+def test_another_text_for_a_document_already_held_is_refused_in_a_store_and_among_files(tmp_path, capsys):
+    """One text for each document IRI, across files as within one: a content file that gives a
+    document the store (or a file read before) has another text is refused whole, naming it."""
+    content = CORPUS / "collection.documents.json"
+    texts = json.loads(content.read_text(encoding="utf-8"))
+    iri = sorted(texts)[0]
+    conflict = tmp_path / "conflict.documents.json"
+    conflict.write_text(json.dumps({iri: "A DIFFERENT TEXT for the same IRI", "urn:doc:new": "new"}), encoding="utf-8")
+    same = tmp_path / "same.documents.json"
+    same.write_text(json.dumps({iri: texts[iri]}), encoding="utf-8")
+    store = tmp_path / "store"
+    assert main(["ingest", str(CORPUS / "collection.trig"), str(content), "--store", str(store), "--quiet"]) == 0
+    capsys.readouterr()
+    before = _out(capsys, ["list", "--store", str(store), "--all", "--format", "json"])
+    with open_local_store(store) as local:
+        quads = len(local)
+    assert main(["ingest", str(conflict), "--store", str(store), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"{conflict}: expected one text for each document IRI; \"{iri}\" has another text already" in err
+    with open_local_store(store) as local:
+        assert len(local) == quads  # nothing of the file: not even its new text
+    assert _out(capsys, ["list", "--store", str(store), "--all", "--format", "json"]) == before
+    assert main(["ingest", str(same), "--store", str(store), "--quiet"]) == 0  # the same text again is no conflict
+    # files read together: the second file is refused, the first kept
+    assert main(["list", str(CORPUS / "collection.trig"), str(content), str(conflict), "--format", "json"]) == 1
+    err = capsys.readouterr().err
+    assert f"{conflict}: expected one text for each document IRI" in err

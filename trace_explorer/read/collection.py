@@ -47,7 +47,10 @@ class TraceStore:
     sources: list[LoadedSource] = field(default_factory=list)
 
     def add(self, loaded: LoadedFile) -> None:
-        """Add a file's quads and texts to the collection (atomic for the quads)."""
+        """Add a file's quads and texts to the collection (atomic for the quads). Raises
+        TraceLoadError, adding nothing, when the file gives a document another text than one
+        added before (``LoadedFile.refuse_other_texts``)."""
+        loaded.refuse_other_texts(lambda iris: {i: self.documents[i] for i in iris if i in self.documents})
         if loaded.quads:
             self.store.extend(loaded.quads)
         self.documents.update(loaded.documents)

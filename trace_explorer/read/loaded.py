@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
+
+from .diagnosis import clip
+from .errors import TraceLoadError
 
 
 @dataclass
@@ -24,3 +29,18 @@ class LoadedFile:
     documents: dict[str, str] = field(default_factory=dict)
     recovered: int = 0
     digest: str = ""
+
+    def refuse_other_texts(self, known: Callable[[list[str]], Mapping[str, str]]) -> None:
+        """Raise TraceLoadError when this file gives a document IRI another text than the one
+        ``known(iris)`` (IRI -> text, of those it has) already holds: one text for each document
+        IRI, across files as within one (``json_files``); the same text again is no conflict.
+        ``known``: what was loaded before (a dict's lookup) or a store's documents graph."""
+        if not self.documents:
+            return
+        held = known(list(self.documents))
+        for iri, text in self.documents.items():
+            before = held.get(iri)
+            if before is not None and before != text:
+                raise TraceLoadError(self.name, "one text for each document IRI",
+                                     found=f"{clip(json.dumps(iri, ensure_ascii=False), 100)} has another text "
+                                           f"already (\"{clip(before, 60)}\"); a document's text is never replaced")

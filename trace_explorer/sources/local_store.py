@@ -71,7 +71,7 @@ from .ingest_phases import NO_PHASES, STORE, Phases, cpu_seconds
 from .session_index import INDEX_FILE, IndexUpdate, RowsReader, SessionIndex, StreamedIndexUpdate, build_index
 from .snapshots import SNAPSHOTS_DIR, Snapshot, current_generation, open_snapshot, publish
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
-from .store import StoreSource
+from .store import StoreSource, stored_texts
 from .triples_text import TriplesText
 from .write_journal import WRITER_LOCK, begin, lock_writer, needs_publishing, roll_back, undo
 from .written_triples import WrittenTriples
@@ -456,6 +456,7 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
         if index.is_ingested(loaded.digest):
             return LoadedSource(name, loaded.format, loaded.size, len(loaded.quads), len(loaded.documents),
                                 loaded.recovered, skipped=True)
+        loaded.refuse_other_texts(lambda iris: stored_texts(store, iris))  # before anything is written
         update = IndexUpdate(store, index, loaded.quads, loaded.documents, fresh=is_empty(store))
         update.read(phases)  # from the file alone: its triples are let go before its quads are written
         clock.lap("index")

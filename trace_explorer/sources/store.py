@@ -69,16 +69,7 @@ class StoreSource(TraceSource):
         out = {i: self.documents[i] for i in iris if i in self.documents}
         missing = [i for i in iris if i not in out]
         if missing and self._has_documents_graph():
-            graph, content = ox.NamedNode(DOCUMENTS_GRAPH), ox.NamedNode(CONTENT)
-            for document in missing:
-                try:
-                    subject = ox.NamedNode(document)
-                except ValueError:
-                    continue
-                for quad in self.store.quads_for_pattern(subject, content, None, graph):
-                    if isinstance(quad.object, ox.Literal):
-                        out[document] = quad.object.value
-                        break
+            out.update(stored_texts(self.store, missing))
         return out
 
     def _has_documents_graph(self) -> bool:
@@ -86,3 +77,20 @@ class StoreSource(TraceSource):
 
     def __len__(self) -> int:
         return len(self.store)
+
+
+def stored_texts(store: ox.Store, iris: Iterable[str]) -> dict[str, str]:
+    """The texts ``store`` holds in its documents graph (``DOCUMENTS_GRAPH``, where a local store
+    keeps its content files' texts) for the document IRIs ``iris``, those it has: one lookup an
+    IRI. A string that is no IRI has none."""
+    graph, content, out = ox.NamedNode(DOCUMENTS_GRAPH), ox.NamedNode(CONTENT), {}
+    for iri in iris:
+        try:
+            subject = ox.NamedNode(iri)
+        except ValueError:
+            continue
+        for quad in store.quads_for_pattern(subject, content, None, graph):
+            if isinstance(quad.object, ox.Literal):
+                out[iri] = quad.object.value
+                break
+    return out
