@@ -329,3 +329,18 @@ def test_another_text_for_a_document_already_held_is_refused_in_a_store_and_amon
     assert main(["list", str(CORPUS / "collection.trig"), str(content), str(conflict), "--format", "json"]) == 1
     err = capsys.readouterr().err
     assert f"{conflict}: expected one text for each document IRI" in err
+
+
+def test_a_folder_inside_a_folder_given_is_named_as_left_out(tmp_path, capsys):
+    """Folders are read one level deep: the demo's folder holds the service traces in a folder
+    of their own, which a warning names unless it is given too."""
+    services = CORPUS / "services"
+    count = len([p for p in services.iterdir() if p.name != "manifest.json"])  # its .trig and content file
+    assert main(["ingest", str(CORPUS), "--store", str(tmp_path / "a"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert (f"warning: {services}: left out, with its {count} trace or content files: a folder is read one level "
+            f"deep (give {services} as well)") in err
+    assert main(["list", str(CORPUS), "--format", "json"]) == 0
+    assert f"warning: {services}: left out" in capsys.readouterr().err
+    assert main(["ingest", str(CORPUS), str(services), "--store", str(tmp_path / "b"), "--quiet"]) == 0
+    assert "left out" not in capsys.readouterr().err

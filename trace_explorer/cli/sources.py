@@ -12,7 +12,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from ..read.collection import expand_paths, load_collection
+from ..read.collection import expand_paths, folders_left_out, load_collection
 from ..read.errors import TraceLoadError
 from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..sources.bounded_http import DEFAULT_TIMEOUT_S
@@ -148,6 +148,7 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
     paths = given_paths(args)
     if not paths:
         return None, ["give trace files, --demo, --store DIR, --endpoint URL or --trustgraph URL"]
+    report([f"warning: {note}" for note in folders_left_out(paths)])
     collection, errors = load_collection(paths)
     if not collection.sources:
         return None, [str(e) for e in errors] or ["no trace files found"]

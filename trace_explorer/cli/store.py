@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..analysis.health.pass_workers import workers_for
-from ..read.collection import empty_folders, expand_paths
+from ..read.collection import empty_folders, expand_paths, folders_left_out
 from ..read.errors import TraceLoadError
 from ..read.files import check_before_opening, reckoned_text_bytes
 from ..read.formats import DOCUMENTS_JSON, format_for_name
@@ -107,7 +107,7 @@ def _ingest(args) -> int:
     if not files:
         report([str(error) for error in empty])
         return 2
-    report([f"warning: {error}" for error in empty])
+    report([f"warning: {error}" for error in empty] + [f"warning: {note}" for note in folders_left_out(paths)])
     try:
         store = open_local_store(args.store)
     except SourceError as error:

@@ -106,6 +106,22 @@ def empty_folders(paths: Iterable[str | Path]) -> list[TraceLoadError]:
             for path in map(Path, paths) if path.is_dir() and not folder_files(path)]
 
 
+def folders_left_out(paths: Iterable[str | Path]) -> list[str]:
+    """A warning for each folder inside a folder among ``paths`` that holds trace or content
+    files (``folder_files``): folders are read one level deep, so those files are left out
+    unless the folder inside is given too."""
+    given = {Path(p).resolve() for p in paths}
+    out = []
+    for path in map(Path, paths):
+        if not path.is_dir():
+            continue
+        for child in sorted(path.iterdir()):
+            if child.is_dir() and child.resolve() not in given and (count := len(folder_files(child))):
+                out.append(f"{child}: left out, with its {count:,} trace or content file{'s' if count > 1 else ''}: "
+                           f"a folder is read one level deep (give {child} as well)")
+    return out
+
+
 def load_collection(paths: Iterable[str | Path]) -> tuple[TraceStore, list[TraceLoadError]]:
     """Read ``paths`` into a new TraceStore; returns it with the errors of files that failed."""
     collection = TraceStore()
