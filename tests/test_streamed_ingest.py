@@ -129,6 +129,30 @@ def test_a_bad_iri_part_way_is_refused_before_the_store_loads_its_batch(tmp_path
         assert _index(path) == before
 
 
+def test_a_line_cut_short_at_a_batch_end_is_named_as_not_closed_with_its_own_line(tmp_path, files, streamed):
+    """A string literal left open on the last line of a batch, with the file going on: the
+    message gives that line (not the batch's own count) and says the line is not closed, not
+    that the file may be cut short; a file that does end there is said to be cut short."""
+    folder, _ = files
+    lines = (folder / "good.nq").read_bytes().split(b"\n")
+    at = 2 * BATCH  # the last line of the second batch
+    cut = b'<urn:x> <urn:p> "abc'
+    middle, end = tmp_path / "middle.nq", tmp_path / "end.nq"
+    middle.write_bytes(b"\n".join(lines[:at - 1] + [cut] + lines[at - 1:]))
+    end.write_bytes(b"\n".join(lines[:at - 1] + [cut]))
+    with open_local_store(tmp_path / "store") as local:
+        with pytest.raises(TraceLoadError) as raised:
+            ingest_file(local, str(middle))
+        message = str(raised.value)
+        assert raised.value.line == at and message.startswith(f"{middle}:{at}:17: expected valid N-Quads; ")
+        assert message.endswith("(a string or IRI opened on this line is not closed on it)")
+        assert "between line" not in message and "cut short" not in message
+        with pytest.raises(TraceLoadError) as raised:
+            ingest_file(local, str(end))
+        assert raised.value.line == at and str(raised.value).endswith("(the file may be cut short)")
+        assert len(local) == 0
+
+
 class _Counting:
     """A store that counts the batches it is given (``bulk_load`` of their text, or
     ``bulk_extend`` of their quads) into ``batches``."""

@@ -18,7 +18,8 @@ from .limits import format_size
 from .lines import LineCounter, last_line_start, line_breaks
 from .streams import Opener, scan
 
-PARSER_POSITION = re.compile(r"^Parser error at line \d+ (?:column \d+|between columns \d+ and \d+): ")
+PARSER_POSITION = re.compile(r"^Parser error (?:at line \d+ (?:column \d+|between columns \d+ and \d+)"
+                             r"|between line \d+ column \d+ and line \d+ column \d+): ")
 
 
 BLANK = re.compile(rb"(?:\xef\xbb\xbf)?\s*")

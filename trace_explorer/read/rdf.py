@@ -123,6 +123,11 @@ def parse_error(name: str, fmt: ox.RdfFormat, error: Exception, stream: TextStre
     message = PARSER_POSITION.sub("", str(error.msg))
     if "UTF-8" in message or "utf-8" in message:
         check_text_stream(name, open_bytes, fmt.name)
-    hint = " (the file may be cut short)" if TRUNCATED.search(message) else format_hint(name, fmt, stream.head)
+    if not TRUNCATED.search(message):
+        hint = format_hint(name, fmt, stream.head)
+    elif stream.ended or fmt not in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES):
+        hint = " (the file may be cut short)"
+    else:  # a batch of lines ended inside a statement, the file goes on: one line opened what it did not close
+        hint = " (a string or IRI opened on this line is not closed on it)"
     return TraceLoadError(name, f"valid {fmt.name}", error.lineno, error.offset,
                           found=clip(f"the parser says: {message}") + hint)
