@@ -344,3 +344,9 @@ def test_a_folder_inside_a_folder_given_is_named_as_left_out(tmp_path, capsys):
     assert f"warning: {services}: left out" in capsys.readouterr().err
     assert main(["ingest", str(CORPUS), str(services), "--store", str(tmp_path / "b"), "--quiet"]) == 0
     assert "left out" not in capsys.readouterr().err
+
+
+def test_a_very_long_session_key_is_quoted_cut_short(capsys):
+    assert main(["show", "--demo", "--session", "x" * 100_000]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("trace-explorer: no session 'xxx") and len(err[0]) < 400

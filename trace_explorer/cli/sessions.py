@@ -95,10 +95,10 @@ def session_family(source: TraceSource, key: str) -> tuple[Session | None, dict[
     if len(found) != 1:
         if found:
             more = ", …" if len(found) > 5 else ""
-            print(f"trace-explorer: {key!r} matches several sessions: {', '.join(found[:5])}{more}; "
+            print(f"trace-explorer: {clip(key, 200)!r} matches several sessions: {', '.join(found[:5])}{more}; "
                   f"give more of the IRI", file=sys.stderr)
-        else:
-            print(f"trace-explorer: no session {key!r} in {source.label}", file=sys.stderr)
+        else:  # the key quoted, cut to 200 characters: it may be anything a person pasted
+            print(f"trace-explorer: no session {clip(key, 200)!r} in {source.label}", file=sys.stderr)
         return None, {}
     family = fetch_family(source, found[0])
     return family.get(found[0]), family

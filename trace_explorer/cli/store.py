@@ -36,7 +36,8 @@ def add_parser(commands) -> None:
     ingest.add_argument("paths", nargs="*", metavar="FILE", help="trace files, content files or folders")
     add_demo_argument(ingest)
     ingest.add_argument("--store", required=True, metavar="DIR", help="the local store (created when missing)")
-    ingest.add_argument("--quiet", action="store_true", help="no progress bar")
+    ingest.add_argument("--quiet", action="store_true",
+                        help="no progress bars and no lines for the files and totals (warnings and errors still)")
     ingest.add_argument("--no-health", action="store_true",
                         help="do not check the changed sessions' health now (the list shows them as unchecked)")
     ingest.add_argument("--workers", type=_workers, default=None, metavar="N",
