@@ -147,8 +147,8 @@ def test_cli_json_is_the_contract(capsys):
 def test_cli_text_names_unsupported_sentences(capsys):
     assert main(["support", "--demo", "--session", "62c33a4f"]) == 0
     out = capsys.readouterr().out
-    assert "UNSUPPORTED: nothing in this trace supports it (not found: 5,642, 5,642)" in out
-    assert out.endswith("1 sentences, 1 unsupported\n")
+    assert "UNSUPPORTED: nothing in this trace supports it (not found: 5,642)" in out
+    assert out.endswith("1 sentence, 1 unsupported\n")
 
 
 def test_cli_json_on_a_docrag_exploration_names_the_chunk(capsys):

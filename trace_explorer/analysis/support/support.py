@@ -139,7 +139,7 @@ def support_text(support: AnswerSupport) -> str:
     for number, sentence in enumerate(support.sentences, 1):
         lines.append(f"{number}. {sentence.text}")
         if not sentence.supported:
-            why = f" (not found: {', '.join(sentence.missing)})" if sentence.missing else ""
+            why = f" (not found: {', '.join(dict.fromkeys(sentence.missing))})" if sentence.missing else ""
             lines.append(f"   UNSUPPORTED: nothing in this trace supports it{why}")
         for backing in sentence.support:
             source = backing.source
@@ -149,5 +149,6 @@ def support_text(support: AnswerSupport) -> str:
             if words:
                 lines.append(f"        matching: {words}")
     unsupported = len(support.unsupported)
-    lines.append(f"{len(support.sentences)} sentences, {unsupported} unsupported")
+    count = len(support.sentences)
+    lines.append(f"{count} sentence{'' if count == 1 else 's'}, {unsupported} unsupported")
     return "\n".join(lines) + "\n"
