@@ -350,3 +350,12 @@ def test_a_very_long_session_key_is_quoted_cut_short(capsys):
     assert main(["show", "--demo", "--session", "x" * 100_000]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("trace-explorer: no session 'xxx") and len(err[0]) < 400
+
+
+def test_a_store_given_as_a_folder_of_files_says_to_use_store(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(store), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["list", str(store)]) == 2
+    assert (f"trace-explorer: {store} is a local store, not a folder of trace files: read it with --store {store}"
+            in capsys.readouterr().err)
