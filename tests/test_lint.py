@@ -178,3 +178,27 @@ def test_lint_finds_each_rule_through_a_trustgraph_gateway(capsys, monkeypatch, 
         assert lint_json(capsys, "lint", *gateway_args(gateway.start())) == expected
     finally:
         gateway.stop()
+
+
+def test_a_bar_counts_the_sessions_checked_on_a_terminal_only(monkeypatch, capsys):
+    """A large store takes minutes to lint: on a terminal a bar counts the sessions checked;
+    in a log or a pipe (not a terminal) nothing is drawn."""
+    import contextlib
+    import io
+    import sys
+
+    from tests.conftest import demo_sessions
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    shown = Terminal()
+    monkeypatch.setattr(sys, "stderr", shown)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["lint", "--demo", "--fail-on", "error"]) == 0
+    total = len(demo_sessions())
+    assert "lint: 100%" in shown.getvalue() and f"{total}/{total}" in shown.getvalue()
+    monkeypatch.undo()
+    assert main(["lint", "--demo", "--fail-on", "error"]) == 0
+    assert "lint:" not in capsys.readouterr().err

@@ -8,6 +8,7 @@ something was (or a file failed to load), 2 on bad usage or when the source fail
 from __future__ import annotations
 
 import json
+import sys
 from typing import TYPE_CHECKING
 
 from ..analysis.health.rules import SEVERITIES, WARNING, at_or_above
@@ -34,12 +35,17 @@ def add_parser(commands) -> None:
 
 def _lint(args, source: TraceSource) -> int:
     # the checks (and their language models) load for this command only
-    from ..analysis.health.checks import check_source
+    from tqdm import tqdm
+
+    from ..analysis.health.checks import all_roots, check_source
     from ..sources.trustgraph.source import TrustGraphSource, copy_of_all
 
     if isinstance(source, TrustGraphSource):  # its gateway answers no full SPARQL: check a copy
         source = copy_of_all(source)
-    findings = list(check_source(source))
+    roots = all_roots(source)
+    # a bar on a terminal only: a large store takes minutes, a log or a pipe needs none
+    with tqdm(total=len(roots), unit="session", desc="lint", disable=not sys.stderr.isatty(), file=sys.stderr) as bar:
+        findings = list(check_source(source, roots, progress=bar.update))
     if args.format == "json":
         print(json.dumps([f.as_json() for f in findings], ensure_ascii=False, indent=2))
     else:
