@@ -7,7 +7,6 @@ And its output, when it cannot be written, ends the command with one line, not a
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -66,7 +65,6 @@ def test_the_commands_that_need_them_still_load_them(store):
     assert status == 0 and "numpy" in loaded  # a health filter checks what has no health row yet
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
 @pytest.mark.parametrize("args", [["list", "--demo"], ["list", "--demo", "--format", "json"],
                                   ["show", "--demo", "--session", SESSION["session"], "--format", "json"]])
 def test_output_to_a_full_disk_is_one_line_and_status_2(args):

@@ -17,7 +17,7 @@ from ..read.errors import TraceLoadError
 from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..sources.bounded_http import DEFAULT_TIMEOUT_S
 from ..sources.demo import demo_paths
-from ..sources.local_store import STORE_MARKS, local_source
+from ..sources.local_store import holds_store, local_source
 from ..sources.session_index import build_index
 from ..sources.source import SourceError, TraceSource
 from ..sources.store import StoreSource
@@ -148,8 +148,7 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
     paths = given_paths(args)
     if not paths:
         return None, ["give trace files, --demo, --store DIR, --endpoint URL or --trustgraph URL"]
-    stores = [p for p in map(str, paths) if os.path.isdir(p) and any(os.path.exists(os.path.join(p, m))
-                                                                      for m in STORE_MARKS)]
+    stores = [p for p in map(str, paths) if os.path.isdir(p) and holds_store(p)]
     if stores:  # a store's folder holds no trace files: it is read with --store
         return None, [f"{p} is a local store, not a folder of trace files: read it with --store {p}" for p in stores]
     report([f"warning: {note}" for note in folders_left_out(paths)])

@@ -241,6 +241,11 @@ def refuse_snapshot(path: Path) -> None:
                           f"open the store itself (--store {store})")
 
 
+def holds_store(path: str | Path) -> bool:
+    """Whether the folder ``path`` holds a local store (any of ``STORE_MARKS``)."""
+    return any(os.path.exists(os.path.join(path, mark)) for mark in STORE_MARKS)
+
+
 def _refuse_other_folder(path: Path) -> None:
     """Raise SourceError when ``path`` is a folder that holds files but nothing of a store's."""
     if not path.is_dir():
