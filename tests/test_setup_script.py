@@ -1,15 +1,19 @@
 """``scripts/setup.sh`` on a stock Debian, played with stand-ins for apt-get, sudo, id and a
 python3 without ensurepip (Debian keeps it in python3.X-venv): the functions of the script are
 sourced and run in a scratch folder, and what they asked apt-get for, as whom, is checked, as
-is the ``.venv`` they leave (a real one, made by this machine's Python)."""
+is the ``.venv`` they leave (a real one: a copy of one made by this machine's Python with pip,
+once for the whole run, ``venv_template``: pip's install takes 10-20 s a time)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SETUP = REPO / "scripts" / "setup.sh"
@@ -25,6 +29,7 @@ if [[ ! -e "$STUB_DIR/venv-installed" ]]; then
     if [[ "$1" == "-c" && "$2" == *ensurepip* ]]; then exit 1; fi
     if [[ "$1" == "-m" && "$2" == "venv" ]]; then "{REAL_PYTHON}" -m venv --without-pip "$3"; exit 1; fi
 fi
+if [[ "$1" == "-m" && "$2" == "venv" && "$#" == 3 ]]; then exec cp -a "$VENV_TEMPLATE" "$3"; fi
 exec "{REAL_PYTHON}" "$@"
 """
 APT_GET = """#!/bin/bash
@@ -50,6 +55,27 @@ def _stubs(folder: Path, *, sudo: bool = True, ensurepip: bool = False) -> Path:
     if ensurepip:
         (folder / "venv-installed").touch()
     return folder
+
+
+@pytest.fixture(scope="session")
+def venv_template(tmp_path_factory) -> Path:
+    """A virtualenv with pip made by this machine's python3, once for every process of the test
+    run (pytest-xdist's workers share their base folder's parent), for the stand-in python3 to copy."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    template = shared / "setup-script-venv"
+    with open(shared / "setup-script-venv.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one process makes it, the others wait for it
+        if not (template / "done").exists():
+            shutil.rmtree(template, ignore_errors=True)
+            subprocess.run([REAL_PYTHON, "-m", "venv", str(template)], check=True)
+            (template / "done").touch()
+    return template
+
+
+@pytest.fixture(autouse=True)
+def _template_for_stubs(venv_template, monkeypatch):
+    monkeypatch.setenv("VENV_TEMPLATE", str(venv_template))
 
 
 def _run(work: Path, stubs: Path, script: str, uid: int = 0, path: str | None = None) -> subprocess.CompletedProcess:
@@ -140,7 +166,7 @@ def test_a_venv_whose_python_is_gone_is_made_again_without_apt(tmp_path):
 def test_a_working_venv_is_left_alone(tmp_path):
     stubs, work = _stubs(tmp_path / "stubs", ensurepip=True), tmp_path / "work"
     work.mkdir()
-    subprocess.run([REAL_PYTHON, "-m", "venv", str(work / ".venv")], check=True)
+    shutil.copytree(os.environ["VENV_TEMPLATE"], work / ".venv", symlinks=True)
     (work / ".venv" / "kept").touch()
     done = _run(work, stubs, "ensure_python; ensure_venv")
     assert done.returncode == 0, done.stderr
