@@ -298,7 +298,7 @@ def measure_size(work: Path, sessions: int, args) -> dict:
         ingest["store"] = Path(ingest["store"])
         if not ingest["store"].is_dir():
             raise SystemExit(f"--views-only: no store {ingest['store']} kept from an earlier run")
-        return measure_views(ingest, bulk, bare, info, sessions, args, made)
+        return measure_views(work, ingest, bulk, bare, info, sessions, args, made)
     print(f"{sessions:,} sessions: bulk_load ...", file=sys.stderr, flush=True)
     bulk_dir = work / f"bulk-{sessions}"
     shutil.rmtree(bulk_dir, ignore_errors=True)
@@ -311,13 +311,13 @@ def measure_size(work: Path, sessions: int, args) -> dict:
     if not args.no_health_run:
         bare = measure_ingest(work, made, sessions, health=False)
         shutil.rmtree(bare["store"], ignore_errors=True)
-    return measure_views(ingest, bulk, bare, info, sessions, args, made)
+    return measure_views(work, ingest, bulk, bare, info, sessions, args, made)
 
 
-def measure_views(ingest: dict, bulk: dict, bare: dict | None, info: dict, sessions: int, args,
+def measure_views(work: Path, ingest: dict, bulk: dict, bare: dict | None, info: dict, sessions: int, args,
                   made: dict | None = None) -> dict:
     """The views, the command line, Chromium (unless ``--no-browser``) and the endpoint (with
-    ``--sparql``) on the store ``ingest`` made; every figure of one size."""
+    ``--sparql``, its database in ``work``) on the store ``ingest`` made; every figure of one size."""
     react = info["notable"]["react_12"]
     if args.views_only:  # the index of a store made by an earlier version gets what this one keeps
         subprocess.run([sys.executable, "-c", "import sys; from trace_explorer.sources.local_store import "

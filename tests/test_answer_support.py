@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import demo_sessions
 from trace_explorer.analysis.support.evidence import edge_text, session_sources
 from trace_explorer.analysis.support.sentences import split_sentences
-from trace_explorer.analysis.support.support import session_support, step_support, support_record
+from trace_explorer.analysis.support.support import session_support, step_support
 from trace_explorer.analysis.support.words import text_words
 from trace_explorer.cli.main import main
 from trace_explorer.model.reader import read_sessions

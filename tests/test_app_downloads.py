@@ -475,7 +475,7 @@ def test_the_answers_support_in_exports_reads_the_chunk_texts_kept_outside_the_s
     # a DocRAG run without reranking: its chosen chunks' words live in the demo's content files,
     # not in the session; the page reads them for the Markdown and the HTML page as for its panel
     docrag = "urn:trustgraph:docrag:67f9d054-d3a9-4268-80a3-e212c205d168"
-    at = open_session(docrag)
+    open_session(docrag)
     markdown = recorded[BUTTON_KEYS["markdown"]].content().decode("utf-8").replace("\\", "")
     assert "1 sentence(s), 0 that nothing in this trace supports" in markdown
     assert "**Sentence 1 (supported):** The inverter warranty covers parts and labour" in markdown

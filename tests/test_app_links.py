@@ -6,7 +6,6 @@ the page or the address."""
 
 from __future__ import annotations
 
-import os
 
 import pytest
 from streamlit.testing.v1 import AppTest

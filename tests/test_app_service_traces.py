@@ -5,7 +5,7 @@ manifest and texts."""
 
 from __future__ import annotations
 
-from tests.test_app import open_session, run_app, unescape, walk
+from tests.test_app import open_session, run_app, walk
 from tests.test_service_traces import BY_NAME, DOCUMENTS, MANIFEST, TEXTS, TRACES
 from tests.workspace_support import sent, step_of, texts, titled
 from trace_explorer.views.step_labels import UNPARSED_REPLY

@@ -8,7 +8,7 @@ import urllib.parse
 
 import pytest
 
-from tests.browser_session_support import (DAG, INSPECTOR, TIMELINE, WORKSPACE, dag, hover_node, selected,
+from tests.browser_session_support import (DAG, INSPECTOR, TIMELINE, dag, hover_node, selected,
                                            session_url, shown_rows, wait_drawn, wait_step)
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
 from tests.list_support import LIST_ROW, open_row

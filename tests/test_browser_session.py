@@ -360,7 +360,6 @@ def test_a_4002_step_run_scrolls_moves_and_opens_its_folds(long_store_url):
         # one page scroll: the timeline is as tall as its rows and the inspector under the
         # selected row, nothing with a scroll of its own; j keeps the selected row and its words
         # in the window
-        body = page.locator(f"{TIMELINE} .te-wf-body")
         for _ in range(30):
             page.keyboard.press("j")
         assert selected(page) == session.steps[33].id

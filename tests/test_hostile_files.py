@@ -257,7 +257,6 @@ def test_limits_belong_to_uploads_and_a_local_file_needs_no_variable(monkeypatch
 
 def test_an_endpoint_answer_nesting_triple_terms_deeply_is_refused_before_parsing():
     """A fetched answer gets the pre-scan too: 100,000 nested triple terms crashed the parser."""
-    import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     from trace_explorer.sources.endpoint import EndpointSource

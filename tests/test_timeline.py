@@ -15,7 +15,6 @@ import pyoxigraph as ox
 import pytest
 
 from tests.conftest import CORPUS, MANIFEST
-from tests.test_waterfall import decoded_ids
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.model.session import Session, Step
 from trace_explorer.views.palette import KIND_COLOURS, kind_colour
