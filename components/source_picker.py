@@ -479,15 +479,20 @@ def _save(store, uploads: list, bar) -> list[str]:
 
 
 class _PhaseText(Phases):
-    """The phases of saving a file (``ingest_phases``: index, store, full-text, health), shown
-    in the progress bar's text with their counts; the bar itself stays at ``fraction()``."""
+    """The phases of saving a file (``ingest_phases``: parse, index, store, full-text, health),
+    shown in the progress bar's text with their counts and the step that runs after a phase's
+    last unit (a flush, a commit); the bar itself stays at ``fraction()``."""
 
     def __init__(self, bar, fraction, name: str):
         self.bar, self.fraction, self.name = bar, fraction, name
-        self.phase, self.total, self.done = "", None, 0
+        self.phase, self.total, self.done, self.what = "", None, 0, ""
 
     def begin(self, phase: str, total: int | None = None) -> None:
-        self.phase, self.total, self.done = phase, total, 0
+        self.phase, self.total, self.done, self.what = phase, total, 0, ""
+        self._show()
+
+    def step(self, what: str) -> None:
+        self.what = what
         self._show()
 
     def set_total(self, total: int) -> None:
@@ -501,7 +506,8 @@ class _PhaseText(Phases):
     def _show(self) -> None:
         count = f"{self.done:,} of {self.total:,}" if self.total is not None else f"{self.done:,}"
         text = (f"Checking the health of {self.name}: {count} sessions…" if self.phase == HEALTH
-                else f"Saving {self.name}: {self.phase}, {count} {UNITS[self.phase]}…")
+                else f"Saving {self.name}: {self.phase}, {count} {UNITS[self.phase]}"
+                     + (f", {self.what}…" if self.what else "…"))
         self.bar.progress(min(self.fraction(), 1.0), text=text)
 
 

@@ -36,7 +36,66 @@ def test_ingest_file_reports_each_phase_with_its_counts(tmp_path):
         ingest_file(local, str(CORPUS / "orchestrated.nq"), phases=phases)
     sessions = len(ORCHESTRATED["sessions"])
     quads = ORCHESTRATED["quads"]
-    assert phases.seen == [(INDEX, sessions, sessions), (STORE, quads, quads), (FULL_TEXT, sessions, sessions)]
+    size = (CORPUS / "orchestrated.nq").stat().st_size
+    assert phases.seen == [(PARSE, size, size), (INDEX, sessions, sessions), (STORE, quads, quads),
+                           (FULL_TEXT, sessions, sessions)]
+
+
+def _streamed_phases(path, monkeypatch, tmp_path) -> list:
+    from trace_explorer.read import rdf_stream
+
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
+    phases = Recorder()
+    with open_local_store(tmp_path / "store") as local:
+        ingest_file(local, str(path), phases=phases)
+    return phases.seen
+
+
+def test_a_streamed_file_is_checked_in_one_pass_then_parsed_each_with_its_total(tmp_path, monkeypatch):
+    # the pre-scan and the digest read the file once, as the check bar shows; the parse bar's
+    # total is the text's bytes, known once that pass is done
+    from trace_explorer.sources.ingest_phases import CHECK
+
+    path = CORPUS / "orchestrated.nq"
+    size, sessions = path.stat().st_size, len(ORCHESTRATED["sessions"])
+    seen = _streamed_phases(path, monkeypatch, tmp_path)
+    assert seen[:2] == [(CHECK, size, size), (PARSE, size, size)]
+    assert seen[2][0] == INDEX and seen[2][1:] == (sessions, sessions)
+
+
+def test_a_streamed_gz_file_checks_in_its_own_bytes_and_parses_in_its_text(tmp_path, monkeypatch):
+    import gzip
+
+    from trace_explorer.sources.ingest_phases import CHECK
+
+    text = (CORPUS / "orchestrated.nq").read_bytes()
+    path = tmp_path / "orchestrated.nq.gz"
+    path.write_bytes(gzip.compress(text))
+    seen = _streamed_phases(path, monkeypatch, tmp_path)
+    given = path.stat().st_size
+    assert given < len(text) // 4
+    assert seen[:2] == [(CHECK, given, given), (PARSE, len(text), len(text))]
+
+
+def test_a_streamed_file_refused_by_the_pre_scan_names_its_line_and_writes_nothing(tmp_path, monkeypatch):
+    from trace_explorer.read import rdf_stream
+    from trace_explorer.read.errors import TraceLoadError
+    from trace_explorer.read.prescan import MAX_TRIPLE_DEPTH
+
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
+    good = (CORPUS / "orchestrated.nq").read_bytes()
+    deep = "<<( " * (MAX_TRIPLE_DEPTH + 1)
+    path = tmp_path / "deep.nq"
+    path.write_bytes(good + f"<urn:s> <urn:p> {deep}<urn:a> <urn:b> <urn:c> .\n".encode())
+    lines = good.count(b"\n") + 1
+    with open_local_store(tmp_path / "store") as local:
+        try:
+            ingest_file(local, str(path))
+        except TraceLoadError as error:
+            assert f"deep.nq:{lines}:" in str(error) and f"nested at most {MAX_TRIPLE_DEPTH} deep" in str(error)
+        else:
+            raise AssertionError("a file nesting triple terms too deep went in")
+        assert len(local.store) == 0
 
 
 def test_the_command_line_draws_a_bar_a_phase_and_ends_with_the_totals(tmp_path, capsys):
@@ -79,6 +138,7 @@ def test_the_apps_progress_text_names_each_phase(tmp_path):
     assert f"Saving orchestrated.nq: index, {sessions} of {sessions} sessions…" in bar.texts
     assert f"Saving orchestrated.nq: store, {quads:,} of {quads:,} quads…" in bar.texts
     assert f"Saving orchestrated.nq: full-text, {sessions} of {sessions} sessions…" in bar.texts
+    assert f"Saving orchestrated.nq: store, {quads:,} of {quads:,} quads, flushing the store…" in bar.texts
 
 
 def test_a_streamed_file_checks_health_in_its_index_pass(tmp_path, capsys, monkeypatch):
@@ -230,3 +290,39 @@ def test_a_path_that_is_no_regular_file_is_refused_before_a_bar_is_drawn(tmp_pat
         f"trace-explorer: {zero}: expected a regular file; this is a character device (/dev/zero), not a regular file",
         last]
     assert re.fullmatch(r"ingested 0 files, 0 quads, 0 texts, 0 sessions indexed in \d+\.\d s, CPU \d+\.\d s", last)
+
+
+def test_a_streamed_file_names_the_work_after_its_last_batch_and_row(tmp_path, capsys, monkeypatch):
+    # the loads, flush, commit and snapshot after a bar's last unit each say what runs, and the
+    # lines left once each bar is done say only the file's name
+    from trace_explorer.read import rdf_stream
+
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(tmp_path / "store")]) == 0
+    err = capsys.readouterr().err
+    drawn = err.replace("\r", "\n").splitlines()
+    for phase, step in ((PARSE, "loading the last batch"), (PARSE, "flushing the store"),
+                        ("index+health", "writing the rows"), (FULL_TEXT, "publishing a snapshot")):
+        assert any(line.startswith(phase) and line.rstrip().endswith(f"orchestrated.nq, {step}]") for line in drawn), step
+    left = [line for line in err.split("\n") if "100%" in line]
+    assert left and all(line.rsplit("\r", 1)[-1].rstrip().endswith("orchestrated.nq]") for line in left)
+
+
+def test_a_bar_nothing_advances_is_redrawn_so_its_clock_moves(monkeypatch):
+    import io
+    import time
+
+    from trace_explorer.cli.ingest_progress import BarPhases
+
+    monkeypatch.setattr(BarPhases, "TICK", 0.05)
+    out = io.StringIO()
+    with BarPhases(file=out) as phases:
+        phases.begin(PARSE, 100)
+        phases.advance(100)
+        phases.step("flushing the store")
+        drawn = out.getvalue().count("\r")
+        time.sleep(0.5)
+        assert out.getvalue().count("\r") >= drawn + 3  # redrawn about ten times, with no advance
+    with BarPhases(quiet=True, file=out) as quiet:
+        quiet.begin(PARSE, 100)
+        assert quiet._ticker is None

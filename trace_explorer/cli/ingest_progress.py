@@ -1,6 +1,8 @@
 """The command line's progress for ``ingest``: a tqdm bar for each phase
 (``sources.ingest_phases``: parse, index, store, full-text, health) with its count and ETA, each
-left on its own line when done (none for a phase with nothing to do), and a last line with the
+left on its own line when done (none for a phase with nothing to do), redrawn each second so that
+its clock moves while work with nothing to count runs (named after the file: ``step``), and a
+last line with the
 totals (the files added, the quads and texts the store gained, the sessions indexed) and the
 seconds each phase took (wall clock and, on a machine shared with other work, the truer CPU
 seconds of the process and of the worker processes it waited for, summed over the files)."""
@@ -8,6 +10,7 @@ seconds of the process and of the worker processes it waited for, summed over th
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import IO
 
@@ -23,8 +26,13 @@ class BarPhases(Phases):
     the bar it left open when the block raises (a Ctrl-C, an error), so the bar is drawn before
     the line that says why, never after it."""
 
+    TICK = 1.0  # seconds between redraws of a bar that nothing advances (its clock moves on)
+
     def __init__(self, quiet: bool = False, file: IO[str] | None = None):
         self.quiet, self.file = quiet, file or sys.stderr
+        self._lock = threading.Lock()  # the bar, between the ingest and the ticker
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
         self.seconds = dict.fromkeys(PHASES, 0.0)
         self.cpu = dict.fromkeys(PHASES, 0.0)
         self.done = dict.fromkeys(PHASES, 0)
@@ -40,6 +48,15 @@ class BarPhases(Phases):
 
     def __exit__(self, *exc) -> None:
         self.finish()
+        self._stop.set()
+
+    def _tick(self) -> None:
+        """Redraw the open bar every ``TICK`` seconds, so that its elapsed time moves while a
+        native call (a flush, a commit) runs with nothing to count."""
+        while not self._stop.wait(self.TICK):
+            with self._lock:
+                if self._bar is not None:
+                    self._bar.refresh()
 
     def begin(self, phase: str, total: int | None = None) -> None:
         from tqdm import tqdm
@@ -51,10 +68,15 @@ class BarPhases(Phases):
         self._phase, self._started, self._started_cpu = phase, time.perf_counter(), cpu_seconds()
         unit = UNITS[phase]
         self.began.add(phase)
-        self._bar = tqdm(total=total, desc=f"{phase:<12}", unit=unit if unit == "B" else f" {unit}",
-                         unit_scale=unit == "B", disable=self.quiet, file=self.file, leave=True)
+        bar = tqdm(total=total, desc=f"{phase:<12}", unit=unit if unit == "B" else f" {unit}",
+                   unit_scale=unit == "B", disable=self.quiet, file=self.file, leave=True, delay=0.0)
         if self.label:
-            self._bar.set_postfix_str(self.label, refresh=False)
+            bar.set_postfix_str(self.label)
+        with self._lock:
+            self._bar = bar
+        if not self.quiet and self._ticker is None:
+            self._ticker = threading.Thread(target=self._tick, name="ingest-bar", daemon=True)
+            self._ticker.start()
 
     def advance(self, n: int) -> None:
         check()
@@ -67,8 +89,17 @@ class BarPhases(Phases):
             return
         self.seconds[self._phase] += time.perf_counter() - self._started
         self.cpu[self._phase] += cpu_seconds() - self._started_cpu
-        self._bar.close()
-        self._phase, self._bar = None, None
+        with self._lock:
+            self._bar.set_postfix_str(self.label, refresh=False)  # the line left says no step
+            self._bar.close()
+            self._phase, self._bar = None, None
+
+    def step(self, what: str) -> None:
+        """Name ``what`` the open bar's phase is doing now, after the file's name."""
+        check()
+        if self._phase is not None:
+            with self._lock:
+                self._bar.set_postfix_str(f"{self.label}, {what}" if self.label else what)
 
     def write(self, line: str) -> None:
         """A line of its own between the bars."""

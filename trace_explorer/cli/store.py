@@ -15,7 +15,7 @@ from ..read.collection import empty_folders, expand_paths, folders_left_out
 from ..read.errors import TraceLoadError
 from ..read.files import check_before_opening, reckoned_text_bytes
 from ..read.formats import DOCUMENTS_JSON, format_for_name
-from ..sources.ingest_phases import HEALTH, PARSE
+from ..sources.ingest_phases import HEALTH
 from ..sources.local_store import ingest_file, open_local_store, reindex
 from ..sources.session_insights import mending_due
 from ..sources.source import SourceError
@@ -193,11 +193,9 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
     run = IngestRun()
     for path in files:
         phases.label = path.name
-        gz = str(path).endswith(".gz")
         try:
             check_before_opening(str(path))  # before a bar is drawn
-            phases.begin(PARSE, None if gz or not path.is_file() else path.stat().st_size)
-            done = ingest_file(store, str(path), progress=phases.advance, phases=phases,  # a .gz: text, no total
+            done = ingest_file(store, str(path), phases=phases,  # its bars, from the check on
                                written=written, rows_reader=health, count_gained=count_gained)
         except TraceLoadError as error:
             phases.finish()

@@ -21,7 +21,7 @@ from .json_files import read_json_file
 from .json_stream import MAX_JSON_VALUES
 from .limits import MAX_EXPANDED_VARIABLE, NO_LIMIT, file_too_big, format_size, max_expanded_bytes, max_file_bytes
 from .loaded import LoadedFile
-from .prescan import check_before_parsing
+from .prescan import check_before_parsing, scanner_for
 from .rdf import read_rdf
 from . import rdf_stream
 from .rdf_stream import LINE_FORMATS, StreamedFile, open_streamed
@@ -115,30 +115,44 @@ def reckoned_text_bytes(name: str, given: int) -> int:
     return given * (GZ_RATIO if name.lower().endswith(".gz") else 1)
 
 
-def stream_trace_file(name: str, *, max_bytes: int = NO_LIMIT, progress: Progress | None = None) -> StreamedFile | None:
-    """A person's own N-Quads or N-Triples file ``name`` of at least ``rdf_stream.STREAM_BYTES``
-    (a ``.gz`` of at least an eighth of that: ``GZ_RATIO``),
-    ready to be read a batch of quads at a time (``rdf_stream.StreamedFile.batches``), once the
-    checks ``read_trace_file`` makes before parsing have passed; None when it is to be read whole
-    with ``read_trace_file`` (another format, a smaller file, one naming blank nodes, a blank or
-    missing one, or no regular file: that call words why it fails). ``max_bytes`` caps the text
-    (none by default: ``limits``); ``progress(n)`` as the parser consumes each further ``n`` bytes. Raises
-    TraceLoadError (naming the line) for what the checks refuse, or a file that cannot be read."""
-    fmt = format_for_name(name)
-    if fmt not in LINE_FORMATS or not os.path.isfile(name):
-        return None
+def streams(name: str, max_bytes: int = NO_LIMIT) -> bool:
+    """Whether ``stream_trace_file`` reads the file ``name`` (with a cap of ``max_bytes`` bytes
+    of text) in batches, so far as its name and size tell without reading it: a person's own
+    N-Quads or N-Triples file of at least ``rdf_stream.STREAM_BYTES`` (a ``.gz`` of at least
+    an eighth of that: ``GZ_RATIO``). Its pass over the text may still find it is to be read
+    whole (a blank node, a blank file)."""
+    if format_for_name(name) not in LINE_FORMATS or not os.path.isfile(name):
+        return False
     try:
         given = os.path.getsize(name)
     except OSError:
-        return None
+        return False
     gz = name.lower().endswith(".gz")
-    if reckoned_text_bytes(name, given) < rdf_stream.STREAM_BYTES or (not gz and given > max_bytes):
+    return reckoned_text_bytes(name, given) >= rdf_stream.STREAM_BYTES and (gz or given <= max_bytes)
+
+
+def stream_trace_file(name: str, *, max_bytes: int = NO_LIMIT, progress: Progress | None = None,
+                      checked: Progress | None = None) -> StreamedFile | None:
+    """A file ``name`` that ``streams``, ready to be read a batch of quads at a time
+    (``rdf_stream.StreamedFile.batches``), once one pass over its text has made the checks
+    ``read_trace_file`` makes before parsing (``prescan``) and taken its digest; None when it is
+    to be read whole with ``read_trace_file`` (one that does not ``stream``, names blank nodes,
+    is blank or missing: that call words why it fails). ``max_bytes`` caps the text (none by
+    default: ``limits``); ``checked(n)`` as that pass reads each further ``n`` bytes of the file
+    as given (compressed, for a ``.gz``), ``progress(n)`` as the parser then consumes each
+    further ``n`` bytes of text. Raises TraceLoadError (naming the line) for what the checks
+    refuse, or a file that cannot be read."""
+    if not streams(name, max_bytes):
         return None  # (read whole, a file over the limit is refused with words of its own)
-    read = opener(name, None)
+    fmt = format_for_name(name)
+    given = os.path.getsize(name)
+    gz = name.lower().endswith(".gz")
     with worded_errors(name, given, max_bytes):
-        check_before_parsing(name, read, fmt, max_bytes)
-        streamed = open_streamed(name, read, fmt, progress, max_bytes=max_bytes)
+        streamed = open_streamed(name, opener(name, None, checked if gz else None), fmt, progress,
+                                 max_bytes=max_bytes, scanner=scanner_for(name, fmt),
+                                 checked=None if gz else checked)
     if streamed is not None:
+        streamed.open_bytes = opener(name, None)  # the parse's progress is in text, not in the file's bytes
         streamed.wording = lambda: worded_errors(name, given, max_bytes)
     return streamed
 

@@ -77,15 +77,7 @@ def check_before_parsing(name: str, open_bytes: Opener, fmt: ox.RdfFormat | str,
     first thing refused (see the module), naming ``name`` and the line. ``fmt``: an RdfFormat,
     or any other value for JSON. Reads at most ``max_bytes`` (the parser reads no further).
     Stops quietly at data it cannot read (bad gzip): the parser reports that."""
-    if fmt == ox.RdfFormat.RDF_XML:
-        scanner = _XmlScan(name)
-    elif fmt == ox.RdfFormat.JSON_LD or not isinstance(fmt, ox.RdfFormat):
-        scanner = _NestingScan(name, _JSON_SKIP, {b"[": 1, b"{": 1, b"]": -1, b"}": -1}, MAX_JSON_DEPTH,
-                               "JSON arrays and objects", "a trace needs a handful", turtle=False)
-    else:
-        scanner = _NestingScan(name, _TURTLE_SKIP, {b"<<": 1, b">>": -1}, MAX_TRIPLE_DEPTH,
-                               "quoted triples and triple terms (<< >>, <<( )>>)", "a trace needs one or two",
-                               turtle=True, one_line=fmt in (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS))
+    scanner = scanner_for(name, fmt)
     try:
         with open_bytes() as source:
             read = 0
@@ -98,6 +90,22 @@ def check_before_parsing(name: str, open_bytes: Opener, fmt: ox.RdfFormat | str,
                     return
     except (OSError, EOFError, zlib.error):
         return
+
+
+def scanner_for(name: str, fmt: ox.RdfFormat | str) -> _Scan:
+    """The scan of a file ``name`` in ``fmt`` (an RdfFormat, or any other value for JSON), for
+    a pass that reads the text for more than this check (``rdf_stream.open_streamed`` takes the
+    digest in the same pass): ``feed(chunk, final)`` each further chunk, in order, ``final``
+    True with the last (an empty one at the end will do); it raises TraceLoadError at the first
+    thing refused, and returns True once nothing more can be judged (the rest need not be fed)."""
+    if fmt == ox.RdfFormat.RDF_XML:
+        return _XmlScan(name)
+    if fmt == ox.RdfFormat.JSON_LD or not isinstance(fmt, ox.RdfFormat):
+        return _NestingScan(name, _JSON_SKIP, {b"[": 1, b"{": 1, b"]": -1, b"}": -1}, MAX_JSON_DEPTH,
+                            "JSON arrays and objects", "a trace needs a handful", turtle=False)
+    return _NestingScan(name, _TURTLE_SKIP, {b"<<": 1, b">>": -1}, MAX_TRIPLE_DEPTH,
+                        "quoted triples and triple terms (<< >>, <<( )>>)", "a trace needs one or two",
+                        turtle=True, one_line=fmt in (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS))
 
 
 class _Scan:

@@ -1,9 +1,9 @@
 """A large N-Quads or N-Triples file read a batch of quads at a time, so that what is held at
 once is one batch (``BATCH`` quads), whatever the file's size.
 
-The file is read twice. First its bytes alone (``open_streamed``: no parsing, about 0.3 s a
-100 MB): their SHA-256, the digest a store skips a file it has by, and whether the text is
-blank or names a blank node. Then ``BATCH`` lines at a time (``StreamedFile.batches``), each
+The file is read twice. First its bytes alone (``open_streamed``: no parsing): their SHA-256,
+the digest a store skips a file it has by, whether the text is blank or names a blank node, and
+the pre-scan's refusals (``prescan``), all in that one pass. Then ``BATCH`` lines at a time (``StreamedFile.batches``), each
 batch parsed by pyoxigraph, its quoted triples brought to one spelling (``quoted_triples``),
 and handed out with its text (``Batch``), which the writer's store loads itself while the next
 batch is parsed (``sources.local_store``). A parse error part way raises TraceLoadError,
@@ -22,7 +22,7 @@ import contextlib
 import io
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import pyoxigraph as ox
 
@@ -154,18 +154,36 @@ def _long_line(piece: bytes, current: int) -> int | None:
 
 
 def open_streamed(name: str, open_bytes: Opener, fmt: ox.RdfFormat, progress: Progress | None = None, *,
-                  max_bytes: int | None = None) -> StreamedFile | None:
+                  max_bytes: int | None = None, scanner: Scanner | None = None,
+                  checked: Progress | None = None) -> StreamedFile | None:
     """The file ``open_bytes()`` (its text, decompressed) in ``fmt`` ready to be read in batches,
-    once its bytes were read through for their digest; None when it is to be read whole
-    (``rdf.read_rdf``, which words why a file fails): not a line format, blank, or naming a
-    blank node. Raises ``streams.OverLimit`` past ``max_bytes`` and
+    once its bytes were read through for their digest, each chunk also fed to ``scanner`` (the
+    pre-scan's refusals, ``prescan.scanner_for``: one pass over the file for both) and
+    ``checked(n)`` called as each further ``n`` bytes of text are read; None when it is to be
+    read whole (``rdf.read_rdf``, which words why a file fails): not a line format, blank, or
+    naming a blank node. ``progress``: the batches' (``StreamedFile``). Raises TraceLoadError
+    for what ``scanner`` refuses, ``streams.OverLimit`` past ``max_bytes`` and
     ``streams.DecompressionError`` for bad ``.gz`` data, for the caller to word."""
     if fmt not in LINE_FORMATS:
         return None
-    with TextStream(open_bytes, max_bytes) as stream:
+    with TextStream(open_bytes, max_bytes, checked) as stream:
         raw = stream.buffered()
-        while raw.read(CHUNK):
-            pass
+        scanning = scanner is not None
+        while True:
+            # a long piece the scan carries grows the next read, so each byte is matched a few times at most
+            chunk = raw.read(max(CHUNK, len(scanner.carry)) if scanning else CHUNK)
+            if scanning:
+                scanning = not scanner.feed(chunk, not chunk)
+            if not chunk:
+                break
     if stream.blank or stream.blank_node_label:
         return None
     return StreamedFile(name, fmt.name, stream.size, stream.digest(), fmt, open_bytes, progress, max_bytes)
+
+
+class Scanner(Protocol):
+    """What ``open_streamed`` feeds the text to (``prescan.scanner_for``)."""
+
+    carry: bytes
+
+    def feed(self, chunk: bytes, final: bool) -> bool: ...

@@ -28,15 +28,34 @@ _NOT_BLANK = re.compile(rb"\S")
 _BOM = b"\xef\xbb\xbf"
 
 
-def opener(name: str, data: bytes | None) -> Opener:
+def opener(name: str, data: bytes | None, compressed: Progress | None = None) -> Opener:
     """How to read the file ``name`` (or its bytes ``data``) from the start: decompressed on the
-    fly when the name ends in ``.gz``."""
+    fly when the name ends in ``.gz``, ``compressed(n)`` then called as each further ``n`` bytes
+    of the file as given are read (a bar's progress in the file's own size)."""
     def raw() -> BinaryIO:
         return io.BytesIO(data) if data is not None else open(name, "rb")  # noqa: SIM115 - closed by its reader
 
     if name.lower().endswith(".gz"):
+        if compressed is not None:
+            return lambda: gzip.GzipFile(fileobj=_Counted(raw(), compressed), mode="rb")
         return lambda: gzip.GzipFile(fileobj=raw(), mode="rb")
     return raw
+
+
+class _Counted:
+    """A binary file whose reads are reported to ``counted(n)`` (what a GzipFile reads from)."""
+
+    def __init__(self, source: BinaryIO, counted: Progress):
+        self._source, self._counted = source, counted
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._source.read(size)
+        if chunk:
+            self._counted(len(chunk))
+        return chunk
+
+    def close(self) -> None:
+        self._source.close()
 
 
 class DecompressionError(OSError):

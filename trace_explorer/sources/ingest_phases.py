@@ -1,13 +1,16 @@
 """The phases of an ingest into a local store, as a writer reports them to whoever shows
 progress (the command line draws a bar for each: ``cli.ingest_progress``).
 
-An ingest goes through, in order: ``PARSE`` (bytes of the file read and parsed), ``INDEX``
+An ingest goes through, in order: ``CHECK`` (for a file read a batch at a time, below: the
+bytes of the file as given, read once before parsing for the pre-scan's refusals and the digest),
+``PARSE`` (bytes of text read and parsed), ``INDEX``
 (sessions read for their index rows), ``STORE`` (quads written into the store), ``FULL_TEXT``
 (the index rows and their searched words written into SQLite and FTS5, in one transaction)
 and, once every file is in, ``HEALTH`` (sessions checked). A writer calls ``begin(phase,
 total)`` when a phase starts (``total`` in the phase's unit, or None when unknown), then
 ``advance(n)`` as each further ``n`` units are done; a phase ends when the next begins or
-``finish()`` is called. ``NO_PHASES`` listens to nothing. A large N-Quads or N-Triples file is
+``finish()`` is called; ``step(what)`` names work within a phase that has no count (the flush
+after the last batch, the commit after the last row). ``NO_PHASES`` listens to nothing. A large N-Quads or N-Triples file is
 read a batch at a time (``read.rdf_stream``): each batch is written as it is parsed, so its
 ``PARSE`` covers ``STORE`` too, and its rows are written as they are read, so ``INDEX`` covers
 ``FULL_TEXT`` (which then only counts them); when the health check reads its sessions in that
@@ -21,10 +24,10 @@ from __future__ import annotations
 import os
 import time
 
-PARSE, INDEX, STORE, FULL_TEXT, HEALTH = "parse", "index", "store", "full-text", "health"
+CHECK, PARSE, INDEX, STORE, FULL_TEXT, HEALTH = "check", "parse", "index", "store", "full-text", "health"
 INDEX_HEALTH = "index+health"
-PHASES = (PARSE, INDEX, INDEX_HEALTH, STORE, FULL_TEXT, HEALTH)
-UNITS = {PARSE: "B", INDEX: "sessions", INDEX_HEALTH: "sessions", STORE: "quads", FULL_TEXT: "sessions",
+PHASES = (CHECK, PARSE, INDEX, INDEX_HEALTH, STORE, FULL_TEXT, HEALTH)
+UNITS = {CHECK: "B", PARSE: "B", INDEX: "sessions", INDEX_HEALTH: "sessions", STORE: "quads", FULL_TEXT: "sessions",
          HEALTH: "sessions"}
 
 
@@ -39,6 +42,10 @@ class Phases:
 
     def finish(self) -> None:
         """The current phase is over."""
+
+    def step(self, what: str) -> None:
+        """The current phase is now doing ``what`` (a few words: "flushing the store"), work
+        with no count of its own, such as what follows its last unit."""
 
 
 NO_PHASES = Phases()

@@ -59,7 +59,7 @@ import pyoxigraph as ox
 from ..read.collection import LoadedSource
 from ..read.collector import collector_paused
 from ..read.errors import TraceLoadError
-from ..read.files import read_trace_file, stream_trace_file
+from ..read.files import read_trace_file, stream_trace_file, streams
 from ..read.limits import NO_LIMIT
 from ..read.worker import read_in_worker
 from ..read.loaded import LoadedFile
@@ -67,7 +67,7 @@ from ..read.rdf_stream import StreamedFile
 from ..read.streams import Progress
 from .filter import SessionFilter
 from .index_typed import TypedWrite
-from .ingest_phases import NO_PHASES, STORE, Phases, cpu_seconds
+from .ingest_phases import CHECK, NO_PHASES, PARSE, STORE, Phases, cpu_seconds
 from .session_index import INDEX_FILE, IndexUpdate, RowsReader, SessionIndex, StreamedIndexUpdate, build_index
 from .snapshots import SNAPSHOTS_DIR, Snapshot, current_generation, open_snapshot, publish
 from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
@@ -414,8 +414,9 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     text read (``read.files.read_trace_file``); ``timings``, when given, gets the seconds spent
     reading ("read"), writing the quads ("write", the snapshot included) and indexing ("index"),
     and their CPU seconds ("read cpu", ...; a file read a batch at a time: "read" its checks and
-    digest, "write" its parse and write together). ``phases`` hears of each phase after the parse
-    (``ingest_phases``: index, store, full-text); ``written`` (``written_triples``) keeps the
+    digest, "write" its parse and write together). ``phases`` hears of each phase
+    (``ingest_phases``: check, for a file read a batch at a time, then parse, index, store,
+    full-text), the parse's bytes as ``progress`` does; ``written`` (``written_triples``) keeps the
     quads written, for the health check after; ``rows_reader`` (``session_index.RowsReader``)
     reads the index rows of a file read a batch at a time, so that what else its sessions are
     read for (the health check) takes the same pass. ``count_gained``: count the quads the store
@@ -423,12 +424,16 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
     added (``skipped`` when the same bytes were ingested before). Raises TraceLoadError on bad input (the store is untouched
     then); OSError when the store cannot be written; SourceError for a closed store."""
     clock = _Clock(timings)
-    streamed = None
-    if not untrusted and data is None:
-        streamed = stream_trace_file(name, max_bytes=NO_LIMIT if max_bytes is None else max_bytes, progress=progress)
-    if streamed is not None:
-        clock.lap("read")  # the checks and the digest's pass; the parse is timed with the write
-        return _ingest_streamed(local, streamed, clock, phases, written, rows_reader, count_gained)
+    cap = NO_LIMIT if max_bytes is None else max_bytes
+    progress = _parsed(progress, phases)
+    if not untrusted and data is None and streams(name, cap):
+        phases.begin(CHECK, _size(name))
+        streamed = stream_trace_file(name, max_bytes=cap, progress=progress, checked=phases.advance)
+        if streamed is not None:
+            clock.lap("read")  # the checks and the digest's pass; the parse is timed with the write
+            phases.begin(PARSE, streamed.size)
+            return _ingest_streamed(local, streamed, clock, phases, written, rows_reader, count_gained)
+    phases.begin(PARSE, None if name.lower().endswith(".gz") else len(data) if data is not None else _size(name))
     if untrusted:
         loaded = read_in_worker(name, data, max_bytes=max_bytes)
         if progress is not None:
@@ -491,11 +496,13 @@ def ingest_loaded(local: LocalStore, loaded: LoadedFile, clock: _Clock | None = 
             phases.advance(len(quads))
         del quads
         if publish:
+            phases.step("flushing the store")
             store.flush()
         clock.lap("write")
         update.apply([(name, loaded.digest)], phases)
         clock.lap("index")
         if publish:
+            phases.step("publishing a snapshot")
             _publish(store, local.path, local.index)  # after the index: a reader of the new snapshot finds its rows
             clock.lap("write")
     return LoadedSource(name, loaded.format, loaded.size, count, len(loaded.documents), loaded.recovered,
@@ -554,6 +561,7 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
                         written.add(batch.quads, text)
                 del batch, text
             if loading is not None:
+                phases.step("loading the last batch")
                 loading.result()
             clock.lap("write")
         except BaseException:
@@ -568,17 +576,38 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
         loader.shutdown()
         if written is not None and written.kept:
             update.triples_of = written.session_quads
+        phases.step("flushing the store")
         store.flush()
         kept_all = from_written and written.kept
         update.apply([(name, streamed.digest)], phases, rows_reader,
                      TypedWrite(True, written.typed_iris()) if kept_all else update.typed_write(fresh))
         clock.lap("index")
+        phases.step("publishing a snapshot")
         _publish(store, local.path, index)  # after the index: a reader of the new snapshot finds its rows
         clock.lap("write")
     return LoadedSource(name, streamed.format, streamed.size, streamed.quads, 0, streamed.recovered,
                         gained=gained if count_gained else None, text_iris=tuple(update.texts_given))
 
 
+
+
+def _parsed(progress: Progress | None, phases: Phases) -> Progress:
+    """What hears of each further ``n`` bytes parsed: ``progress`` and the parse phase's bar."""
+    if progress is None:
+        return phases.advance
+
+    def both(n: int) -> None:
+        progress(n)
+        phases.advance(n)
+    return both
+
+
+def _size(name: str) -> int | None:
+    """The bytes of the file ``name``, None when it cannot be asked (its read then says why)."""
+    try:
+        return os.path.getsize(name)
+    except OSError:
+        return None
 
 
 def is_empty(store: ox.Store) -> bool:

@@ -992,6 +992,7 @@ class StreamedIndexUpdate:
             for rows in rows_reader.rows(roots, self.triples_of):
                 phases.advance(len(rows))
                 yield rows
+            phases.step("writing the rows")  # what follows the last: the typed IRIs, the commit
 
         def batches() -> Iterable[list[dict]]:
             for start in range(0, len(roots), _BATCH):
@@ -1005,6 +1006,7 @@ class StreamedIndexUpdate:
                         rows = [index_row(reader.read(r)) for r in chunk if r in reader.roots]
                 phases.advance(len(chunk))
                 yield rows
+            phases.step("writing the rows")
 
         written = self.index.replace_batches(roots, batches() if rows_reader is None else read(), files,
                                              typed if typed is not None else self.typed_write(False))
