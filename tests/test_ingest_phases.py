@@ -240,7 +240,10 @@ def test_reindex_draws_the_index_bars_as_ingest_does(tmp_path, capsys):
     assert set(finished) == {INDEX, FULL_TEXT, HEALTH}
     for phase in (INDEX, FULL_TEXT, HEALTH):
         assert f"| {sessions}/{sessions} [" in finished[phase]
-    assert err.strip().splitlines()[-1] == f"{store}: {sessions:,} sessions indexed"
+    # the last line gives the time and each phase's, as ingest's does
+    last = err.strip().splitlines()[-1]
+    assert re.fullmatch(rf"{re.escape(str(store))}: {sessions:,} sessions indexed in \d+\.\d s, CPU \d+\.\d s "
+                        rf"\(wall/CPU: index [\d.]+/[\d.]+ s, full-text [\d.]+/[\d.]+ s, health [\d.]+/[\d.]+ s\)", last), last
 
 
 def test_a_ctrl_c_leaves_the_bar_above_the_interrupted_line_and_draws_nothing_after(tmp_path, capsys, monkeypatch):

@@ -8,7 +8,8 @@ endpoint (content files may still be given beside either). A file that fails to 
 reported on stderr and skipped; the rest are still read, and the exit status is then 1.
 Exit status 2: bad usage (an unknown output suffix too), nothing could be loaded, the source
 failed, no such session, an export that could not be written, or output that could not be
-written (a full disk).
+written (a full disk). Exit status 141 (``READER_GONE``): the reader of the output went away
+(``| head``), quietly, as a shell reports a program a closed pipe stopped (128 + SIGPIPE).
 
 Each command lives in a module of its own with ``add_parser(commands)``, which sets ``run`` (a
 command that reads a source: ``run(args, source)``) or ``act`` (one that opens what it needs
@@ -55,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as Python's docs advise
         _let_stdout_go()
-        return 1
+        return READER_GONE
     except OSError as error:  # the output could not be written (a full disk): one line, not a traceback
         _let_stdout_go()
         report([f"cannot write the output: {error.strerror or error}"])
@@ -65,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if dropped:
             report([f"warning: read with triple patterns instead of the SPARQL service, which failed: {dropped}"])
     return status or (1 if errors else 0)
+
+
+READER_GONE = 128 + 13  # SIGPIPE's number: not 1, which says a file failed to load
 
 
 def _let_stdout_go() -> None:

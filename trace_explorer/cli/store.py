@@ -66,7 +66,7 @@ def _reindex(args) -> int:
     except SourceError as error:
         report([str(error)])
         return 2
-    print(f"{args.store}: {count:,} sessions indexed", file=sys.stderr)
+    print(f"{args.store}: {count:,} sessions indexed {phases.times()}", file=sys.stderr)
     return 0
 
 
