@@ -69,9 +69,8 @@ class BarPhases(Phases):
         unit = UNITS[phase]
         self.began.add(phase)
         bar = tqdm(total=total, desc=f"{phase:<12}", unit=unit if unit == "B" else f" {unit}",
-                   unit_scale=unit == "B", disable=self.quiet, file=self.file, leave=True, delay=0.0)
-        if self.label:
-            bar.set_postfix_str(self.label)
+                   unit_scale=unit == "B", disable=self.quiet, file=self.file, leave=True,
+                   postfix=self.label or None)  # on its first drawing too
         with self._lock:
             self._bar = bar
         if not self.quiet and self._ticker is None:
