@@ -202,3 +202,32 @@ def test_a_bar_counts_the_sessions_checked_on_a_terminal_only(monkeypatch, capsy
     monkeypatch.undo()
     assert main(["lint", "--demo", "--fail-on", "error"]) == 0
     assert "lint:" not in capsys.readouterr().err
+
+
+def test_a_large_store_is_checked_in_worker_processes_with_the_same_findings(capsys, tmp_path, broken_files,
+                                                                            monkeypatch):
+    # what one process finds, in the same order, from batches of 3 sessions in two processes
+    from trace_explorer.analysis.health import lint_workers
+
+    store = open_local_store(tmp_path / "store")
+    for path in [CORPUS / "collection.trig", CORPUS / "orchestrated.nq", CORPUS / "seed-sessions.ttl", *broken_files]:
+        ingest_file(store, str(path))
+    store.close()
+    args = ["lint", "--store", str(tmp_path / "store"), "--format", "json"]
+    assert main(args) == 1
+    alone = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr(lint_workers, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(lint_workers, "BATCH", 3)
+    monkeypatch.setattr(lint_workers, "workers_for", lambda: 1)
+    batches = []
+    real = lint_workers.check_snapshot
+    monkeypatch.setattr(lint_workers, "check_snapshot",
+                        lambda *a, progress: real(*a, progress=lambda n: batches.append(n) or progress(n)))
+    assert main(args) == 1
+    assert json.loads(capsys.readouterr().out) == alone
+    assert "dangling-derivation" in {f["rule"] for f in alone} and len(alone) > 5
+    from trace_explorer.analysis.health.checks import all_roots
+    from trace_explorer.sources.local_store import local_source
+
+    roots = all_roots(local_source(tmp_path / "store"))  # every session, 3 at a time
+    assert len(roots) > 9 and sum(batches) == len(roots) and max(batches) == 3

@@ -38,6 +38,7 @@ def _lint(args, source: TraceSource) -> int:
     from tqdm import tqdm
 
     from ..analysis.health.checks import all_roots, check_source
+    from ..analysis.health.lint_workers import check_snapshot, in_workers
     from ..sources.trustgraph.source import TrustGraphSource, copy_of_all
 
     if isinstance(source, TrustGraphSource):  # its gateway answers no full SPARQL: check a copy
@@ -45,7 +46,9 @@ def _lint(args, source: TraceSource) -> int:
     roots = all_roots(source)
     # a bar on a terminal only: a large store takes minutes, a log or a pipe needs none
     with tqdm(total=len(roots), unit="session", desc="lint", disable=not sys.stderr.isatty(), file=sys.stderr) as bar:
-        findings = list(check_source(source, roots, progress=bar.update))
+        # a large local store on every core; anything else here
+        check = check_snapshot if in_workers(source, roots) else check_source
+        findings = list(check(source, roots, progress=bar.update))
     if args.format == "json":
         print(json.dumps([f.as_json() for f in findings], ensure_ascii=False, indent=2))
     else:
