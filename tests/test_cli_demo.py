@@ -130,3 +130,21 @@ def test_every_demo_docrag_sessions_evidence_gives_its_chunks_texts_or_says_why_
             else:
                 iri = chunk.rsplit("<", 1)[1].rstrip(">")
                 assert " ".join(texts[iri].split()).startswith(text.removesuffix(" …")), (iri, text)
+
+
+def test_a_reader_that_goes_away_after_a_large_write_began_gets_141(tmp_path):
+    # ``list --format csv | head -c 10``: one print of the whole CSV, far larger than the pipe
+    # holds; the reader closes after its first bytes, part way through that write
+    import pyoxigraph as ox
+
+    lines = [f'<urn:trustgraph:question:{n:06d}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> '
+             f'<https://trustgraph.ai/ns/AgentQuestion> .' for n in range(20000)]
+    path = tmp_path / "many.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert len(list(ox.parse(path.read_bytes(), format=ox.RdfFormat.N_TRIPLES))) == 20000
+    proc = subprocess.Popen([sys.executable, "-m", "trace_explorer.cli", "list", str(path), "--limit", "0",
+                             "--format", "csv"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141 and err == b""

@@ -329,3 +329,17 @@ def test_a_bar_nothing_advances_is_redrawn_so_its_clock_moves(monkeypatch):
     with BarPhases(quiet=True, file=out) as quiet:
         quiet.begin(PARSE, 100)
         assert quiet._ticker is None
+
+
+def test_a_streamed_file_already_in_the_store_draws_its_check_and_no_parse_bar(tmp_path, capsys, monkeypatch):
+    from trace_explorer.read import rdf_stream
+
+    monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
+    args = ["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(tmp_path / "store")]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(args) == 0
+    err = capsys.readouterr().err.replace("\r", "\n")
+    assert "already in the store, nothing added" in err
+    assert not any(line.startswith(PARSE) for line in err.splitlines())
+    assert " check " in err.strip().splitlines()[-1] and f" {PARSE} " not in err.strip().splitlines()[-1]

@@ -231,3 +231,35 @@ def test_a_large_store_is_checked_in_worker_processes_with_the_same_findings(cap
 
     roots = all_roots(local_source(tmp_path / "store"))  # every session, 3 at a time
     assert len(roots) > 9 and sum(batches) == len(roots) and max(batches) == 3
+
+
+def test_a_ctrl_c_while_workers_check_ends_them_and_the_command_says_interrupted(capsys, tmp_path, monkeypatch):
+    import multiprocessing
+    import time
+
+    from trace_explorer.analysis.health import lint_workers
+    from trace_explorer.analysis.health.checks import all_roots
+    from trace_explorer.sources.local_store import local_source
+
+    store = open_local_store(tmp_path / "store")
+    for path in [CORPUS / "collection.trig", CORPUS / "orchestrated.nq"]:
+        ingest_file(store, str(path))
+    store.close()
+    source = local_source(tmp_path / "store")
+    monkeypatch.setattr(lint_workers, "BATCH", 2)
+    monkeypatch.setattr(lint_workers, "workers_for", lambda: 1)
+
+    def ctrl_c(_):
+        raise KeyboardInterrupt
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        list(lint_workers.check_snapshot(source, all_roots(source), progress=ctrl_c))
+    assert multiprocessing.active_children() == [] and time.monotonic() - started < 60  # no worker left waiting
+
+    # the command: one line and 130, as ingest's Ctrl-C, not a traceback
+    monkeypatch.setattr(lint_workers, "PARALLEL_FROM", 0)
+    real = lint_workers.check_snapshot
+    monkeypatch.setattr(lint_workers, "check_snapshot", lambda *a, progress: real(*a, progress=ctrl_c))
+    assert main(["lint", "--store", str(tmp_path / "store")]) == 130
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines()[-1] == "trace-explorer: interrupted" and "Traceback" not in captured.err

@@ -48,12 +48,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     report(errors)
     if source is None:
         return 2
+    stdout = sys.stdout
+    sys.stdout = _InPieces(stdout)
     try:
         status = args.run(args, source)
         sys.stdout.flush()  # a write that fails (a full disk) fails here, where it is said, not at exit
     except SourceError as error:
         report([str(error)])
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: nothing is written by a command that reads
+        report(["interrupted"])
+        return 130
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as Python's docs advise
         _let_stdout_go()
         return READER_GONE
@@ -62,10 +67,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         report([f"cannot write the output: {error.strerror or error}"])
         return 2
     finally:
+        sys.stdout = stdout
         dropped = getattr(source, "sparql_failure", None)  # a gateway's SPARQL service given up
         if dropped:
             report([f"warning: read with triple patterns instead of the SPARQL service, which failed: {dropped}"])
     return status or (1 if errors else 0)
+
+
+class _InPieces:
+    """Standard output written ``PIECE`` characters at a time: CPython's buffered writer hands
+    a larger write to the system whole, and when the reader goes away part way (``| head``)
+    it reports the part written and drops the error, so the command would end with 0 and its
+    output cut. A piece at a time, the next write raises BrokenPipeError."""
+
+    PIECE = 1 << 16
+
+    def __init__(self, out):
+        self._out = out
+
+    def write(self, text: str) -> int:
+        for start in range(0, len(text), self.PIECE):
+            self._out.write(text[start:start + self.PIECE])
+        return len(text)
+
+    def __getattr__(self, name):
+        return getattr(self._out, name)
 
 
 READER_GONE = 128 + 13  # SIGPIPE's number: not 1, which says a file failed to load

@@ -431,7 +431,6 @@ def ingest_file(local: LocalStore, name: str, data: bytes | None = None, *,
         streamed = stream_trace_file(name, max_bytes=cap, progress=progress, checked=phases.advance)
         if streamed is not None:
             clock.lap("read")  # the checks and the digest's pass; the parse is timed with the write
-            phases.begin(PARSE, streamed.size)
             return _ingest_streamed(local, streamed, clock, phases, written, rows_reader, count_gained)
     phases.begin(PARSE, None if name.lower().endswith(".gz") else len(data) if data is not None else _size(name))
     if untrusted:
@@ -528,8 +527,10 @@ def _ingest_streamed(local: LocalStore, streamed: StreamedFile, clock: _Clock, p
     gained = 0
     with local._writing:
         store, index = local._open(), local.index
-        if index.is_ingested(streamed.digest):
+        if index.is_ingested(streamed.digest):  # known by the check's digest: no parse bar
+            phases.finish()
             return LoadedSource(name, streamed.format, streamed.size, 0, 0, 0, skipped=True)
+        phases.begin(PARSE, streamed.size)
         fresh = is_empty(store)
         begin(local.path, store, index, name, (), True, lambda: _publish(store, local.path, index))
         if written is None:

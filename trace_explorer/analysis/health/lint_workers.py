@@ -13,7 +13,6 @@ in the same order, as ``checks.check_source`` gives in one process.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
 import pyoxigraph as ox
@@ -26,7 +25,6 @@ from .checks import BATCH, Finding, check_sessions, entities_under
 from .pass_workers import workers_for
 
 PARALLEL_FROM = 2_000  # sessions: fewer are checked in this process alone (a worker takes 1-2 s to start)
-_AHEAD = 2  # batches sent to each worker before the first is waited for
 
 
 def in_workers(source: TraceSource, roots: list[str]) -> bool:
@@ -40,29 +38,20 @@ def check_snapshot(source: SnapshotSource, roots: list[str], *, progress: Callab
                    ) -> Iterator[Finding]:
     """The findings of the sessions ``roots`` (sorted IRIs) of the local store's snapshot
     ``source``, as ``checks.check_source`` gives them, checked in worker processes (see the
-    module); ``progress(n)`` as each batch of ``n`` sessions is done. Raises SourceError when
-    the store fails, RuntimeError when a worker cannot open the snapshot."""
+    module); ``progress(n)`` as each batch of ``n`` sessions is done. The workers leave Ctrl-C
+    to this process: the KeyboardInterrupt raised here ends them (``Pool.terminate``) before it
+    goes on. Raises SourceError when the store fails, RuntimeError when a worker cannot open
+    the snapshot."""
     extending = entities_under(source, roots, scan=True)
-    chunks = [roots[i:i + BATCH] for i in range(0, len(roots), BATCH)]
-    workers = workers_for() + 1
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_open_snapshot,
-                             initargs=(str(source.snapshot.path), dict(source.documents))) as pool:
-        # submitted a few ahead, so that a worker's findings wait in memory for a few batches at most
-        pending = []
-        for chunk in chunks:
-            pending.append((len(chunk), pool.submit(_check, chunk, {r: extending[r] for r in chunk if r in extending})))
-            if len(pending) > workers * _AHEAD:
-                yield from _done(pending.pop(0), progress)
-        for item in pending:
-            yield from _done(item, progress)
-
-
-def _done(item, progress: Callable[[int], None] | None) -> list[Finding]:
-    count, future = item
-    found = future.result()
-    if progress is not None:
-        progress(count)
-    return found
+    batches = ((chunk, {r: extending[r] for r in chunk if r in extending})
+               for chunk in (roots[i:i + BATCH] for i in range(0, len(roots), BATCH)))
+    with get_context("spawn").Pool(workers_for() + 1, initializer=_open_snapshot,
+                                   initargs=(str(source.snapshot.path), dict(source.documents))) as pool:
+        # in the roots' order; leaving the block (at the end, on an error or a Ctrl-C) ends the workers
+        for count, found in pool.imap(_check, batches):
+            if progress is not None:
+                progress(count)
+            yield from found
 
 
 _worker_source: StoreSource | None = None
@@ -76,6 +65,8 @@ def _open_snapshot(path: str, documents: Mapping[str, str]) -> None:
     _worker_source = StoreSource(ox.Store.read_only(path), label=path, documents=documents)
 
 
-def _check(chunk: list[str], extending: dict[str, list[str]]) -> list[Finding]:
-    """``checks.check_sessions`` of ``chunk`` in a worker."""
-    return check_sessions(_worker_source, chunk, extending)
+def _check(batch: tuple[list[str], dict[str, list[str]]]) -> tuple[int, list[Finding]]:
+    """``checks.check_sessions`` of a batch (its roots, with their typed entities) in a worker:
+    how many sessions it held, and their findings."""
+    chunk, extending = batch
+    return len(chunk), check_sessions(_worker_source, chunk, extending)
