@@ -240,6 +240,11 @@ def test_reindex_draws_the_index_bars_as_ingest_does(tmp_path, capsys):
     assert set(finished) == {INDEX, FULL_TEXT, HEALTH}
     for phase in (INDEX, FULL_TEXT, HEALTH):
         assert f"| {sessions}/{sessions} [" in finished[phase]
+    # the pass before the first session and the one transaction after the last are named
+    drawn = err.splitlines()
+    assert any(line.startswith(INDEX) and line.rstrip().endswith("reading the summary triples]") for line in drawn)
+    assert any(line.startswith(FULL_TEXT) and line.rstrip().endswith("writing the rows and their words]")
+               for line in drawn)
     # the last line gives the time and each phase's, as ingest's does
     last = err.strip().splitlines()[-1]
     assert re.fullmatch(rf"{re.escape(str(store))}: {sessions:,} sessions indexed in \d+\.\d s, CPU \d+\.\d s "

@@ -93,12 +93,20 @@ class BarPhases(Phases):
             self._bar.close()
             self._phase, self._bar = None, None
 
+    def set_total(self, total: int) -> None:
+        """Give the open bar, begun with no total, its ``total``."""
+        if self._phase is not None:
+            with self._lock:
+                self._bar.total = total
+                self._bar.refresh()
+
     def step(self, what: str) -> None:
-        """Name ``what`` the open bar's phase is doing now, after the file's name."""
+        """Name ``what`` the open bar's phase is doing now, after the file's name ("": nothing
+        more than its count)."""
         check()
         if self._phase is not None:
             with self._lock:
-                self._bar.set_postfix_str(f"{self.label}, {what}" if self.label else what)
+                self._bar.set_postfix_str(f"{self.label}, {what}" if self.label and what else what or self.label)
 
     def write(self, line: str) -> None:
         """A line of its own between the bars."""

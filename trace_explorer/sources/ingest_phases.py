@@ -43,9 +43,13 @@ class Phases:
     def finish(self) -> None:
         """The current phase is over."""
 
+    def set_total(self, total: int) -> None:
+        """The current phase, begun with no total, now has ``total`` units to do."""
+
     def step(self, what: str) -> None:
         """The current phase is now doing ``what`` (a few words: "flushing the store"), work
-        with no count of its own, such as what follows its last unit."""
+        with no count of its own, such as what follows its last unit; "" when its count says it
+        all again."""
 
 
 NO_PHASES = Phases()

@@ -747,20 +747,24 @@ def build_index(store: ox.Store, index: SessionIndex | None = None,
     when None); returns the index. Reads every session once, from the summary and word triples,
     with the texts behind ``tg:document`` from ``documents`` (texts loaded beside the store: a
     ``*.documents.json``) or the store's documents graph. ``phases`` hears of the sessions read
-    (``ingest_phases.INDEX``, once the store's summary triples are read) and of the rows
+    (``ingest_phases.INDEX``, its total once the store's summary triples are read) and of the rows
     written (``FULL_TEXT``), as an ingest's do. The store's typed IRIs are read again too
     (``index_typed.rebuild``: one pass over its ``rdf:type`` quads)."""
     index = index or SessionIndex()
     texts = GraphTexts(store, documents)
+    phases.begin(INDEX)
+    phases.step("reading the summary triples")  # a pass over every quad: seconds before the first session
     with collector_paused():
         reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))), texts,
                                graphs=False)
-        phases.begin(INDEX, len(reader.roots))
+        phases.set_total(len(reader.roots))
+        phases.step("")
         rows = []
         for root in reader.roots:
             rows.append(index_row(reader.read(root)))
             phases.advance(1)
     phases.begin(FULL_TEXT, len(rows))
+    phases.step("writing the rows and their words")  # one transaction, counted once it is in
     index.replace(index.roots(), rows)
     with index._lock, index._db:
         mark_complete(index._db)
