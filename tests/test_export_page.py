@@ -8,6 +8,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser_support import chromium_page
 from tests.test_export_images import react_session
@@ -204,12 +205,18 @@ def test_page_opens_from_disk_offline_and_clicks_open_details(sessions, hostile,
             # a click on a DAG node opens that step's details
             target = current.steps[1].id
             page.locator("#dag-frame").evaluate("frame => frame.scrollIntoView({block: 'start'})")
-            point = dag.evaluate("(id) => { network.fit({animation: false}); const p = network.getPositions([id])[id];"
-                                 " return network.canvasToDOM(p); }", target)
-            box = frame.locator("#mynetwork").bounding_box()
-            page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
-            page.wait_for_function("(id) => Array.from(document.querySelectorAll('details[open]'))"
-                                   ".some(d => d.getAttribute('data-step') === id)", arg=target, timeout=5000)
+            opened = "(id) => Array.from(document.querySelectorAll('details[open]')).some(d => d.getAttribute('data-step') === id)"
+            for _ in range(5):  # the node is found again where it is now: a loaded machine may still be laying out
+                point = dag.evaluate("(id) => { network.fit({animation: false}); const p = network.getPositions([id])[id];"
+                                     " return network.canvasToDOM(p); }", target)
+                box = frame.locator("#mynetwork").bounding_box()
+                page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
+                try:
+                    page.wait_for_function(opened, arg=target, timeout=3000)
+                    break
+                except PlaywrightTimeout:
+                    continue
+            assert page.evaluate(opened, target), "a click on the DAG node opened no details"
             # a click on a timeline bar (or diamond) opens that step's details
             last = current.steps[-1].id
             page.locator(f"#timeline path[aria-label*='IRI: {last}']").click()
