@@ -41,6 +41,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS_DIR = REPO_ROOT / "tests" / "artifacts"
 
 CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+EXPECT_TIMEOUT_MS = 15000
 
 # Flags needed for headless Chromium as root on a machine without internet.
 CHROMIUM_ARGS = [
@@ -201,10 +202,13 @@ class _SharedChromium:
         if self._browser is not None and self._browser.is_connected():
             return self._browser
         if self._playwright is None:
-            from playwright.sync_api import sync_playwright
+            from playwright.sync_api import expect, sync_playwright
 
             self._playwright = sync_playwright().start()
             atexit.register(self.stop)
+            # expect(...) waits up to 15 s, not Playwright's 5: a page on a loaded two-core machine
+            # can take longer than 5 s to show what a rerun wrote
+            expect.set_options(timeout=EXPECT_TIMEOUT_MS)
         self._browser = self._playwright.chromium.launch(
             executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS)
         return self._browser

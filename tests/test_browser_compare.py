@@ -9,6 +9,7 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests import hostile_traces as hostile
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
@@ -53,20 +54,23 @@ def choose_on_the_list(page, parts: tuple[str, str], shot: str | None = None) ->
 
 def test_link_with_unique_parts_opens_the_pair_side_by_side(app_url, sessions):
     comparison = compare_sessions(sessions[FORTS], sessions[TRAPPIST_AGENT], sessions)
-    for width in (1400, 1000):
-        with chromium_page(viewport=(width, 2600)) as page:
-            page.goto(compare_url(app_url, "fa7f0eab", "4ecadea2"))
+    with chromium_page(viewport=(1400, 2600)) as page:
+        page.goto(compare_url(app_url, "fa7f0eab", "4ecadea2"))
+        for width in (1400, 1000):  # loaded once, then narrowed as a person narrows the window
+            if width != 1400:
+                page.set_viewport_size({"width": width, "height": 2600})
+                page.wait_for_timeout(300)
             wait_for_rows(page)
             query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
             assert query["compare"] == [f"{FORTS},{TRAPPIST_AGENT}"]  # the link now names both in full
             assert row_classes(page) == [r.status for r in comparison.rows]
             main = page.locator('[data-testid="stMain"]')
-            assert main.get_by_text("Tokens (A → B)").is_visible()
-            assert main.get_by_text("10,122 → 10,273").is_visible()
+            expect(main.get_by_text("Tokens (A → B)")).to_be_visible()
+            expect(main.get_by_text("10,122 → 10,273")).to_be_visible()
             assert page.locator("table.rows del").count() > 0 and page.locator("table.rows ins").count() > 0
             thought = page.locator("table.rows tr.changed").nth(0).locator("td.side").nth(1)
             assert "Belgian beer." in thought.locator("ins").first.inner_text()
-            assert main.get_by_text("Sub-sessions (1)").is_visible()
+            expect(main.get_by_text("Sub-sessions (1)")).to_be_visible()
             # nothing is wider than the page
             assert page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth"
                                  " <= document.querySelector('[data-testid=\"stMain\"]').clientWidth + 1")
@@ -122,7 +126,7 @@ def test_pick_on_the_page_and_filter_the_differences(app_url, sessions):
     with chromium_page(viewport=(1000, 2200)) as page:
         page.goto(app_url + "/compare")
         wait_for_streamlit_idle(page)
-        assert page.get_by_text("Pick two sessions above").is_visible()
+        expect(page.get_by_text("Pick two sessions above")).to_be_visible()
         for key, part in (("te_compare_a", "6b0a18e8"), ("te_compare_b", "62c33a4f")):
             box = page.locator(f".st-key-{key} input")
             box.click()
@@ -165,8 +169,8 @@ def test_bad_links_say_what_is_wrong(app_url):
         page.goto(compare_url(app_url, "no-such-session", "urn:trustgraph"))
         wait_for_streamlit_idle(page)
         main = page.locator('[data-testid="stMain"]')
-        assert main.get_by_text("Session A: No session matches 'no-such-session'.").is_visible()
-        assert main.get_by_text("matches several sessions").first.is_visible()
+        expect(main.get_by_text("Session A: No session matches 'no-such-session'.")).to_be_visible()
+        expect(main.get_by_text("matches several sessions").first).to_be_visible()
         assert page.locator('[data-testid="stException"]').count() == 0
         screenshot(page, "compare-bad-link")
 

@@ -9,6 +9,7 @@ import json
 import urllib.parse
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser_session_support import INSPECTOR, WORKSPACE, wait_drawn, workspace
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
@@ -146,7 +147,7 @@ def test_insights_charts_filter_the_list_and_download(app_url):
         page.get_by_text(f"1–1 of 1 matching · {len(TOP)} top-level sessions").wait_for()
         chip = page.get_by_role("button", name="Termination: max-iterations")
         chip.wait_for(timeout=30000)  # drawn by the rerun that follows the list's first
-        assert chip.is_visible()
+        expect(chip).to_be_visible()
         screenshot(page, "insights-click-filters-list")
         chip.click()
         wait_for_streamlit_idle(page)

@@ -6,6 +6,7 @@ sidebar that never shows the token."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser_session_support import INSPECTOR, wait_drawn
 from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
@@ -67,7 +68,7 @@ def test_trustgraph_source_in_the_browser(corpus_gateway):
         open_from_the_list(page, "62c33a4f")
         wait_for_streamlit_idle(page, timeout_ms=60000)
         assert "from TrustGraph" in page.locator('[data-testid="stSidebar"]').inner_text()
-        assert page.get_by_text("¿Cuál es la montaña más alta de Europa?").first.is_visible()
+        expect(page.get_by_text("¿Cuál es la montaña más alta de Europa?").first).to_be_visible()
         wait_drawn(page)
         page.locator('[data-testid="stMain"] h3').first.click()
         page.keyboard.press("j")  # the first Analysis: its texts come from the librarian, asked for by the page
