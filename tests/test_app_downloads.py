@@ -240,6 +240,7 @@ def test_the_timeline_png_and_the_page(recorded, corpus_collection):
         assert page.count(f'data-step="{step.id}"') == 1
 
 
+@pytest.mark.long
 def test_turtle_data_reloads_as_the_same_session(recorded, corpus_collection, tmp_path):
     collection, sessions = corpus_collection
     for iri in (REACT_12, SUPERVISOR, GRAPHRAG, SEED):

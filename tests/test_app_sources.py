@@ -109,6 +109,7 @@ def _caption_total(at: AppTest) -> int:
     raise AssertionError([c.value for c in at.main.caption])
 
 
+@pytest.mark.long
 def test_files_ingested_by_another_process_appear_while_the_app_shows_the_store(app_env):
     # The app reads the store's published snapshots and never holds it for writing, so
     # `trace-explorer ingest` runs beside it; the app keeps answering during each ingest and

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 import pyoxigraph as ox
 
 from tests.conftest import CORPUS, MANIFEST, demo_sessions, manifest_sessions
@@ -132,6 +133,7 @@ def test_every_demo_docrag_sessions_evidence_gives_its_chunks_texts_or_says_why_
                 assert " ".join(texts[iri].split()).startswith(text.removesuffix(" …")), (iri, text)
 
 
+@pytest.mark.long
 def test_a_reader_that_goes_away_after_a_large_write_began_gets_141(tmp_path):
     # ``list --format csv | head -c 10``: one print of the whole CSV, far larger than the pipe
     # holds; the reader closes after its first bytes, part way through that write

@@ -55,6 +55,7 @@ def test_list_show_and_stats_load_none_of_the_heavy_modules(store):
     assert json.loads(out)["sessions"] == len(MANIFEST[FILE]["sessions"])
 
 
+@pytest.mark.long
 def test_the_commands_that_need_them_still_load_them(store):
     status, out, loaded = _run(["support", "--store", str(store), "--session", SESSION["session"], "--format", "json"])
     assert status == 0 and {"numpy", "pysbd", "bm25s"} <= set(loaded)

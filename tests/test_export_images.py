@@ -283,6 +283,7 @@ def time_axis(svg: str) -> tuple[list[str], list[float], float]:
     return ticks, xs, float(re.match(r"M[\d.]+,[\d.]+h([\d.]+)", frame.get("d")).group(1))
 
 
+@pytest.mark.long
 def test_the_timeline_image_axis_starts_at_0_and_draws_every_bar_whole(sessions):
     """No negative time on the axis ("−10 s −5 s" came from the scale's pixel padding, widened
     further by "nice"), its first tick "0 s" (or "step 1" on the order axis), and every bar

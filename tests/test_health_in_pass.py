@@ -134,6 +134,7 @@ def test_a_file_after_the_pass_has_its_sessions_checked_again(tmp_path, syntheti
 
 
 @pytest.mark.parametrize("kept", [True, False])
+@pytest.mark.long
 def test_worker_processes_give_the_rows_of_one_process(tmp_path, synthetic, streamed, monkeypatch, kept):
     """Batches read in worker processes (the store opened read-only there; the triples handed
     over as text when kept, else read from the store) give exactly the rows and health of
@@ -163,6 +164,7 @@ def test_a_worker_for_each_further_core_up_to_three():
     assert [in_pass.workers_for(cores) for cores in (1, 2, 3, 4, 16)] == [0, 1, 2, 3, 3]
 
 
+@pytest.mark.long
 def test_batches_of_a_worker_that_cannot_start_are_read_here(tmp_path, synthetic, streamed, monkeypatch):
     monkeypatch.setattr(in_pass, "BATCH", 15)
     monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)

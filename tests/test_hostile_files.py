@@ -126,6 +126,7 @@ def test_a_hostile_file_read_in_this_process_is_refused_in_bounded_memory(name, 
     assert peak_rss() - before < 500 * MIB
 
 
+@pytest.mark.long
 def test_json_values_are_capped_where_no_wire_triple_is_expected(tmp_path):
     held = gzip.compress(b'{"a": [' + b"[]," * (MAX_JSON_VALUES + 10) + b"[]]}")
     assert refusal("held.json.gz", held, in_worker=True) == (
@@ -288,6 +289,7 @@ def test_an_endpoint_answer_nesting_triple_terms_deeply_is_refused_before_parsin
     assert str(raised.value) == (f"endpoint {url}: unreadable answer ({TRIPLE_REFUSAL.removeprefix('expected ')})")
 
 
+@pytest.mark.long
 def test_a_piece_too_long_to_judge_is_refused_in_xml_and_left_to_the_turtle_parser():
     """A 33 MiB XML comment does not hide the billion laughs after it, and one that never ends
     is refused past 32 MiB; a Turtle token that long the parser refuses itself (its buffer holds

@@ -102,6 +102,7 @@ def test_corpus_into_an_empty_store_then_a_second_file(tmp_path, monkeypatch):
     assert index_tables(tmp_path / "kept") == index_tables(tmp_path / "scanned")
 
 
+@pytest.mark.long
 def test_generated_streamed_into_an_empty_then_a_non_empty_store(tmp_path, monkeypatch, synthetic, streamed):
     (texts, one), two = synthetic
     _ingest(tmp_path / "kept", one)  # streamed into an empty store: from what the ingest kept
@@ -153,6 +154,7 @@ def test_reindex_rebuilds_the_table(tmp_path, synthetic, streamed):
     assert _assert_kept(tmp_path / "kept") == count
 
 
+@pytest.mark.long
 def test_an_index_without_the_table_scans_with_the_same_findings(tmp_path, monkeypatch, synthetic, streamed):
     _ingest(tmp_path / "kept", *synthetic[0], CORPUS / "collection.trig")
     with open_local_store(tmp_path / "kept") as local:

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 
+import pytest
 from tests.conftest import CORPUS
 
 REPO = CORPUS.parents[1]
@@ -48,6 +49,7 @@ def _synthetic(folder):
     return [str(made.nquads), str(made.documents)]
 
 
+@pytest.mark.long
 def test_a_ctrl_c_while_a_worker_starts_gives_the_ingest_s_one_line_and_no_worker_traceback(tmp_path):
     files = _synthetic(tmp_path / "made")
     done = subprocess.run([sys.executable, "-c", PROGRAM, *files, str(tmp_path / "store")], cwd=REPO,

@@ -23,6 +23,8 @@ from trace_explorer.model.vocabulary import RDF_TYPE
 from trace_explorer.sources.index_typed import COMPLETE_KEY as TYPED_COMPLETE, TABLE as TYPED_TABLE
 from trace_explorer.sources.session_index import INDEX_FILE, build_index
 
+pytestmark = pytest.mark.long  # every test here runs subprocesses for seconds
+
 BIG_COPIES = 40  # about 24,500 quads: three bulk_extend batches of the killed ingest
 ALL = SessionFilter(include_sub=True)
 

@@ -158,6 +158,7 @@ def test_docrag_chunks_with_their_provenance_are_evidence_not_steps(capsys, sour
                                                              for c in expected.get("focus_chunks", [])]
 
 
+@pytest.mark.long
 def test_every_session_reads_as_the_services_wrote_it(capsys, source):
     """Every session with the extraction provenance loaded beside it: no step shared with it, the
     steps in order, the PatternDecision (emitted before the Question) right after the Question,

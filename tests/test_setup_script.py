@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.long  # every test here runs subprocesses for seconds
+
 REPO = Path(__file__).resolve().parents[1]
 SETUP = REPO / "scripts" / "setup.sh"
 REAL_PYTHON = shutil.which("python3") or sys.executable

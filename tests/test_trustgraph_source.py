@@ -349,6 +349,7 @@ def test_the_token_is_in_no_output_error_log_or_export(capsys, monkeypatch, faul
 
 
 # -- sync ------------------------------------------------------------------------------------------
+@pytest.mark.long
 def test_sync_mirrors_everything_then_nothing_new(capsys, monkeypatch, server, tmp_path, from_files):
     details, _ = from_files
     store = tmp_path / "store"
@@ -373,6 +374,7 @@ def test_sync_mirrors_everything_then_nothing_new(capsys, monkeypatch, server, t
         assert json.loads(out) == details[expected["session"]]
 
 
+@pytest.mark.long
 def test_a_sync_that_dies_keeps_the_sessions_it_finished(faulty, tmp_path, from_files):
     details, _ = from_files
     dying = faulty
