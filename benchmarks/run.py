@@ -281,8 +281,6 @@ def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budg
     it). Prints timings and this process's peak RSS."""
     from trace_explorer.sources.catalog import SessionFilter, fetch_session, list_sessions
     from trace_explorer.sources.local_store import local_source
-    from trace_explorer.views.dag.network import dag_html
-    from trace_explorer.views.timeline import timeline_rows
 
     out: dict = {}
     if what.startswith("scaled"):  # the store read-only: a writer beside it may compact its files away
@@ -301,6 +299,8 @@ def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budg
         first, median, page = timed(function, repeat, budget_s)
         out["note"] = f"{len(page.rows)} rows of {page.total:,}; CPU {cpu_ms(function, repeat):,.1f} ms"
     elif what == "open":
+        from trace_explorer.views.timeline import timeline_rows  # pandas and Altair: not in a list's process
+
         def function():
             session = fetch_session(source, iri)
             return session, timeline_rows(session)
@@ -309,6 +309,8 @@ def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budg
         out["note"] = (f"fetch_session + timeline_rows; {len(session.steps):,} steps, "
                        f"{session.graph.number_of_nodes():,} graph nodes, {len(frame):,} timeline rows")
     elif what == "dag":
+        from trace_explorer.views.dag.network import dag_html
+
         fetch_ms, _, session = timed(lambda: fetch_session(source, iri), 0)
 
         def function():
@@ -466,6 +468,19 @@ def print_report(rows: list[Row], made: dict, info: dict, sessions: int, seconds
     print(f"targets missed: {', '.join(misses) if misses else 'none'}   (total run {seconds:.0f} s)")
 
 
+def _sessions(args: argparse.Namespace) -> int:
+    """The collection's size: ``--sessions``, else ``--quick``'s, else the generator's default.
+    The generator (and the model it reads with) is imported only here: a measurement's process
+    does without it."""
+    if args.sessions:
+        return args.sessions
+    if args.quick:
+        return QUICK_SESSIONS
+    import synthetic
+
+    return synthetic.DEFAULT_SESSIONS
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=None,
@@ -487,8 +502,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--_what", help=argparse.SUPPRESS)
     parser.add_argument("--_iri", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    import synthetic
-    sessions = args.sessions or (QUICK_SESSIONS if args.quick else synthetic.DEFAULT_SESSIONS)
     try:
         long_steps = tuple(int(n) for n in args.long_steps.split(","))
     except ValueError:
@@ -498,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args._phase:
         if args._phase == "generate":
-            result = phase_generate(Path(args._out), sessions, args.seed, long_steps)
+            result = phase_generate(Path(args._out), _sessions(args), args.seed, long_steps)
         elif args._phase == "bulk_load":
             result = phase_bulk_load(Path(args._nq), Path(args._out))
         elif args._phase == "rdflib":
@@ -512,6 +525,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     started = time.perf_counter()
+    sessions = _sessions(args)
     if args.keep:
         work = Path(args.keep).resolve()
         if work.exists() and any(work.iterdir()):

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 
+import pytest
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
 from trace_explorer.sources.catalog import SessionFilter, count_sessions
@@ -35,6 +36,7 @@ SESSIONS = 50
 LONG_STEPS = (60, 20)
 
 
+@pytest.mark.long
 def test_quick_run_prints_every_measurement_and_its_store_holds_every_session(tmp_path):
     # one test for both, so that a run of the suite over several processes runs the benchmark once
     keep = tmp_path / "run"
