@@ -50,12 +50,24 @@ def run_json(capsys, *argv) -> object:
 
 
 @pytest.mark.parametrize("name", TRACE_FILES)
-def test_list_all_has_exactly_the_manifest_sessions(capsys, source_args, name):
+def test_list_all_has_exactly_the_manifest_sessions_and_each_row_matches(capsys, source_args, name):
     rows = run_json(capsys, "list", *source_args(name), "--all", "--format", "json")
     assert sorted(r["id"] for r in rows) == sorted(s["session"] for s in manifest_sessions(name))
     assert all(set(r) == {"id", "type", "pattern", "question", "time", "parent", "has_answer",
                           "actions", "tool_errors", "parse_errors", "step_count", "status", "children", *FIGURES,
                           *(TOTAL_PREFIX + f for f in FIGURES), "sub_sessions"} for r in rows)
+    by_id = {r["id"]: r for r in rows}
+    for expected in manifest_sessions(name):  # one list a file, every row checked against its session
+        row = by_id[expected["session"]]
+        assert row["type"] == MECHANISM_NAMES[expected["mechanism"]], expected["session"]
+        assert row["pattern"] == expected.get("pattern"), expected["session"]
+        assert row["question"] == expected["question"], expected["session"]
+        assert row["time"] == expected["started"], expected["session"]
+        assert row["parent"] == expected["parent"], expected["session"]
+        assert row["has_answer"] is expected["has_answer"], expected["session"]
+        assert row["actions"] == expected.get("actions", []), expected["session"]
+        if "tool_errors" in expected:
+            assert row["tool_errors"] == expected["tool_errors"], expected["session"]
 
 
 def test_list_and_show_give_own_figures_and_totals_with_sub_sessions(capsys, source_args):
@@ -92,21 +104,6 @@ def test_list_type_filter(capsys, mechanism):
     expected = {s["session"] for s in manifest_sessions() if s["mechanism"] == mechanism}
     assert {r["id"] for r in rows} == expected
     assert {r["type"] for r in rows} == {MECHANISM_NAMES[mechanism]}
-
-
-@pytest.mark.parametrize("expected", CASES)
-def test_list_row_matches_manifest(capsys, source_args, expected):
-    rows = run_json(capsys, "list", *source_args(expected["file"]), "--all", "--format", "json")
-    row = next(r for r in rows if r["id"] == expected["session"])
-    assert row["type"] == MECHANISM_NAMES[expected["mechanism"]]
-    assert row["pattern"] == expected.get("pattern")
-    assert row["question"] == expected["question"]
-    assert row["time"] == expected["started"]
-    assert row["parent"] == expected["parent"]
-    assert row["has_answer"] is expected["has_answer"]
-    assert row["actions"] == expected.get("actions", [])
-    if "tool_errors" in expected:
-        assert row["tool_errors"] == expected["tool_errors"]
 
 
 @pytest.mark.parametrize("expected", CASES)
