@@ -60,3 +60,21 @@ def row_ids(page) -> list[str]:
     """The IRIs of the list's rows as drawn, in order."""
     page.locator(LIST_ROW).first.wait_for()
     return page.locator(LIST_ROW).evaluate_all("rows => rows.map(r => r.dataset.session)")
+
+
+def expect_rows(page, expected, seen=list, timeout_ms: float = 15000) -> None:
+    """Assert that the list's rows become ``expected`` (compared as ``seen(row_ids)``: ``list``
+    for the order too, ``sorted`` or ``set`` for the rows only) within ``timeout_ms``.
+
+    The table is a component that draws after the script run that sent it, so an idle app can
+    still show the rows of the run before for a moment on a loaded machine."""
+    import time
+
+    deadline = time.monotonic() + timeout_ms / 1000
+    want = seen(expected)
+    while True:
+        shown = seen(row_ids(page))
+        if shown == want or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(200)
+    assert shown == want

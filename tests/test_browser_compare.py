@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from tests import hostile_traces as hostile
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
 from components.session_table import short_id
-from tests.list_support import LIST_ROW
+from tests.list_support import LIST_ROW, expect_rows
 from tests.test_compare import FORTS, TRAPPIST_AGENT
 from trace_explorer.analysis.compare.compare import compare_sessions
 
@@ -96,14 +96,13 @@ def test_back_from_the_compare_page_comes_back_to_the_filtered_list(app_url):
     """Compare opened from a filtered list: Back (as many times as the compare page has
     history entries) comes to that list with its filters, not to the whole list."""
     from tests.conftest import demo_sessions, newest_first
-    from tests.list_support import row_ids
 
     agents = newest_first([s for s in demo_sessions() if s["parent"] is None and s["mechanism"] == "agent"])
     with chromium_page(viewport=(1400, 1600)) as page:
         page.goto(app_url + "/?type=Agent")
         wait_for_streamlit_idle(page)
         page.locator(LIST_ROW).first.wait_for()
-        assert row_ids(page) == agents
+        expect_rows(page, agents)
         choose_on_the_list(page, (short_id(REACT_OLD), short_id(REACT_12)))
         wait_for_rows(page)
         for back in range(4):
@@ -116,7 +115,7 @@ def test_back_from_the_compare_page_comes_back_to_the_filtered_list(app_url):
             page.wait_for_function("() => !location.search.includes('compare=')", timeout=30000)
             wait_for_streamlit_idle(page)
             assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["type"] == ["Agent"], back
-            assert row_ids(page) == agents, back
+            expect_rows(page, agents)
             break
         else:
             raise AssertionError("Back never left the compare page")

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from tests.browser_session_support import INSPECTOR, WORKSPACE, wait_drawn, workspace
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
-from tests.list_support import LIST_ROW, open_row, row_ids
+from tests.list_support import LIST_ROW, expect_rows, open_row, row_ids
 from tests.conftest import demo_sessions
 from tests.health_traces import BROKEN_ID, HEALTHY, documents, healthy
 
@@ -95,7 +95,7 @@ def test_every_health_choice_filters_and_its_address_reads_back(app_url):
             page.wait_for_function(f"() => location.search.includes('health={choice}')", timeout=30000)
             wait_for_streamlit_idle(page)
             assert page.locator('[data-testid="stException"]').count() == 0, choice
-            assert set(row_ids(page)) == expected, choice
+            expect_rows(page, expected, set)
             address = page.url
         with chromium_page(viewport=(1440, 1200)) as other:
             other.goto(address)
@@ -170,7 +170,7 @@ def test_a_click_on_the_failed_part_of_a_tool_bar_lists_the_sessions_where_it_fa
         wait_for_streamlit_idle(page)
         assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query) == {"failed_tool": ["mcp:weather"]}
         page.get_by_role("button", name="Failed tool: mcp:weather").wait_for()
-        assert row_ids(page) == failed
+        expect_rows(page, failed)
 
 
 def test_insights_opened_from_the_sidebar_names_the_lists_filters_in_its_address(app_url):
@@ -181,7 +181,7 @@ def test_insights_opened_from_the_sidebar_names_the_lists_filters_in_its_address
     with chromium_page(viewport=(1440, 1400)) as page:
         page.goto(app_url + "/?type=Agent&status=unfinished")
         wait_for_streamlit_idle(page)
-        assert set(row_ids(page)) == unfinished
+        expect_rows(page, unfinished, set)
         page.get_by_test_id("stSidebarNav").get_by_role("link", name="Insights").click()
         page.wait_for_url("**/insights*", timeout=30000)
         page.wait_for_function("() => location.search.includes('status=unfinished')", timeout=30000)
@@ -200,4 +200,4 @@ def test_insights_opened_from_the_sidebar_names_the_lists_filters_in_its_address
         other.wait_for_url("**/?*status=unfinished*", timeout=30000)
         wait_for_streamlit_idle(other)
         other.locator(LIST_ROW).first.wait_for()
-        assert set(row_ids(other)) == unfinished
+        expect_rows(other, unfinished, set)

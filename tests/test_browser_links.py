@@ -11,7 +11,7 @@ import pytest
 
 from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
 from tests.conftest import CORPUS, MANIFEST, manifest_sessions
-from tests.list_support import open_row, row_ids
+from tests.list_support import expect_rows, open_row
 from tests.test_browser_trustgraph import connect
 from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, corpus_gateway  # noqa: F401 - a fixture
 
@@ -42,7 +42,7 @@ def test_a_session_from_uploaded_files_survives_a_reload_a_new_tab_and_a_copied_
         wait_for_streamlit_idle(page)
         digest = wait_param(page, "files")
         assert len(digest) == 64
-        assert sorted(row_ids(page)) == sorted(s["session"] for s in SEED)
+        expect_rows(page, sorted(s["session"] for s in SEED), sorted)
         open_row(page, 0)
         page.wait_for_url("**/session?session=*", timeout=30000)
         wait_for_streamlit_idle(page, timeout_ms=60000)
@@ -80,7 +80,7 @@ def test_trustgraph_url_opens_with_no_form_and_a_typed_gateway_survives_a_reload
     with streamlit_server(env=env) as url, chromium_page() as page:
         page.goto(url + "/")
         wait_for_streamlit_idle(page, timeout_ms=60000)
-        assert sorted(row_ids(page)) == sorted(TOP)
+        expect_rows(page, sorted(TOP), sorted)
         assert page.locator(".st-key-te_tg_url input").count() == 0  # no form to fill
         assert params(page.url)["trustgraph"] == corpus_gateway.url
         assert TOKEN not in page.content() and TOKEN not in page.url

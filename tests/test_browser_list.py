@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.browser_support import REPO_ROOT, chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
 from tests.conftest import MANIFEST, demo_sessions, newest_first
-from tests.list_support import LIST_ROW, open_row, row_ids
+from tests.list_support import LIST_ROW, expect_rows, open_row, row_ids
 from trace_explorer.sources.catalog import SessionFilter, SessionOrder, list_sessions
 from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
 
@@ -67,7 +67,7 @@ def test_a_click_on_a_row_opens_it_and_ticks_select_without_opening(app_url):
     with chromium_page(viewport=(1400, 1100)) as page:
         page.context.grant_permissions(["clipboard-read", "clipboard-write"])
         list_page(page, app_url + "/")
-        assert row_ids(page) == newest_first(TOP)
+        expect_rows(page, newest_first(TOP))
         # the id: its first characters, the full IRI in the tooltip, a button that copies it
         row = page.locator(f'{LIST_ROW}[data-session="{REACT_12}"]')
         link = row.locator("td.c-session a")
@@ -96,7 +96,7 @@ def test_a_click_on_a_row_opens_it_and_ticks_select_without_opening(app_url):
 def test_sub_sessions_are_marked_and_their_parent_opens(app_url):
     with chromium_page(viewport=(1400, 1100)) as page:
         list_page(page, app_url + "/?sub=true")
-        assert sorted(row_ids(page)) == sorted(s["session"] for s in SESSIONS)
+        expect_rows(page, sorted(s["session"] for s in SESSIONS), sorted)
         sub = page.locator(f'{LIST_ROW}[data-session="{SUB_GRAPHRAG}"]')
         assert "te-subrow" in sub.get_attribute("class") and sub.locator(".te-sub").inner_text() == "↳"
         assert sub.locator("td.c-parent a").inner_text() == "fa7f0eab"
@@ -112,10 +112,10 @@ def test_search_finds_words_in_any_order_ignoring_case_and_accents(app_url):
     with chromium_page(viewport=(1400, 1100)) as page:
         list_page(page, app_url + "/")
         search(page, "france capital")
-        assert row_ids(page) == newest_first([s for s in TOP if "capital of france" in s["question"].lower()])
+        expect_rows(page, newest_first([s for s in TOP if "capital of france" in s["question"].lower()]))
         assert query(page)["q"] == ["france capital"]
         search(page, "MONTANA")
-        assert row_ids(page) == newest_first([s for s in TOP if "montaña" in s["question"]])
+        expect_rows(page, newest_first([s for s in TOP if "montaña" in s["question"]]))
         screenshot(page, "list-search-montana")
         search(page, "no such words anywhere")
         page.get_by_text("No session matches these filters.").wait_for()
@@ -138,7 +138,7 @@ def test_the_url_holds_the_view_and_a_link_reproduces_it(app_url):
         # a new person opening the link sees the same view
     with chromium_page(viewport=(1400, 1100)) as other:
         list_page(other, link)
-        assert row_ids(other) == shown
+        expect_rows(other, shown)
         # the box is drawn before Streamlit gives it the address's value: waited for, not read at once
         expect(other.get_by_placeholder(SEARCH)).to_have_value("trappist", timeout=10000)
         header = other.locator('th[aria-sort="ascending"] button.te-sort')
@@ -149,7 +149,8 @@ def test_the_url_holds_the_view_and_a_link_reproduces_it(app_url):
         wait_for_streamlit_idle(other)
         other.get_by_role("link", name="Sessions").first.click()
         wait_for_streamlit_idle(other)
-        assert row_ids(other) == shown and query(other)["q"] == ["trappist"]
+        expect_rows(other, shown)
+        assert query(other)["q"] == ["trappist"]
 
 
 def test_a_short_session_link_opens_the_session(app_url):
@@ -190,17 +191,17 @@ def test_headers_sort_every_page_of_a_store(store_url):
         page.get_by_role("button", name="Next").click()
         wait_for_streamlit_idle(page)
         assert query(page)["page"] == ["2"]
-        assert row_ids(page) == by_steps[50:100]
+        expect_rows(page, by_steps[50:100])
         steps = page.locator(f"{LIST_ROW} td.c-steps").all_inner_texts()
         assert [int(s.replace(",", "")) for s in steps] == sorted((int(s.replace(",", "")) for s in steps), reverse=True)
         screenshot(page, "list-store-sorted-page-2")
         page.locator('th button.te-sort[data-sort="steps"]').click()  # again: the other way, from page 1
         wait_for_streamlit_idle(page)
         assert query(page)["sort"] == ["steps"] and "page" not in query(page)
-        assert row_ids(page) == fewest
+        expect_rows(page, fewest)
     with chromium_page(viewport=(1400, 1100)) as other:  # the link of page 2 is page 2
         list_page(other, url + "/?sort=-steps&page=2")
-        assert row_ids(other) == by_steps[50:100]
+        expect_rows(other, by_steps[50:100])
 
 
 def test_back_twice_from_a_session_opened_on_a_filtered_page_comes_back_to_that_page(store_url):
@@ -214,7 +215,7 @@ def test_back_twice_from_a_session_opened_on_a_filtered_page_comes_back_to_that_
     assert len(agents) == 17  # 67 Agent sessions of the 130: a second page of 17
     with chromium_page(viewport=(1400, 1100)) as page:
         list_page(page, url + "/?type=Agent&page=2")
-        assert row_ids(page) == agents
+        expect_rows(page, agents)
         open_row(page)
         page.wait_for_url("**/session?session=*", timeout=30000)
         wait_for_streamlit_idle(page)
@@ -230,7 +231,7 @@ def test_back_twice_from_a_session_opened_on_a_filtered_page_comes_back_to_that_
             page.wait_for_function("() => !location.search.includes('session=')", timeout=30000)
             wait_for_streamlit_idle(page)
             assert query(page)["type"] == ["Agent"] and query(page)["page"] == ["2"], back
-            assert row_ids(page) == agents, back
+            expect_rows(page, agents)
             if len(landed) == 2:
                 break
         assert len(landed) == 2
@@ -269,12 +270,12 @@ def test_back_and_forward_between_pages_show_the_page_each_address_names(store_u
     def shows(second: bool) -> None:
         page.wait_for_function(f"() => {'' if second else '!'}location.search.includes('page=2')", timeout=30000)
         wait_for_streamlit_idle(page)
-        assert row_ids(page) == pages[second]
+        expect_rows(page, pages[second])
         assert second or "page" not in query(page)
 
     with chromium_page(viewport=(1400, 1100)) as page:
         list_page(page, url + "/")
-        assert row_ids(page) == pages[0]
+        expect_rows(page, pages[0])
         page.locator(".st-key-te_list_next button").click()
         shows(True)
         page.go_back()
@@ -295,7 +296,7 @@ def test_a_source_not_connected_shows_an_empty_state(app_url):
         screenshot(page, "list-not-connected")
         page.locator(".st-key-te_source_kind").get_by_text("Files", exact=True).click()
         wait_for_streamlit_idle(page)
-        assert row_ids(page) == newest_first(TOP)
+        expect_rows(page, newest_first(TOP))
 
 
 def test_an_upload_that_switches_the_demo_off_says_so(app_url, tmp_path):
@@ -308,7 +309,7 @@ def test_an_upload_that_switches_the_demo_off_says_so(app_url, tmp_path):
         wait_for_streamlit_idle(page)
         page.get_by_text(f"of {len(MANIFEST['seed-sessions.ttl']['sessions'])} matching").wait_for()
         page.get_by_test_id("stAlertContentInfo").get_by_text("The demo traces were switched off").wait_for()
-        assert sorted(row_ids(page)) == sorted(s["session"] for s in MANIFEST["seed-sessions.ttl"]["sessions"])
+        expect_rows(page, sorted(s["session"] for s in MANIFEST["seed-sessions.ttl"]["sessions"]), sorted)
         screenshot(page, "list-demo-switched-off")
 
 
@@ -380,12 +381,12 @@ def test_search_reaches_answers_and_observations_and_back_restores_the_filters(a
         assert page.locator('[data-testid="stFileUploaderDropzoneInstructions"]').inner_text().strip() == ""
         expect(page.get_by_text("Up to 512 MiB a file")).to_be_visible()
         search(page, "Elbrus")
-        assert sorted(row_ids(page)) == highest
+        expect_rows(page, highest, sorted)
         marks = page.locator(f"{LIST_ROW} .te-match mark")
         assert marks.count() == len(highest) and set(marks.all_inner_texts()) == {"Elbrus"}
         assert page.locator(f"{LIST_ROW} .te-match-field").all_inner_texts() == ["answer: "] * len(highest)
         search(page, "upstream timed out")
-        assert row_ids(page) == [REACT_12]
+        expect_rows(page, [REACT_12])
         assert page.locator(f"{LIST_ROW} .te-match mark").all_inner_texts() == ["upstream", "timed", "out"]
         screenshot(page, "list-search-observation")
         search(page, "")
@@ -401,7 +402,7 @@ def test_search_reaches_answers_and_observations_and_back_restores_the_filters(a
         page.wait_for_function("() => !location.search.includes('session=')")
         wait_for_streamlit_idle(page)
         assert query(page) == {"type": ["GraphRAG"]}
-        assert row_ids(page) == graphrag
+        expect_rows(page, graphrag)
         page.go_forward()
         page.wait_for_url("**/session?session=*", timeout=30000)
         wait_for_streamlit_idle(page)
