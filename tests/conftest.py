@@ -30,17 +30,53 @@ SERVICES_FILES = [SERVICES_DIR / "services.trig", SERVICES_DIR / "services.docum
 MECHANISM_NAMES = {"agent": "Agent", "graphrag": "GraphRAG", "docrag": "DocRAG"}
 
 
-def pytest_collection_modifyitems(config, items):
-    """The browser tests first, then the other tests marked ``long``, each module's tests still
-    together and in order: they take 5 to 80 s each, and the workers (``scripts/test.sh``'s
-    ``-n``) should end on short tests, not wait while one of them runs a long test alone (the
-    benchmark's quick run, last in the files' order, held the last 80 s of a run on one worker)."""
-    def order(item) -> int:
-        if item.get_closest_marker("browser") is not None:
-            return 0
-        return 1 if item.get_closest_marker("long") is not None else 2
+def _weight(item) -> int:
+    """0 for a browser test, 1 for another marked ``long``, 2 for the rest."""
+    if item.get_closest_marker("browser") is not None:
+        return 0
+    return 1 if item.get_closest_marker("long") is not None else 2
 
-    items.sort(key=order)
+
+def pytest_collection_modifyitems(config, items):
+    """The browser tests and the other tests marked ``long`` (5 to 80 s each) first, each
+    module's tests still together and in order, so that the workers (``scripts/test.sh``'s
+    ``-n``) end on short tests, not with one of them running a long test alone.
+
+    xdist's ``worksteal`` gives each worker an equal, contiguous share of this order to begin
+    with, and a worker that runs out takes the second half of another's queue. With every long
+    test in the first share, the others took them from its end, last: the run ended with one
+    long test after another on one worker. So with ``-n N`` the long modules are dealt into N
+    shares of about equal count of long tests, and each share is filled up to its size with
+    short ones: every worker begins with long tests."""
+    items.sort(key=_weight)
+    workers = getattr(config, "workerinput", {}).get("workercount", 1)
+    if workers > 1:
+        items[:] = _dealt(items, workers)
+
+
+def _dealt(items: list, workers: int) -> list:
+    """``items`` (long ones first) in ``workers`` contiguous shares of the sizes worksteal
+    cuts: each share its long modules (dealt largest first to the share with fewest), then
+    short tests in their order."""
+    modules: dict[str, list] = {}
+    short = []
+    for item in items:
+        if _weight(item) == 2:
+            short.append(item)
+        else:
+            modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+    shares: list[list] = [[] for _ in range(workers)]
+    for group in sorted(modules.values(), key=len, reverse=True):
+        min(shares, key=len).extend(group)
+    left, out = len(items), []
+    for n, share in enumerate(shares):
+        size = left // (workers - n)  # what worksteal sends the n-th worker of those left
+        take = max(0, size - len(share))
+        share.extend(short[:take])
+        del short[:take]
+        left -= len(share)
+        out.extend(share)
+    return out + short
 
 
 def pytest_runtest_setup(item):
