@@ -312,6 +312,18 @@ def wait_for_streamlit_idle(page, timeout_ms: float = 30000, settle_ms: int = 25
             raise TimeoutError(f"Streamlit app not idle after {timeout_ms} ms")
 
 
+def poll(page, read, done, timeout_ms: float = 15000, every_ms: int = 200):
+    """``read()`` again every ``every_ms`` until ``done(value)`` holds or ``timeout_ms`` has
+    passed; returns the last value read. For what the page draws a moment after Streamlit
+    looks idle (a component drawing the data of the run that just ended)."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        value = read()
+        if done(value) or time.monotonic() > deadline:
+            return value
+        page.wait_for_timeout(every_ms)
+
+
 def screenshot(page, name: str) -> Path:
     """Save a full-page screenshot to tests/artifacts/<name>.png; return the path."""
     ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)

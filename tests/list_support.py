@@ -8,6 +8,7 @@ import json
 
 from components.session_list import TABLE_KEY
 from components.source_picker import FILES_PANEL_KEY
+from tests.browser_support import poll
 
 
 def _walk(node):
@@ -68,13 +69,5 @@ def expect_rows(page, expected, seen=list, timeout_ms: float = 15000) -> None:
 
     The table is a component that draws after the script run that sent it, so an idle app can
     still show the rows of the run before for a moment on a loaded machine."""
-    import time
-
-    deadline = time.monotonic() + timeout_ms / 1000
     want = seen(expected)
-    while True:
-        shown = seen(row_ids(page))
-        if shown == want or time.monotonic() > deadline:
-            break
-        page.wait_for_timeout(200)
-    assert shown == want
+    assert poll(page, lambda: seen(row_ids(page)), lambda shown: shown == want, timeout_ms) == want

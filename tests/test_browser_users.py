@@ -10,13 +10,12 @@ import importlib.util
 import io
 import re
 import sys
-import time
 import urllib.parse
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_support import REPO_ROOT, browser_contexts, run_async, screenshot, wait_for_streamlit_idle
+from tests.browser_support import REPO_ROOT, browser_contexts, poll, run_async, screenshot, wait_for_streamlit_idle
 from tests.conftest import CORPUS, MANIFEST, demo_sessions
 from tests.list_support import open_row
 
@@ -61,13 +60,9 @@ def caption(page) -> str:
 def caption_starts(page, prefix: str, timeout_s: float = 60) -> bool:
     """Whether the list's caption starts with ``prefix`` within ``timeout_s``: a rerun a click or
     an upload asks for may begin a moment after the page last looked idle."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        text = caption(page)
-        if text.startswith(prefix) or time.monotonic() > deadline:
-            assert text.startswith(prefix), f"the caption is {text!r}, expected {prefix!r}…"
-            return True
-        page.wait_for_timeout(200)
+    text = poll(page, lambda: caption(page), lambda text: text.startswith(prefix), timeout_s * 1000)
+    assert text.startswith(prefix), f"the caption is {text!r}, expected {prefix!r}…"
+    return True
 
 
 def search(page, text: str) -> None:

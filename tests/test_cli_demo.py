@@ -137,8 +137,6 @@ def test_every_demo_docrag_sessions_evidence_gives_its_chunks_texts_or_says_why_
 def test_a_reader_that_goes_away_after_a_large_write_began_gets_141(tmp_path):
     # ``list --format csv | head -c 10``: one print of the whole CSV, far larger than the pipe
     # holds; the reader closes after its first bytes, part way through that write
-    import pyoxigraph as ox
-
     lines = [f'<urn:trustgraph:question:{n:06d}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> '
              f'<https://trustgraph.ai/ns/AgentQuestion> .' for n in range(20000)]
     path = tmp_path / "many.nt"
