@@ -42,7 +42,7 @@ for path in (str(REPO), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from tests.browser_support import _IDLE_JS, chromium_page, streamlit_server  # noqa: E402
+from tests.browser_support import _IDLE_JS, chromium_page, streamlit_server, use_browser  # noqa: E402
 from trace_explorer.sources.demo import MANIFEST, SERVICES_MANIFEST  # noqa: E402
 
 BARE_APP = 'import streamlit as st\n\nst.write("Trace Explorer bare page")\n'
@@ -303,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
                         "or label contains one of these (the bare page is always measured)")
     parser.add_argument("--list", action="store_true", help="list the measurements and stop")
     args = parser.parse_args(argv)
+    use_browser()  # Debian's chromium, as people run it
     if args.list:
         for item in MEASUREMENTS:
             print(f"{item.run.__name__:32s} {item.server:6s} {item.label}")

@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=1400, help="browser viewport width in CSS pixels (default 1400)")
     parser.add_argument("--keep", help="build the long session's store in DIR and leave it there")
     args = parser.parse_args(argv)
-    if not chromium_available():
+    if not chromium_available(CHROMIUM_PATH):
         print(f"Chromium not found at {CHROMIUM_PATH}", file=sys.stderr)
         return 2
     from playwright.sync_api import sync_playwright

@@ -175,16 +175,19 @@ async def visit(context, url: str, expected: Expected, picks: list[str], user: i
 
 
 async def run_users(url: str, users: int, expected: Expected, sessions: int = 3,
-                    viewport: tuple[int, int] = (1400, 1000)) -> list[Visit]:
-    """``users`` people at once, each in a browser context of its own, on the app at ``url``."""
+                    viewport: tuple[int, int] = (1400, 1000), executable: str = CHROMIUM_PATH,
+                    reduced_motion: str | None = None) -> list[Visit]:
+    """``users`` people at once, each in a browser context of its own, on the app at ``url``, in
+    the Chromium at ``executable`` (Debian's chromium unless told)."""
     from playwright.async_api import async_playwright
 
-    if not chromium_available():
-        raise RuntimeError(f"Chromium not found at {CHROMIUM_PATH}")
+    if not chromium_available(executable):
+        raise RuntimeError(f"Chromium not found at {executable}")
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS)
+        browser = await playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
         try:
-            contexts = [await browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+            contexts = [await browser.new_context(viewport={"width": viewport[0], "height": viewport[1]},
+                                                  reduced_motion=reduced_motion)
                         for _ in range(users)]
             return list(await asyncio.gather(*(visit(c, url, expected, picks_for(i, expected, sessions), i)
                                                for i, c in enumerate(contexts))))

@@ -200,8 +200,9 @@ def measure_browser(store: Path, react: str, repeat: int) -> dict:
     session opened (median of ``repeat`` after a warm-up)."""
     import browser
     import browser_session
-    from tests.browser_support import chromium_page, streamlit_server
+    from tests.browser_support import chromium_page, streamlit_server, use_browser
 
+    use_browser()  # Debian's chromium, as people run it
     def open_session(probe) -> float:
         from urllib.parse import quote
 

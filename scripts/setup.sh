@@ -10,9 +10,9 @@
 #   python gone or not starting);
 # * installs requirements-dev.txt and the project itself (editable) into it;
 # * installs Debian's graphviz and fonts (image export) via apt-get if missing;
-# * installs Debian's chromium (for the browser tests) via apt-get if
-#   /usr/bin/chromium is missing, and Virtuoso (virtuoso-t) for the SPARQL
-#   endpoint tests.  Skip both with --no-browser or
+# * installs Debian's chromium and chromium-headless-shell (for the browser
+#   tests and benchmarks) via apt-get if either is missing, and Virtuoso (virtuoso-t) for the SPARQL
+#   endpoint tests.  Skip all three with --no-browser or
 #   TRACE_EXPLORER_SKIP_BROWSER=1.
 #
 # apt-get runs directly as root, through sudo otherwise; without either it stops and says so.
@@ -154,10 +154,13 @@ ensure_tools() {
     fi
     # Chromium (browser tests) and Virtuoso (a real SPARQL server for the endpoint tests).
     if [[ "$skip_browser" != "1" ]]; then
-        if [[ ! -x /usr/bin/chromium ]]; then
-            log "installing Debian's chromium via apt-get"
-            apt_install chromium fonts-dejavu-core
+        # chromium-headless-shell runs the tests (lighter: no window system, a simpler
+        # compositor); chromium, the browser people use, runs the benchmarks
+        if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromium-headless-shell ]]; then
+            log "installing Debian's chromium and chromium-headless-shell via apt-get"
+            apt_install chromium chromium-headless-shell fonts-dejavu-core
             require /usr/bin/chromium
+            require /usr/bin/chromium-headless-shell
         fi
         if [[ ! -x /usr/bin/virtuoso-t ]]; then
             log "installing Debian's virtuoso-opensource via apt-get"

@@ -14,10 +14,12 @@ Usage::
             wait_for_streamlit_idle(page)
             assert page.get_by_text("Trace Explorer").first.is_visible()
 
-The browser is Debian's ``/usr/bin/chromium`` (installed by
-``scripts/setup.sh``), driven by Playwright's driver only; never run
-``playwright install``.  Override the binary with the ``CHROMIUM_PATH``
-environment variable.
+The tests' browser is Debian's ``/usr/bin/chromium-headless-shell``: the same
+Chromium without a window system, lighter on a two-core machine. The benchmarks
+time Debian's ``/usr/bin/chromium``, the browser people use (:func:`use_browser`).
+Both are installed by ``scripts/setup.sh`` and driven by Playwright's driver only;
+never run ``playwright install``. The ``CHROMIUM_PATH`` environment variable
+overrides both.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ from typing import Iterator, Mapping
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS_DIR = REPO_ROOT / "tests" / "artifacts"
 
-CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")  # the browser people use
+HEADLESS_SHELL_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium-headless-shell")  # the tests'
 EXPECT_TIMEOUT_MS = 15000
 
 # Flags needed for headless Chromium as root on a machine without internet.
@@ -57,9 +60,9 @@ CHROMIUM_ARGS = [
 ]
 
 
-def chromium_available() -> bool:
-    """True if the Chromium binary used by :func:`chromium_page` exists."""
-    return os.access(CHROMIUM_PATH, os.X_OK)
+def chromium_available(path: str | None = None) -> bool:
+    """True if ``path`` (by default the binary :func:`chromium_page` runs) is executable."""
+    return os.access(path or _CHROMIUM.executable, os.X_OK)
 
 
 def free_port() -> int:
@@ -194,17 +197,19 @@ class _SharedChromium:
     (in-memory) contexts of the same browser. A browser that has died is started again.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, executable: str, reduced_motion: str | None) -> None:
+        self.executable = executable
+        self.reduced_motion = reduced_motion
         self._playwright = None
         self._context = None
         self._profile: tempfile.TemporaryDirectory | None = None
 
     def context(self):
         """The shared context with an on-disk profile (started at first use)."""
-        if not chromium_available():
+        if not chromium_available(self.executable):
             raise RuntimeError(
-                f"Chromium not found at {CHROMIUM_PATH}; run scripts/setup.sh "
-                "(installs Debian's chromium package)"
+                f"Chromium not found at {self.executable}; run scripts/setup.sh "
+                "(installs Debian's chromium packages)"
             )
         if self._context is not None and self._context.browser.is_connected():
             return self._context
@@ -219,7 +224,8 @@ class _SharedChromium:
         if self._profile is None:
             self._profile = tempfile.TemporaryDirectory(prefix="chromium-profile-")
         self._context = self._playwright.chromium.launch_persistent_context(
-            self._profile.name, executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS)
+            self._profile.name, executable_path=self.executable, headless=True, args=CHROMIUM_ARGS,
+            reduced_motion=self.reduced_motion)
         for page in list(self._context.pages):  # the blank page it opens with
             page.close()
         return self._context
@@ -241,7 +247,17 @@ class _SharedChromium:
         self._context = self._playwright = self._profile = None
 
 
-_CHROMIUM = _SharedChromium()
+# Tests ask for reduced motion: Streamlit's frontend then skips its animations, which cost the
+# renderer about a tenth of its CPU through a test and are never what a test checks.
+_CHROMIUM = _SharedChromium(HEADLESS_SHELL_PATH, reduced_motion="reduce")
+
+
+def use_browser(executable: str = CHROMIUM_PATH) -> None:
+    """Make :func:`chromium_page` and :func:`browser_contexts` run ``executable`` with the
+    page's own motion, as a person's browser does (the benchmarks' choice). Call it before the
+    first page: a browser already started stays as it is."""
+    _CHROMIUM.executable = executable
+    _CHROMIUM.reduced_motion = None
 
 
 @contextlib.contextmanager
@@ -255,7 +271,8 @@ def browser_contexts(count: int, viewport: tuple[int, int] = (1400, 1000), *,
     try:
         pages = []
         for _ in range(count):
-            context = browser.new_context(viewport={"width": width, "height": height})
+            context = browser.new_context(viewport={"width": width, "height": height},
+                                          reduced_motion=_CHROMIUM.reduced_motion)
             contexts.append(context)
             page = context.new_page()
             page.set_default_timeout(default_timeout_ms)

@@ -82,11 +82,11 @@ def _dealt(items: list, workers: int) -> list:
 def pytest_runtest_setup(item):
     """A browser test fails, never skips, when Chromium is missing: ``scripts/setup.sh`` installs it."""
     if item.get_closest_marker("browser") is not None:
-        from tests.browser_support import CHROMIUM_PATH, chromium_available
+        from tests.browser_support import HEADLESS_SHELL_PATH, chromium_available
 
         if not chromium_available():
-            pytest.fail(f"Chromium not found at {CHROMIUM_PATH}: run scripts/setup.sh (it installs Debian's "
-                        f"chromium), or set CHROMIUM_PATH", pytrace=False)
+            pytest.fail(f"Chromium not found at {HEADLESS_SHELL_PATH}: run scripts/setup.sh (it installs Debian's "
+                        f"chromium-headless-shell), or set CHROMIUM_PATH", pytrace=False)
 
 
 def corpus_paths(name: str) -> list[Path]:
