@@ -25,7 +25,7 @@ from trace_explorer.sources.local_store import ingest_file, open_local_store
 from trace_explorer.sources.session_index import INDEX_FILE
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"
-SESSIONS = 120
+SESSIONS = 60
 SCAN = 'SELECT DISTINCT ?s WHERE { ?s a ?t FILTER(isIRI(?s) && CONTAINS(STR(?s), "/")) }'
 
 
@@ -40,7 +40,7 @@ def _generated(folder, seed: int):
 
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory):
-    """Two generated collections of 120 sessions (different seeds: different sessions)."""
+    """Two generated collections of 60 sessions (different seeds: different sessions)."""
     return [_generated(tmp_path_factory.mktemp(f"made{seed}"), seed) for seed in (1, 2)]
 
 
@@ -51,7 +51,7 @@ CORPUS_FILES = [CORPUS / CONTENT_FILES[n] for n in TRACE_FILES if n in CONTENT_F
 def streamed(monkeypatch):
     """Every N-Quads file is read a batch at a time."""
     monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
-    monkeypatch.setattr(rdf_stream, "BATCH", 2_000)
+    monkeypatch.setattr(rdf_stream, "BATCH", 1_000)
 
 
 def _state(store) -> tuple[bool, set[str]]:
