@@ -10,7 +10,7 @@ go on writing; wait before the third), ``index`` (wait before the last file's ro
 ``publish`` (wait before the last file's snapshot is published). ``--unpublished`` writes every
 file without publishing (as ``sync`` does), then stops at ``index`` on the last. ``--streamed``
 reads and writes every N-Quads file a batch at a time (``read.rdf_stream``). Batches are
-of ``BATCH`` quads, so that a file of 20,000-30,000 quads takes three.
+of ``BATCH`` quads, so that a file of 12,000-18,000 quads takes three.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-BATCH = 10_000
+BATCH = 6_000
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 

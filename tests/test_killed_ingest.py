@@ -25,13 +25,13 @@ from trace_explorer.sources.session_index import INDEX_FILE, build_index
 
 pytestmark = pytest.mark.long  # every test here runs subprocesses for seconds
 
-BIG_COPIES = 40  # about 24,500 quads: three bulk_extend batches of the killed ingest
+BIG_COPIES = 25  # about 15,300 quads: three bulk_extend batches of the killed ingest
 ALL = SessionFilter(include_sub=True)
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    """The files: ``base`` (copies 0-1, in every store first), ``big`` (copies 1-80: it shares
+    """The files: ``base`` (copies 0-1, in every store first), ``big`` (``BIG_COPIES`` copies from copy 1: it shares
     copy 1 with base), ``small`` and ``later`` (small files), ``seed``: a corpus file."""
     folder = tmp_path_factory.mktemp("files")
     made = {"base": copies(0, 2), "big": copies(1, BIG_COPIES), "small": copies(300, 2), "later": copies(301, 2)}
