@@ -156,6 +156,10 @@ def test_a_streamed_file_checks_health_in_its_index_pass(tmp_path, capsys, monke
     assert f" {INDEX_HEALTH} " in last and f" {INDEX} " not in last  # only the phases that ran
     # nothing was left to check after the files: no health bar, and no health in the totals
     assert f" {HEALTH} " not in last and not any(line.startswith(HEALTH) for line in err.splitlines())
+    # its rows were written as they were read: counted in the totals, with no full-text bar of
+    # their own (one drew them done in no time, at millions of sessions a second)
+    assert f", {sessions} sessions indexed in " in last and f" {FULL_TEXT} " not in last
+    assert not any(line.startswith(FULL_TEXT) for line in err.splitlines())
 
 
 def test_the_cpu_seconds_count_worker_processes_once_waited_for():
@@ -310,7 +314,7 @@ def test_a_streamed_file_names_the_work_after_its_last_batch_and_row(tmp_path, c
     err = capsys.readouterr().err
     drawn = err.replace("\r", "\n").splitlines()
     for phase, step in ((PARSE, "loading the last batch"), (PARSE, "flushing the store"),
-                        ("index+health", "writing the rows"), (FULL_TEXT, "publishing a snapshot")):
+                        ("index+health", "writing the rows"), ("index+health", "publishing a snapshot")):
         assert any(line.startswith(phase) and line.rstrip().endswith(f"orchestrated.nq, {step}]") for line in drawn), step
     left = [line for line in err.split("\n") if "100%" in line]
     assert left and all(line.rsplit("\r", 1)[-1].rstrip().endswith("orchestrated.nq]") for line in left)

@@ -108,6 +108,12 @@ class BarPhases(Phases):
             with self._lock:
                 self._bar.set_postfix_str(f"{self.label}, {what}" if self.label and what else what or self.label)
 
+    def counted(self, phase: str, n: int) -> None:
+        """Add ``n`` to ``phase``'s units done (the totals line's count) with no bar of its own
+        (one drawn for work another phase did would show it done at millions a second); the
+        open bar stays open and names the steps that follow."""
+        self.done[phase] += n
+
     def write(self, line: str) -> None:
         """A line of its own between the bars."""
         from tqdm import tqdm

@@ -13,7 +13,7 @@ total)`` when a phase starts (``total`` in the phase's unit, or None when unknow
 after the last batch, the commit after the last row). ``NO_PHASES`` listens to nothing. A large N-Quads or N-Triples file is
 read a batch at a time (``read.rdf_stream``): each batch is written as it is parsed, so its
 ``PARSE`` covers ``STORE`` too, and its rows are written as they are read, so ``INDEX`` covers
-``FULL_TEXT`` (which then only counts them); when the health check reads its sessions in that
+``FULL_TEXT`` (which then only counts them: ``counted``); when the health check reads its sessions in that
 same pass (``session_index.RowsReader``, ``analysis.health.in_pass``), that pass is
 ``INDEX_HEALTH`` instead, and ``HEALTH`` counts only the sessions left to check once every file
 is in.
@@ -50,6 +50,10 @@ class Phases:
         """The current phase is now doing ``what`` (a few words: "flushing the store"), work
         with no count of its own, such as what follows its last unit; "" when its count says it
         all again."""
+
+    def counted(self, phase: str, n: int) -> None:
+        """``n`` units of ``phase`` were done within the phase before it, which took their time
+        (a streamed file's rows, written as they were read): counted, as no phase of its own."""
 
 
 NO_PHASES = Phases()

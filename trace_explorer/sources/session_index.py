@@ -1016,8 +1016,7 @@ class StreamedIndexUpdate:
                                              typed if typed is not None else self.typed_write(False))
         if self.documents_of_known:
             self.index.add_words(words_of_new_texts(self.store, texts, self.documents_of_known, set(roots)), self.store)
-        phases.begin(FULL_TEXT, written)
-        phases.advance(written)
+        phases.counted(FULL_TEXT, written)  # written as they were read: the index pass took their time
         return written
 
 
