@@ -252,9 +252,10 @@ def test_a_ctrl_c_while_workers_check_ends_them_and_the_command_says_interrupted
     def ctrl_c(_):
         raise KeyboardInterrupt
     started = time.monotonic()
+    others = set(multiprocessing.active_children())  # another test's pool (the uploads' parsers) may live on
     with pytest.raises(KeyboardInterrupt):
         list(lint_workers.check_snapshot(source, all_roots(source), progress=ctrl_c))
-    assert multiprocessing.active_children() == [] and time.monotonic() - started < 60  # no worker left waiting
+    assert set(multiprocessing.active_children()) <= others and time.monotonic() - started < 60  # no worker left waiting
 
     # the command: one line and 130, as ingest's Ctrl-C, not a traceback
     monkeypatch.setattr(lint_workers, "PARALLEL_FROM", 0)
