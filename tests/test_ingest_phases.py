@@ -162,6 +162,24 @@ def test_a_streamed_file_checks_health_in_its_index_pass(tmp_path, capsys, monke
     assert not any(line.startswith(FULL_TEXT) for line in err.splitlines())
 
 
+def test_texts_for_steps_already_in_the_store_draw_a_words_bar(tmp_path, capsys):
+    # a content file given after its trace: its texts are looked up for the sessions whose
+    # searched words they add to, with a bar of their own, named in the totals line
+    from trace_explorer.sources.ingest_phases import WORDS
+
+    store = tmp_path / "store"
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(store), "--quiet"]) == 0
+    texts = json.loads((CORPUS / "orchestrated.documents.json").read_text(encoding="utf-8"))
+    capsys.readouterr()
+    assert main(["ingest", str(CORPUS / "orchestrated.documents.json"), "--store", str(store)]) == 0
+    err = capsys.readouterr().err.replace("\r", "\n")
+    words = [line for line in err.splitlines() if line.startswith(WORDS)]
+    assert words and f"| {len(texts)}/{len(texts)} [" in words[-1]
+    assert any(line.rstrip().endswith("orchestrated.documents.json, writing the words]") for line in words)
+    last = err.strip().splitlines()[-1]
+    assert f" {WORDS} " in last and f" {FULL_TEXT} " not in last  # no session's row was written again
+
+
 def test_the_cpu_seconds_count_worker_processes_once_waited_for():
     import subprocess
     import sys

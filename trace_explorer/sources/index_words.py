@@ -15,7 +15,7 @@ mark is ours): ``search.text_match``, the same for every source.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import pyoxigraph as ox
 
@@ -81,18 +81,23 @@ def documents_named(store: ox.Store, texts: Mapping[str, str]) -> list[str]:
     return out
 
 
-def words_of_documents(store: ox.Store, texts: Mapping[str, str],
-                       documents: Sequence[str]) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict[str, list[str]]]]:
+PROGRESS_EVERY = 1000  # documents between two calls of ``words_of_documents``'s progress
+
+
+def words_of_documents(store: ox.Store, texts: Mapping[str, str], documents: Sequence[str],
+                       progress: Callable[[int], None] | None = None,
+                       ) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict[str, list[str]]]]:
     """The words that ``texts`` of ``documents`` add to the sessions whose steps in ``store``
     point at them, by the field the step's kind puts them in (``model.words``: a Thought's in
     "thought", an Observation's in "observation", an answer's in "answer", …): ``(by_root,
     by_step)``, ``{root or step IRI: {field: [text, …]}}``; ``by_root`` for steps whose IRI
     names their session (``model.roots.step_owner``), ``by_step`` for the others (their
-    session is found from their derivations). A few lookups a document."""
+    session is found from their derivations). A few lookups a document (about 0.2 ms);
+    ``progress(n)`` hears of every ``PROGRESS_EVERY`` documents looked up, and of the last."""
     predicate, rdf_type = ox.NamedNode(DOCUMENT), ox.NamedNode(RDF_TYPE)
     by_root: dict[str, dict[str, list[str]]] = {}
     by_step: dict[str, dict[str, list[str]]] = {}
-    for document in documents:
+    for done, document in enumerate(documents, 1):
         for quad in store.quads_for_pattern(None, predicate, ox.NamedNode(document), None):
             if not isinstance(quad.subject, ox.NamedNode):
                 continue
@@ -102,6 +107,8 @@ def words_of_documents(store: ox.Store, texts: Mapping[str, str],
             owner = step_owner(step)
             target = by_root.setdefault(owner, {}) if owner is not None else by_step.setdefault(step, {})
             target.setdefault(field, []).append(texts[document])
+        if progress is not None and (done % PROGRESS_EVERY == 0 or done == len(documents)):
+            progress(done % PROGRESS_EVERY or PROGRESS_EVERY)
     return by_root, by_step
 
 

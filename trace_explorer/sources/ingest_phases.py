@@ -5,8 +5,10 @@ An ingest goes through, in order: ``CHECK`` (for a file read a batch at a time, 
 bytes of the file as given, read once before parsing for the pre-scan's refusals and the digest),
 ``PARSE`` (bytes of text read and parsed), ``INDEX``
 (sessions read for their index rows), ``STORE`` (quads written into the store), ``FULL_TEXT``
-(the index rows and their searched words written into SQLite and FTS5, in one transaction)
-and, once every file is in, ``HEALTH`` (sessions checked). A writer calls ``begin(phase,
+(the index rows and their searched words written into SQLite and FTS5, in one transaction),
+``WORDS`` (texts given for steps the store had before, looked up for the sessions whose
+searched words they add to, then those words written) and, once every file is in, ``HEALTH``
+(sessions checked). A writer calls ``begin(phase,
 total)`` when a phase starts (``total`` in the phase's unit, or None when unknown), then
 ``advance(n)`` as each further ``n`` units are done; a phase ends when the next begins or
 ``finish()`` is called; ``step(what)`` names work within a phase that has no count (the flush
@@ -26,9 +28,10 @@ import time
 
 CHECK, PARSE, INDEX, STORE, FULL_TEXT, HEALTH = "check", "parse", "index", "store", "full-text", "health"
 INDEX_HEALTH = "index+health"
-PHASES = (CHECK, PARSE, INDEX, INDEX_HEALTH, STORE, FULL_TEXT, HEALTH)
+WORDS = "words"
+PHASES = (CHECK, PARSE, INDEX, INDEX_HEALTH, STORE, FULL_TEXT, WORDS, HEALTH)
 UNITS = {CHECK: "B", PARSE: "B", INDEX: "sessions", INDEX_HEALTH: "sessions", STORE: "quads", FULL_TEXT: "sessions",
-         HEALTH: "sessions"}
+         WORDS: "texts", HEALTH: "sessions"}
 
 
 class Phases:

@@ -39,7 +39,7 @@ from ..model.words import WORD_FIELDS, session_words
 from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions
 from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
-from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, Phases
+from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, WORDS, Phases
 from . import index_aggregates, index_previews, index_reach, index_typed
 from .index_typed import TypedWrite
 from .index_write_records import PUBLISHED_KEY, WriteRecords
@@ -852,19 +852,33 @@ class IndexUpdate:
         phases.begin(FULL_TEXT, len(rows))
         self.index.replace(sorted(outside), rows, files, self.typed)
         phases.advance(len(rows))
-        self.index.add_words(words_of_new_texts(self.store, self.texts, self.documents_of_known,
-                                                outside | set(self.from_file)), self.store)
+        add_words_of_new_texts(self.index, self.store, self.texts, self.documents_of_known,
+                               outside | set(self.from_file), phases)
         return len(rows)
 
 
+def add_words_of_new_texts(index: SessionIndex, store: ox.Store, texts: Mapping[str, str],
+                           documents: Sequence[str], written: set[str], phases: Phases = NO_PHASES) -> None:
+    """Add to ``index`` the words ``words_of_new_texts`` finds; ``phases`` hears of the
+    documents looked up (``ingest_phases.WORDS``: seconds for a content file of 20,000 texts
+    into a store of 10,000 sessions) and of the write after them."""
+    if not documents:
+        return
+    phases.begin(WORDS, len(documents))
+    words = words_of_new_texts(store, texts, documents, written, progress=phases.advance)
+    phases.step("writing the words")
+    index.add_words(words, store)
+
+
 def words_of_new_texts(store: ox.Store, texts: Mapping[str, str], documents: Sequence[str],
-                       written: set[str]) -> dict[str, dict[str, list[str]]]:
+                       written: set[str], progress: Callable[[int], None] | None = None,
+                       ) -> dict[str, dict[str, list[str]]]:
     """The words that the texts of ``documents`` (new to the store, and pointed at by steps it
     had: ``documents_named``) add to sessions already indexed and not among ``written`` (read
     with the texts just now), ``{root: {field: [text, …]}}``, found in ``store`` once the texts
-    are in it (``words_of_documents``; a step whose IRI does not name its session is followed
-    to its roots)."""
-    by_root, by_step = words_of_documents(store, texts, documents)
+    are in it (``words_of_documents``, which calls ``progress``; a step whose IRI does not name
+    its session is followed to its roots)."""
+    by_root, by_step = words_of_documents(store, texts, documents, progress)
     owners = _roots_of(store, sorted(by_step), pointed=True)
     for step, words in by_step.items():
         for root in owners.get(step, ()):
@@ -1014,9 +1028,8 @@ class StreamedIndexUpdate:
 
         written = self.index.replace_batches(roots, batches() if rows_reader is None else read(), files,
                                              typed if typed is not None else self.typed_write(False))
-        if self.documents_of_known:
-            self.index.add_words(words_of_new_texts(self.store, texts, self.documents_of_known, set(roots)), self.store)
-        phases.counted(FULL_TEXT, written)  # written as they were read: the index pass took their time
+        phases.counted(FULL_TEXT, written)
+        add_words_of_new_texts(self.index, self.store, texts, self.documents_of_known, set(roots), phases)  # written as they were read: the index pass took their time
         return written
 
 
