@@ -249,7 +249,8 @@ class _SharedChromium:
 
 # Tests ask for reduced motion: Streamlit's frontend then skips its animations, which cost the
 # renderer about a tenth of its CPU through a test and are never what a test checks.
-_CHROMIUM = _SharedChromium(HEADLESS_SHELL_PATH, reduced_motion="reduce")
+REDUCED_MOTION = "reduce"
+_CHROMIUM = _SharedChromium(HEADLESS_SHELL_PATH, reduced_motion=REDUCED_MOTION)
 
 
 def use_browser(executable: str = CHROMIUM_PATH) -> None:

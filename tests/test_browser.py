@@ -25,7 +25,6 @@ GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 HOSTILE = "<img src=x onerror=alert(1)><script>alert(2)</script>"
 
 
-
 def test_list_row_opens_the_session_with_dag_and_timeline(app_url, sessions):
     with chromium_page(viewport=(1440, 1300)) as page:
         page.goto(app_url + "/")

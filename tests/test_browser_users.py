@@ -15,7 +15,7 @@ import urllib.parse
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_support import HEADLESS_SHELL_PATH, REPO_ROOT, browser_contexts, poll, run_async, screenshot, wait_for_streamlit_idle
+from tests.browser_support import HEADLESS_SHELL_PATH, REDUCED_MOTION, REPO_ROOT, browser_contexts, poll, run_async, screenshot, wait_for_streamlit_idle
 from tests.conftest import CORPUS, MANIFEST, demo_sessions
 from tests.list_support import open_row
 
@@ -154,7 +154,7 @@ def test_people_at_once_all_get_correct_pages(app_url):
     expected = concurrent_users.expected_from_manifest(CORPUS / "manifest.json")
     assert expected.top == TOP and expected.total == len(demo_sessions())
     visits = run_async(concurrent_users.run_users(app_url, PEOPLE, expected, sessions=2, executable=HEADLESS_SHELL_PATH,
-                                                   reduced_motion="reduce"))
+                                                   reduced_motion=REDUCED_MOTION))
     assert [v.user for v in visits] == list(range(PEOPLE))
     for visit in visits:
         assert visit.problems(expected) == []
