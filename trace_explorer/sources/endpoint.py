@@ -20,7 +20,7 @@ from ..read.prescan import check_before_parsing
 from .bounded_http import DEFAULT_TIMEOUT_S, HttpFailure, bounded_post
 from .pinned_http import Pins, pinned_session
 from .secret_scrub import SecretScrub
-from .source import SourceError, Term, TraceSource, check_read_only
+from .source import SourceError, Term, TraceSource, check_read_only, solution_rows
 
 
 @dataclass
@@ -96,9 +96,7 @@ class EndpointSource(TraceSource):
         body, _ = self._post(query, "application/sparql-results+json")
         self._check_nesting(body, "results")
         try:  # the solutions are parsed as they are read: a malformed term fails in the loop
-            solutions = ox.parse_query_results(body, format=ox.QueryResultsFormat.JSON)
-            names = [v.value for v in solutions.variables]
-            return [{n: s[n] for n in names if s[n] is not None} for s in solutions]
+            return solution_rows(ox.parse_query_results(body, format=ox.QueryResultsFormat.JSON))
         except (SyntaxError, ValueError) as error:
             raise SourceError(f"{self.label}: unreadable results ({self.scrub.clean(error, 300)})") from None
 

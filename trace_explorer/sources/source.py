@@ -37,6 +37,22 @@ def check_read_only(query: str) -> str:
     return query
 
 
+def solution_rows(solutions: ox.QuerySolutions) -> list[dict[str, Term]]:
+    """The rows of a SELECT's ``solutions``, each ``{variable: term}`` without the unbound ones.
+    Raises what reading them raises (a malformed term in parsed results: SyntaxError or
+    ValueError; a store's evaluation: OSError). ``solutions`` is let go here whatever happens:
+    pyoxigraph's results may only be freed on the thread that made them, and a traceback kept
+    for its message (``pytest.raises``, a page's error) would otherwise keep them until a
+    garbage collection on another thread, which fails with "unsendable"."""
+    try:
+        names = [v.value for v in solutions.variables]
+        return [{n: s[n] for n in names if s[n] is not None} for s in solutions]
+    except (SyntaxError, ValueError, OSError) as error:
+        raise error.with_traceback(None)  # without the frames that iterated over them
+    finally:
+        del solutions
+
+
 class TraceSource:
     """The read interface every source offers.
 

@@ -10,7 +10,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from ..model.vocabulary import ANSWER, DOCUMENT
-from .source import CONTENT, DOCUMENTS_GRAPH, SourceError, Term, TraceSource, check_read_only
+from .source import CONTENT, DOCUMENTS_GRAPH, SourceError, Term, TraceSource, check_read_only, solution_rows
 
 # Where an entity's words are: inline (the seed shape), or behind a tg:document.
 _ENTITY_TEXT = tuple(ox.NamedNode(p) for p in (ANSWER, CONTENT, DOCUMENT))
@@ -33,11 +33,9 @@ class StoreSource(TraceSource):
 
     def select(self, query: str) -> list[dict[str, Term]]:
         try:
-            solutions = self.store.query(check_read_only(query), use_default_graph_as_union=True)
+            return solution_rows(self.store.query(check_read_only(query), use_default_graph_as_union=True))
         except (SyntaxError, OSError) as error:
             raise SourceError(f"{self.label}: {error}") from None
-        names = [v.value for v in solutions.variables]
-        return [{n: s[n] for n in names if s[n] is not None} for s in solutions]
 
     def construct(self, query: str) -> list[ox.Triple]:
         try:
