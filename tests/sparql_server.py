@@ -43,9 +43,13 @@ class SparqlServer(LoopbackServer):
                     return self._send(401, "text/plain", b"unknown credentials")
                 results = store.query(form["query"][0], use_default_graph_as_union=True)
                 if isinstance(results, ox.QueryTriples):
-                    return self._send(200, "application/n-triples", results.serialize(format=ox.RdfFormat.N_TRIPLES))
-                self._send(200, "application/sparql-results+json",
-                           results.serialize(format=ox.QueryResultsFormat.JSON))
+                    answer = ("application/n-triples", results.serialize(format=ox.RdfFormat.N_TRIPLES))
+                else:
+                    answer = ("application/sparql-results+json", results.serialize(format=ox.QueryResultsFormat.JSON))
+                # pyoxigraph's results must be let go on the thread that made them: not kept by the
+                # traceback of a client that hung up while they were sent, for a collection elsewhere
+                del results
+                self._send(200, *answer)
 
             def _send(self, status, content_type, body):
                 self.send_response(status)
