@@ -133,6 +133,51 @@ def test_a_file_after_the_pass_has_its_sessions_checked_again(tmp_path, syntheti
     assert after == at_once["health"]
 
 
+def sent_batches(monkeypatch) -> list[int]:
+    """The batches each pass's ``HealthInPass`` sent to worker processes, one count a pass,
+    appended as the pass writes its health rows."""
+    sent: list[int] = []
+
+    class Counted(in_pass.HealthInPass):
+        def write(self):
+            sent.append(self.sent)  # not the reader itself: it holds the store open
+            return super().write()
+
+    monkeypatch.setattr(in_pass, "HealthInPass", Counted)
+    return sent
+
+
+@pytest.mark.long
+def test_a_file_after_the_pass_has_its_sessions_checked_again_by_the_workers_too(tmp_path, synthetic, streamed,
+                                                                                  at_once, monkeypatch):
+    """The sessions a content file may mend, checked again after it, are shared with the worker
+    processes as a pass's batches are: the same health rows as checked here, none of them left
+    to this process's check."""
+    trace, texts = synthetic
+    store = str(tmp_path / "store")
+    assert main(["ingest", str(trace), "--store", store, "--quiet", "--workers", "1"]) == 0
+    monkeypatch.setattr(in_pass, "BATCH", 10)  # some batches to the worker, some here
+    monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)
+    sent = sent_batches(monkeypatch)
+    assert main(["ingest", str(texts), "--store", store, "--quiet", "--workers", "1"]) == 0
+    assert sum(streamed) == 0 and sent[-1] > 0  # checked again in the shared pass, with batches sent
+    assert index_tables(tmp_path / "store")["health"] == at_once["health"]
+
+
+@pytest.mark.long
+def test_reindex_shares_its_health_check_with_the_workers(tmp_path, synthetic, at_once, monkeypatch):
+    """``reindex`` checks every session again, in worker processes too: the same rows."""
+    store = str(tmp_path / "store")
+    assert main(["ingest", *map(str, synthetic), "--store", store, "--quiet"]) == 0
+    monkeypatch.setattr(in_pass, "BATCH", 10)
+    monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(in_pass, "workers_for", lambda: 1)  # its default, on any machine
+    sent = sent_batches(monkeypatch)
+    assert main(["reindex", "--store", store]) == 0
+    assert sent and sent[-1] > 0
+    assert index_tables(tmp_path / "store") == at_once
+
+
 @pytest.mark.parametrize("kept", [True, False])
 @pytest.mark.long
 def test_worker_processes_give_the_rows_of_one_process(tmp_path, synthetic, streamed, monkeypatch, kept):
@@ -141,14 +186,7 @@ def test_worker_processes_give_the_rows_of_one_process(tmp_path, synthetic, stre
     batches read here; a store that held something first keeps nothing in memory."""
     monkeypatch.setattr(in_pass, "BATCH", 15)  # 8 batches: some to the worker, some here
     first = [] if kept else [str(CORPUS / "orchestrated.nq")]
-    stores, sent = {}, []
-
-    class Counted(in_pass.HealthInPass):
-        def write(self):
-            sent.append(self.sent)  # not the reader itself: it holds the store open
-            return super().write()
-
-    monkeypatch.setattr(in_pass, "HealthInPass", Counted)
+    stores, sent = {}, sent_batches(monkeypatch)
     monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)
     for workers in (0, 1):
         store = tmp_path / f"workers-{workers}"

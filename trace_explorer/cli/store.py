@@ -62,7 +62,10 @@ def _reindex(args) -> int:
         with BarPhases() as phases, open_local_store(args.store) as local:
             count = reindex(local, phases)
             if not args.no_health:
-                _check_health(local, quiet=False, phases=phases)
+                from ..analysis.health import in_pass  # with the checks, only when they run
+
+                # every session is checked again: shared with worker processes, as an ingest's pass is
+                _check_health(local, quiet=False, phases=phases, shared=in_pass.HealthInPass(local))
     except SourceError as error:
         report([str(error)])
         return 2
@@ -83,16 +86,18 @@ def _workers(text: str) -> int:
 
 def _check_health(local, quiet: bool, after_ingest: bool = False, phases: BarPhases | None = None,
                   written: WrittenTriples | None = None, fresh: list[str] | None = None,
-                  texts_given: set[str] | None = None, only_texts: bool = False) -> None:
+                  texts_given: set[str] | None = None, only_texts: bool = False,
+                  shared: HealthInPass | None = None) -> None:
     """Check the health of the sessions whose index rows changed and were not checked in the
     pass that wrote them (``fresh``), with a progress bar once their number is known (none when
-    there are none); ``texts_given`` and ``only_texts``: as ``refresh_health`` takes them."""
+    there are none); ``texts_given``, ``only_texts`` and ``shared`` (the ingest's own reader, whose
+    workers then share the check): as ``refresh_health`` takes them."""
     from ..analysis.health.index import refresh_health
 
     phases = phases or BarPhases(quiet)
     refresh_health(local.writer_source(), after_ingest=after_ingest, progress=phases.advance, written=written,
                    total=lambda total: phases.begin(HEALTH, total), fresh=fresh or (), texts_given=texts_given,
-                   only_texts=only_texts)
+                   only_texts=only_texts, shared=shared)
     phases.finish()
 
 
@@ -135,7 +140,7 @@ def _ingest(args) -> int:
                 # what a later file may mend is checked again only when a file went in
                 _check_health(store, args.quiet, after_ingest=run.added > 0 or earlier, phases=phases,
                               written=written, fresh=run.fresh, texts_given=None if earlier else run.texts_given,
-                              only_texts=run.only_texts and not earlier)
+                              only_texts=run.only_texts and not earlier, shared=health)
             except SourceError as error:
                 phases.finish()  # the bar before the line, not after it
                 report([str(error)])

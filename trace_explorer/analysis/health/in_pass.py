@@ -124,6 +124,22 @@ class HealthInPass(RowsReader):
                 rows, broken = self._taken(source, queue.popleft(), extending, triples_of, broken)
                 yield rows
 
+    def parallel(self, sessions: int) -> bool:
+        """True when ``sessions`` sessions are enough to share with the workers (``PARALLEL_FROM``)."""
+        return bool(self.workers) and sessions >= PARALLEL_FROM
+
+    def check(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None,
+              progress: Callable[[int], None] | None = None) -> None:
+        """Check the health of the indexed sessions ``roots`` (``analysis.health.index``'s check
+        after an ingest: those whose findings a later file may mend), shared with the workers as
+        a pass's batches are, and write their health rows; their index rows are left as they are.
+        ``progress(n)`` after each batch of ``n`` sessions. Raises SourceError when the store
+        fails."""
+        for index_rows in self.rows(roots, triples_of):
+            if progress is not None:
+                progress(len(index_rows))
+        self.write()
+
     def _checkpoint(self, source: StoreSource, target: Path) -> str:
         """A checkpoint of the store at ``target`` for the workers (its path)."""
         source.store.backup(str(target))

@@ -14,7 +14,10 @@ index keeps its typed IRIs (``sources.index_typed``) needs no scan: a few sessio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import Protocol
+
+from pyoxigraph import Quad
 
 from ...read.collector import collector_paused
 from ...sources.session_insights import forget_health, mending_done, mending_due, unchecked_roots, write_health
@@ -24,11 +27,20 @@ from .checks import BATCH, check_sessions, entities_under, summaries
 from .mending import CONTEXT_RULES, mended
 
 
+class SharedCheck(Protocol):
+    """Checks sessions in worker processes too (``in_pass.HealthInPass``)."""
+
+    def parallel(self, sessions: int) -> bool: ...
+
+    def check(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[Quad]] | None,
+              progress: Callable[[int], None] | None = None) -> None: ...
+
+
 def refresh_health(source: StoreSource, *, after_ingest: bool = False,
                    progress: Callable[[int], None] | None = None,
                    written: WrittenTriples | None = None, total: Callable[[int], None] | None = None,
                    fresh: Iterable[str] = (), texts_given: Collection[str] | None = None,
-                   only_texts: bool = False) -> int:
+                   only_texts: bool = False, shared: SharedCheck | None = None) -> int:
     """Check every session of ``source``'s index that has no health row and write its row;
     ``after_ingest``: first forget the rows of sessions with ``CONTEXT_RULES`` findings, but for
     those of ``fresh`` (checked after the last write: ``in_pass.HealthInPass.write``), and for
@@ -40,7 +52,10 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     own triples. A check after an ingest that did not finish (``session_insights.mending_due``:
     a Ctrl-C, a kill, ``ingest --no-health``) is made by the next call, looking every finding
     up; a caller whose ingest follows such a one gives no hints (``texts_given`` None,
-    ``only_texts`` False). Raises SourceError when the source fails."""
+    ``only_texts`` False). ``shared``: what checks many sessions in worker processes beside this
+    one (``in_pass.HealthInPass``, the ingest's own), used when it says there are enough
+    (a content file after its traces: 2,731 sessions of 10,000 checked again, 11.9 s in one
+    process). Raises SourceError when the source fails."""
     index = source.index
     if index is None or index.read_only or not index.usable:
         return 0
@@ -55,7 +70,9 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     roots = unchecked_roots(index)
     if total is not None:
         total(len(roots))
-    if roots:
+    if roots and shared is not None and shared.parallel(len(roots)):
+        shared.check(roots, written.session_quads if written is not None else None, progress)
+    elif roots:
         _check(source, roots, written, progress)
     if due:
         mending_done(index)
