@@ -177,6 +177,35 @@ def test_durations_spread_over_buckets_give_the_nearest_rank_percentiles():
         assert index_aggregates.spread(index._query, "tool", rank, tool) == spread(chosen)
 
 
+def test_a_rebuild_over_every_row_empties_the_index_at_once_and_counts_as_before(corpus, tmp_path, monkeypatch):
+    """``reindex`` replaces every row: the index is emptied at once (``_emptied``), its counts,
+    rows, triggers and indexes then as a new index's, and a write after it counted as ever."""
+    from trace_explorer.sources import session_index
+
+    collection, _ = corpus
+    index = build_index(collection.store, SessionIndex(tmp_path / INDEX_FILE))
+    roots = sorted(index.roots())
+    write_health(index, {r: {"error": i % 2, "warning": 0, "info": 1, "rules": ["r"]} for i, r in enumerate(roots)})
+    schema = index._query("SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') ORDER BY name")
+    original, emptied = session_index._emptied, []
+
+    def counted(db):
+        emptied.append(1)
+        original(db)
+
+    monkeypatch.setattr(session_index, "_emptied", counted)
+    build_index(collection.store, index)
+    assert emptied == [1]
+    assert sorted(r["root"] for r in index.rows()) == roots
+    assert index._query("SELECT COUNT(*) FROM health") == [(0,)]  # to be checked again
+    assert kept(index) == counted_afresh(index) == kept(build_index(collection.store))
+    assert index._query("SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') "
+                        "ORDER BY name") == schema
+    write_health(index, {r: {"error": 1, "warning": 0, "info": 0, "rules": ["r"]} for r in roots[::2]})
+    assert kept(index) == counted_afresh(index)
+    index.close()
+
+
 def test_an_index_without_the_counts_gets_them_when_opened_for_writing(tmp_path):
     path = tmp_path / INDEX_FILE
     collection, _ = load_collection(corpus_paths("collection.trig"))
