@@ -178,6 +178,26 @@ def test_reindex_shares_its_health_check_with_the_workers(tmp_path, synthetic, a
     assert index_tables(tmp_path / "store") == at_once
 
 
+@pytest.mark.long
+def test_a_ctrl_c_in_a_shared_check_keeps_the_health_of_the_batches_done(tmp_path, synthetic, at_once, monkeypatch):
+    store = tmp_path / "store"
+    assert main(["ingest", *map(str, synthetic), "--store", str(store), "--quiet", "--no-health"]) == 0
+    monkeypatch.setattr(in_pass, "BATCH", 10)
+    monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)
+    done = []
+
+    def progress(n):
+        done.append(n)
+        if len(done) == 3:
+            raise KeyboardInterrupt
+
+    with open_local_store(store) as local, pytest.raises(KeyboardInterrupt):
+        refresh_health(local.writer_source(), progress=progress, shared=in_pass.HealthInPass(local, workers=1))
+    kept_rows = index_tables(store)["health"]
+    assert len(kept_rows) == sum(done) == 30  # the three batches done, and only those
+    assert set(kept_rows) <= set(at_once["health"])
+
+
 @pytest.mark.parametrize("kept", [True, False])
 @pytest.mark.long
 def test_worker_processes_give_the_rows_of_one_process(tmp_path, synthetic, streamed, monkeypatch, kept):

@@ -132,13 +132,14 @@ class HealthInPass(RowsReader):
               progress: Callable[[int], None] | None = None) -> None:
         """Check the health of the indexed sessions ``roots`` (``analysis.health.index``'s check
         after an ingest: those whose findings a later file may mend), shared with the workers as
-        a pass's batches are, and write their health rows; their index rows are left as they are.
-        ``progress(n)`` after each batch of ``n`` sessions. Raises SourceError when the store
-        fails."""
+        a pass's batches are, and write their health rows a batch at a time, as the check in one
+        process does: a Ctrl-C part way keeps the rows of the batches done. Their index rows are
+        left as they are. ``progress(n)`` after each batch of ``n`` sessions. Raises SourceError
+        when the store fails."""
         for index_rows in self.rows(roots, triples_of):
+            self.write()
             if progress is not None:
                 progress(len(index_rows))
-        self.write()
 
     def _checkpoint(self, source: StoreSource, target: Path) -> str:
         """A checkpoint of the store at ``target`` for the workers (its path)."""
