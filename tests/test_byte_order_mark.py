@@ -123,7 +123,7 @@ def test_ingest_of_a_marked_file_fills_the_store_as_the_file_without_it(tmp_path
     for name in ("orchestrated.nq", "collection.trig"):
         (tmp_path / name).write_bytes(BOM + (CORPUS / name).read_bytes())
     assert main(["ingest", str(tmp_path / "orchestrated.nq"), str(tmp_path / "collection.trig"),
-                 "--store", str(tmp_path / "marked"), "--quiet"]) == 0
+                 "--store", str(tmp_path / "marked")]) == 0
     err = capsys.readouterr().err
     assert f"orchestrated.nq: {MANIFEST['orchestrated.nq']['quads']:,} quads, 0 texts (N-Quads)" in err
     assert f"collection.trig: {MANIFEST['collection.trig']['quads']:,} quads, 0 texts (TriG)" in err

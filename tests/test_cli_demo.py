@@ -59,7 +59,7 @@ def test_export_the_demo_from_another_folder(tmp_path):
 
 def test_ingest_the_demo_into_a_store(tmp_path, capsys):
     store = tmp_path / "store"
-    assert main(["ingest", "--demo", "--store", str(store), "--quiet"]) == 0
+    assert main(["ingest", "--demo", "--store", str(store)]) == 0
     err = capsys.readouterr().err
     assert all(f"{name}: {MANIFEST[name]['quads']:,} quads" in err for name in MANIFEST if name.endswith((".trig", ".nq")))
     assert "services.trig:" in err

@@ -114,10 +114,14 @@ def test_the_command_line_draws_a_bar_a_phase_and_ends_with_the_totals(tmp_path,
         assert f" {phase} " in last
 
 
-def test_quiet_prints_no_bar_and_no_totals(tmp_path, capsys):
-    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(tmp_path / "store"), "--quiet"]) == 0
-    err = capsys.readouterr().err
-    assert err == f"{CORPUS / 'orchestrated.nq'}: {ORCHESTRATED['quads']:,} quads, 0 texts (N-Quads)\n"
+def test_quiet_prints_no_bar_no_file_line_and_no_totals(tmp_path, capsys):
+    store = str(tmp_path / "store")
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", store, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", store, "--quiet"]) == 0  # already in
+    assert capsys.readouterr().err == ""
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", store]) == 0  # without: the file's line
+    assert "orchestrated.nq: already in the store, nothing added" in capsys.readouterr().err
 
 
 def test_the_apps_progress_text_names_each_phase(tmp_path):

@@ -209,7 +209,8 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
             continue
         phases.finish()
         if done.skipped:
-            phases.write(f"{path}: already in the store, nothing added")
+            if not phases.quiet:
+                phases.write(f"{path}: already in the store, nothing added")
         else:
             if health is not None:
                 run.fresh = health.write()  # the file's sessions were checked after every write so far
@@ -217,6 +218,7 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
             run.gained += done.gained or 0
             run.texts_given.update(done.text_iris)
             run.only_texts = run.only_texts and done.format == DOCUMENTS_JSON and not done.quads
-            phases.write(f"{path}: {count(done.quads, 'quad')}, {count(done.documents, 'text')} ({done.format})")
+            if not phases.quiet:  # --quiet: errors and warnings only
+                phases.write(f"{path}: {count(done.quads, 'quad')}, {count(done.documents, 'text')} ({done.format})")
     phases.label = ""
     return run
