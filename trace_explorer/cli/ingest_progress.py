@@ -115,10 +115,15 @@ class BarPhases(Phases):
         self.done[phase] += n
 
     def write(self, line: str) -> None:
-        """A line of its own between the bars."""
+        """A line of its own between the bars (a warning or an error: written even when quiet)."""
         from tqdm import tqdm
 
         tqdm.write(line, file=self.file)
+
+    def note(self, line: str) -> None:
+        """A line of information (a file's counts, the totals): ``write`` unless quiet."""
+        if not self.quiet:
+            self.write(line)
 
     def totals(self, quads: int, texts: int, files: int) -> str:
         """The last line: what went in (``quads``: those the store gained, its texts' own among

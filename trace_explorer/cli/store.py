@@ -146,8 +146,7 @@ def _ingest(args) -> int:
                 report([str(error)])
                 return 2
         del written
-    if not args.quiet:
-        phases.write(phases.totals(quads, texts, run.added))
+    phases.note(phases.totals(quads, texts, run.added))
     return 1 if run.failed else 0
 
 
@@ -209,8 +208,7 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
             continue
         phases.finish()
         if done.skipped:
-            if not phases.quiet:
-                phases.write(f"{path}: already in the store, nothing added")
+            phases.note(f"{path}: already in the store, nothing added")
         else:
             if health is not None:
                 run.fresh = health.write()  # the file's sessions were checked after every write so far
@@ -218,7 +216,6 @@ def _ingest_files(store, files, phases: BarPhases, written: WrittenTriples | Non
             run.gained += done.gained or 0
             run.texts_given.update(done.text_iris)
             run.only_texts = run.only_texts and done.format == DOCUMENTS_JSON and not done.quads
-            if not phases.quiet:  # --quiet: errors and warnings only
-                phases.write(f"{path}: {count(done.quads, 'quad')}, {count(done.documents, 'text')} ({done.format})")
+            phases.note(f"{path}: {count(done.quads, 'quad')}, {count(done.documents, 'text')} ({done.format})")
     phases.label = ""
     return run
