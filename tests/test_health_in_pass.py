@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import signal
 import sqlite3
 import sys
@@ -165,17 +166,25 @@ def test_a_file_after_the_pass_has_its_sessions_checked_again_by_the_workers_too
 
 
 @pytest.mark.long
-def test_reindex_shares_its_health_check_with_the_workers(tmp_path, synthetic, at_once, monkeypatch):
-    """``reindex`` checks every session again, in worker processes too: the same rows."""
+def test_reindex_shares_its_health_check_with_the_workers(tmp_path, synthetic, at_once, monkeypatch, capsys):
+    """``reindex`` checks every session again as it reads its row, in worker processes too: the
+    same rows. Its bar says the workers are starting until their first batch is back."""
     store = str(tmp_path / "store")
     assert main(["ingest", *map(str, synthetic), "--store", store, "--quiet"]) == 0
     monkeypatch.setattr(in_pass, "BATCH", 10)
     monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)
     monkeypatch.setattr(in_pass, "workers_for", lambda: 1)  # its default, on any machine
     sent = sent_batches(monkeypatch)
+    capsys.readouterr()
     assert main(["reindex", "--store", store]) == 0
     assert sent and sent[-1] > 0
     assert index_tables(tmp_path / "store") == at_once
+    drawn = [line.rstrip() for line in capsys.readouterr().err.replace("\r", "\n").splitlines()]
+    bar = [line for line in drawn if line.startswith("index+health")]
+    starting = [line for line in bar if line.endswith("starting 1 worker process]")]
+    assert starting and all(re.search(r"\| 0/\d+ \[", line) for line in starting)
+    assert "starting" not in bar[-1] and "100%" in bar[-1]
+    assert not any(line.startswith("health") for line in drawn)  # none left for a check after
 
 
 @pytest.mark.long

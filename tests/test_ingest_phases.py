@@ -255,26 +255,100 @@ def test_a_phase_with_nothing_to_do_draws_no_bar_and_is_left_out_of_the_totals(t
 
 
 def test_reindex_draws_the_index_bars_as_ingest_does(tmp_path, capsys):
+    """With the health check, one pass reads each session's row and health, as a large file's
+    ingest does; with ``--no-health``, the rows are read from the summary triples and written
+    after. Each bar names what runs before its first unit and after its last."""
+    from trace_explorer.sources.ingest_phases import INDEX_HEALTH
+
     store = tmp_path / "store"
     assert main(["ingest", str(CORPUS / "orchestrated.nq"), str(CORPUS / "collection.trig"),
                  "--store", str(store), "--quiet"]) == 0
     capsys.readouterr()
-    assert main(["reindex", "--store", str(store)]) == 0
-    err = capsys.readouterr().err.replace("\r", "\n")
     sessions = len(ORCHESTRATED["sessions"]) + len(MANIFEST["collection.trig"]["sessions"])
-    finished = {line.split(":", 1)[0].strip(): line for line in err.splitlines() if "100%" in line}
-    assert set(finished) == {INDEX, FULL_TEXT, HEALTH}
-    for phase in (INDEX, FULL_TEXT, HEALTH):
-        assert f"| {sessions}/{sessions} [" in finished[phase]
-    # the pass before the first session and the one transaction after the last are named
-    drawn = err.splitlines()
-    assert any(line.startswith(INDEX) and line.rstrip().endswith("reading the summary triples]") for line in drawn)
-    assert any(line.startswith(FULL_TEXT) and line.rstrip().endswith("writing the rows and their words]")
-               for line in drawn)
-    # the last line gives the time and each phase's, as ingest's does
-    last = err.strip().splitlines()[-1]
-    assert re.fullmatch(rf"{re.escape(str(store))}: {sessions:,} sessions indexed in \d+\.\d s, CPU \d+\.\d s "
-                        rf"\(wall/CPU: index [\d.]+/[\d.]+ s, full-text [\d.]+/[\d.]+ s, health [\d.]+/[\d.]+ s\)", last), last
+    for argv, phases in (([], (INDEX_HEALTH,)), (["--no-health"], (INDEX, FULL_TEXT))):
+        assert main(["reindex", "--store", str(store), *argv]) == 0
+        err = capsys.readouterr().err.replace("\r", "\n")
+        finished = {line.split(":", 1)[0].strip(): line for line in err.splitlines() if "100%" in line}
+        assert set(finished) == set(phases)
+        for phase in phases:
+            assert f"| {sessions}/{sessions} [" in finished[phase]
+        drawn = [line.rstrip() for line in err.splitlines()]
+        if argv:  # the read before the first session, predicate by predicate
+            read = [int(m[1]) for line in drawn if line.startswith(INDEX)
+                    for m in [re.search(r"reading the summary triples: (\d+) of 29 predicates]$", line)] if m]
+            assert read[0] == 0 and read == sorted(read) and read[-1] == 28
+        else:
+            assert any(line.startswith(INDEX_HEALTH) and line.endswith("finding the sessions]") for line in drawn)
+        # what ends the one transaction after the last row
+        assert any(line.startswith(phases[-1]) and line.endswith("making the list's indexes]") for line in drawn)
+        # the last line gives the time and each phase's, as ingest's does
+        times = ", ".join(rf"{re.escape(p)} [\d.]+/[\d.]+ s" for p in phases)
+        assert re.fullmatch(rf"{re.escape(str(store))}: {sessions:,} sessions indexed in \d+\.\d s, CPU \d+\.\d s "
+                            rf"\(wall/CPU: {times}\)", drawn[-1]), drawn[-1]
+
+
+def test_reindex_counts_the_rows_written_a_batch_at_a_time(tmp_path, monkeypatch):
+    """The full-text bar of a rebuild moves as each batch of rows is written, not once at the
+    end of its one transaction; then it names what ends the transaction."""
+    from trace_explorer.sources import session_index
+
+    class Events(Phases):
+        def __init__(self):
+            self.seen: list[tuple] = []
+
+        def begin(self, phase, total=None):
+            self.seen.append(("begin", phase, total))
+
+        def advance(self, n):
+            self.seen.append(("advance", n))
+
+        def step(self, what):
+            self.seen.append(("step", what))
+
+    monkeypatch.setattr(session_index, "_WRITE_BATCH", 4)
+    with open_local_store(tmp_path / "store") as local:
+        ingest_file(local, str(CORPUS / "orchestrated.nq"))
+        phases = Events()
+        session_index.build_index(local._open(), local.index, phases=phases)
+        rows = local.index.count(session_index.SessionFilter(include_sub=True))
+    sessions = len(ORCHESTRATED["sessions"])
+    assert rows == sessions > 4  # two batches at least
+    full_text = phases.seen[phases.seen.index(("begin", FULL_TEXT, sessions)) + 1:]
+    whole, rest = divmod(sessions, 4)
+    assert full_text == ([("advance", 4)] * whole + [("advance", rest)] * bool(rest)
+                         + [("step", "making the list's indexes")])
+
+
+def test_a_total_given_late_measures_the_rate_from_then():
+    """A bar begun with no total (``reindex`` reading its summary triples) and given one later
+    reckons its ETA from the units done since, not from its start: else a long wait before the
+    first unit gives an ETA of hours."""
+    import io
+    import time
+
+    from trace_explorer.cli.ingest_progress import BarPhases
+
+    out = io.StringIO()
+    with BarPhases(file=out) as phases:
+        phases.begin(INDEX)
+        phases._bar.start_t -= 3600  # an hour spent reading before the total is known
+        phases._bar.last_print_t -= 3600
+        phases.set_total(10_000)
+        time.sleep(0.15)  # past the bar's least interval between two drawings
+        phases.advance(500)
+        frame = out.getvalue().replace("\r", "\n").splitlines()[-1]
+    assert "500/10000" in frame
+    left = re.search(r"<(\d+):(\d+)(?::(\d+))?,", frame)
+    assert left and left[3] is None and int(left[1]) < 60, frame  # minutes:seconds, not hours
+
+
+def test_reindex_of_an_empty_folder_makes_no_store_there(tmp_path, capsys):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    assert main(["reindex", "--store", str(folder)]) == 2
+    assert capsys.readouterr().err == (f"trace-explorer: no store at {folder} "
+                                       "(create one with `trace-explorer ingest`)\n")
+    assert list(folder.iterdir()) == []
 
 
 def test_a_ctrl_c_leaves_the_bar_above_the_interrupted_line_and_draws_nothing_after(tmp_path, capsys, monkeypatch):
@@ -296,7 +370,7 @@ def test_a_ctrl_c_leaves_the_bar_above_the_interrupted_line_and_draws_nothing_af
             pass
         return original(self, *args, **kwargs)
 
-    def interrupted(source, index, phases):
+    def interrupted(source, index, phases, rows_reader=None):
         phases.begin(INDEX, 3)
         phases.advance(1)
         raise KeyboardInterrupt

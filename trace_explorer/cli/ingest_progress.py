@@ -36,7 +36,7 @@ class BarPhases(Phases):
         self.seconds = dict.fromkeys(PHASES, 0.0)
         self.cpu = dict.fromkeys(PHASES, 0.0)
         self.done = dict.fromkeys(PHASES, 0)
-        self.began: set[str] = set()
+        self.began: dict[str, None] = {}  # in the order they first began
         self.label = ""
         self._bar = None
         self._phase: str | None = None
@@ -67,7 +67,7 @@ class BarPhases(Phases):
             return  # nothing to do: no bar
         self._phase, self._started, self._started_cpu = phase, time.perf_counter(), cpu_seconds()
         unit = UNITS[phase]
-        self.began.add(phase)
+        self.began.setdefault(phase)
         bar = tqdm(total=total, desc=f"{phase:<12}", unit=unit if unit == "B" else f" {unit}",
                    unit_scale=unit == "B", disable=self.quiet, file=self.file, leave=True,
                    postfix=self.label or None)  # on its first drawing too
@@ -94,10 +94,14 @@ class BarPhases(Phases):
             self._phase, self._bar = None, None
 
     def set_total(self, total: int) -> None:
-        """Give the open bar, begun with no total, its ``total``."""
+        """Give the open bar, begun with no total, its ``total``. Its rate, and so its ETA, is
+        measured from now: the wait before (reading what gives the total) did none of the units
+        (counted from the bar's start, the first ETA of a reindex of 10,000 sessions that waited
+        15 s said 43 hours)."""
         if self._phase is not None:
             with self._lock:
                 self._bar.total = total
+                self._bar.last_print_t, self._bar.last_print_n = self._bar._time(), self._bar.n
                 self._bar.refresh()
 
     def step(self, what: str) -> None:
@@ -141,7 +145,7 @@ class BarPhases(Phases):
         ``in 12.0 s, CPU 19.8 s (wall/CPU: index 9.1/15.2 s, health 2.6/4.3 s)`` (the end of a
         command's last line: ``totals``, ``reindex``'s)."""
         self.finish()
-        parts = ", ".join(f"{p} {self.seconds[p]:.1f}/{self.cpu[p]:.1f} s" for p in PHASES if p in self.began)
+        parts = ", ".join(f"{p} {self.seconds[p]:.1f}/{self.cpu[p]:.1f} s" for p in self.began)
         return (f"in {time.perf_counter() - self._command:.1f} s, CPU {cpu_seconds() - self._command_cpu:.1f} s"
                 + (f" (wall/CPU: {parts})" if parts else ""))
 

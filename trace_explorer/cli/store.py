@@ -55,17 +55,22 @@ def add_parser(commands) -> None:
 
 
 def _reindex(args) -> int:
-    if not os.path.isdir(args.store):
-        report([f"no store at {args.store}"])
+    if not os.path.isdir(args.store) or not os.listdir(args.store):  # a store is made by ingest, never here
+        report([f"no store at {args.store} (create one with `trace-explorer ingest`)"])
         return 2
     try:
         with BarPhases() as phases, open_local_store(args.store) as local:
-            count = reindex(local, phases)
-            if not args.no_health:
+            if args.no_health:
+                count = reindex(local, phases)
+            else:
                 from ..analysis.health import in_pass  # with the checks, only when they run
 
-                # every session is checked again: shared with worker processes, as an ingest's pass is
-                _check_health(local, quiet=False, phases=phases, shared=in_pass.HealthInPass(local))
+                # every session's row and health in one pass, shared with worker processes, as a
+                # large file's ingest does; then any session that pass left unchecked
+                health = in_pass.HealthInPass(local)
+                count = reindex(local, phases, rows_reader=health)
+                health.write()
+                _check_health(local, quiet=False, phases=phases, shared=health)
     except SourceError as error:
         report([str(error)])
         return 2
@@ -97,7 +102,7 @@ def _check_health(local, quiet: bool, after_ingest: bool = False, phases: BarPha
     phases = phases or BarPhases(quiet)
     refresh_health(local.writer_source(), after_ingest=after_ingest, progress=phases.advance, written=written,
                    total=lambda total: phases.begin(HEALTH, total), fresh=fresh or (), texts_given=texts_given,
-                   only_texts=only_texts, shared=shared)
+                   only_texts=only_texts, shared=shared, step=phases.step)
     phases.finish()
 
 

@@ -286,7 +286,7 @@ def _unopened(path: Path, error: OSError) -> SourceError:
 
 def _busy(path: Path) -> StoreBusy:
     return StoreBusy(f"the store at {path} is being written by another process (an ingest, or an app saving "
-                     f"uploads); add files again once it is done. Reading the store goes on meanwhile.")
+                     f"uploads); try again once it is done. Reading the store goes on meanwhile.")
 
 
 def _open_recovered(path: Path, index: SessionIndex, deadline: float) -> ox.Store:
@@ -386,12 +386,14 @@ def _shared_snapshot(path: Path) -> Snapshot | None:
         return snapshot
 
 
-def reindex(local: LocalStore, phases: Phases = NO_PHASES) -> int:
+def reindex(local: LocalStore, phases: Phases = NO_PHASES, rows_reader: RowsReader | None = None) -> int:
     """Rebuild the session index of ``local`` from its traces (a store made before it had one,
     or changed by other tools) and publish a snapshot of what it holds now; returns the number
-    of sessions. ``phases`` hears of the sessions read and the rows written (``build_index``)."""
+    of sessions. ``phases`` hears of the sessions read and the rows written; ``rows_reader``
+    reads the rows instead, a batch at a time (``build_index``; the health check's then holds
+    the health rows until its ``write()``)."""
     with local._writing:
-        build_index(local._open(), local.index, phases=phases)
+        build_index(local._open(), local.index, phases=phases, rows_reader=rows_reader)
         _publish(local._open(), local.path, local.index)
     return local.index.count(SessionFilter(include_sub=True))
 

@@ -17,6 +17,7 @@ list says of a session is what the session page shows.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import sqlite3
 import threading
@@ -75,6 +76,7 @@ WORD_PREDICATES = frozenset(TG + p for p in ("answer", "content", "thought", "ob
 INDEX_PREDICATES = SUMMARY_PREDICATES | WORD_PREDICATES
 _CONTENT = TG + "content"
 _BATCH = 200  # sessions read from a store per query batch
+_WRITE_BATCH = 1000  # rows a rebuild writes between two counts on its bar (``build_index``)
 # A search's page either starts from the words' matches (every one found and sorted) or walks
 # the list in its order, keeping the rows among the matches (found once while the index is
 # unchanged: ``SessionIndex._common``), whichever costs less: a page of ``wanted`` rows (offset
@@ -757,37 +759,92 @@ def rows_from_store(store: ox.Store, roots: Sequence[str], documents: Mapping[st
 
 
 def build_index(store: ox.Store, index: SessionIndex | None = None,
-                documents: Mapping[str, str] | None = None, phases: Phases = NO_PHASES) -> SessionIndex:
+                documents: Mapping[str, str] | None = None, phases: Phases = NO_PHASES,
+                rows_reader: RowsReader | None = None) -> SessionIndex:
     """(Re)build the rows of every session in ``store`` into ``index`` (a new in-memory index
     when None); returns the index. Reads every session once, from the summary and word triples,
     with the texts behind ``tg:document`` from ``documents`` (texts loaded beside the store: a
     ``*.documents.json``) or the store's documents graph. ``phases`` hears of the sessions read
     (``ingest_phases.INDEX``, its total once the store's summary triples are read) and of the rows
-    written (``FULL_TEXT``), as an ingest's do. The store's typed IRIs are read again too
-    (``index_typed.rebuild``: one pass over its ``rdf:type`` quads)."""
+    written (``FULL_TEXT``, a ``_WRITE_BATCH`` at a time), as an ingest's do. ``rows_reader``
+    (``RowsReader``: the health check's, ``analysis.health.in_pass``) reads the rows instead, from
+    the store a batch of sessions at a time, each written as it is read, in the one pass its
+    phase names (``INDEX_HEALTH``), as a large file's ingest does. The store's typed IRIs are read
+    again too (``index_typed.rebuild``: one pass over its ``rdf:type`` quads)."""
     index = index or SessionIndex()
-    texts = GraphTexts(store, documents)
-    phases.begin(INDEX)
-    phases.step("reading the summary triples")  # a pass over every quad: seconds before the first session
-    with collector_paused():
-        reader = SessionReader(TripleIndex(summary_quads(store.quads_for_pattern(None, None, None, None))), texts,
-                               graphs=False)
-        phases.set_total(len(reader.roots))
-        phases.step("")
-        rows = []
-        for root in reader.roots:
-            rows.append(index_row(reader.read(root)))
-            phases.advance(1)
-    phases.begin(FULL_TEXT, len(rows))
-    phases.step("writing the rows and their words")  # one transaction, counted once it is in
-    index.replace(index.roots(), rows)
+    if rows_reader is not None:
+        _rebuild_read_by(store, index, rows_reader, phases)
+    else:
+        texts = GraphTexts(store, documents)
+        phases.begin(INDEX)
+        with collector_paused():
+            reader = SessionReader(TripleIndex(stored_summary_quads(store, phases.step)), texts, graphs=False)
+            phases.set_total(len(reader.roots))
+            phases.step("")
+            rows = []
+            for root in reader.roots:
+                rows.append(index_row(reader.read(root)))
+                phases.advance(1)
+        phases.begin(FULL_TEXT, len(rows))
+        index.replace_batches(set(index.roots()) | {r["root"] for r in rows}, _counted_batches(rows, phases))
     with index._lock, index._db:
         mark_complete(index._db)
         index_previews.mark(index._db, True)
         index_typed.rebuild(index._db, store)
-    phases.advance(len(rows))
     phases.finish()
     return index
+
+
+def _rebuild_read_by(store: ox.Store, index: SessionIndex, rows_reader: RowsReader, phases: Phases) -> None:
+    """``build_index``'s rows read by ``rows_reader``: every session root of ``store``
+    (``stored_roots``) read and written a batch at a time, in one transaction."""
+    phases.begin(rows_reader.phase)
+    phases.step("finding the sessions")
+    roots = stored_roots(store)
+    phases.set_total(len(roots))
+    phases.step("")
+
+    def read() -> Iterator[list[dict]]:
+        for rows in rows_reader.rows(roots, None, phases.step):
+            phases.advance(len(rows))
+            yield rows
+        phases.step("making the list's indexes")
+
+    phases.counted(FULL_TEXT, index.replace_batches(set(index.roots()) | set(roots), read()))
+
+
+def stored_roots(store: ox.Store) -> list[str]:
+    """Every session root of ``store`` (``model.roots.root_iris``), in IRI order, from its
+    ``rdf:type`` and ``tg:query`` quads alone (a sixth of a 10,000-session store's quads)."""
+    return root_iris(itertools.chain(store.quads_for_pattern(None, ox.NamedNode(RDF_TYPE), None, None),
+                                     store.quads_for_pattern(None, ox.NamedNode(QUERY), None, None)))
+
+
+def stored_summary_quads(store: ox.Store, step: Callable[[str], None] = lambda what: None) -> Iterator[ox.Quad]:
+    """The quads of ``store`` a row is read from (``summary_quads`` of every quad), read a
+    predicate at a time from the store's predicate-first index: only those quads are read, where
+    a pass over every quad read them all. Their order differs from that pass's, which no row
+    depends on: a file's rows are read in the file's order. ``step`` hears, before each
+    predicate, how many of ``INDEX_PREDICATES`` are read ("reading the summary triples: 3 of
+    29 predicates")."""
+    documents = ox.NamedNode(DOCUMENTS_GRAPH)
+    predicates = sorted(INDEX_PREDICATES)
+    for done, predicate in enumerate(predicates):
+        step(f"reading the summary triples: {done} of {len(predicates)} predicates")
+        quads = store.quads_for_pattern(None, ox.NamedNode(predicate), None, None)
+        if predicate == _CONTENT:  # the librarian's texts are looked up, not read here
+            quads = (q for q in quads if q.graph_name != documents)
+        yield from quads
+
+
+def _counted_batches(rows: Sequence[dict], phases: Phases) -> Iterator[Sequence[dict]]:
+    """``rows`` ``_WRITE_BATCH`` at a time for ``SessionIndex.replace_batches``, each counted on
+    ``phases``' open bar once it is written (when the next is asked for), then the step that
+    ends the transaction named."""
+    for start in range(0, len(rows), _WRITE_BATCH):
+        yield rows[start:start + _WRITE_BATCH]
+        phases.advance(len(rows[start:start + _WRITE_BATCH]))
+    phases.step("making the list's indexes")
 
 
 class IndexUpdate:
@@ -918,11 +975,12 @@ class RowsReader:
 
     phase = INDEX
 
-    def rows(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None
-             ) -> Iterator[list[dict]]:
+    def rows(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None,
+             step: Callable[[str], None] | None = None) -> Iterator[list[dict]]:
         """The ``index_row`` dicts of ``roots`` (IRI order), ``_BATCH`` roots a batch, batch by
         batch in their order (roots the store lacks left out). ``triples_of``: where their
-        triples are kept (``written_triples``; None: in the store only)."""
+        triples are kept (``written_triples``; None: in the store only). ``step(what)``: what
+        the reader does before its first batch (starting its workers; "" once it is back)."""
         raise NotImplementedError
 
 
@@ -1022,7 +1080,7 @@ class StreamedIndexUpdate:
         phases.begin(INDEX if rows_reader is None else rows_reader.phase, len(roots))
 
         def read() -> Iterable[list[dict]]:
-            for rows in rows_reader.rows(roots, self.triples_of):
+            for rows in rows_reader.rows(roots, self.triples_of, phases.step):
                 phases.advance(len(rows))
                 yield rows
             phases.step("writing the rows")  # what follows the last: the typed IRIs, the commit

@@ -84,8 +84,8 @@ class HealthInPass(RowsReader):
         self.workers = workers_for() if workers is None else workers
         self.sent = 0
 
-    def rows(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None
-             ) -> Iterator[list[dict]]:
+    def rows(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None,
+             step: Callable[[str], None] | None = None) -> Iterator[list[dict]]:
         self.sent = 0
         hold_health(self.local.index, (), clear=True)  # nothing of a pass that failed
         source = self.local.writer_source()
@@ -99,6 +99,19 @@ class HealthInPass(RowsReader):
             for chunk in chunks:
                 yield self._kept(read_and_check_rows(source, chunk, extending, triples_of))
             return
+        # the first batches come back once a worker has started (about 3 s: its imports); this
+        # process reads batches meanwhile, held behind the first sent to keep the rows' order
+        if step is not None:
+            step(f"starting {self.workers} worker process{'es' if self.workers > 1 else ''}")
+        for n, rows in enumerate(self._shared(source, chunks, extending, kept, triples_of)):
+            if n == 0 and step is not None:
+                step("")
+            yield rows
+
+    def _shared(self, source: StoreSource, chunks: list[list[str]], extending: Mapping[str, list[str]] | _Extending,
+                kept: WrittenTriples | None, triples_of: Callable[[list[str]], list[ox.Quad]] | None
+                ) -> Iterator[list[dict]]:
+        """``rows`` of ``chunks`` shared with the worker processes, in their order."""
         with tempfile.TemporaryDirectory(prefix=PASS_PREFIX, dir=self.local.path) as folder, \
                 ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"), initializer=_open_store,
                                     initargs=(self._checkpoint(source, Path(folder) / "store"),)) as pool:
@@ -129,14 +142,15 @@ class HealthInPass(RowsReader):
         return bool(self.workers) and sessions >= PARALLEL_FROM
 
     def check(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[ox.Quad]] | None,
-              progress: Callable[[int], None] | None = None) -> None:
+              progress: Callable[[int], None] | None = None, step: Callable[[str], None] | None = None) -> None:
         """Check the health of the indexed sessions ``roots`` (``analysis.health.index``'s check
         after an ingest: those whose findings a later file may mend), shared with the workers as
         a pass's batches are, and write their health rows a batch at a time, as the check in one
         process does: a Ctrl-C part way keeps the rows of the batches done. Their index rows are
-        left as they are. ``progress(n)`` after each batch of ``n`` sessions. Raises SourceError
-        when the store fails."""
-        for index_rows in self.rows(roots, triples_of):
+        left as they are. ``progress(n)`` after each batch of ``n`` sessions; ``step(what)`` while
+        the workers start ("" once the first batch is back). Raises SourceError when the store
+        fails."""
+        for index_rows in self.rows(roots, triples_of, step):
             self.write()
             if progress is not None:
                 progress(len(index_rows))

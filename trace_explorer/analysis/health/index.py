@@ -33,14 +33,15 @@ class SharedCheck(Protocol):
     def parallel(self, sessions: int) -> bool: ...
 
     def check(self, roots: Sequence[str], triples_of: Callable[[list[str]], list[Quad]] | None,
-              progress: Callable[[int], None] | None = None) -> None: ...
+              progress: Callable[[int], None] | None = None, step: Callable[[str], None] | None = None) -> None: ...
 
 
 def refresh_health(source: StoreSource, *, after_ingest: bool = False,
                    progress: Callable[[int], None] | None = None,
                    written: WrittenTriples | None = None, total: Callable[[int], None] | None = None,
                    fresh: Iterable[str] = (), texts_given: Collection[str] | None = None,
-                   only_texts: bool = False, shared: SharedCheck | None = None) -> int:
+                   only_texts: bool = False, shared: SharedCheck | None = None,
+                   step: Callable[[str], None] | None = None) -> int:
     """Check every session of ``source``'s index that has no health row and write its row;
     ``after_ingest``: first forget the rows of sessions with ``CONTEXT_RULES`` findings, but for
     those of ``fresh`` (checked after the last write: ``in_pass.HealthInPass.write``), and for
@@ -55,7 +56,8 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     ``only_texts`` False). ``shared``: what checks many sessions in worker processes beside this
     one (``in_pass.HealthInPass``, the ingest's own), used when it says there are enough
     (a content file after its traces: 2,731 sessions of 10,000 checked again, 11.9 s in one
-    process). Raises SourceError when the source fails."""
+    process); ``step(what)`` then hears what they do before their first batch is back. Raises
+    SourceError when the source fails."""
     index = source.index
     if index is None or index.read_only or not index.usable:
         return 0
@@ -71,7 +73,7 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     if total is not None:
         total(len(roots))
     if roots and shared is not None and shared.parallel(len(roots)):
-        shared.check(roots, written.session_quads if written is not None else None, progress)
+        shared.check(roots, written.session_quads if written is not None else None, progress, step)
     elif roots:
         _check(source, roots, written, progress)
     if due:
