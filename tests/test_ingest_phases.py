@@ -436,6 +436,31 @@ def test_a_bar_nothing_advances_is_redrawn_so_its_clock_moves(monkeypatch):
         assert quiet._ticker is None
 
 
+def test_a_bar_is_not_redrawn_once_a_ctrl_c_came(monkeypatch):
+    """While a Ctrl-C unwinds (workers waited for, a write rolled back), the bar stays as it
+    was: the next line is ``interrupted``, with no frame of the bar after it."""
+    import io
+    import time
+
+    from trace_explorer.cli import interrupt
+    from trace_explorer.cli.ingest_progress import BarPhases
+
+    monkeypatch.setattr(BarPhases, "TICK", 0.05)
+    monkeypatch.setattr(interrupt, "INTERRUPTED", interrupt.threading.Event())
+    out = io.StringIO()
+    phases = BarPhases(file=out)
+    phases.begin(PARSE, 100)
+    phases.advance(10)
+    time.sleep(0.2)
+    assert out.getvalue().count("\r") >= 3  # the ticker draws
+    interrupt.INTERRUPTED.set()
+    time.sleep(0.1)  # a redraw under way when it came is let end
+    drawn = out.getvalue()
+    time.sleep(0.3)
+    assert out.getvalue() == drawn
+    phases._stop.set()
+
+
 def test_a_streamed_file_already_in_the_store_draws_its_check_and_no_parse_bar(tmp_path, capsys, monkeypatch):
     from trace_explorer.read import rdf_stream
 

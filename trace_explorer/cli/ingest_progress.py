@@ -15,6 +15,7 @@ import time
 from typing import IO
 
 from ..sources.ingest_phases import FULL_TEXT, PHASES, UNITS, Phases, cpu_seconds
+from . import interrupt
 from .interrupt import check
 
 
@@ -52,10 +53,12 @@ class BarPhases(Phases):
 
     def _tick(self) -> None:
         """Redraw the open bar every ``TICK`` seconds, so that its elapsed time moves while a
-        native call (a flush, a commit) runs with nothing to count."""
+        native call (a flush, a commit) runs with nothing to count; not after a Ctrl-C
+        (``interrupt.INTERRUPTED``), whose unwinding (workers waited for, a write rolled back)
+        would else draw the bar again below what it says."""
         while not self._stop.wait(self.TICK):
             with self._lock:
-                if self._bar is not None:
+                if self._bar is not None and not interrupt.INTERRUPTED.is_set():
                     self._bar.refresh()
 
     def begin(self, phase: str, total: int | None = None) -> None:
