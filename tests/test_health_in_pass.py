@@ -20,6 +20,7 @@ from trace_explorer.analysis.health import in_pass
 from trace_explorer.analysis.health import index as health_index
 from trace_explorer.analysis.health.index import CONTEXT_RULES, refresh_health
 from trace_explorer.cli.main import main
+from trace_explorer.cli import ingest_progress as cli_progress
 from trace_explorer.cli import store as cli_store
 from trace_explorer.cli.store import texts_first
 from trace_explorer.read import rdf_stream
@@ -174,6 +175,7 @@ def test_reindex_shares_its_health_check_with_the_workers(tmp_path, synthetic, a
     monkeypatch.setattr(in_pass, "BATCH", 10)
     monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)
     monkeypatch.setattr(in_pass, "workers_for", lambda: 1)  # its default, on any machine
+    monkeypatch.setattr(cli_progress.BarPhases, "LIVE", True)  # each frame drawn, as on a terminal
     sent = sent_batches(monkeypatch)
     capsys.readouterr()
     assert main(["reindex", "--store", store]) == 0

@@ -7,6 +7,7 @@ import json
 import re
 
 import pyoxigraph as ox
+import pytest
 
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.cli.main import main
@@ -16,6 +17,14 @@ from trace_explorer.sources.local_store import ingest_file, open_local_store
 ORCHESTRATED = MANIFEST["orchestrated.nq"]
 # the distinct quads of orchestrated.nq: its lines repeat 17 (an agent's type and label in each session)
 DISTINCT = len(set(ox.parse((CORPUS / "orchestrated.nq").read_bytes(), format=ox.RdfFormat.N_QUADS)))
+
+
+@pytest.fixture(autouse=True)
+def drawn_as_on_a_terminal(monkeypatch):
+    """The bars drawn frame by frame, as on a terminal (the tests' stderr is not one)."""
+    from trace_explorer.cli.ingest_progress import BarPhases
+
+    monkeypatch.setattr(BarPhases, "LIVE", True)
 
 
 class Recorder(Phases):
@@ -434,6 +443,30 @@ def test_a_bar_nothing_advances_is_redrawn_so_its_clock_moves(monkeypatch):
     with BarPhases(quiet=True, file=out) as quiet:
         quiet.begin(PARSE, 100)
         assert quiet._ticker is None
+
+
+def test_away_from_a_terminal_each_bar_is_one_line_once_its_phase_is_done(tmp_path, monkeypatch):
+    """stderr sent to a file: no frame per redraw joined by carriage returns, but the line each
+    bar leaves, in the order the phases ran, then the totals."""
+    import io
+
+    from trace_explorer.cli.ingest_progress import BarPhases
+
+    monkeypatch.setattr(BarPhases, "LIVE", None)
+    monkeypatch.setattr(BarPhases, "TICK", 0.01)
+    log = io.StringIO()
+    monkeypatch.setattr("sys.stderr", log)
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(tmp_path / "store")]) == 0
+    text = log.getvalue()
+    assert "\r" not in text
+    lines = text.splitlines()
+    sessions, quads = len(ORCHESTRATED["sessions"]), ORCHESTRATED["quads"]
+    bars = [line for line in lines if "|" in line]
+    assert [line.split(":", 1)[0].strip() for line in bars] == [PARSE, INDEX, STORE, FULL_TEXT, HEALTH]
+    assert all("100%" in line for line in bars)
+    for line, done in zip(bars[1:], (sessions, quads, sessions, sessions)):
+        assert f"| {done}/{done} [" in line, line
+    assert lines[-1].startswith("ingested 1 file, ") and len(lines) == len(bars) + 2  # the file's line too
 
 
 def test_a_bar_is_not_redrawn_once_a_ctrl_c_came(monkeypatch):

@@ -1,7 +1,8 @@
 """The command line's progress for ``ingest``: a tqdm bar for each phase
 (``sources.ingest_phases``: parse, index, store, full-text, health) with its count and ETA, each
 left on its own line when done (none for a phase with nothing to do), redrawn each second so that
-its clock moves while work with nothing to count runs (named after the file: ``step``), and a
+its clock moves while work with nothing to count runs (named after the file: ``step``); on a
+terminal only: elsewhere (a log file) each bar is written once, as the line it leaves. Then a
 last line with the
 totals (the files added, the quads and texts the store gained, the sessions indexed) and the
 seconds each phase took (wall clock and, on a machine shared with other work, the truer CPU
@@ -9,6 +10,7 @@ seconds of the process and of the worker processes it waited for, summed over th
 
 from __future__ import annotations
 
+import io
 import sys
 import threading
 import time
@@ -28,9 +30,14 @@ class BarPhases(Phases):
     the line that says why, never after it."""
 
     TICK = 1.0  # seconds between redraws of a bar that nothing advances (its clock moves on)
+    # None: bars drawn as they move only on a terminal; elsewhere (stderr sent to a file, a CI
+    # log) each phase's bar is one line once it is done, not a frame for each redraw joined by
+    # carriage returns
+    LIVE: bool | None = None
 
     def __init__(self, quiet: bool = False, file: IO[str] | None = None):
         self.quiet, self.file = quiet, file or sys.stderr
+        self.live = not quiet and (self.LIVE if self.LIVE is not None else _is_terminal(self.file))
         self._lock = threading.Lock()  # the bar, between the ingest and the ticker
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
@@ -72,11 +79,11 @@ class BarPhases(Phases):
         unit = UNITS[phase]
         self.began.setdefault(phase)
         bar = tqdm(total=total, desc=f"{phase:<12}", unit=unit if unit == "B" else f" {unit}",
-                   unit_scale=unit == "B", disable=self.quiet, file=self.file, leave=True,
-                   postfix=self.label or None)  # on its first drawing too
+                   unit_scale=unit == "B", disable=self.quiet, file=self.file if self.live else io.StringIO(),
+                   leave=True, postfix=self.label or None)  # on its first drawing too
         with self._lock:
             self._bar = bar
-        if not self.quiet and self._ticker is None:
+        if self.live and self._ticker is None:
             self._ticker = threading.Thread(target=self._tick, name="ingest-bar", daemon=True)
             self._ticker.start()
 
@@ -93,8 +100,11 @@ class BarPhases(Phases):
         self.cpu[self._phase] += cpu_seconds() - self._started_cpu
         with self._lock:
             self._bar.set_postfix_str(self.label, refresh=False)  # the line left says no step
+            line = None if self.live or self.quiet else str(self._bar)
             self._bar.close()
             self._phase, self._bar = None, None
+        if line is not None:
+            self.file.write(line + "\n")
 
     def set_total(self, total: int) -> None:
         """Give the open bar, begun with no total, its ``total``. Its rate, and so its ETA, is
@@ -151,6 +161,13 @@ class BarPhases(Phases):
         parts = ", ".join(f"{p} {self.seconds[p]:.1f}/{self.cpu[p]:.1f} s" for p in self.began)
         return (f"in {time.perf_counter() - self._command:.1f} s, CPU {cpu_seconds() - self._command_cpu:.1f} s"
                 + (f" (wall/CPU: {parts})" if parts else ""))
+
+
+def _is_terminal(file: IO[str]) -> bool:
+    try:
+        return file.isatty()
+    except (AttributeError, ValueError):  # no such method, or closed
+        return False
 
 
 def count(n: int, word: str) -> str:
