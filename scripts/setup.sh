@@ -131,13 +131,13 @@ install_packages() {
         # uv (Astral's installer, from PyPI) installs the ~100 pinned wheels in about 9 s of wall
         # time where pip takes about 75 s on a 2-core machine; pip does it when uv cannot be had.
         local installer=(.venv/bin/python -m pip install -q --disable-pip-version-check)
-        if .venv/bin/python -m pip install -q --disable-pip-version-check "uv==$UV_VERSION"; then
+        if .venv/bin/python -m pip install -q --disable-pip-version-check "uv==$UV_VERSION" >/dev/null 2>&1; then
             # --compile-bytecode: pip writes each module's .pyc as it installs, uv only when asked;
             # without them, a machine with PYTHONDONTWRITEBYTECODE set compiles every import again in
             # every process (the suite then takes about a third more CPU)
             installer=(.venv/bin/uv pip install -q --compile-bytecode --python .venv/bin/python)
         else
-            log "uv could not be installed; installing with pip"
+            log "uv $UV_VERSION could not be installed from the package index; installing with pip"
         fi
         "${installer[@]}" -r requirements-dev.txt -e .
         # TrustGraph's translators for the tests' stand-in gateway, without its messaging clients
