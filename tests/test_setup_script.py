@@ -19,9 +19,12 @@ pytestmark = pytest.mark.long  # every test here runs subprocesses for seconds
 
 REPO = Path(__file__).resolve().parents[1]
 SETUP = REPO / "scripts" / "setup.sh"
-REAL_PYTHON = shutil.which("python3") or sys.executable
-VERSION = subprocess.run([REAL_PYTHON, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                         capture_output=True, text=True, check=True).stdout.strip()
+# This machine's python3, as the interpreter itself: where python3 is a wrapper (pyenv's shim, a
+# bash script that costs about 0.1 s of CPU a start), the stand-in python3 below would run the
+# wrapper several times a test.
+REAL_PYTHON, VERSION = subprocess.run([shutil.which("python3") or sys.executable, "-c",
+                                       "import sys; print(sys.executable); print('%d.%d' % sys.version_info[:2])"],
+                                      capture_output=True, text=True, check=True).stdout.splitlines()
 
 # python3 as Debian has it before python3-venv: ensurepip missing, and `python3 -m venv DIR`
 # leaving DIR half-made (a python, no pip) and failing; once apt-get has "installed"
