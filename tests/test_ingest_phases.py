@@ -328,27 +328,75 @@ def test_reindex_counts_the_rows_written_a_batch_at_a_time(tmp_path, monkeypatch
                          + [("step", "making the list's indexes")])
 
 
-def test_a_total_given_late_measures_the_rate_from_then():
-    """A bar begun with no total (``reindex`` reading its summary triples) and given one later
-    reckons its ETA from the units done since, not from its start: else a long wait before the
-    first unit gives an ETA of hours."""
+class Clock:
+    """A clock for a bar (tqdm's ``_time``), moved on by hand: rates and ETAs to the digit."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _clocked(phases, phase: str, total: int | None = None) -> Clock:
+    """Begin ``phase`` on ``phases`` with its bar on a ``Clock`` started now."""
+    clock = Clock()
+    phases.begin(phase, total)
+    phases._bar._time = clock
+    phases._bar.start_t = phases._bar.last_print_t = clock.now
+    return clock
+
+
+@pytest.mark.parametrize("wait", ["total", "workers"])
+def test_an_eta_is_measured_from_when_the_units_began(wait):
+    """A bar begun with no total (``reindex`` reading its summary triples) and given one later,
+    or one whose workers start before the first batch is back, reckons its ETA from the units
+    done since: 200 sessions in the 1 s after a wait of 100 s leave 9,800 for 49 s, not for the
+    82 minutes of a rate counted from the bar's start."""
     import io
-    import time
 
     from trace_explorer.cli.ingest_progress import BarPhases
+    from trace_explorer.sources.ingest_phases import INDEX_HEALTH
 
     out = io.StringIO()
     with BarPhases(file=out) as phases:
-        phases.begin(INDEX)
-        phases._bar.start_t -= 3600  # an hour spent reading before the total is known
-        phases._bar.last_print_t -= 3600
-        phases.set_total(10_000)
-        time.sleep(0.15)  # past the bar's least interval between two drawings
-        phases.advance(500)
+        if wait == "total":
+            clock = _clocked(phases, INDEX)
+            clock.now += 100
+            phases.set_total(10_000)
+        else:
+            clock = _clocked(phases, INDEX_HEALTH, 10_000)
+            phases.step("starting 1 worker process")
+            clock.now += 100
+            phases.step("")
+        clock.now += 1
+        phases.advance(200)
         frame = out.getvalue().replace("\r", "\n").splitlines()[-1]
-    assert "500/10000" in frame
-    left = re.search(r"<(\d+):(\d+)(?::(\d+))?,", frame)
-    assert left and left[3] is None and int(left[1]) < 60, frame  # minutes:seconds, not hours
+    assert re.search(r"\| 200/10000 \[01:41<00:4[89], 200\.00 sessions/s\]", frame), frame  # 9,800 / 200 a second
+
+
+def test_the_line_a_bar_leaves_gives_the_phases_average_rate():
+    """Not tqdm's moving average, which weighs the last drawings most: 10 sessions in 10 s, then
+    990 in 1 s, is 90.91 a second over the phase (its moving average says about 125)."""
+    import io
+
+    from trace_explorer.cli.ingest_progress import BarPhases
+
+    class Log(io.StringIO):
+        encoding = "utf-8"
+
+    out = Log()
+    phases = BarPhases(file=out)
+    phases.live = False  # a log
+    clock = _clocked(phases, INDEX, 1000)
+    clock.now += 10
+    phases.advance(10)
+    clock.now += 1
+    phases.advance(990)
+    phases.finish()
+    phases._stop.set()
+    assert out.getvalue().splitlines() == [
+        f"{INDEX:<12}: 100%|██████████| 1000/1000 [00:11<00:00, 90.91 sessions/s]"]
 
 
 def test_reindex_of_an_empty_folder_makes_no_store_there(tmp_path, capsys):
@@ -467,6 +515,26 @@ def test_away_from_a_terminal_each_bar_is_one_line_once_its_phase_is_done(tmp_pa
     for line, done in zip(bars[1:], (sessions, quads, sessions, sessions)):
         assert f"| {done}/{done} [" in line, line
     assert lines[-1].startswith("ingested 1 file, ") and len(lines) == len(bars) + 2  # the file's line too
+
+
+def test_away_from_a_terminal_a_phase_under_way_writes_a_line_now_and_then(monkeypatch):
+    """``tail -f`` of a log shows a long phase moving: a line of its bar every ``LOG_TICK``
+    seconds, each a line of its own."""
+    import io
+    import time
+
+    from trace_explorer.cli.ingest_progress import BarPhases
+
+    monkeypatch.setattr(BarPhases, "LIVE", None)
+    monkeypatch.setattr(BarPhases, "LOG_TICK", 0.05)
+    out = io.StringIO()
+    with BarPhases(file=out) as phases:
+        phases.begin(INDEX, 100)
+        phases.advance(40)
+        time.sleep(0.4)
+    lines = out.getvalue().splitlines()
+    assert "\r" not in out.getvalue() and len(lines) >= 3
+    assert all(line.startswith(f"{INDEX:<12}:  40%|") and "| 40/100 [" in line for line in lines), lines
 
 
 def test_a_bar_is_not_redrawn_once_a_ctrl_c_came(monkeypatch):

@@ -30,6 +30,7 @@ class BarPhases(Phases):
     the line that says why, never after it."""
 
     TICK = 1.0  # seconds between redraws of a bar that nothing advances (its clock moves on)
+    LOG_TICK = 10.0  # away from a terminal: seconds between two lines of a phase under way
     # None: bars drawn as they move only on a terminal; elsewhere (stderr sent to a file, a CI
     # log) each phase's bar is one line once it is done, not a frame for each redraw joined by
     # carriage returns
@@ -60,16 +61,23 @@ class BarPhases(Phases):
 
     def _tick(self) -> None:
         """Redraw the open bar every ``TICK`` seconds, so that its elapsed time moves while a
-        native call (a flush, a commit) runs with nothing to count; not after a Ctrl-C
-        (``interrupt.INTERRUPTED``), whose unwinding (workers waited for, a write rolled back)
-        would else draw the bar again below what it says."""
-        while not self._stop.wait(self.TICK):
+        native call (a flush, a commit) runs with nothing to count; away from a terminal, write
+        its state as a line every ``LOG_TICK`` seconds instead (``tail -f`` of a log shows the
+        phase moving). Not after a Ctrl-C (``interrupt.INTERRUPTED``), whose unwinding (workers
+        waited for, a write rolled back) would else draw the bar again below what it says."""
+        while not self._stop.wait(self.TICK if self.live else self.LOG_TICK):
             with self._lock:
-                if self._bar is not None and not interrupt.INTERRUPTED.is_set():
+                if self._bar is None or interrupt.INTERRUPTED.is_set():
+                    continue
+                if self.live:
                     self._bar.refresh()
+                else:
+                    self.file.write(str(self._bar) + "\n")
+                    self.file.flush()
 
     def begin(self, phase: str, total: int | None = None) -> None:
         from tqdm import tqdm
+        from tqdm.utils import _supports_unicode
 
         check()  # a Ctrl-C a native call let pass (``interrupt``)
         self.finish()
@@ -78,12 +86,15 @@ class BarPhases(Phases):
         self._phase, self._started, self._started_cpu = phase, time.perf_counter(), cpu_seconds()
         unit = UNITS[phase]
         self.began.setdefault(phase)
+        # away from a terminal, drawn into a sink, its lines written by this object (``_tick``,
+        # ``finish``) in the blocks or ASCII that the file's own encoding allows
         bar = tqdm(total=total, desc=f"{phase:<12}", unit=unit if unit == "B" else f" {unit}",
                    unit_scale=unit == "B", disable=self.quiet, file=self.file if self.live else io.StringIO(),
+                   ascii=None if self.live else not _supports_unicode(self.file),
                    leave=True, postfix=self.label or None)  # on its first drawing too
         with self._lock:
             self._bar = bar
-        if self.live and self._ticker is None:
+        if not self.quiet and self._ticker is None:
             self._ticker = threading.Thread(target=self._tick, name="ingest-bar", daemon=True)
             self._ticker.start()
 
@@ -100,6 +111,7 @@ class BarPhases(Phases):
         self.cpu[self._phase] += cpu_seconds() - self._started_cpu
         with self._lock:
             self._bar.set_postfix_str(self.label, refresh=False)  # the line left says no step
+            _average_rate(self._bar)
             line = None if self.live or self.quiet else str(self._bar)
             self._bar.close()
             self._phase, self._bar = None, None
@@ -114,7 +126,7 @@ class BarPhases(Phases):
         if self._phase is not None:
             with self._lock:
                 self._bar.total = total
-                self._bar.last_print_t, self._bar.last_print_n = self._bar._time(), self._bar.n
+                _rate_from_now(self._bar)
                 self._bar.refresh()
 
     def step(self, what: str) -> None:
@@ -123,6 +135,8 @@ class BarPhases(Phases):
         check()
         if self._phase is not None:
             with self._lock:
+                if not what:  # counting again: the rate is measured from here, as after set_total
+                    _rate_from_now(self._bar)
                 self._bar.set_postfix_str(f"{self.label}, {what}" if self.label and what else what or self.label)
 
     def counted(self, phase: str, n: int) -> None:
@@ -161,6 +175,26 @@ class BarPhases(Phases):
         parts = ", ".join(f"{p} {self.seconds[p]:.1f}/{self.cpu[p]:.1f} s" for p in self.began)
         return (f"in {time.perf_counter() - self._command:.1f} s, CPU {cpu_seconds() - self._command_cpu:.1f} s"
                 + (f" (wall/CPU: {parts})" if parts else ""))
+
+
+def _rate_from_now(bar) -> None:
+    """Measure ``bar``'s rate (tqdm's moving average of the units between two drawings) from
+    now: what came before (workers starting, a read that gave the total) counted none of its
+    units, and counted in, it made the first ETA 7 to 30 times too long."""
+    from tqdm.std import EMA
+
+    if not bar.disable:
+        bar._ema_dn, bar._ema_dt = EMA(bar.smoothing), EMA(bar.smoothing)
+        bar.last_print_t, bar.last_print_n = bar._time(), bar.n
+
+
+def _average_rate(bar) -> None:
+    """Make the line ``bar`` leaves give its phase's average rate (units over its time), not
+    tqdm's moving average of the last drawings, which says more of the end than of the phase."""
+    from tqdm.std import EMA
+
+    if not bar.disable:
+        bar._ema_dn, bar._ema_dt = EMA(bar.smoothing), EMA(bar.smoothing)
 
 
 def _is_terminal(file: IO[str]) -> bool:
