@@ -189,6 +189,25 @@ def test_reindex_shares_its_health_check_with_the_workers(tmp_path, synthetic, a
     assert not any(line.startswith("health") for line in drawn)  # none left for a check after
 
 
+def test_reindex_quiet_says_nothing_and_workers_0_reads_every_batch_here(tmp_path, monkeypatch, capsys):
+    """``reindex --quiet --workers 0``: no bar and no last line, and no batch sent to a worker
+    even where a pass would share them (every batch here); the index as before it."""
+    store = tmp_path / "store"
+    assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(store), "--quiet"]) == 0
+    before = index_tables(store)
+    monkeypatch.setattr(in_pass, "BATCH", 2)
+    monkeypatch.setattr(in_pass, "PARALLEL_FROM", 0)
+    sent = sent_batches(monkeypatch)
+    capsys.readouterr()
+    assert main(["reindex", "--store", str(store), "--quiet", "--workers", "0"]) == 0
+    assert capsys.readouterr().err == ""
+    assert sent == [0]
+    assert index_tables(store) == before
+    assert main(["reindex", "--store", str(store), "--quiet", "--workers", "1"]) == 0
+    assert 0 < sent[-1] <= -(-len(MANIFEST["orchestrated.nq"]["sessions"]) // 2)  # the same, with a worker
+    assert index_tables(store) == before
+
+
 @pytest.mark.long
 def test_a_ctrl_c_in_a_shared_check_keeps_the_health_of_the_batches_done(tmp_path, synthetic, at_once, monkeypatch):
     store = tmp_path / "store"

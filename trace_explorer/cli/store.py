@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,16 +49,24 @@ def add_parser(commands) -> None:
                                   description="Read every session of the local store in DIR again and "
                                               "rewrite its session index (the rows the session list shows).")
     rebuild.add_argument("--store", required=True, metavar="DIR", help="the local store")
-    rebuild.add_argument("--no-health", action="store_true", help="do not check every session's health now")
+    rebuild.add_argument("--quiet", action="store_true",
+                         help="no progress bars and no last line (warnings and errors still)")
+    rebuild.add_argument("--no-health", action="store_true",
+                         help="do not check every session's health now: every session is shown as unchecked "
+                              "until the next reindex (the health found before goes with the old rows)")
+    rebuild.add_argument("--workers", type=_workers, default=None, metavar="N",
+                         help="worker processes that read the sessions for their rows and health beside this one "
+                              f"(default: one for each further core, at most 3: {workers_for()} here; 0: none)")
     rebuild.set_defaults(act=_reindex)
 
 
 def _reindex(args) -> int:
-    if not os.path.isdir(args.store) or not os.listdir(args.store):  # a store is made by ingest, never here
-        report([f"no store at {args.store} (create one with `trace-explorer ingest`)"])
+    # a store is made by ingest, never here; a file given is told by opening it
+    if not os.path.exists(args.store) or (os.path.isdir(args.store) and not os.listdir(args.store)):
+        report([f"no store at {args.store or repr(args.store)} (create one with `trace-explorer ingest`)"])
         return 2
     try:
-        with BarPhases() as phases, open_local_store(args.store) as local:
+        with BarPhases(args.quiet) as phases, open_local_store(args.store) as local:
             if args.no_health:
                 count = reindex(local, phases)
             else:
@@ -67,14 +74,14 @@ def _reindex(args) -> int:
 
                 # every session's row and health in one pass, shared with worker processes, as a
                 # large file's ingest does; then any session that pass left unchecked
-                health = in_pass.HealthInPass(local)
+                health = in_pass.HealthInPass(local, workers=args.workers)
                 count = reindex(local, phases, rows_reader=health)
                 health.write()
-                _check_health(local, quiet=False, phases=phases, shared=health)
+                _check_health(local, quiet=args.quiet, phases=phases, shared=health)
     except SourceError as error:
         report([str(error)])
         return 2
-    print(f"{args.store}: {count:,} sessions indexed {phases.times()}", file=sys.stderr)
+    phases.note(f"{args.store}: {count:,} sessions indexed {phases.times()}")
     return 0
 
 

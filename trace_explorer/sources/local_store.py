@@ -285,8 +285,8 @@ def _unopened(path: Path, error: OSError) -> SourceError:
 
 
 def _busy(path: Path) -> StoreBusy:
-    return StoreBusy(f"the store at {path} is being written by another process (an ingest, or an app saving "
-                     f"uploads); try again once it is done. Reading the store goes on meanwhile.")
+    return StoreBusy(f"the store at {path} is being written by another process (an ingest, a reindex, a sync, or "
+                     f"an app saving uploads); try again once it is done. Reading the store goes on meanwhile.")
 
 
 def _open_recovered(path: Path, index: SessionIndex, deadline: float) -> ox.Store:
