@@ -2,7 +2,8 @@
 (``sources.ingest_phases``: parse, index, store, full-text, health) with its count and ETA, each
 left on its own line when done (none for a phase with nothing to do), redrawn each second so that
 its clock moves while work with nothing to count runs (named after the file: ``step``); on a
-terminal only: elsewhere (a log file) each bar is written once, as the line it leaves. Then a
+terminal only: elsewhere (a log file) a bar is written as a line every ``LOG_TICK`` seconds, and
+once more as the line it leaves. Then a
 last line with the
 totals (the files added, the quads and texts the store gained, the sessions indexed) and the
 seconds each phase took (wall clock and, on a machine shared with other work, the truer CPU
