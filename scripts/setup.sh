@@ -121,6 +121,24 @@ ensure_venv() {
 # The stamp covers the dependency files and whether trace_explorer/ exists
 # (an editable install made before the package existed cannot find it later).
 UV_VERSION=0.13.9
+use_uv=0
+
+# python_packages ARGS...: `pip install ARGS` into .venv, by uv when it was installed (use_uv=1),
+# by pip when uv was not or fails: uv reads no pip configuration, so a machine whose pip is set to
+# a mirror it alone can reach still gets its packages.
+python_packages() {
+    if [[ "$use_uv" == "1" ]]; then
+        # --compile-bytecode: pip writes each module's .pyc as it installs, uv only when asked;
+        # without them, a machine with PYTHONDONTWRITEBYTECODE set compiles every import again in
+        # every process (the suite then takes about a third more CPU)
+        UV_HTTP_TIMEOUT="${UV_HTTP_TIMEOUT:-30}" .venv/bin/uv pip install -q --compile-bytecode \
+            --python .venv/bin/python "$@" && return 0
+        log "uv could not install them; installing with pip (and the rest too)"
+        use_uv=0
+    fi
+    .venv/bin/python -m pip install -q --disable-pip-version-check "$@"
+}
+
 install_packages() {
     local stamp_file=.venv/.trace-explorer-setup-stamp stamp
     stamp="$( (cat requirements.txt requirements-dev.txt requirements-trustgraph.txt pyproject.toml; echo "uv $UV_VERSION") | sha256sum | cut -d' ' -f1)"
@@ -130,18 +148,15 @@ install_packages() {
         rm -f "$stamp_file"
         # uv (Astral's installer, from PyPI) installs the ~100 pinned wheels in about 9 s of wall
         # time where pip takes about 75 s on a 2-core machine; pip does it when uv cannot be had.
-        local installer=(.venv/bin/python -m pip install -q --disable-pip-version-check)
+        use_uv=0
         if .venv/bin/python -m pip install -q --disable-pip-version-check "uv==$UV_VERSION" >/dev/null 2>&1; then
-            # --compile-bytecode: pip writes each module's .pyc as it installs, uv only when asked;
-            # without them, a machine with PYTHONDONTWRITEBYTECODE set compiles every import again in
-            # every process (the suite then takes about a third more CPU)
-            installer=(.venv/bin/uv pip install -q --compile-bytecode --python .venv/bin/python)
+            use_uv=1
         else
             log "uv $UV_VERSION could not be installed from the package index; installing with pip"
         fi
-        "${installer[@]}" -r requirements-dev.txt -e .
+        python_packages -r requirements-dev.txt -e .
         # TrustGraph's translators for the tests' stand-in gateway, without its messaging clients
-        "${installer[@]}" --no-deps -r requirements-trustgraph.txt
+        python_packages --no-deps -r requirements-trustgraph.txt
         # the page export's Vega bundle (~2 s of CPU), made here once per vl-convert version rather
         # than by the user's first export
         .venv/bin/python -c "from trace_explorer.export.page import vega_bundle; vega_bundle()" \
