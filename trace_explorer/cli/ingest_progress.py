@@ -182,16 +182,16 @@ def _rate_from_now(bar) -> None:
     """Measure ``bar``'s rate (tqdm's moving average of the units between two drawings) from
     now: what came before (workers starting, a read that gave the total) counted none of its
     units, and counted in, it made the first ETA 7 to 30 times too long."""
-    from tqdm.std import EMA
-
+    _average_rate(bar)
     if not bar.disable:
-        bar._ema_dn, bar._ema_dt = EMA(bar.smoothing), EMA(bar.smoothing)
         bar.last_print_t, bar.last_print_n = bar._time(), bar.n
 
 
 def _average_rate(bar) -> None:
-    """Make the line ``bar`` leaves give its phase's average rate (units over its time), not
-    tqdm's moving average of the last drawings, which says more of the end than of the phase."""
+    """Forget ``bar``'s moving average of the last drawings (as tqdm's own ``reset`` does): until
+    the next drawing adds to it, the bar gives its average rate, units over its time. The line a
+    bar leaves then gives its phase's, where the moving average says more of the end than of the
+    phase."""
     from tqdm.std import EMA
 
     if not bar.disable:

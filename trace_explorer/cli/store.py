@@ -39,10 +39,7 @@ def add_parser(commands) -> None:
                         help="no progress bars and no lines for the files and totals (warnings and errors still)")
     ingest.add_argument("--no-health", action="store_true",
                         help="do not check the changed sessions' health now (the list shows them as unchecked)")
-    ingest.add_argument("--workers", type=_workers, default=None, metavar="N",
-                        help="worker processes that read a large file's sessions for their rows and health beside "
-                             f"this one (default: one for each further core, at most 3: {workers_for()} here; "
-                             "0: none, about 250 MB less memory)")
+    _add_workers_argument(ingest, "a large file's sessions")
     ingest.set_defaults(act=_ingest)
 
     rebuild = commands.add_parser("reindex", help="rebuild a local store's session index",
@@ -54,10 +51,17 @@ def add_parser(commands) -> None:
     rebuild.add_argument("--no-health", action="store_true",
                          help="do not check every session's health now: every session is shown as unchecked "
                               "until the next reindex (the health found before goes with the old rows)")
-    rebuild.add_argument("--workers", type=_workers, default=None, metavar="N",
-                         help="worker processes that read the sessions for their rows and health beside this one "
-                              f"(default: one for each further core, at most 3: {workers_for()} here; 0: none)")
+    _add_workers_argument(rebuild, "the sessions")
     rebuild.set_defaults(act=_reindex)
+
+
+def _add_workers_argument(parser, sessions: str) -> None:
+    """``--workers N``: the worker processes of the pass that reads ``sessions`` for their rows
+    and health (``analysis.health.in_pass``), for ``ingest`` and ``reindex`` alike."""
+    parser.add_argument("--workers", type=_workers, default=None, metavar="N",
+                        help=f"worker processes that read {sessions} for their rows and health beside this one "
+                             f"(default: one for each further core, at most 3: {workers_for()} here; "
+                             "0: none, about 250 MB less memory)")
 
 
 def _reindex(args) -> int:

@@ -31,6 +31,13 @@ ROOTS = """
           || STRSTARTS(STR(?root), "urn:trustgraph:agent:"))) }"""
 
 
+def queried_roots(source: TraceSource) -> list[str]:
+    """Every session root of ``source`` (``ROOTS``) in IRI order, by one query (its session
+    index, when it has one, is not asked). Raises SourceError when the source fails."""
+    rows = source.select(PREFIXES + f"SELECT DISTINCT ?root WHERE {{ {ROOTS} }}")
+    return sorted(r["root"].value for r in rows if isinstance(r.get("root"), ox.NamedNode))
+
+
 def fetch_session(source: TraceSource, session_id: str) -> Session | None:
     """One session read from ``source`` by a few queries, or None when there is no such root.
     An IRI that is not a valid IRI (``>``, spaces, quotes...) is simply not found."""

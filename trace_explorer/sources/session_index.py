@@ -17,7 +17,6 @@ list says of a session is what the session page shows.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import sqlite3
 import threading
@@ -38,7 +37,7 @@ from ..model.vocabulary import (PROV, QUERY, QUESTION, RDF_TYPE, SELECTED_CHUNK,
                                 THOUGHT, WAS_DERIVED_FROM)
 from ..model.words import WORD_FIELDS, session_words
 from ..read.collector import collector_paused
-from .fetch import DERIVED, ROOTS, fetch_sessions
+from .fetch import DERIVED, ROOTS, fetch_sessions, queried_roots
 from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, WORDS, Phases
 from . import index_aggregates, index_previews, index_reach, index_typed
@@ -797,10 +796,10 @@ def build_index(store: ox.Store, index: SessionIndex | None = None,
 
 def _rebuild_read_by(store: ox.Store, index: SessionIndex, rows_reader: RowsReader, phases: Phases) -> None:
     """``build_index``'s rows read by ``rows_reader``: every session root of ``store``
-    (``stored_roots``) read and written a batch at a time, in one transaction."""
+    (``fetch.queried_roots``) read and written a batch at a time, in one transaction."""
     phases.begin(rows_reader.phase)
     phases.step("finding the sessions")
-    roots = stored_roots(store)
+    roots = queried_roots(StoreSource(store, label="store"))
     phases.set_total(len(roots))
     phases.step("")
 
@@ -811,13 +810,6 @@ def _rebuild_read_by(store: ox.Store, index: SessionIndex, rows_reader: RowsRead
         phases.step("making the list's indexes")
 
     phases.counted(FULL_TEXT, index.replace_batches(set(index.roots()) | set(roots), read()))
-
-
-def stored_roots(store: ox.Store) -> list[str]:
-    """Every session root of ``store`` (``model.roots.root_iris``), in IRI order, from its
-    ``rdf:type`` and ``tg:query`` quads alone (3 in 10 of a 10,000-session store's quads)."""
-    return root_iris(itertools.chain(store.quads_for_pattern(None, ox.NamedNode(RDF_TYPE), None, None),
-                                     store.quads_for_pattern(None, ox.NamedNode(QUERY), None, None)))
 
 
 def stored_summary_quads(store: ox.Store, step: Callable[[str], None] = lambda what: None) -> Iterator[ox.Quad]:

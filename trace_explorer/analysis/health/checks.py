@@ -34,7 +34,7 @@ from ...model.vocabulary import (DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIM
                                  WAS_GENERATED_BY)
 from ...read.diagnosis import clip
 from ...sources.catalog import indexed
-from ...sources.fetch import ROOTS, parent_session, session_triples
+from ...sources.fetch import parent_session, queried_roots, session_triples
 from ...sources.source import TraceSource
 from ...sources.sparql_text import PREFIXES, iri_batches, is_iri, literal, values_clause
 from ...sources.store import StoreSource
@@ -139,8 +139,7 @@ def all_roots(source: TraceSource) -> list[str]:
     else one query."""
     if indexed(source):
         return sorted(source.index.roots())
-    rows = source.select(PREFIXES + f"SELECT DISTINCT ?root WHERE {{ {ROOTS} }}")
-    return sorted(r["root"].value for r in rows if isinstance(r.get("root"), ox.NamedNode))
+    return queried_roots(source)
 
 
 def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False,
