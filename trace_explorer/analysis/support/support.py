@@ -46,7 +46,9 @@ class Backing:
 @dataclass
 class SentenceSupport:
     """One sentence of the answer: ``text``, ``start``/``end`` in the answer, ``supported``,
-    ``support`` (strongest first) and ``missing`` (numbers the backing texts lack)."""
+    ``support`` (strongest first), ``missing`` (terms no text of the session holds) and
+    ``undecided`` (True when the matcher's verdict stands close to its threshold: a judge, where
+    one is configured, is asked about such a sentence)."""
 
     text: str
     start: int
@@ -54,6 +56,7 @@ class SentenceSupport:
     supported: bool
     support: list[Backing] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    undecided: bool = False
 
 
 @dataclass
