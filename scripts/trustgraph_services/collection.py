@@ -99,20 +99,22 @@ def entity(key: str) -> str:
     return E + key
 
 
-def fact_terms(subject, predicate, obj):
-    o = iri(entity(obj)) if obj in LABELS else literal(obj)
+def fact_terms(subject, predicate, obj, labels=LABELS):
+    o = iri(entity(obj)) if obj in labels else literal(obj)
     return Triple(s=iri(entity(subject)), p=iri(entity(predicate)), o=o)
 
 
-def load(deployment) -> dict:
-    """Put the collection into the deployment's triple store and librarian. Returns
-    ``{"chunks": {chunk IRI: text}, "documents": [{id, title, pages: [{page, chunks}]}]}``
-    (pages and chunks by IRI, in order), for the document vector store and the manifest."""
+def load(deployment, documents=DOCUMENTS, labels=LABELS) -> dict:
+    """Put a collection into the deployment's triple store and librarian: ``labels`` (entity
+    key -> rdfs:label) and ``documents`` (shaped as ``DOCUMENTS``; the corpus's own by
+    default). Returns ``{"chunks": {chunk IRI: text}, "documents": [{id, title, pages: [{page,
+    chunks}]}]}`` (pages and chunks by IRI, in order), for the document vector store and the
+    manifest."""
     store, librarian = deployment.store, deployment.librarian
-    for key, label in LABELS.items():
+    for key, label in labels.items():
         store.add(Triple(s=iri(entity(key)), p=iri(LABEL), o=literal(label)))
     chunks, layout = {}, []
-    for doc in DOCUMENTS:
+    for doc in documents:
         text = "\n\n".join(c for page in doc["pages"] for c, _ in page)
         librarian.put(doc["id"], text)
         source = list(document_triples(doc["id"], title=doc["title"], mime_type=doc["mime"],
@@ -134,7 +136,7 @@ def load(deployment) -> dict:
                     chunk_index=index, char_offset=page_offset, char_length=len(chunk_text),
                     chunk_size=1000, chunk_overlap=50, timestamp=EXTRACTED_AT)
                 page_offset += len(chunk_text) + 2
-                extracted = [fact_terms(*f) for f in facts]
+                extracted = [fact_terms(*f, labels=labels) for f in facts]
                 for triple in extracted:
                     store.add(triple)
                 sg = None

@@ -1,6 +1,6 @@
 """Deterministic stand-ins for what a TrustGraph deployment calls out to: the LLM (behind the
-prompt service), the embeddings model, the graph and document vector stores, the reranker's
-cross-encoder, the MCP tools, the triple store and the librarian.
+prompt service), the MCP tools, the triple store and the librarian (the embeddings model, the
+vector stores and the reranker's cross-encoder are in ``retrieval_fakes``).
 
 Each answers TrustGraph's own request schema with its own response schema over the in-memory
 transport, and writes down what it was asked and what it answered (``self.asked``), which is
@@ -11,7 +11,6 @@ are computed from the texts, and the clock moves only when a stand-in says its c
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import re
 import sys
@@ -23,16 +22,9 @@ from trustgraph.schema import (
     IRI,
     LITERAL,
     TRIPLE,
-    ChunkMatch,
-    DocumentEmbeddingsResponse,
-    EmbeddingsResponse,
-    EntityMatch,
     Error,
-    GraphEmbeddingsResponse,
     LibrarianResponse,
     PromptResponse,
-    RerankerResponse,
-    RerankerResult,
     Term,
     ToolResponse,
     Triple,
@@ -121,18 +113,6 @@ def term_text(term) -> str:
     return term.iri if term.type == IRI else term.value
 
 
-WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def words(text: str) -> set:
-    return {w.lower() for w in WORD.findall(text or "") if len(w) > 2}
-
-
-def stable_fraction(text: str) -> float:
-    """A number in [0, 1) fixed by ``text`` alone (sha256), for tie-breaks that never change."""
-    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16) / 2 ** 32
-
-
 class Ledger:
     """What every stand-in was asked and answered, in order: dicts with ``service`` and the
     rest of the exchange."""
@@ -198,107 +178,11 @@ class ScriptedLLM:
                                  model=self.model)
 
 
-class Embeddings:
-    """The embeddings model: a text's vector is fixed by its sha256; the vector stores look
-    the text back up from it."""
-
-    def __init__(self):
-        self.texts = {}
-
-    def vector(self, text: str):
-        digest = hashlib.sha256(text.encode("utf-8")).digest()
-        vec = [round(b / 255.0, 4) for b in digest[:8]]
-        self.texts[tuple(vec)] = text
-        return vec
-
-    def text_of(self, vector) -> str:
-        return self.texts[tuple(round(v, 4) for v in vector)]
-
-    async def handle(self, request):
-        yield EmbeddingsResponse(vectors=[self.vector(t) for t in request.texts])
-
-
-class GraphVectors:
-    """The graph-embeddings store: ``matches`` maps a concept text to ``[(entity IRI,
-    score)]``."""
-
-    def __init__(self, embeddings: Embeddings, matches: dict, ledger: Ledger):
-        self.embeddings = embeddings
-        self.matches = matches
-        self.ledger = ledger
-
-    async def handle(self, request):
-        concept = self.embeddings.text_of(request.vector)
-        found = self.matches.get(concept, [])[: request.limit or None]
-        self.ledger.note("graph-embeddings", concept=concept,
-                         entities=[[e, s] for e, s in found])
-        yield GraphEmbeddingsResponse(
-            entities=[EntityMatch(entity=iri(e), score=s) for e, s in found])
-
-
-class DocumentVectors:
-    """The document-embeddings store: a concept's chunks are those whose text shares words
-    with it, scored by the share of the concept's words they hold (ties broken by a fixed
-    hash), best first."""
-
-    def __init__(self, embeddings: Embeddings, chunks: dict, ledger: Ledger):
-        self.embeddings = embeddings
-        self.chunks = chunks
-        self.ledger = ledger
-
-    def score(self, concept: str, text: str) -> float:
-        wanted = words(concept)
-        if not wanted:
-            return 0.0
-        share = len(wanted & words(text)) / len(wanted)
-        return round(0.5 * share + 0.4 + stable_fraction(concept + text) / 10, 4) if share else 0.0
-
-    async def handle(self, request):
-        concept = self.embeddings.text_of(request.vector)
-        scored = [(cid, self.score(concept, text)) for cid, text in self.chunks.items()]
-        found = sorted([x for x in scored if x[1] > 0], key=lambda x: (-x[1], x[0]))
-        found = found[: request.limit or None]
-        self.ledger.note("document-embeddings", concept=concept,
-                         chunks=[[c, s] for c, s in found])
-        yield DocumentEmbeddingsResponse(chunks=[ChunkMatch(chunk_id=c, score=s) for c, s in found])
-
-
-class CrossEncoder:
-    """The reranker's model: a document's score against a query is the share of the query's
-    words it holds, plus a fixed hash tie-break; each document keeps its best query; the best
-    ``limit`` come back, best first. Documents sharing no word are dropped."""
-
-    def __init__(self, ledger: Ledger):
-        self.ledger = ledger
-
-    async def handle(self, request):
-        results = []
-        for doc in request.documents:
-            best = None
-            for query in request.queries:
-                wanted = words(query.query_text)
-                shared = len(wanted & words(doc.document_text))
-                if not wanted or not shared:
-                    continue
-                score = round(0.3 + 0.6 * shared / len(wanted)
-                              + stable_fraction(query.query_text + doc.document_text) / 20, 4)
-                if best is None or score > best[1]:
-                    best = (query.query_id, score)
-            if best:
-                results.append(RerankerResult(document_id=doc.document_id, query_id=best[0],
-                                              score=best[1]))
-        results.sort(key=lambda r: (-r.score, int(r.document_id)))
-        results = results[: request.limit or None]
-        self.ledger.note("reranker",
-                         queries=[q.query_text for q in request.queries],
-                         documents=[d.document_text for d in request.documents],
-                         results=[[r.document_id, r.query_id, r.score] for r in results])
-        yield RerankerResponse(results=results)
-
-
 class McpTools:
     """The MCP tool server: ``script`` maps a tool name to its replies in order, each a dict
-    with ``ms`` and ``text`` or ``error``."""
+    with ``ms`` and ``text`` or ``error``, and optionally ``arguments``: such a reply answers
+    only a call with exactly those arguments (sub-agents running side by side call the same
+    tool in an order no script can know)."""
 
     def __init__(self, script: dict, clock: Clock, ledger: Ledger):
         self.script = {name: list(replies) for name, replies in script.items()}
@@ -307,12 +191,15 @@ class McpTools:
 
     async def handle(self, request):
         replies = self.script.get(request.name) or []
-        if not replies:
-            raise LookupError(f"the MCP script has no reply for {request.name!r}")
-        reply = replies.pop(0)
+        arguments = json.loads(request.parameters or "{}")
+        fitting = [r for r in replies if r.get("arguments", arguments) == arguments]
+        if not fitting:
+            raise LookupError(f"the MCP script has no reply for {request.name!r} on {arguments!r}")
+        reply = fitting[0]
+        replies.remove(reply)
         self.clock.advance(reply["ms"])
         self.ledger.note("mcp-tool", tool=request.name,
-                         arguments=json.loads(request.parameters or "{}"), ms=reply["ms"],
+                         arguments=arguments, ms=reply["ms"],
                          text=reply.get("text"), error=reply.get("error"))
         if "error" in reply:
             yield ToolResponse(error=Error(type="tool-error", message=reply["error"]))
@@ -324,14 +211,22 @@ class TripleStore:
     """The triple store: a list of schema ``Triple`` with their graph (``""`` is the default
     graph). Pattern queries match on ``s``, ``p``, ``o`` and the graph (none or ``""`` asks
     the default graph), as TrustGraph's triples query service answers them; streamed queries
-    come back in batches."""
+    come back in batches. ``visible``, when set, is the set of ``key`` of the default graph's
+    triples that queries see (the rest of the default graph is hidden; the named graphs never
+    are): one labelled case's knowledge at a time."""
 
     def __init__(self):
         self.triples = []
         self.keys = set()
+        self.visible = None
+
+    @staticmethod
+    def key(triple) -> tuple:
+        """A hashable key for a schema ``Triple`` with its graph."""
+        return (term_key(triple.s), term_key(triple.p), term_key(triple.o), triple.g or "")
 
     def add(self, triple) -> None:
-        key = (term_key(triple.s), term_key(triple.p), term_key(triple.o), triple.g or "")
+        key = self.key(triple)
         if key not in self.keys:
             self.keys.add(key)
             self.triples.append(triple)
@@ -342,6 +237,8 @@ class TripleStore:
                 for x in (s, p, o)]
         for t in self.triples:
             if (t.g or "") != graph:
+                continue
+            if not graph and self.visible is not None and self.key(t) not in self.visible:
                 continue
             have = (term_key(t.s), term_key(t.p), term_key(t.o))
             if all(w is None or w == h for w, h in zip(want, have)):

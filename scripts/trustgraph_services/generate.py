@@ -19,7 +19,6 @@ import asyncio
 import logging
 import os
 import sys
-import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -40,16 +39,14 @@ services.deterministic_uuids(UUID_SEED)
 import collection
 import fakes
 import manifest
+import runner
 import scenarios
 import writers
 
 
 async def run_all():
     """Start the services on the collection and run every session of ``scenarios.RUNS`` in
-    turn, each from its own start time. Returns ``(deployment, collection layout, runs)``, a
-    run being ``{name, service, question, log, ledger}`` (its slice of the transport's log and
-    of the stand-ins' ledger). Raises RuntimeError when a stand-in failed or the LLM script
-    holds a reply no service asked for; TimeoutError when a session never finishes."""
+    turn (``runner.run_sessions``). Returns ``(deployment, collection layout, runs)``."""
     clock = fakes.Clock(collection.EXTRACTED_AT)
     deployment = services.Deployment(clock, {
         "entities": scenarios.ENTITY_MATCHES, "chunks": {}, "llm": scenarios.llm_script(),
@@ -58,24 +55,9 @@ async def run_all():
     layout = collection.load(deployment)
     deployment.document_vectors.chunks = layout["chunks"]
     await deployment.start(scenarios.tool_config())
-    runs = []
-    for name, service, question, start in scenarios.RUNS:
-        clock.set(start)
-        mark = len(deployment.backend.log)
-        ledger_mark = len(deployment.ledger.entries)
-        if service == "agent":
-            await deployment.ask_agent(question, session_id=str(uuid.uuid4()))
-        elif service == "graph-rag":
-            await deployment.ask_graph_rag(question)
-        else:
-            await deployment.ask_document_rag(question, rerank=service == "document-rag")
-        runs.append({"name": name, "service": service, "question": question,
-                     "log": deployment.backend.log[mark:],
-                     "ledger": deployment.ledger.entries[ledger_mark:]})
-    unused = deployment.llm.unused()
-    if unused:
-        raise RuntimeError(f"LLM replies never asked for: {[(r['session'], r['prompt']) for r in unused]}")
-    return deployment, layout, runs
+    runs = [{"name": name, "service": service, "question": question, "start": start}
+            for name, service, question, start in scenarios.RUNS]
+    return deployment, layout, await runner.run_sessions(deployment, clock, runs)
 
 
 def main(argv):

@@ -12,6 +12,7 @@ import random
 import uuid
 
 import fakes
+import retrieval_fakes
 from transport import MemoryBackend
 from trustgraph.base import async_processor
 from trustgraph.schema import AgentRequest, DocumentRagQuery, GraphRagQuery
@@ -59,12 +60,12 @@ class Deployment:
         self.backend.stamp = clock.iso
         self.store = fakes.TripleStore()
         self.librarian = fakes.Librarian(self.ledger)
-        self.embeddings = fakes.Embeddings()
-        self.graph_vectors = fakes.GraphVectors(self.embeddings, knowledge["entities"],
+        self.embeddings = retrieval_fakes.Embeddings()
+        self.graph_vectors = retrieval_fakes.GraphVectors(self.embeddings, knowledge["entities"],
                                                 self.ledger)
-        self.document_vectors = fakes.DocumentVectors(self.embeddings, knowledge["chunks"],
+        self.document_vectors = retrieval_fakes.DocumentVectors(self.embeddings, knowledge["chunks"],
                                                       self.ledger)
-        self.cross_encoder = fakes.CrossEncoder(self.ledger)
+        self.cross_encoder = retrieval_fakes.CrossEncoder(self.ledger)
         self.llm = fakes.ScriptedLLM(knowledge["llm"], clock, self.ledger,
                                      knowledge["model"])
         self.mcp = fakes.McpTools(knowledge["mcp"], clock, self.ledger)
@@ -180,8 +181,8 @@ class Deployment:
         return await self.ask("graph-rag", GraphRagQuery(query=question, collection="default"),
                               lambda r: r.end_of_session)
 
-    async def ask_document_rag(self, question: str, rerank: bool) -> list:
+    async def ask_document_rag(self, question: str, rerank: bool, doc_limit: int = 4) -> list:
         service = "document-rag" if rerank else "document-rag-plain"
         return await self.ask(service, DocumentRagQuery(query=question, collection="default",
-                                                        doc_limit=4),
+                                                        doc_limit=doc_limit),
                               lambda r: r.end_of_session)
