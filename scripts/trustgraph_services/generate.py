@@ -4,6 +4,9 @@ sessions of ``scenarios`` and write what they emitted.
 Run with the generator's own virtualenv (see ``setup.sh``):
 
     .venv-services/bin/python scripts/trustgraph_services/generate.py [OUT_DIR]
+    .venv-services/bin/python scripts/trustgraph_services/generate.py --support SPEC.json OUT_DIR
+
+The second form runs a file of labelled answer-support cases instead (``support_cases``).
 
 OUT_DIR defaults to ``trace_explorer/demo_data/services``. Writes ``services.trig`` (the
 default graph, ``urn:graph:source`` and ``urn:graph:retrieval`` as the triple store holds
@@ -25,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 HASH_SEED = "0"
 UUID_SEED = 20261130
+SUPPORT_UUID_SEED = 20261201
 
 if os.environ.get("PYTHONHASHSEED") != HASH_SEED:
     os.environ["PYTHONHASHSEED"] = HASH_SEED
@@ -61,7 +65,13 @@ async def run_all():
 
 
 def main(argv):
-    logging.basicConfig(level=logging.ERROR)
+    logging.basicConfig(level=logging.CRITICAL if "--support" in argv else logging.ERROR)
+    if len(argv) == 4 and argv[1] == "--support":
+        import support_cases
+        services.deterministic_uuids(SUPPORT_UUID_SEED)  # IRIs apart from the corpus's
+        labels = asyncio.run(support_cases.generate(Path(argv[2]), Path(argv[3])))
+        print(f"{len(labels)} cases written to {argv[3]}")
+        return 0
     out = Path(argv[1]) if len(argv) > 1 else ROOT / "trace_explorer" / "demo_data" / "services"
     deployment, layout, runs = asyncio.run(run_all())
     writers.write_all(out, deployment, manifest.build(deployment, layout, runs))

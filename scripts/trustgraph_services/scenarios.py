@@ -38,10 +38,11 @@ PATTERNS = {
 }
 
 
-def tool_config() -> dict:
-    """The orchestrator's configuration, as its config service pushes it."""
+def tool_config(tools: dict = TOOLS) -> dict:
+    """The orchestrator's configuration, as its config service pushes it, with ``tools`` (name
+    -> tool entry; the corpus's own by default)."""
     return {
-        "tool": {k: json.dumps(v, ensure_ascii=False) for k, v in TOOLS.items()},
+        "tool": {k: json.dumps(v, ensure_ascii=False) for k, v in tools.items()},
         "agent-task-type": {k: json.dumps(v) for k, v in TASK_TYPES.items()},
         "agent-pattern": {k: json.dumps(v) for k, v in PATTERNS.items()},
     }
