@@ -55,7 +55,7 @@ def test_the_labels_are_the_spec_cases_in_order():
         assert [len(s["support"]) for s in label["sentences"]] == [len(s["support"]) for s in spec["answer"]]
 
 
-def test_every_case_of_the_example_spec_mechanisms_is_there():
+def test_every_mechanism_and_half_is_there():
     """Each mechanism, DocRAG with and without the reranker, and both halves."""
     assert {c["mechanism"] for c in LABELS} == set(MECHANISM)
     assert {c["rerank"] for c in SPEC if c["mechanism"] == "docrag"} == {True, False}
@@ -68,6 +68,7 @@ def test_each_case_reads_as_labelled(sessions, label):
     assert (session.mechanism, session.pattern) == MECHANISM[label["mechanism"]]
     assert session.parent is None
     assert session.answer == label["answer"]
+    assert [m.warnings for m in family(sessions, session.id)] == [[]] * len(family(sessions, session.id))
     for sentence in label["sentences"]:
         assert label["answer"][sentence["start"]:sentence["end"]] == sentence["text"]
     sources = {(s.step, s.kind, s.chunk, s.edge): s.text
