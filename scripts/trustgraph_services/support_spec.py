@@ -122,6 +122,9 @@ def check_step(name: str, step: dict) -> None:
     if not step.get("tool") or not isinstance(step.get("arguments", {}), dict):
         raise SpecError(f"{name}: step {step.get('ref')!r} needs a tool and an arguments object")
     if step["tool"] == KNOWLEDGE_QUERY:
+        if step.get("error"):
+            raise SpecError(f"{name}: knowledge-query step {step['ref']!r} cannot fail (the "
+                            "GraphRAG it runs always answers)")
         if not step.get("edges") or not (step.get("arguments") or {}).get("question"):
             raise SpecError(f"{name}: knowledge-query step {step['ref']!r} needs edges and a "
                             "question argument")
