@@ -15,8 +15,8 @@ import html
 
 import streamlit as st
 
-from trace_explorer.analysis.support.evidence import unread_chunks
-from trace_explorer.analysis.support.support import AnswerSupport, session_support, step_support
+from trace_explorer.analysis.support.evidence import members, unread_chunks
+from trace_explorer.analysis.support.support import AnswerSupport, session_support, step_support, verdict
 from trace_explorer.model.session import Session
 from trace_explorer.views.marked_text import marked_html
 
@@ -32,17 +32,19 @@ _TEXT_STYLE = ("white-space: pre-wrap; background: #f8fafc; border-left: 3px sol
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _support(collection_key: tuple, session_id: str, answer: str | None, _session: Session,
-             _chunks: dict[str, str]) -> AnswerSupport:
+def _support(collection_key: tuple, session_id: str, answer: str | None, family_ids: tuple[str, ...],
+             _session: Session, _chunks: dict[str, str], _family: dict[str, Session]) -> AnswerSupport:
     """The support of a session's answer (shared, never changed)."""
-    return session_support(_session, _chunks)
+    return session_support(_session, _chunks, family=_family)
 
 
 def answer_support(session: Session, collection: Collection) -> AnswerSupport:
-    """The support of ``session``'s answer, the chosen chunks' texts read from the collection."""
-    wanted = unread_chunks(session)
+    """The support of ``session``'s answer, from its texts and its sub-sessions' (those the
+    collection read with it), the chosen chunks' texts read from the collection."""
+    family = {m.id: m for m in members(session, collection.by_id)}
+    wanted = unread_chunks(session, family)
     chunks = collection.texts(wanted) if wanted else {}
-    return _support(collection.key, session.id, session.answer, session, chunks)
+    return _support(collection.key, session.id, session.answer, tuple(family), session, chunks, family)
 
 
 def step_support_state(session: Session, support: AnswerSupport) -> dict[str, dict]:
@@ -82,7 +84,7 @@ def answer_support_panel(session: Session, collection: Collection) -> None:
             st.button(label if sentence.supported else f":red[{label}]", key=f"te_support_{number}",
                       icon=":material/check_circle:" if sentence.supported else ":material/report:",
                       type="primary" if number == index else "tertiary",
-                      help=("Nothing in this trace supports it" if not sentence.supported
+                      help=(_sentence_case(verdict(sentence, support.answer)) if not sentence.supported
                             else f"Backed by {len(sentence.support)} step text(s); best: {best}"),
                       on_click=_choose, args=(session.id, number,
                                               list(dict.fromkeys(b.source.step for b in sentence.support))))
@@ -93,8 +95,7 @@ def answer_support_panel(session: Session, collection: Collection) -> None:
 def _backings(support: AnswerSupport, index: int) -> None:
     sentence = support.sentences[index]
     if not sentence.supported:
-        missing = f" (not found in it: {', '.join(dict.fromkeys(sentence.missing))})" if sentence.missing else ""
-        st.warning(md_escape(f"Sentence {index + 1}: nothing in this trace supports it{missing}."),
+        st.warning(md_escape(f"Sentence {index + 1}: {verdict(sentence, support.answer)}."),
                    icon=":material/report:")
         return
     for backing in sentence.support:
@@ -105,6 +106,10 @@ def _backings(support: AnswerSupport, index: int) -> None:
         spans = [(a, min(b, len(text))) for a, b in backing.spans if a < len(text)]
         st.html(f'<div class="te-support-text" data-step="{_attr(source.step)}" style="{_TEXT_STYLE}">'
                 f"{marked_html(text, spans)}</div>")
+
+
+def _sentence_case(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _attr(value: str) -> str:

@@ -9,9 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from tests.answer_support_truth import UNSUPPORTED
-from trace_explorer.analysis.support import embedding, evidence, matcher, sentences, words
+from trace_explorer.analysis.support import embedding, evidence, reading, words
 from trace_explorer.analysis.support.embedding import WordVectors, word_vectors
-from trace_explorer.analysis.support.matcher import Evidence
+from trace_explorer.analysis.support.reading import Evidence
 from trace_explorer.analysis.support.support import session_support, support_record
 from trace_explorer.analysis.support.text_cache import TextCache
 from trace_explorer.model.reader import read_sessions
@@ -41,16 +41,16 @@ def test_a_text_is_read_once_and_the_least_recently_used_leaves_first():
 
 
 def test_evidence_read_once_is_the_same_as_read_anew(monkeypatch):
-    monkeypatch.setattr(matcher, "_EVIDENCE", TextCache(matcher.EVIDENCE_CACHE_CHARS))
+    monkeypatch.setattr(reading, "_EVIDENCE", TextCache(reading.EVIDENCE_CACHE_CHARS))
     first, again = Evidence.of(ELBRUS_HEIGHT), Evidence.of(ELBRUS_HEIGHT)
     assert again.words is first.words  # read once
-    monkeypatch.setattr(matcher, "_EVIDENCE", TextCache(0))
+    monkeypatch.setattr(reading, "_EVIDENCE", TextCache(0))
     fresh = Evidence.of(ELBRUS_HEIGHT)
     assert fresh.words is not first.words and fresh == first
     assert [(w.form, w.key, w.kind) for w in fresh.words if not w.stop] == [
-        ("Mount", "mount", "word"), ("Elbrus", "elbrus", "name"), ("5,642", "#5642", "number"),
-        ("metres", "m", "word"), ("high", "high", "word")]
-    assert fresh.forms == ("elbrus", "high", "metres", "mount")
+        ("Mount", "mount", "word"), ("Elbrus", "elbrus", "name"), ("5,642 metres", "#5642", "number"),
+        ("high", "high", "word")]
+    assert fresh.forms == ("elbrus", "high", "mount")
 
 
 @pytest.fixture(scope="module")
@@ -60,10 +60,11 @@ def demo():
     return collection, list(read_sessions(collection))
 
 
-def _records(collection, sessions, vectors) -> dict[str, dict]:
+def _records(collection, sessions, vectors, family=None) -> dict[str, dict]:
+    family = family if family is not None else {s.id: s for s in sessions}
     out = {}
     for session in sessions:
-        support = session_support(session, collection.documents, vectors=vectors(session))
+        support = session_support(session, collection.documents, vectors=vectors(session), family=family)
         out[session.id] = {**support_record(support), "missing": [s.missing for s in support.sentences]}
     return out
 
@@ -71,12 +72,12 @@ def _records(collection, sessions, vectors) -> dict[str, dict]:
 def test_demo_support_is_the_same_with_texts_kept_or_read_anew(demo, monkeypatch):
     collection, sessions = demo
     model = word_vectors().model
-    caches = [(matcher, "_EVIDENCE", matcher.EVIDENCE_CACHE_CHARS),
-              (matcher, "_SENTENCES", matcher.SENTENCE_CACHE_CHARS),
-              (sentences, "_LINES", sentences.LINE_CACHE_CHARS)]
+    caches = [(reading, "_EVIDENCE", reading.EVIDENCE_CACHE_CHARS),
+              (reading, "_SENTENCES", reading.SENTENCE_CACHE_CHARS)]
     for module, name, _ in caches:
         monkeypatch.setattr(module, name, TextCache(0))
     words._reading.cache_clear()
+    words._key.cache_clear()
     evidence._local_name.cache_clear()
     anew = _records(collection, sessions, lambda _: WordVectors(model))  # no embedding matrix kept either
     for module, name, budget in caches:
@@ -96,29 +97,11 @@ def test_sessions_checked_in_threads_share_the_kept_texts(demo, monkeypatch):
     give each the supports found one by one."""
     collection, sessions = demo
     one_by_one = _records(collection, sessions, lambda _: word_vectors())
-    monkeypatch.setattr(matcher, "_EVIDENCE", TextCache(300))
-    monkeypatch.setattr(matcher, "_SENTENCES", TextCache(100))
-    monkeypatch.setattr(sentences, "_LINES", TextCache(100))
+    monkeypatch.setattr(reading, "_EVIDENCE", TextCache(300))
+    monkeypatch.setattr(reading, "_SENTENCES", TextCache(100))
     monkeypatch.setattr(embedding, "CACHE_ENTRIES", 50)
     shared = WordVectors(word_vectors().model)
     with ThreadPoolExecutor(4) as pool:
-        parts = list(pool.map(lambda part: _records(collection, part, lambda _: shared),
+        parts = list(pool.map(lambda part: _records(collection, part, lambda _: shared, {s.id: s for s in sessions}),
                               [sessions[i::4] for i in range(4)] * 3))
     assert all(records == {iri: one_by_one[iri] for iri in records} for records in parts)
-
-
-def test_lines_cut_in_threads_at_once_are_each_cut_as_alone():
-    """A pysbd Segmenter keeps the text it cuts on itself: threads sharing one must take turns."""
-    import sys
-
-    lines = [f"Line {n} says Dr. Smith paid {n}.5 million. Then it ended, {'and went on ' * n}here." for n in range(1, 9)]
-    alone = {line: sentences._segment(line, "en") for line in lines}
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # threads switch as often as they can
-    try:
-        with ThreadPoolExecutor(4) as pool:
-            found = list(pool.map(lambda line: (line, sentences._segment(line, "en")), lines * 25))
-    finally:
-        sys.setswitchinterval(switch)
-    assert all(spans == alone[line] for line, spans in found)
-    assert {len(spans) for spans in alone.values()} == {2}  # "Dr." and "5.5" end none

@@ -8,6 +8,8 @@ from tests.test_app import open_session, unescape
 from tests.workspace_support import sent
 
 SUPERVISOR = "urn:trustgraph:agent:5ed00065-aae1-42a4-98cb-1f5634d607b4"
+SUB_AGE = "urn:trustgraph:agent:0af92f43-7cae-4ffe-81bd-494325871eb3"  # its sub-agents
+SUB_ROUTES = "urn:trustgraph:agent:45971f13-3fa7-4f99-bbdb-8f85c459281e"
 FDA = "urn:trustgraph:agent:fda01076-05c7-49ae-b2c8-e06e75031b24"
 
 
@@ -27,11 +29,13 @@ def test_a_click_on_a_sentence_selects_its_best_finding():
     assert not at.exception, at.exception
     assert at.query_params["step"] == f"{SUPERVISOR}/finding/2"
     assert sent(at)["selected"] == f"{SUPERVISOR}/finding/2" and sent(at)["ask"] == 1
-    assert sent(at)["supporting"] == [f"{SUPERVISOR}/finding/2"]  # marked in the timeline and graph
-    [shown] = [h for h in at.main.get("html") if "te-support-text" in h.proto.body]
-    assert "<mark>Trans</mark>-<mark>Siberian Railway</mark> to <mark>Irkutsk</mark>" in shown.proto.body
+    # marked in the timeline and graph: the Finding, and the sub-agent's Observation it repeats
+    assert sent(at)["supporting"] == [f"{SUPERVISOR}/finding/2", f"{SUB_ROUTES}/i1/observation"]
+    shown = [h for h in at.main.get("html") if "te-support-text" in h.proto.body]
+    assert "<mark>Trans</mark>-<mark>Siberian Railway</mark> to <mark>Irkutsk</mark>" in shown[0].proto.body
     kept = at.session_state["te_answer_support"][SUPERVISOR]
-    assert sorted(kept) == [f"{SUPERVISOR}/finding/{i}" for i in range(3)]
+    assert sorted(kept) == [f"{SUB_AGE}/i1/observation", f"{SUB_ROUTES}/i1/observation"] + [
+        f"{SUPERVISOR}/finding/{i}" for i in range(3)]
     assert kept[f"{SUPERVISOR}/finding/2"]["sentences"] == [1]
 
 
@@ -46,4 +50,4 @@ def test_unsupported_sentences_are_marked_and_select_nothing():
     assert (sent(at)["selected"], sent(at)["ask"]) == (before["selected"], before["ask"])
     assert sent(at)["supporting"] == []
     assert [unescape(w.value) for w in at.main.warning if "nothing in this trace" in w.value] == [
-        "Sentence 2: nothing in this trace supports it (not found in it: 547)."]
+        "Sentence 2: nothing in this trace supports it (not found in any step: 547 metres)."]

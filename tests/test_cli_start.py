@@ -1,5 +1,5 @@
 """The command line loads what a command needs, not what every command could: ``list``, ``show``
-and ``stats`` on a store start without the answer-support models (numpy, pysbd, bm25s, the word
+and ``stats`` on a store start without the answer-support models (numpy, simplemma, bm25s, the word
 vectors), the health checks' RDF library, Graphviz, the ``prov`` package or an HTTP client, which
 together took about half of the command's second; the commands that need them still load them.
 And its output, when it cannot be written, ends the command with one line, not a traceback."""
@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.sources.local_store import ingest_file, open_local_store
 
-HEAVY = ("numpy", "pysbd", "bm25s", "wordllama", "rdflib", "graphviz", "prov", "urllib3")
+HEAVY = ("numpy", "simplemma", "bm25s", "wordllama", "rdflib", "graphviz", "prov", "urllib3")
 FILE = "seed-sessions.ttl"
 SESSION = MANIFEST[FILE]["sessions"][0]
 
@@ -58,7 +58,7 @@ def test_list_show_and_stats_load_none_of_the_heavy_modules(store):
 @pytest.mark.long
 def test_the_commands_that_need_them_still_load_them(store):
     status, out, loaded = _run(["support", "--store", str(store), "--session", SESSION["session"], "--format", "json"])
-    assert status == 0 and {"numpy", "pysbd", "bm25s"} <= set(loaded)
+    assert status == 0 and {"numpy", "simplemma", "bm25s"} <= set(loaded)
     assert json.loads(out)["session"] == SESSION["session"]
     status, out, loaded = _run(["lint", "--store", str(store), "--format", "json", "--fail-on", "error"])
     assert status in (0, 1) and "rdflib" in loaded and isinstance(json.loads(out), list)

@@ -46,7 +46,7 @@ def test_html_marks_the_matching_words_of_each_backing_step():
 
 def test_hostile_text_shows_literally_and_the_invented_sentence_is_flagged():
     _, session = react_session(1, observation=HOSTILE + " Lake Baikal is the deepest lake.",
-                               answer=HOSTILE + " It is home to ten thousand species of seals and sponges.")
+                               answer=HOSTILE + ". It is home to ten thousand species of seals and sponges.")
     support = session_support(session)
     assert [s.supported for s in support.sentences] == [True, False]
     page = support_html(support)
@@ -54,11 +54,13 @@ def test_hostile_text_shows_literally_and_the_invented_sentence_is_flagged():
     assert re.findall(r"<(\w+)", page) and set(re.findall(r"<(\w+)", page)) <= {
         "section", "h2", "p", "ol", "li", "div", "code", "mark"}
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert '<div class="verdict">Unsupported: nothing in this trace supports it</div>' in page
+    assert ('<div class="verdict">Unsupported: nothing in this trace supports it (not found in any step: home, '
+            'ten thousand, species, seals, sponges)</div>') in page
     rendered = MD.render(support_markdown(support))
     for tag in ("<script", "<img", "<em>", "<b>"):
         assert tag not in rendered
     shown = html.unescape(re.sub(r"<[^>]+>", "", rendered))
     for piece in ("<script>alert(1)</script>", "[x](http://evil.example/img) *bold* <b>b</b>"):
-        assert piece in shown  # every character survives (the sentences are cut at the "!")
-    assert "Sentence 2 (unsupported, nothing in this trace supports it):" in shown
+        assert piece in shown  # every character survives
+    assert ("Sentence 2 (unsupported, nothing in this trace supports it (not found in any step: home, ten thousand, "
+            "species, seals, sponges)):") in shown

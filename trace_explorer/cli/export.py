@@ -85,7 +85,8 @@ def _export(args, source: TraceSource) -> int:
     evidence = session_evidence(source, session, by_id) if args.evidence and (args.image or args.html) else None
     branch = evidence_branch(evidence) if evidence else None
     # the answer's support, with the texts of the chunks a DocRAG Exploration chose from the source
-    support = session_support(session, chunk_texts(source, session)) if args.html or args.markdown else None
+    support = session_support(session, chunk_texts(source, session, by_id), family=by_id) \
+        if args.html or args.markdown else None
     jobs = [(path, lambda p: _write(p, dag_image(session, image_format(p), by_id, branch), "DAG")) for path in args.image]
     jobs += [(path, lambda p: _write(p, timeline_image(session, image_format(p), by_id if children else None),
                                                           "timeline")) for path in args.timeline]

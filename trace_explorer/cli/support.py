@@ -25,7 +25,7 @@ def add_parser(commands) -> None:
 def _read(source: TraceSource, session, family):
     from ..analysis.support.support import session_support
 
-    return session_support(session, chunk_texts(source, session))
+    return session_support(session, chunk_texts(source, session, family), family=family)
 
 
 def _record(report) -> dict:
@@ -40,10 +40,10 @@ def _text(report) -> str:
     return visible_controls(support_text(report))
 
 
-def chunk_texts(source: TraceSource, session) -> dict[str, str]:
-    """The texts of the chunks ``session`` chose without carrying them, from ``source`` (its
-    loaded content files first, then its documents graph)."""
-    wanted = unread_chunks(session)
+def chunk_texts(source: TraceSource, session, family=None) -> dict[str, str]:
+    """The texts of the chunks ``session`` (and its sub-sessions, from ``family``) chose without
+    carrying them, from ``source`` (its loaded content files first, then its documents graph)."""
+    wanted = unread_chunks(session, family)
     known = getattr(source, "documents", None) or {}
     texts = {c: known[c] for c in wanted if c in known}
     rest = [c for c in wanted if c not in texts]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 
-from ..analysis.support.support import AnswerSupport, Backing
+from ..analysis.support.support import AnswerSupport, Backing, verdict
 from ..views.marked_text import marked_html
 from ..views.visible_text import visible_controls
 
@@ -26,7 +26,6 @@ CSS = """
 #answer-support .backing-text { white-space: pre-wrap; background: #f8fafc; padding: 2px 6px; }
 #answer-support mark { background: #fde68a; padding: 0 1px; border-radius: 2px; }
 """
-UNSUPPORTED = "nothing in this trace supports it"
 
 
 def support_html(support: AnswerSupport) -> str:
@@ -41,8 +40,7 @@ def support_html(support: AnswerSupport) -> str:
         css = "supported" if sentence.supported else "unsupported"
         out.append(f'<li class="{css}"><div class="sentence">{_t(sentence.text)}</div>')
         if not sentence.supported:
-            missing = f" (not found: {', '.join(dict.fromkeys(sentence.missing))})" if sentence.missing else ""
-            out.append(f'<div class="verdict">Unsupported: {_t(UNSUPPORTED + missing)}</div>')
+            out.append(f'<div class="verdict">Unsupported: {_t(verdict(sentence, support.answer))}</div>')
         out.extend(_backing_html(b) for b in sentence.support)
         out.append("</li>\n")
     out.append("</ol>\n</section>\n")
@@ -72,7 +70,7 @@ def support_markdown(support: AnswerSupport, hashes: str = "##") -> str:
     lines = [f"{hashes} Answer support", "",
              f"{len(support.sentences)} sentence(s), {len(support.unsupported)} that nothing in this trace supports"]
     for number, sentence in enumerate(support.sentences, 1):
-        mark = "supported" if sentence.supported else "unsupported, " + UNSUPPORTED
+        mark = "supported" if sentence.supported else "unsupported, " + verdict(sentence, support.answer)
         lines += ["", f"**Sentence {number} ({mark}):** {_one_line(escape_markdown(sentence.text))}"]
         if sentence.support:
             lines.append("")

@@ -41,7 +41,7 @@ from ...sources.store import StoreSource
 from . import shacl, shape_checks
 from .mending import finding_wants, session_wants, text_wants
 from ..support.evidence import unread_chunks
-from ..support.support import session_support
+from ..support.support import session_support, verdict
 from .rules import (DANGLING_DERIVATION, RULES, SEVERITIES, TIME_BEFORE_PARENT, UNFINISHED, UNKNOWN_TYPE,
                     UNPARSED_REPLY, UNREACHABLE_STEP, UNSUPPORTED_SENTENCE, severity_rank)
 
@@ -103,7 +103,8 @@ def read_and_check(source: TraceSource, roots: list[str], extending: dict[str, l
     wanted = [r for r in roots if r in reader.roots]
     sessions = {r: reader.read(r) for r in wanted}
     context = _describe_outside(source, index)
-    chunks = source.document_texts({c for s in sessions.values() if s.answer for c in unread_chunks(s)})
+    family = _with_sub_sessions(reader, sessions)
+    chunks = source.document_texts({c for s in sessions.values() if s.answer for c in unread_chunks(s, family)})
     found: list[Finding] = []
     for session in sessions.values():
         found += _reader_findings(session)
@@ -112,7 +113,7 @@ def read_and_check(source: TraceSource, roots: list[str], extending: dict[str, l
             found.append(_finding(UNFINISHED, session.id, None, "no Conclusion or final Synthesis: the session "
                                                                 "did not reach an answer"))
         found += _unparsed_replies(session)
-        found += _unsupported_sentences(session, chunks)
+        found += _unsupported_sentences(session, chunks, family)
     found += _shape_findings(context, documents, index, reader, set(wanted))
     found += _time_before_parent(source, sessions, reader)
     # the reader says a step "also derives from" what nothing describes: that is the dangling derivation
@@ -247,18 +248,34 @@ def _unparsed_replies(session: Session) -> list[Finding]:
             for step in session.steps if step.kind == "Analysis" and "parse_error" in step.fields]
 
 
-def _unsupported_sentences(session: Session, chunks: dict[str, str]) -> list[Finding]:
-    """An info on the answer step for each sentence of the answer nothing in the session backs
-    (``analysis.support.support.session_support``; ``chunks``: chunk IRI -> text)."""
+def _with_sub_sessions(reader: SessionReader, sessions: dict[str, Session]) -> dict[str, Session]:
+    """``sessions`` and every sub-session of theirs at any depth, read from ``reader`` (whose
+    triples hold them: ``fetch.session_triples`` follows derivations into sub-sessions), by IRI:
+    the texts of a sub-session back its parent's answer (``support.evidence.session_sources``)."""
+    family = dict(sessions)
+    queue = [c for s in sessions.values() for c in s.children]
+    while queue:
+        child = queue.pop()
+        if child in family or child not in reader.roots:
+            continue
+        family[child] = reader.read(child)
+        queue.extend(family[child].children)
+    return family
+
+
+def _unsupported_sentences(session: Session, chunks: dict[str, str],
+                           family: dict[str, Session] | None = None) -> list[Finding]:
+    """An info on the answer step for each sentence of the answer nothing in the session (or in
+    its sub-sessions, from ``family``) backs (``analysis.support.support.session_support``;
+    ``chunks``: chunk IRI -> text), naming the claims nothing backs and the terms no step holds."""
     if not session.answer:
         return []
-    support = session_support(session, chunks)
+    support = session_support(session, chunks, family=family)
     count = len(support.sentences)
-    wants = text_wants(c for c in unread_chunks(session) if c not in chunks)  # texts that may back it later
+    wants = text_wants(c for c in unread_chunks(session, family) if c not in chunks)  # texts that may back it later
     return [replace(_finding(UNSUPPORTED_SENTENCE, session.id, session.answer_id,
                              f"sentence {support.sentences.index(s) + 1} of {count} of the answer, "
-                             f"\"{clip(s.text, 200)}\": nothing in this trace supports it"
-                             + (f" (not found: {', '.join(dict.fromkeys(s.missing))})" if s.missing else "")),
+                             f"\"{clip(s.text, 200)}\": {verdict(s, support.answer, 120)}"),
                     wants=wants)
             for s in support.unsupported]
 

@@ -1,5 +1,5 @@
 """Which language a text is in, as far as the support matcher needs it: a code that picks the
-sentence splitter (pysbd), the Snowball stemmer and the stop words. Decided by script (kana:
+sentence splitter's rules, the lemmatiser, the Snowball stemmer and the stop words. Decided by script (kana:
 "ja", Han: "zh", Cyrillic: "ru") and, for Latin script, by which language's stop words
 (bm25s's lists) the text uses most; "en" when nothing tells."""
 

@@ -1,56 +1,75 @@
-"""An answer cut into sentences, with their character offsets, by pysbd (rule-based sentence
-boundaries for 22 languages, abbreviations and decimals included) in the answer's language."""
+"""An answer cut into sentences, with their character offsets: simplemma's rule-based splitter
+(abbreviations, initials, decimals and ordinals in the languages it has lists for), which runs in
+time linear in the text, plus the full stops of Chinese and Japanese (。！？), which need no
+space after them. A line break always ends a sentence."""
 
 from __future__ import annotations
 
-import threading
-from functools import lru_cache
+import re
 
-import pysbd
+import simplemma
 
 from .language import language_of
-from .text_cache import TextCache
 
-# The languages pysbd has rules for; any other is cut by the English rules.
-_PYSBD = {"en", "hi", "mr", "zh", "es", "am", "ar", "hy", "bg", "ur", "ru", "pl", "fa", "nl", "da", "fr", "my",
-          "el", "it", "ja", "de", "kk", "sk"}
-
-
-# Characters of lines whose sentences are kept (``text_cache``): an answer is cut again each time
-# a view or a check asks for its support.
-LINE_CACHE_CHARS = 200_000
-_LINES = TextCache(LINE_CACHE_CHARS)
-
-
-@lru_cache(maxsize=None)
-def _segmenter(language: str) -> pysbd.Segmenter:
-    return pysbd.Segmenter(language=language if language in _PYSBD else "en", clean=False, char_span=True)
+# The languages whose abbreviation and sentence-starter lists simplemma has; any other is cut by
+# its generic rules.
+_LISTED = {"cs", "de", "en", "fr", "nl", "pl", "pt", "el"}
+_CJK_STOP = re.compile(r"(?<=[。！？])")
+# Languages that write ordinals with a full stop ("9. Juli"): there simplemma keeps "9. " inside a
+# sentence; elsewhere a number with a full stop after it ends one ("... today's 9. If you ...").
+_ORDINAL_DOT = {"de", "da", "no", "fi", "cs", "pl", "hu", "sk", "sl", "hr", "et", "lv", "lt", "tr", "is"}
+_NUMBER_END = re.compile(r"(?<=\d[.!?])\s+(?=[\"'“‘(«]?[A-ZÀ-ÖØ-ÞА-Я])"
+                         # a sentence that opens with a lower-case identifier ("... on kafka-events.
+                         # billing-api is deployed ..."): simplemma reads a lower-case word after a
+                         # full stop as the same sentence
+                         r"|(?<=\w{3}[.!?])\s+(?=[a-z][a-z0-9]*[-_][\w-]*\s)")
 
 
 def split_sentences(text: str, language: str | None = None) -> list[tuple[int, int]]:
     """The sentences of ``text`` as ``(start, end)`` character offsets, surrounding white space
     left out; a line break always ends a sentence (TrustGraph joins a multi-line answer's
-    lines with spaces, but other writers keep them). ``language`` defaults to ``language_of``."""
+    lines with spaces, but other writers keep them). ``language`` defaults to ``language_of``.
+    Linear in the length of ``text``."""
     language = language or language_of(text)
+    code = language if language in _LISTED else None
     out: list[tuple[int, int]] = []
     offset = 0
     for line in text.splitlines(keepends=True):
-        if line.strip():
-            for line_start, line_end in _LINES.get(line, language, lambda: _segment(line, language)):
-                start, end = offset + line_start, offset + line_end
-                while start < end and text[start].isspace():
-                    start += 1
-                while end > start and text[end - 1].isspace():
-                    end -= 1
-                if start < end:
-                    out.append((start, end))
+        for piece_start, piece in _pieces(line):
+            cursor = 0
+            for sentence in simplemma.split_sentences(piece, lang=code):
+                found = piece.find(sentence, cursor)
+                if found < 0:  # the splitter gives slices of its input; this is a safeguard
+                    continue
+                cursor = found + len(sentence)
+                start = offset + piece_start + found
+                for a, b in _after_numbers(sentence, language):
+                    out.append((start + a, start + b))
         offset += len(line)
     return out
 
 
-def _segment(line: str, language: str) -> tuple[tuple[int, int], ...]:
-    with _SEGMENTING:  # a pysbd Segmenter keeps the text it cuts on itself: one thread at a time
-        return tuple((span.start, span.end) for span in _segmenter(language).segment(line))
+def _after_numbers(sentence: str, language: str) -> list[tuple[int, int]]:
+    """``sentence`` cut after a number that ends a sentence, where the language writes no
+    ordinals with a full stop, and before a lower-case identifier that opens one: ``(start,
+    end)`` offsets in it."""
+    if language in _ORDINAL_DOT:
+        return [(0, len(sentence))]
+    out, start = [], 0
+    for cut in _NUMBER_END.finditer(sentence):
+        out.append((start, cut.start()))
+        start = cut.end()
+    out.append((start, len(sentence)))
+    return out
 
 
-_SEGMENTING = threading.Lock()  # the app checks sessions in threads, which share the segmenters
+def _pieces(line: str) -> list[tuple[int, str]]:
+    """The parts of ``line`` between Chinese and Japanese full stops, with their offsets."""
+    if not any(c in line for c in "。！？"):
+        return [(0, line)] if line.strip() else []
+    out, start = [], 0
+    for part in _CJK_STOP.split(line):
+        if part.strip():
+            out.append((start, part))
+        start += len(part)
+    return out

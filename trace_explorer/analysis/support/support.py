@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 
 from ...model.session import Session
 from .embedding import WordVectors, word_vectors
-from .evidence import Source, session_sources
-from .matcher import Evidence, Matcher, Settings
+from .evidence import Source, session_context, session_sources, session_texts
+from .matcher import Matcher
+from .reading import Evidence
+from .settings import Settings
 from .sentences import split_sentences
 
 # Bounds on untrusted text: the sentences of an answer past its first MAX_ANSWER_CHARS characters,
@@ -46,9 +48,11 @@ class Backing:
 @dataclass
 class SentenceSupport:
     """One sentence of the answer: ``text``, ``start``/``end`` in the answer, ``supported``,
-    ``support`` (strongest first), ``missing`` (terms no text of the session holds) and
-    ``undecided`` (True when the matcher's verdict stands close to its threshold: a judge, where
-    one is configured, is asked about such a sentence)."""
+    ``support`` (strongest first), ``missing`` (terms of its unbacked claims that no text of the
+    session holds, in any form the matcher accepts), ``unbacked`` (its claims nothing backs, as
+    ``(start, end)`` offsets in the answer) and ``undecided`` (True when the matcher's verdict
+    stands close to its threshold: a judge, where one is configured, is asked about such a
+    sentence)."""
 
     text: str
     start: int
@@ -56,7 +60,12 @@ class SentenceSupport:
     supported: bool
     support: list[Backing] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    unbacked: list[tuple[int, int]] = field(default_factory=list)
     undecided: bool = False
+
+    def unbacked_claims(self, answer: str) -> list[str]:
+        """The words of the claims nothing backs (``answer``: the answer the offsets count in)."""
+        return [answer[a:b] for a, b in self.unbacked]
 
 
 @dataclass
@@ -76,30 +85,61 @@ class AnswerSupport:
 
 
 def session_support(session: Session, chunk_texts: Mapping[str, str] | None = None,
-                    settings: Settings = Settings(), vectors: WordVectors | None = None) -> AnswerSupport:
+                    settings: Settings = Settings(), vectors: WordVectors | None = None,
+                    family: Mapping[str, Session] | None = None) -> AnswerSupport:
     """The support of ``session``'s answer (see the module for what it holds).
 
     ``chunk_texts``: chunk IRI -> text for a DocRAG Exploration's chunks (read from the source);
+    ``family``: the session and its sub-sessions by IRI (``sources.family.fetch_family``): the
+    texts of its sub-sessions back its answer too (a tool that ran GraphRAG, a supervisor's
+    sub-agents);
     ``vectors``: the word embeddings (default: ``embedding.word_vectors()``, loaded once per
     process, about 1 s). Raises nothing on odd input: a session without an answer has no
     sentences, one without texts has every sentence unsupported. Bounded for untrusted text: the
-    first ``MAX_ANSWER_CHARS`` of the answer, ``MAX_SOURCES`` texts, ``matcher.MAX_TEXT_CHARS``
-    of each and ``matcher.MAX_SENTENCE_CHARS`` of each sentence are read."""
-    sources = session_sources(session, chunk_texts)[:MAX_SOURCES]
+    first ``MAX_ANSWER_CHARS`` of the answer, ``MAX_SOURCES`` texts, ``reading.MAX_TEXT_CHARS``
+    of each and ``reading.MAX_SENTENCE_CHARS`` of each sentence are read."""
+    sources = session_sources(session, chunk_texts, family)[:MAX_SOURCES]
     answer = session.answer
     if not answer or not answer.strip():
         return AnswerSupport(session.id, answer, [], sources)
-    if vectors is None and settings.similar is not None:
+    if vectors is None and (settings.similar is not None or settings.phrase is not None):
         vectors = word_vectors()
-    matcher = Matcher([Evidence.of(s.text) for s in sources], settings, vectors)
+    def everything() -> list[Evidence]:
+        return [Evidence.of(t) for t in session_texts(session, chunk_texts, family)[:MAX_SOURCES * 4]]
+
+    context = [Evidence.of(t) for t in session_context(session, family)[:MAX_SOURCES]]
+    matcher = Matcher([Evidence.of(s.text) for s in sources], settings, vectors, everything, context)
     sentences = []
     for start, end in split_sentences(answer[:MAX_ANSWER_CHARS]):
         text = answer[start:end]
         match = matcher.match(text)
         backed = match.backed is not False
         support = [Backing(sources[i], score, spans) for i, score, spans in match.cited] if match.backed else []
-        sentences.append(SentenceSupport(text, start, end, backed, support, match.missing))
+        unbacked = [(start + c.start, start + c.end) for c in match.claims if not c.backed]
+        sentences.append(SentenceSupport(text, start, end, backed, support, match.missing, unbacked,
+                                         match.undecided))
     return AnswerSupport(session.id, answer, sentences, sources)
+
+
+def verdict(sentence: SentenceSupport, answer: str, clip_at: int = 160) -> str:
+    """What a view says of an unsupported sentence: "nothing in this trace supports it", or,
+    when only some of its claims are unbacked, those claims ("nothing in this trace supports
+    \"the film was shot partly at Eberbach Abbey\""), then the terms no step holds in any form
+    (" (not found in any step: Abbey)"); each claim cut to ``clip_at`` characters."""
+    claims = sentence.unbacked_claims(answer)
+    whole = len(claims) == 1 and _letters(claims[0]) == _letters(sentence.text)
+    if claims and not whole:
+        said = "nothing in this trace supports " + "; ".join(
+            '"' + (c if len(c) <= clip_at else c[:clip_at - 1] + "…") + '"' for c in claims)
+    else:
+        said = "nothing in this trace supports it"
+    if sentence.missing:
+        said += f" (not found in any step: {', '.join(dict.fromkeys(sentence.missing))})"
+    return said
+
+
+def _letters(text: str) -> str:
+    return "".join(c for c in text if c.isalnum())
 
 
 def support_record(support: AnswerSupport) -> dict:
@@ -135,15 +175,14 @@ def step_support(support: AnswerSupport) -> dict[str, dict]:
 
 def support_text(support: AnswerSupport) -> str:
     """``support`` as lines of text: each sentence, then its backing steps with their score and
-    matching words, or "nothing in this trace supports it"."""
+    matching words, or ``verdict``."""
     lines = [f"session {support.session}"]
     if not support.answer:
         return "\n".join(lines + ["no answer"]) + "\n"
     for number, sentence in enumerate(support.sentences, 1):
         lines.append(f"{number}. {sentence.text}")
         if not sentence.supported:
-            why = f" (not found: {', '.join(dict.fromkeys(sentence.missing))})" if sentence.missing else ""
-            lines.append(f"   UNSUPPORTED: nothing in this trace supports it{why}")
+            lines.append(f"   UNSUPPORTED: {verdict(sentence, support.answer)}")
         for backing in sentence.support:
             source = backing.source
             where = f" chunk {source.chunk}" if source.chunk else (" edge " + " ".join(source.edge) if source.edge else "")

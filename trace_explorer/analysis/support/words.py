@@ -1,7 +1,8 @@
 """The words of a text as the support matcher compares them: each with its character offsets,
-a comparison key (case-folded, accents dropped, stemmed by Snowball for its language; numbers as
-their value, so "5,642 m", "5642 metres" and "5 642 м" agree) and whether it is a number or a
-name. Stop words (bm25s's lists) are kept apart: they never count as support.
+a comparison key (case-folded, accents dropped, lemmatised by simplemma and stemmed by Snowball
+for its language; a unit word keyed by its unit, so "days", "Tagen" and "jours" agree) and
+whether it is a number (with its ``numbers.Quantity``), a name or a word. Stop words (bm25s's
+lists) are kept apart: they never count as support.
 
 Scripts without spaces between words (Chinese, Japanese) are read as overlapping pairs of
 characters, the usual unit of CJK retrieval, leaving out pairs that hold a hiragana (particles
@@ -14,8 +15,14 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+import simplemma
 import Stemmer
 from bm25s import stopwords as bm25s_stopwords
+
+from .numbers import (FRACTIONS, HEDGES, SCALES, UNITS, Quantity, digits_values, number_key, quantity,
+                      spelled_value, unit_of)
+
+UNIT_DIMENSIONS = {unit: dimension for unit, (dimension, _) in UNITS.items()}
 
 # Snowball stemmers (PyStemmer) and bm25s stop-word lists by language code.
 STEMMERS = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
@@ -27,56 +34,38 @@ _STOPWORD_LISTS = {"en": "STOPWORDS_EN_PLUS", "de": "STOPWORDS_GERMAN", "fr": "S
                    "no": "STOPWORDS_NORWEGIAN", "da": "STOPWORDS_DANISH", "tr": "STOPWORDS_TURKISH"}
 # Words too common in answers to back anything, beyond the stop-word lists.
 _MORE_STOPWORDS = {"en": {"also", "about", "around", "roughly", "some", "nearly", "approximately", "just",
-                          "more", "less", "than", "like", "every", "one", "first", "s"},
+                          "more", "less", "than", "like", "every", "one", "first", "s", "whose", "within",
+                          "per", "via", "across", "along", "among", "yet", "thus", "therefore", "however",
+                          "would", "could", "may", "might", "must", "shall", "can", "according", "based",
+                          # hedges and connectives: how a model frames a claim, not what it claims
+                          "seems", "seem", "seemed", "appears", "appear", "apparently", "likely", "probably",
+                          "perhaps", "already", "still", "even", "really", "actually", "indeed", "overall",
+                          "therefore", "hence", "instead", "altogether", "essentially", "basically", "notably",
+                          "meanwhile", "note", "words", "say", "says", "said", "well", "whereas", "though",
+                          "although", "since", "both", "either", "neither", "much", "many", "several",
+                          "yes", "no", "ok", "okay", "sure"},
                    "de": {"rund", "etwa", "gut", "ca"}, "fr": {"environ", "près"}, "es": {"unos", "alrededor"},
                    "ru": {"около", "примерно", "более"}}
-
-# Units written differently across languages and styles, folded to one key each.
-_UNITS = {}
-for _key, _forms in {
-    "m": "m metre metres meter meters mètre mètres metro metros метр метра метров метры м メートル",
-    "km": "km kilometre kilometres kilometer kilometers kilomètre kilomètres kilómetro kilómetros "
-          "километр километра километров км キロメートル",
-    "%": "% percent pourcent prozent porcentaje процент процента процентов パーセント",
-    "kg": "kg kilogram kilograms kilogramme kilogrammes kilogramm kilogramos килограмм килограммов",
-    "twh": "twh terawattstunden terawattstunde terawatt-hours",
-    "km²": "km² km2",
-}.items():
-    for _form in _forms.split():
-        _UNITS[_form] = _key
-
-MEASURES = frozenset(_UNITS.values())
-
-_SCALES = {"thousand": 1e3, "thousands": 1e3, "tausend": 1e3, "mille": 1e3, "mil": 1e3, "тысяч": 1e3, "тысячи": 1e3,
-           "тыс": 1e3, "million": 1e6, "millions": 1e6, "millionen": 1e6, "millones": 1e6, "millón": 1e6,
-           "milliones": 1e6, "миллион": 1e6, "миллиона": 1e6, "миллионов": 1e6, "млн": 1e6, "billion": 1e9,
-           "billions": 1e9, "milliard": 1e9, "milliards": 1e9, "milliarden": 1e9, "миллиард": 1e9,
-           "миллиарда": 1e9, "миллиардов": 1e9, "млрд": 1e9, "万": 1e4, "億": 1e8}
-# Numbers written as words, where answers and sources often differ ("ten years" / "10 years").
-_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-                 "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "hundred": 100,
-                 "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15, "sixteenth": 16,
-                 "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
-                 "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "zehn": 10, "deux": 2,
-                 "trois": 3, "cinq": 5, "dix": 10, "dos": 2, "tres": 3, "cinco": 5, "diez": 10,
-                 "два": 2, "три": 3, "пять": 5, "десять": 10}
+# Languages simplemma lemmatises (a dictionary of each is read once, when first needed).
+_LEMMAS = {"en", "de", "fr", "es", "it", "pt", "nl", "ru", "sv", "da", "tr"}
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(
-    r"(?P<number>\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+(?![\d])(?:[.,]\d+)?|\d+(?:[.,]\d+)?(?:st|nd|rd|th)?)"
-    rf"|(?P<unit>メートル|キロメートル|パーセント|km²|%)"
+    r"(?P<number>\d{1,3}(?:[.,\u00a0\u202f\u2009 '’]\d{3})+(?![\d])(?:[.,]\d+)?|\d+(?:[.,]\d+)?(?:st|nd|rd|th)?)"
+    r"|(?P<unit>メートル|キロメートル|パーセント|km²|m²|km/h|°[CF]|℃|℉|%|‰|[€$£¥₽]"
+    r"|(?i:per[\s-]cent|pour[\s-]cent|por[\s-]ciento))"
     rf"|(?P<cjk>[{_CJK}]+)"
     r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)?)")
 _KANA = re.compile(r"^[\u3040-\u30ff]+$")
 _HIRAGANA = re.compile(r"[\u3040-\u309f]")
-_GROUPED = re.compile(r"^\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+$")
 
 
 @dataclass(frozen=True, slots=True)
 class Word:
     """One word of a text: ``start``/``end`` character offsets in it, ``form`` as written,
     ``key`` what it is compared by, ``kind`` "word", "number" or "name", ``stop`` True for a
-    stop word (kept for offsets, never counted)."""
+    stop word (kept for offsets, never counted), ``quantity`` the value of a number (or of a
+    fraction word such as "quarter"), else None."""
 
     start: int
     end: int
@@ -84,26 +73,12 @@ class Word:
     key: str
     kind: str = "word"
     stop: bool = False
+    quantity: Quantity | None = None
 
-
-def number_value(text: str) -> float | None:
-    """The value of a number as written: "5,642" and "5 642" and "1.233" (groups of three) are
-    thousands, "37.4" and "3,2" decimals; "13th" is 13. None for anything else."""
-    text = re.sub(r"(st|nd|rd|th)$", "", text)
-    if _GROUPED.match(text):
-        head, _, tail = re.sub(r"[\u00a0\u202f ]", ",", text).rpartition(",") if "," in text or " " in text \
-            or "\u00a0" in text or "\u202f" in text else text.rpartition(".")
-        digits = re.sub(r"\D", "", head) + tail
-        return float(digits)
-    try:
-        return float(text.replace(",", "."))
-    except ValueError:
-        return None
-
-
-def number_key(value: float) -> str:
-    """The key of a number's value: "#5642", "#37.4", "#25000000"."""
-    return "#" + (str(int(value)) if float(value).is_integer() else f"{value:g}")
+    @property
+    def in_digits(self) -> bool:
+        """True for a number written with digits (a claim's such numbers must all be found)."""
+        return self.kind == "number" and self.form[:1].isdigit()
 
 
 @lru_cache(maxsize=None)
@@ -134,38 +109,85 @@ def _script_language(form: str, language: str) -> str:
 
 
 def text_words(text: str, language: str) -> list[Word]:
-    """The words of ``text`` (``language``: a code such as "en", "ru", "ja"), in order, numbers
-    with their scale folded in ("25 million" is one number, keyed "#25000000", spanning both)."""
+    """The words of ``text`` (``language``: a code such as "en", "ru", "ja"), in order. A number
+    takes in the hedge before it, a currency sign before or after, and the scale and unit after
+    it ("about 25 million years" is one number, its ``quantity`` 25e6 years, hedged)."""
+    tokens = [(m.lastgroup, m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
     out: list[Word] = []
     first = True
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup
-        form = match.group()
-        start, end = match.span()
-        if kind == "number":
-            value = number_value(form)
-            if value is None:
-                continue
-            out.append(Word(start, end, form, number_key(value), "number"))
-        elif kind == "unit":
-            out.append(Word(start, end, form, _UNITS.get(form.casefold(), form)))
+    i = 0
+    while i < len(tokens):
+        kind, form, start, end = tokens[i]
+        if kind == "number" or (kind == "word" and _reading(form, language)[1] == "number"):
+            word, i = _number(tokens, i, text, language, out)
+            out.append(word)
+            first = False
+            continue
+        i += 1
+        if kind == "unit":
+            out.append(Word(start, end, form, "u:" + (unit_of(form.replace(" ", "-")) or form)))
         elif kind == "cjk":
             out.extend(_cjk_words(form, start))
         else:
-            scale, reading, key = _reading(form, language)
-            if scale and out and out[-1].kind == "number" and text[out[-1].end:start].strip() == "":
-                previous = out.pop()
-                value = float(previous.key[1:]) * scale
-                out.append(Word(previous.start, end, text[previous.start:end], number_key(value), "number"))
-            elif reading == "content":
+            reading, key = _reading(form, language)[1:]
+            if reading == "content":
                 name = form[0].isupper() and (not first or form.isupper()) and language != "de" \
                     or (form.isupper() and len(form) > 1)
                 out.append(Word(start, end, form, key, "name" if name else "word"))
+            elif reading == "fraction":
+                share = 1 / FRACTIONS[fold(form)]
+                out.append(Word(start, end, form, key, quantity=quantity((share,), (0.01,), "%", True, 100)))
             else:
-                out.append(Word(start, end, form, key, "number" if reading == "number" else "word",
-                                stop=reading == "stop"))
+                out.append(Word(start, end, form, key, stop=reading == "stop"))
         first = first and kind not in ("word", "cjk", "number")  # a capital after this is a name
     return out
+
+
+def _number(tokens, i: int, text: str, language: str, before: list[Word]) -> tuple[Word, int]:
+    """The number starting at token ``i`` with what belongs to it; returns it and the index of
+    the token after it."""
+    kind, form, start, end = tokens[i]
+    if kind == "number":
+        values, steps = digits_values(form)
+    else:
+        values, steps = (spelled_value(form, language),), (1.0,)
+    j = i + 1
+    scale, unit, rounded = 1.0, None, False
+
+    def next_word(j):
+        if j < len(tokens) and text[tokens[j - 1][3]:tokens[j][2]].strip(" \u00a0\u202f\u2009.") == "":
+            return tokens[j]
+        return None
+
+    following = next_word(j)
+    if following and following[0] == "word" and fold(following[1]).rstrip(".") in SCALES:
+        scale, rounded, end = SCALES[fold(following[1]).rstrip(".")], True, following[3]
+        j += 1
+        following = next_word(j)
+    if following and following[0] == "word" and fold(following[1]) in FRACTIONS and values[0] is not None:
+        values = tuple(v / FRACTIONS[fold(following[1])] for v in values)
+        steps, end, j = (0.01,) * len(values), following[3], j + 1
+        following = next_word(j)
+    if following and following[0] in ("unit", "word", "cjk") and unit_of(following[1].replace(" ", "-")):
+        unit, end = unit_of(following[1].replace(" ", "-")), following[3]
+        j += 1
+    if before and before[-1].key.startswith("u:") and text[before[-1].end:start].strip() == "" \
+            and UNIT_DIMENSIONS.get(before[-1].key[2:], "").startswith("money"):
+        sign = before.pop()  # "€30", "EUR 60": the currency is part of the number
+        unit = unit or sign.key[2:]
+        start = sign.start
+    hedged = _hedged(before)
+    found = quantity(values, steps, unit, hedged, scale, rounded or hedged)
+    return Word(start, end, text[start:end], number_key(found.based[0]), "number", quantity=found), j
+
+
+def _hedged(before: list[Word]) -> bool:
+    for word in reversed(before[-3:]):
+        if fold(word.form) in HEDGES:
+            return True
+        if not word.stop:
+            return False
+    return False
 
 
 # Distinct (word, language) pairs whose reading is kept: a text's vocabulary repeats across the
@@ -175,21 +197,37 @@ READING_CACHE = 20_000
 
 @lru_cache(maxsize=READING_CACHE)
 def _reading(form: str, language: str) -> tuple[float | None, str, str]:
-    """How ``text_words`` reads a letter word ``form`` in ``language``: ``(scale, reading, key)``,
-    ``scale`` the factor it makes a number before it ("million": 1e6; None), ``reading`` "unit",
-    "number" (a number word), "stop" or "content" (a word or name: which, depends on where it
-    stands), ``key`` its comparison key."""
+    """How ``text_words`` reads a letter word ``form`` in ``language``: ``(value, reading, key)``,
+    ``reading`` "number" (a spelled number, ``value`` its value), "fraction" ("quarter"), "unit"
+    (a unit word: its key is the unit's), "stop" or "content" (a word or name: which, depends on
+    where it stands), ``key`` its comparison key."""
     folded = fold(form)
-    lowered = form.casefold()
-    scale = _SCALES.get(folded) or _SCALES.get(lowered)
-    if folded in _UNITS or lowered in _UNITS:
-        return scale, "unit", _UNITS.get(folded) or _UNITS[lowered]
-    if folded in _NUMBER_WORDS:
-        return scale, "number", number_key(_NUMBER_WORDS[folded])
+    unit = unit_of(form)
+    if unit and len(folded) > 1:
+        return None, "unit", "u:" + unit
+    if folded in FRACTIONS:
+        return None, "fraction", "frac:" + str(FRACTIONS[folded])
     stops = stopwords(language)
-    if folded in stops or lowered in stops or len(folded) < 2:
-        return scale, "stop", folded
-    return scale, "content", _stemmer(_script_language(form, language)).stemWord(folded)
+    if folded in stops or form.casefold() in stops or len(folded) < 2:
+        return None, "stop", folded
+    value = spelled_value(form, language)
+    if value is not None:
+        return value, "number", number_key(value)
+    if folded in SCALES:
+        return None, "content", "scale:" + str(int(SCALES[folded]))
+    return None, "content", _key(form, _script_language(form, language))
+
+
+@lru_cache(maxsize=READING_CACHE)
+def _key(form: str, language: str) -> str:
+    """A content word's key: its lemma (simplemma, in ``language``), folded and stemmed."""
+    lemma = form
+    if language in _LEMMAS and not form.isupper():
+        try:
+            lemma = simplemma.lemmatize(form, lang=language)
+        except ValueError:
+            lemma = form
+    return _stemmer(language).stemWord(fold(lemma))
 
 
 def _cjk_words(run: str, start: int) -> list[Word]:
