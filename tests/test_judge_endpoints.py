@@ -17,7 +17,7 @@ from tests.openai_server import FakeChatCompletions
 from tests.trustgraph_server import FLOW, TOKEN, FakeGateway
 from trace_explorer.analysis.support.evidence import Source
 from trace_explorer.analysis.support.judge import CANNOT_TELL, SUPPORTED, UNSUPPORTED
-from trace_explorer.analysis.support.judge_run import FAILURE_TTL_S, MAX_JUDGED, Judge, configured_judge
+from trace_explorer.analysis.support.judge_run import FAILURE_TTL_S, MAX_JUDGED, WORKERS, Judge, configured_judge
 from trace_explorer.analysis.support.support import AnswerSupport, Backing, SentenceSupport
 from trace_explorer.cli.main import main
 
@@ -252,3 +252,11 @@ def test_a_failing_openai_endpoint_says_why_in_bounded_time_without_the_token(ch
     verdict = judgement.sentences[0].verdict
     assert verdict.verdict == CANNOT_TELL and re.search(message, verdict.error), verdict.error
     assert OPENAI_TOKEN not in verdict.error
+
+
+def test_a_long_running_judge_keeps_a_connection_per_worker_not_per_answer(fresh, tmp_path):
+    judge = tg_judge(fresh.url, tmp_path)
+    for round in range(6):
+        judge.judge(answer(*[(f"Claim {round}.{i}.", False, True) for i in range(5)]))
+    assert fresh.requests == 30
+    assert len(judge.completion._gateway._sessions) <= WORKERS

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -66,6 +67,9 @@ class Judge:
         self._answers: OrderedDict[int, tuple[AnswerSupport, Judgement, float]] = OrderedDict()
         self._lock = threading.Lock()
         self.requests = 0  # sent to the endpoint (for the tests)
+        # one pool for the judge's life: a TrustGraph gateway keeps a connection per thread
+        self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="judge")
+        weakref.finalize(self, self._pool.shutdown, wait=False)
 
     @property
     def label(self) -> str:
@@ -111,9 +115,8 @@ class Judge:
                 missing.append(index)
         if missing:
             run = _Run(self, support, prompts)
-            with ThreadPoolExecutor(min(WORKERS, len(missing)), thread_name_prefix="judge") as pool:
-                for index, verdict in zip(missing, pool.map(run.ask, missing)):
-                    out[index] = Judged(index, prompts[index], verdict)
+            for index, verdict in zip(missing, self._pool.map(run.ask, missing)):
+                out[index] = Judged(index, prompts[index], verdict)
         return Judgement(self.label, dict(sorted(out.items())), len(wanted) - len(asked))
 
     def _key(self, support: AnswerSupport, index: int, prompt: JudgePrompt) -> tuple[str, str, str]:
