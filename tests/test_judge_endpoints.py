@@ -152,6 +152,7 @@ def test_a_slow_gateway_costs_one_timeout_says_so_and_keeps_the_matchers_verdict
     ("refusal", r"the service answered with an error: text-completion-error: model overloaded for"),
     ("flow", r"not found \(HTTP 404\): is there a flow 'no-such-flow' on this gateway\?"),
     ("json", r"expected a JSON answer, got"),
+    ("shape", r"expected a \"response\" string in the answer, got dict"),
 ])
 def test_a_failing_gateway_says_why_and_never_quotes_the_token(fresh, tmp_path, fault, message):
     more = {}
@@ -164,7 +165,7 @@ def test_a_failing_gateway_says_why_and_never_quotes_the_token(fresh, tmp_path, 
     elif fault == "flow":
         more["TRACE_EXPLORER_JUDGE_FLOW"] = "no-such-flow"
     else:
-        fresh.malformed = "json"
+        fresh.malformed = fault
     judgement = tg_judge(fresh.url, tmp_path, **more).judge(answer(("The refund is paid in cash.", False, True)))
     verdict = judgement.sentences[0].verdict
     assert verdict.verdict == CANNOT_TELL and re.search(message, verdict.error), verdict.error
