@@ -4,6 +4,9 @@ session workspace (``workspace.select_step``: the timeline, graph, inspector and
 ``&step=`` follow) and shows that step's text, and any other backing text, with the words that
 match the sentence marked.
 
+Where the operator configured a judge (``answer_judge``), its verdict on each sentence the
+matcher cannot decide is shown under that sentence, and its prompt with the selected one.
+
 ``step_support_state`` keeps, per session, the plain dict ``analysis.support.support.step_support``
 (step IRI -> score, sentence indexes, backing texts with their spans) in ``st.session_state``
 under ``SUPPORT_STATE_KEY``: a view that marks the steps behind the answer reads it there.
@@ -20,6 +23,7 @@ from trace_explorer.analysis.support.support import AnswerSupport, session_suppo
 from trace_explorer.model.session import Session
 from trace_explorer.views.marked_text import marked_html
 
+from .answer_judge import answer_judgement, judge_caption, judge_details
 from .collection import Collection
 from .text import clip, md_escape
 from .workspace import select_step
@@ -71,6 +75,8 @@ def answer_support_panel(session: Session, collection: Collection) -> None:
     if not support.sentences:
         return
     unsupported = len(support.unsupported)
+    judgement = answer_judgement(support)
+    judged = judgement.sentences if judgement else {}
     chosen = st.session_state.get(SENTENCE_KEY)
     index = chosen[1] if isinstance(chosen, tuple) and chosen[0] == session.id else None
     title = (f"Answer support: {len(support.sentences)} sentence{'s' if len(support.sentences) != 1 else ''}"
@@ -88,7 +94,11 @@ def answer_support_panel(session: Session, collection: Collection) -> None:
                             else f"Backed by {len(sentence.support)} step text(s); best: {best}"),
                       on_click=_choose, args=(session.id, number,
                                               list(dict.fromkeys(b.source.step for b in sentence.support))))
+            if number in judged:
+                judge_caption(judged[number])
         if index is not None and index < len(support.sentences):
+            if index in judged:
+                judge_details(judged[index], judgement.endpoint)
             _backings(support, index)
 
 

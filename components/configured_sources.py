@@ -23,13 +23,19 @@ def sources_config() -> tuple[SourcesConfig, str | None]:
     cannot be used is left out and named, the others kept; a file that cannot be read at all
     leaves only the environment's TrustGraph, if any."""
     named = os.environ.get(SOURCES_VARIABLE, "").strip()
-    path = Path(named).expanduser() if named else Path.cwd() / DEFAULT_PATH
+    # the environment too: TRUSTGRAPH_URL, and the variables that entries name for their secrets
+    return _load(*config_key(Path(named).expanduser() if named else Path.cwd() / DEFAULT_PATH))
+
+
+def config_key(path: Path) -> tuple[str, int | None, int]:
+    """What a configuration read from the file ``path`` and the environment depends on: the
+    path, its modification time (None: no such file) and a hash of the environment (a cache
+    key: the configuration is read again when either changes)."""
     try:
         stamp = path.stat().st_mtime_ns
     except OSError:
         stamp = None
-    # the environment too: TRUSTGRAPH_URL, and the variables that entries name for their secrets
-    return _load(str(path), stamp, hash(frozenset(os.environ.items())))
+    return str(path), stamp, hash(frozenset(os.environ.items()))
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

@@ -47,3 +47,29 @@ class LoopbackServer:
         self.stopping.set()
         self._http.shutdown()
         self._http.server_close()
+
+
+def post_handler(handle) -> type[BaseHTTPRequestHandler]:
+    """A quiet handler class whose POSTs go to ``handle(request_handler)``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - http.server's name
+            handle(self)
+
+        def log_message(self, *args):  # quiet
+            pass
+
+    return Handler
+
+
+def send_json_bytes(handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
+    """Answer ``status`` with the JSON body ``data``; a client that gave up waiting (the timeout
+    tests) is let go."""
+    try:
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass

@@ -45,6 +45,7 @@ def test_unsupported_sentences_are_marked_and_select_nothing():
     assert panel.label == "Answer support: 3 sentences, 2 that nothing in this trace supports"
     buttons = [b for b in at.button if b.key and b.key.startswith("te_support_")]
     assert [b.label.startswith(":red[") for b in buttons] == [False, True, True]
+    assert not [c for c in at.main.caption if "Judge:" in c.value]  # no judge is configured
     before = sent(at)
     buttons[1].click().run()
     assert (sent(at)["selected"], sent(at)["ask"]) == (before["selected"], before["ask"])

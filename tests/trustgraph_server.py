@@ -24,6 +24,12 @@ to every request, for the benchmarks), ``sparql`` False (a flow without the SPAR
 requests answered before every further one has its connection closed with no answer, as a
 SPARQL service that drops its connections). ``log`` records every request
 (path and body; the Authorization header as received, for the token tests).
+
+``completion`` (a function of the system text and the prompt, returning the model's reply) makes
+the flow run a text-completion service (``.../service/text-completion``, decoded and encoded by
+``TextCompletionRequestTranslator`` and ``TextCompletionResponseTranslator``), as a judge asks
+it; without one the flow has no such service (HTTP 404). A reply that is an ``Exception``
+instance is answered as the service's ``error`` object.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ import base64
 import json
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -40,11 +46,13 @@ import pyoxigraph as ox
 import pytest
 from trustgraph.messaging.translators.library import LibraryRequestTranslator, LibraryResponseTranslator
 from trustgraph.messaging.translators.sparql_query import SparqlQueryRequestTranslator, SparqlQueryResponseTranslator
+from trustgraph.messaging.translators.text_completion import (TextCompletionRequestTranslator,
+                                                              TextCompletionResponseTranslator)
 from trustgraph.messaging.translators.triples import TriplesQueryRequestTranslator, TriplesQueryResponseTranslator
 from trustgraph.schema import (BLANK, IRI, LITERAL, TRIPLE, Error, LibrarianResponse, SparqlBinding,
-                               SparqlQueryResponse, Term, Triple, TriplesQueryResponse)
+                               SparqlQueryResponse, Term, TextCompletionResponse, Triple, TriplesQueryResponse)
 
-from tests.loopback_server import serve_in_thread
+from tests.loopback_server import post_handler, send_json_bytes, serve_in_thread
 from trace_explorer.model.reader import SessionReader
 from trace_explorer.model.triple_index import TripleIndex
 from trace_explorer.read.collection import load_collection
@@ -129,6 +137,7 @@ class FakeGateway:
         self.lost: set[str] = set()
         self.fail_after: int | None = None
         self.drop_sparql_after: int | None = None
+        self.completion: Callable[[str, str], str | Exception] | None = None
         self.sparql_requests = 0
         self.log: list[tuple[str, dict, str | None]] = []
         self.requests = 0
@@ -138,19 +147,10 @@ class FakeGateway:
     # -- lifecycle ----------------------------------------------------------------------------
     def start(self) -> str:
         """Serve on a free loopback port; returns the base URL (``http://127.0.0.1:PORT/``)."""
-        gateway = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 - http.server's name
-                gateway._handle(self)
-
-            def log_message(self, *args):  # quiet
-                pass
-
         class Server(ThreadingHTTPServer):
             request_queue_size = 256  # many requests at once, as a client pool sends them
 
-        self._server = Server(("127.0.0.1", 0), Handler)
+        self._server = Server(("127.0.0.1", 0), post_handler(self._handle))
         self._server.daemon_threads = True
         serve_in_thread(self._server)
         return self.url
@@ -194,6 +194,8 @@ class FakeGateway:
                 return self._send(handler, 404, {"error": {"type": "not-found", "message": f"no flow {parts[3]}"}})
             if parts[5] == "triples":
                 return self._send(handler, 200, self._triples(body))
+            if parts[5] == "text-completion" and self.completion is not None:
+                return self._send(handler, 200, self._text_completion(body))
             if parts[5] == "sparql-query" and self.sparql:
                 with self._lock:
                     self.sparql_requests += 1
@@ -214,14 +216,7 @@ class FakeGateway:
                                "variables": ["s"], "bindings": [{"values": [{"t": "zz"}]}]}).encode()
         else:
             data = json.dumps(_respell(answer) if self.quoted == "r" else answer).encode()
-        try:
-            handler.send_response(status)
-            handler.send_header("Content-Type", "application/json")
-            handler.send_header("Content-Length", str(len(data)))
-            handler.end_headers()
-            handler.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up waiting (the timeout tests)
+        send_json_bytes(handler, status, data)
 
     def _triples(self, body: dict) -> dict:
         request = TriplesQueryRequestTranslator().decode(body)
@@ -241,6 +236,15 @@ class FakeGateway:
             if len(found) >= request.limit:
                 break
         return TriplesQueryResponseTranslator().encode(TriplesQueryResponse(triples=found))
+
+    def _text_completion(self, body: dict) -> dict:
+        request = TextCompletionRequestTranslator().decode(body)
+        reply = self.completion(request.system, request.prompt)
+        if isinstance(reply, Exception):
+            return {"error": {"type": "text-completion-error", "message": str(reply)}}
+        return TextCompletionResponseTranslator().encode(
+            TextCompletionResponse(response=reply, in_token=len(request.prompt.split()), out_token=len(reply.split()),
+                                   model="stand-in", end_of_stream=True))
 
     def _sparql(self, body: dict) -> dict:
         request = SparqlQueryRequestTranslator().decode(body)

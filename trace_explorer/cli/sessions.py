@@ -63,21 +63,27 @@ def add_parser(commands) -> None:
 
 
 def add_session_report(commands, name: str, help: str, *, read: Callable[[TraceSource, Session, dict[str, Session]], Any],
-                       record: Callable[[Any], Any], text: Callable[[Any], str], description: str | None = None) -> None:
+                       record: Callable[[Any], Any], text: Callable[[Any], str],
+                       description: str | None = None) -> argparse.ArgumentParser:
     """Add the subcommand ``name``, a report on the one session ``--session`` names (its IRI or a
     unique part of it), from any source, printed as text or (``--format json``) JSON:
     ``read(source, session, family)`` makes the report (``family``: the session and every
     session below it, by IRI), ``record(report)`` its JSON value, ``text(report)`` its text. The
-    command exits with 2 when ``--session`` names no session or several (``session_family``)."""
+    command exits with 2 when ``--session`` names no session or several (``session_family``).
+    Returns the subcommand's parser (a command adds its own options there)."""
     parser = commands.add_parser(name, help=help, description=description)
     add_source_arguments(parser)
     parser.add_argument("--session", required=True, metavar="IRI",
                         help="the session's IRI (or a unique part of it, such as its UUID)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.set_defaults(run=functools.partial(_report, read, record, text))
+    parser.set_defaults(run=functools.partial(session_report, read, record, text))
+    return parser
 
 
-def _report(read, record, text, args, source: TraceSource) -> int:
+def session_report(read, record, text, args, source: TraceSource) -> int:
+    """Print the report ``read``, ``record`` and ``text`` make (``add_session_report``) on the
+    session ``args.session`` names, as ``args.format`` says; 0, or 2 when no one session is
+    named."""
     session, family = session_family(source, args.session)
     if session is None:
         return 2

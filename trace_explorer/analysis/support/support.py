@@ -49,10 +49,10 @@ class Backing:
 class SentenceSupport:
     """One sentence of the answer: ``text``, ``start``/``end`` in the answer, ``supported``,
     ``support`` (strongest first), ``missing`` (terms of its unbacked claims that no text of the
-    session holds, in any form the matcher accepts), ``unbacked`` (its claims nothing backs, as
-    ``(start, end)`` offsets in the answer) and ``undecided`` (True when the matcher's verdict
-    stands close to its threshold: a judge, where one is configured, is asked about such a
-    sentence)."""
+    session holds, in any form the matcher accepts), ``undecided`` (True when the matcher's
+    verdict stands close to its threshold: a judge, where one is configured, is asked about such
+    a sentence) and ``unbacked`` (its claims nothing backs, as ``(start, end)`` offsets in the
+    answer)."""
 
     text: str
     start: int
@@ -60,8 +60,8 @@ class SentenceSupport:
     supported: bool
     support: list[Backing] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
-    unbacked: list[tuple[int, int]] = field(default_factory=list)
     undecided: bool = False
+    unbacked: list[tuple[int, int]] = field(default_factory=list)
 
     def unbacked_claims(self, answer: str) -> list[str]:
         """The words of the claims nothing backs (``answer``: the answer the offsets count in)."""
@@ -116,8 +116,8 @@ def session_support(session: Session, chunk_texts: Mapping[str, str] | None = No
         backed = match.backed is not False
         support = [Backing(sources[i], score, spans) for i, score, spans in match.cited] if match.backed else []
         unbacked = [(start + c.start, start + c.end) for c in match.claims if not c.backed]
-        sentences.append(SentenceSupport(text, start, end, backed, support, match.missing, unbacked,
-                                         match.undecided))
+        sentences.append(SentenceSupport(text, start, end, backed, support, match.missing, match.undecided,
+                                         unbacked))
     return AnswerSupport(session.id, answer, sentences, sources)
 
 
