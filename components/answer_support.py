@@ -16,7 +16,8 @@ import html
 import streamlit as st
 
 from trace_explorer.analysis.support.evidence import unread_chunks
-from trace_explorer.analysis.support.support import AnswerSupport, session_support, step_support
+from trace_explorer.analysis.support.bounded import supports_here, supports_in_worker
+from trace_explorer.analysis.support.support import AnswerSupport, step_support
 from trace_explorer.model.session import Session
 from trace_explorer.views.marked_text import marked_html
 
@@ -32,17 +33,19 @@ _TEXT_STYLE = ("white-space: pre-wrap; background: #f8fafc; border-left: 3px sol
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _support(collection_key: tuple, session_id: str, answer: str | None, _session: Session,
+def _support(collection_key: tuple, session_id: str, answer: str | None, trusted: bool, _session: Session,
              _chunks: dict[str, str]) -> AnswerSupport:
-    """The support of a session's answer (shared, never changed)."""
-    return session_support(_session, _chunks)
+    """The support of a session's answer (shared, never changed): checked in this process for
+    the demo (``trusted``), else in a worker process under a deadline, which past it gives an
+    AnswerSupport whose ``unchecked`` says so (``analysis.support.bounded``)."""
+    return (supports_here if trusted else supports_in_worker)([(_session, _chunks)])[0]
 
 
 def answer_support(session: Session, collection: Collection) -> AnswerSupport:
     """The support of ``session``'s answer, the chosen chunks' texts read from the collection."""
     wanted = unread_chunks(session)
     chunks = collection.texts(wanted) if wanted else {}
-    return _support(collection.key, session.id, session.answer, session, chunks)
+    return _support(collection.key, session.id, session.answer, collection.trusted, session, chunks)
 
 
 def step_support_state(session: Session, support: AnswerSupport) -> dict[str, dict]:
@@ -64,8 +67,14 @@ def answer_support_panel(session: Session, collection: Collection) -> None:
     answer text."""
     if not session.answer:
         return
-    support = answer_support(session, collection)
+    with st.spinner("Checking the answer's support…"):
+        support = answer_support(session, collection)
     step_support_state(session, support)
+    if support.unchecked:
+        with st.expander("Answer support: not checked", expanded=True, icon=":material/hourglass_disabled:"):
+            st.warning(md_escape(support.unchecked[:1].upper() + support.unchecked[1:] + "."),
+                       icon=":material/hourglass_disabled:")
+        return
     if not support.sentences:
         return
     unsupported = len(support.unsupported)

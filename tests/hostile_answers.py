@@ -1,0 +1,72 @@
+"""Traces whose answer costs the support check the most: one agent session each (the seed shape,
+every text inline, so one N-Triples file is the whole upload), in the sizes of the cases that
+held the server's CPU before the check ran in a worker process with a cap on its work:
+
+- ``dashes``: 110 KB, an answer of runs of ``-.`` (each a "sentence" to the splitter, which
+  cuts such a line in time that grows with the square of its length: 75 s in the server);
+- ``wide``: 882 KB, an answer of hundreds of sentences against a thousand Observations (624 s);
+- ``long_observations``: 1.17 MB, 50 long Observations and an answer of long sentences (more
+  than 20 minutes).
+
+``hostile_answer(case)`` gives ``(session IRI, N-Triples bytes)``; ``CASES`` names them. Seeded
+by construction: the same case gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+
+CASES = ("dashes", "wide", "long_observations")
+TG = "https://trustgraph.ai/ns/"
+PROV = "http://www.w3.org/ns/prov#"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett", "kilo",
+         "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor",
+         "whiskey", "xray", "yankee", "zulu")
+
+
+def hostile_answer(case: str) -> tuple[str, bytes]:
+    """``(root IRI, N-Triples)`` of the hostile ``case`` (one of ``CASES``)."""
+    if case == "dashes":
+        return agent_session("0bad5e55-0000-4000-8000-0000000000d1", ["Result of the lookup: dots and dashes."],
+                             "-." * 55_000)
+    if case == "wide":
+        observations = [_words(i, 25) for i in range(1_100)]
+        return agent_session("0bad5e55-0000-4000-8000-0000000000d2", observations,
+                             " ".join(_words(i * 7, 3).capitalize() + "." for i in range(1_000)))
+    if case == "long_observations":
+        observations = [_words(i, 3_300) for i in range(50)]
+        return agent_session("0bad5e55-0000-4000-8000-0000000000d3", observations,
+                             " ".join(_words(i * 13, 3).capitalize() + "." for i in range(1_000)))
+    raise ValueError(f"unknown hostile case {case!r}; expected one of {', '.join(CASES)}")
+
+
+def _words(seed: int, count: int) -> str:
+    """``count`` words, with numbers among them, that differ with ``seed``."""
+    return " ".join(WORDS[(seed * 31 + n * 7) % len(WORDS)] + (str(seed + n) if n % 5 == 0 else "")
+                    for n in range(count))
+
+
+def agent_session(uuid: str, observations: list[str], answer: str) -> tuple[str, bytes]:
+    """An agent session ``urn:trustgraph:agent:{uuid}`` with one Analysis per text of
+    ``observations`` (inline ``tg:observation``) and a Conclusion whose ``tg:answer`` is
+    ``answer``, as N-Triples bytes."""
+    root = f"urn:trustgraph:agent:{uuid}"
+    lines = [_triple(root, RDF_TYPE, TG + "Question", iri=True), _triple(root, TG + "query", "Which words?"),
+             _triple(root, PROV + "startedAtTime", "2026-03-09T09:44:56Z")]
+    previous = root
+    for n, text in enumerate(observations, 1):
+        step = f"{root}/i{n}"
+        lines += [_triple(step, RDF_TYPE, TG + "Analysis", iri=True), _triple(step, TG + "action", "lookup"),
+                  _triple(step, TG + "arguments", json.dumps({"question": f"word {n}"})),
+                  _triple(step, TG + "observation", text), _triple(step, PROV + "wasDerivedFrom", previous, iri=True)]
+        previous = step
+    final = f"{root}/final"
+    lines += [_triple(final, RDF_TYPE, TG + "Conclusion", iri=True), _triple(final, TG + "answer", answer),
+              _triple(final, PROV + "wasDerivedFrom", previous, iri=True)]
+    return root, ("\n".join(lines) + "\n").encode()
+
+
+def _triple(subject: str, predicate: str, obj: str, iri: bool = False) -> str:
+    value = f"<{obj}>" if iri else json.dumps(obj, ensure_ascii=False)  # a JSON string is an N-Triples literal
+    return f"<{subject}> <{predicate}> {value} ."

@@ -1,0 +1,111 @@
+"""Answer support within bounds: the cap on sentences x texts (``analysis.support.budget``), the
+check of a visitor's trace in a worker process under a deadline (``analysis.support.bounded``),
+and what the command line and the app say about an answer that was not checked. The hostile
+traces are ``tests/hostile_answers.py``'s."""
+
+from __future__ import annotations
+
+import json
+import resource
+
+import pytest
+
+from tests.hostile_answers import hostile_answer
+from trace_explorer.analysis.health.checks import check_sessions
+from trace_explorer.analysis.health.rules import UNSUPPORTED_SENTENCE
+from trace_explorer.analysis.support.bounded import (SUPPORT_VARIABLE, support_in_worker, support_limits,
+                                                     supports_here, supports_in_worker)
+from trace_explorer.analysis.support.budget import MAX_PAIRS, MAX_SENTENCES, over_budget
+from trace_explorer.analysis.support.support import AnswerSupport, session_support, support_record
+from trace_explorer.cli.main import main
+from trace_explorer.model.reader import read_sessions
+from trace_explorer.read.collection import load_collection
+from trace_explorer.read.worker import WorkerLimits
+from trace_explorer.sources.demo import demo_paths
+from trace_explorer.sources.store import StoreSource
+
+FDA = "urn:trustgraph:agent:fda01076-05c7-49ae-b2c8-e06e75031b24"  # 2 of its 3 sentences unsupported
+
+
+def hostile(case: str, tmp_path):
+    """(root, path of the trace file, its StoreSource, its session) of a hostile case."""
+    root, data = hostile_answer(case)
+    path = tmp_path / f"{case}.nt"
+    path.write_bytes(data)
+    collection, errors = load_collection([path])
+    assert errors == []
+    source = StoreSource(collection.store, label="hostile", documents=collection.documents)
+    return root, path, source, {s.id: s for s in read_sessions(collection)}[root]
+
+
+def test_the_cap_counts_sentences_and_pairs():
+    assert over_budget(MAX_SENTENCES, MAX_PAIRS // MAX_SENTENCES) is None
+    assert over_budget(MAX_SENTENCES + 1, 1) == ("answer support not checked: the answer has 401 sentences, "
+                                                 "more than the 400 the check reads")
+    assert over_budget(101, 2_000) == ("answer support not checked: 101 sentences against 2,000 texts of the "
+                                       "session are 202,000 pairs to match, more than the 200,000 the check takes on")
+
+
+def test_an_answer_over_the_cap_is_not_matched_and_says_why(tmp_path):
+    root, _, _, session = hostile("wide", tmp_path)
+    support = session_support(session)
+    assert support.sentences == [] and len(support.sources) == 1_100
+    assert support.unchecked == ("answer support not checked: the answer has 839 sentences, more than the 400 "
+                                 "the check reads")
+    assert support_record(support)["unchecked"] == support.unchecked
+
+
+def test_the_cli_says_an_answer_was_not_checked(tmp_path, capsys):
+    root, path, _, _ = hostile("long_observations", tmp_path)
+    assert main(["support", str(path), "--session", root]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"session {root}", "answer support not checked: the answer has 788 sentences, more than the 400 the check reads"]
+    assert main(["support", str(path), "--session", root, "--format", "json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert (record["sentences"], record["unchecked"][:27]) == ([], "answer support not checked:")
+
+
+def test_a_check_in_a_worker_gives_what_the_check_here_gives(demo):
+    sessions = [demo[FDA], *(s for s in demo.values() if s.answer)][:4]
+    here = supports_here([(s, {}) for s in sessions])
+    there = supports_in_worker([(s, {}) for s in sessions])
+    assert [s.unchecked for s in there] == [None] * 4
+    assert [support_record(s) for s in there] == [support_record(s) for s in here]
+    assert [s.supported for s in there[0].sentences] == [True, False, False]
+
+
+def test_a_check_past_its_deadline_says_so_and_costs_this_process_nothing(tmp_path, demo):
+    root, _, _, session = hostile("dashes", tmp_path)  # the splitter alone takes over 10 s on it
+    assert support_in_worker(demo[FDA]).unchecked is None  # the pool's workers started
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    support = support_in_worker(session, limits=WorkerLimits(memory=2 << 30, cpu=1, wall=1))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    assert support.sentences == [] and support.answer == session.answer
+    assert support.unchecked == ("answer support took too long for this answer: it ran past the deadline of 1 s "
+                                 f"(the limit set by {SUPPORT_VARIABLE})")
+    assert (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime) < 0.5
+
+
+def test_the_deadline_comes_from_the_environment():
+    assert (support_limits({SUPPORT_VARIABLE: "3"}).wall, support_limits({SUPPORT_VARIABLE: "3"}).cpu) == (3, 3)
+    assert support_limits({SUPPORT_VARIABLE: "-1"}).wall == support_limits({}).wall == 10
+
+
+def test_the_health_check_takes_the_support_it_is_given(tmp_path):
+    root, _, source, _ = hostile("wide", tmp_path)
+    given = []
+
+    def unsupported_everywhere(items):
+        given.extend(s.id for s, _ in items)
+        return [AnswerSupport(s.id, s.answer, [], [], unchecked="answer support took too long") for s, _ in items]
+
+    found = check_sessions(source, [root], supports=unsupported_everywhere)
+    assert given == [root]
+    assert not [f for f in found if f.rule == UNSUPPORTED_SENTENCE]  # not checked: nothing said about it
+
+
+@pytest.fixture(scope="module")
+def demo():
+    collection, errors = load_collection(list(demo_paths()))
+    assert errors == []
+    return {s.id: s for s in read_sessions(collection)}

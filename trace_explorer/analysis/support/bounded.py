@@ -1,0 +1,76 @@
+"""Answer support of untrusted traces run outside the server: ``supports_in_worker`` sends each
+session's check (``support.session_support``) to the parse workers (``read.worker.run_limited``:
+a separate process, at a lower priority, under a memory cap, a CPU-time cap and a deadline), so
+that an answer that would take minutes costs the server only the pickling of the session, and
+another visitor's pages are served meanwhile.
+
+A check past a limit, or whose process died, comes back as an ``AnswerSupport`` with no
+sentences and ``unchecked`` saying why ("answer support took too long for this answer: it ran
+past the deadline of 10 s (the limit set by TRACE_EXPLORER_SUPPORT_S)"). The limits:
+``TRACE_EXPLORER_SUPPORT_S`` (default ``DEFAULT_SUPPORT_S``) seconds of wall-clock and of CPU
+time per session, and the workers' address-space cap (``TRACE_EXPLORER_WORKER_MB``).
+
+``Supports`` is what the health check takes to check a batch of sessions' answers:
+``supports_here`` (in this process: the command line, the bundled demo) or
+``supports_in_worker``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from ...model.session import Session
+from ...read.worker import WORKERS, WorkerLimits, WorkerStopped, run_limited
+from .support import AnswerSupport, session_support
+
+SUPPORT_VARIABLE = "TRACE_EXPLORER_SUPPORT_S"
+DEFAULT_SUPPORT_S = 10.0
+
+# (session, chunk IRI -> text) pairs -> their supports, in order
+Supports = Callable[[Sequence[tuple[Session, Mapping[str, str]]]], list[AnswerSupport]]
+
+
+def support_limits(environ: Mapping[str, str] | None = None) -> WorkerLimits:
+    """The limits of one session's check in a worker: ``TRACE_EXPLORER_SUPPORT_S`` (default
+    ``DEFAULT_SUPPORT_S``; not a positive number: the default) seconds of wall-clock and of
+    CPU time, and the workers' memory cap (``read.worker.WorkerLimits``)."""
+    env = os.environ if environ is None else environ
+    try:
+        seconds = float((env.get(SUPPORT_VARIABLE) or "").strip() or DEFAULT_SUPPORT_S)
+    except ValueError:
+        seconds = DEFAULT_SUPPORT_S
+    seconds = seconds if 0 < seconds < float("inf") else DEFAULT_SUPPORT_S
+    memory = WorkerLimits.from_environment(env).memory
+    return WorkerLimits(memory=memory, cpu=seconds, wall=seconds)
+
+
+def supports_here(items: Sequence[tuple[Session, Mapping[str, str]]]) -> list[AnswerSupport]:
+    """``session_support(session, chunks)`` of each pair, in this process."""
+    return [session_support(session, dict(chunks)) for session, chunks in items]
+
+
+def support_in_worker(session: Session, chunks: Mapping[str, str] | None = None,
+                      limits: WorkerLimits | None = None) -> AnswerSupport:
+    """``session_support(session, chunks)`` run in a parse worker under ``limits`` (default
+    ``support_limits()``); past a limit, an AnswerSupport with no sentences whose ``unchecked``
+    says which (see the module). Raises what ``session_support`` raises."""
+    limits = limits or support_limits()
+    try:
+        return run_limited(session_support, (session, dict(chunks or {})), limits,
+                           wall_variable=SUPPORT_VARIABLE, cpu_variable=SUPPORT_VARIABLE, who="the check")
+    except WorkerStopped as stopped:
+        return AnswerSupport(session.id, session.answer, [], [],
+                             unchecked=f"answer support took too long for this answer: {stopped.why}")
+
+
+def supports_in_worker(items: Sequence[tuple[Session, Mapping[str, str]]],
+                       limits: WorkerLimits | None = None) -> list[AnswerSupport]:
+    """``support_in_worker`` of each (session, chunks) pair, as many at once as there are
+    workers, each under its own deadline; in order."""
+    limits = limits or support_limits()
+    if len(items) <= 1:
+        return [support_in_worker(session, chunks, limits) for session, chunks in items]
+    with ThreadPoolExecutor(WORKERS) as threads:
+        return list(threads.map(lambda item: support_in_worker(item[0], item[1], limits), items))
