@@ -27,17 +27,17 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from benchmarks.concurrent_users import LIST_CAPTION, server_cpu_seconds  # noqa: E402
+from concurrent_users import LIST_CAPTION, server_cpu_seconds  # noqa: E402  (this folder: a script's own)
 from tests.browser_support import (CHROMIUM_ARGS, CHROMIUM_PATH, streamlit_server,  # noqa: E402
                                    wait_for_streamlit_idle)
 from tests.hostile_answers import CASES, hostile_answer  # noqa: E402
+from tests.list_support import LIST_ROW  # noqa: E402
 
 UPLOADER = '[data-testid="stFileUploaderDropzoneInput"]'
 PANEL = '[data-testid="stExpander"]:has-text("Answer support")'
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         idle_page = browser.new_page()
         list_seconds(idle_page, url)  # the server's first visit reads the demo
         idle = [list_seconds(idle_page, url) for _ in range(args.lists)]
-        print(f"another visitor's list, server idle: median / max {_seconds(idle)}")
+        print(f"another visitor's list, server idle: median / max {_seconds(idle)}", flush=True)
         print(f"{'case':18} {'size':>8} {'to panel':>9} {'server CPU':>10}   {'list meanwhile (med / max)':>26}   message")
         for case in args.cases.split(","):
             root, data = hostile_answer(case)
@@ -107,17 +107,19 @@ def main(argv: list[str] | None = None) -> int:
             cpu, start = server_cpu_seconds(url), time.perf_counter()
             page.locator(UPLOADER).set_input_files(str(path))
             wait_for_streamlit_idle(page, timeout_ms=TIMEOUT_MS)
-            page.goto(f"{url}/session?session={urllib.parse.quote(root, safe='')}")
+            # the visitor's files are its session's: the session page is opened from its list
+            page.locator(f'{LIST_ROW}[data-session="{root}"] td.c-question').click()
             panel = page.locator(PANEL).first
             panel.wait_for(timeout=TIMEOUT_MS)
             wait_for_streamlit_idle(page, timeout_ms=TIMEOUT_MS)
             seconds, used = time.perf_counter() - start, server_cpu_seconds(url) - cpu
-            message = " ".join(panel.inner_text().split())[:160]
+            message = " ".join(panel.locator('[data-testid="stAlertContainer"] [data-testid="stMarkdownContainer"]')
+                               .first.inner_text().split())[:160]
             other.stop.set()
             other.join()
             page.context.close()
             print(f"{case:18} {len(data) / 1000:6.0f} KB {seconds:7.1f} s {used:8.2f} s   {_seconds(other.times):>26}   "
-                  f"{message}")
+                  f"{message}", flush=True)
         browser.close()
     return 0
 

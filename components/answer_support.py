@@ -4,6 +4,12 @@ session workspace (``workspace.select_step``: the timeline, graph, inspector and
 ``&step=`` follow) and shows that step's text, and any other backing text, with the words that
 match the sentence marked.
 
+The support of a visitor's trace is checked in a worker process under a deadline
+(``analysis.support.bounded``; the bundled demo's in the server): past it, or over the cap on the
+check's work (``analysis.support.budget``), the panel says why instead. The chosen sentence's
+matching words are marked in the workspace's inspector too (``workspace.select_step``'s
+``matching``).
+
 ``step_support_state`` keeps, per session, the plain dict ``analysis.support.support.step_support``
 (step IRI -> score, sentence indexes, backing texts with their spans) in ``st.session_state``
 under ``SUPPORT_STATE_KEY``: a view that marks the steps behind the answer reads it there.
@@ -28,8 +34,15 @@ from .workspace import select_step
 SENTENCE_KEY = "te_support_sentence"  # (session IRI, index of the sentence clicked)
 SUPPORT_STATE_KEY = "te_answer_support"  # session IRI -> step_support(...)
 TEXT_CHARS = 3000  # of one backing text shown
-_TEXT_STYLE = ("white-space: pre-wrap; background: #f8fafc; border-left: 3px solid #94a3b8; padding: 4px 8px; "
-               "font-size: 0.9em; max-height: 16em; overflow-y: auto")
+MATCH_CHARS = 20_000  # of one backing text whose matching words the inspector marks (the matcher reads as many)
+# its own text colour on its own background: in the dark theme the page's light text on this light
+# background could not be read
+_TEXT_STYLE = ("white-space: pre-wrap; background: #f8fafc; color: #0f172a; border-left: 3px solid #94a3b8; "
+               "padding: 4px 8px; font-size: 0.9em; max-height: 16em; overflow-y: auto")
+# The chosen sentence is a primary button (the theme's blue, white words); an unsupported one is
+# red there instead: red words on that blue could not be read (light or dark theme alike).
+_CHOSEN_UNSUPPORTED = ("<style>.st-key-te_support_{n} [data-testid='stBaseButton-primary'] "
+                       "{{ background-color: #b91c1c; border-color: #b91c1c; color: #ffffff; }}</style>")
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -55,11 +68,25 @@ def step_support_state(session: Session, support: AnswerSupport) -> dict[str, di
     return per_step
 
 
-def _choose(session_id: str, index: int, steps: list[str]) -> None:
+def _choose(session_id: str, index: int, steps: list[str], matching: dict[str, list[dict]]) -> None:
     """Sentence ``index`` was clicked: select its best step (``steps``: those backing it, best
-    first) and mark them all in the workspace."""
+    first), mark them all in the workspace and, in its inspector, their words that match
+    (``matching``: ``sentence_matching``)."""
     st.session_state[SENTENCE_KEY] = (session_id, index)
-    select_step(steps[0] if steps else None, steps)
+    select_step(steps[0] if steps else None, steps, matching)
+
+
+def sentence_matching(per_step: dict[str, dict], index: int) -> dict[str, list[dict]]:
+    """Of ``step_support``'s ``per_step``, what backs sentence ``index``: step IRI ->
+    ``[{"text", "spans"}]`` (each text clipped to ``MATCH_CHARS`` characters, its spans with it)."""
+    out: dict[str, list[dict]] = {}
+    for step, entry in per_step.items():
+        for text in entry["texts"]:
+            if text["sentence"] == index:
+                clipped = text["text"][:MATCH_CHARS]
+                out.setdefault(step, []).append({"text": clipped, "spans": [[a, min(b, len(clipped))] for a, b in
+                                                                            text["spans"] if a < len(clipped)]})
+    return out
 
 
 def answer_support_panel(session: Session, collection: Collection) -> None:
@@ -69,7 +96,7 @@ def answer_support_panel(session: Session, collection: Collection) -> None:
         return
     with st.spinner("Checking the answer's support…"):
         support = answer_support(session, collection)
-    step_support_state(session, support)
+    per_step = step_support_state(session, support)
     if support.unchecked:
         with st.expander("Answer support: not checked", expanded=True, icon=":material/hourglass_disabled:"):
             st.warning(md_escape(support.unchecked[:1].upper() + support.unchecked[1:] + "."),
@@ -88,13 +115,17 @@ def answer_support_panel(session: Session, collection: Collection) -> None:
         for number, sentence in enumerate(support.sentences):
             best = sentence.support[0].source.step if sentence.support else None
             label = md_escape(clip(sentence.text, 400), one_line=True)
-            st.button(label if sentence.supported else f":red[{label}]", key=f"te_support_{number}",
+            picked = number == index
+            if picked and not sentence.supported:
+                st.html(_CHOSEN_UNSUPPORTED.format(n=number))
+            st.button(label if sentence.supported or picked else f":red[{label}]", key=f"te_support_{number}",
                       icon=":material/check_circle:" if sentence.supported else ":material/report:",
-                      type="primary" if number == index else "tertiary",
+                      type="primary" if picked else "tertiary",
                       help=("Nothing in this trace supports it" if not sentence.supported
                             else f"Backed by {len(sentence.support)} step text(s); best: {best}"),
                       on_click=_choose, args=(session.id, number,
-                                              list(dict.fromkeys(b.source.step for b in sentence.support))))
+                                              list(dict.fromkeys(b.source.step for b in sentence.support)),
+                                              sentence_matching(per_step, number)))
         if index is not None and index < len(support.sentences):
             _backings(support, index)
 

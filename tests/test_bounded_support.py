@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import resource
+import time
 
 import pytest
 
@@ -84,6 +85,9 @@ def test_a_check_past_its_deadline_says_so_and_costs_this_process_nothing(tmp_pa
     assert support.unchecked == ("answer support took too long for this answer: it ran past the deadline of 1 s "
                                  f"(the limit set by {SUPPORT_VARIABLE})")
     assert (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime) < 0.5
+    started = time.monotonic()  # the same check again: the verdict kept, no worker waited for
+    assert support_in_worker(session, limits=WorkerLimits(memory=2 << 30, cpu=1, wall=1)).unchecked == support.unchecked
+    assert time.monotonic() - started < 0.9
 
 
 def test_the_deadline_comes_from_the_environment():

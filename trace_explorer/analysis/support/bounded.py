@@ -17,7 +17,10 @@ time per session, and the workers' address-space cap (``TRACE_EXPLORER_WORKER_MB
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pickle
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -27,6 +30,11 @@ from .support import AnswerSupport, session_support
 
 SUPPORT_VARIABLE = "TRACE_EXPLORER_SUPPORT_S"
 DEFAULT_SUPPORT_S = 10.0
+# Checks that stopped, by a digest of what they were given: the same session again (the health
+# check after an upload, then its page's panel) is not sent to a worker to stop again.
+STOPPED_KEPT = 256
+_STOPPED: dict[tuple[str, WorkerLimits], str] = {}
+_STOPPED_LOCK = threading.Lock()
 
 # (session, chunk IRI -> text) pairs -> their supports, in order
 Supports = Callable[[Sequence[tuple[Session, Mapping[str, str]]]], list[AnswerSupport]]
@@ -55,14 +63,24 @@ def support_in_worker(session: Session, chunks: Mapping[str, str] | None = None,
                       limits: WorkerLimits | None = None) -> AnswerSupport:
     """``session_support(session, chunks)`` run in a parse worker under ``limits`` (default
     ``support_limits()``); past a limit, an AnswerSupport with no sentences whose ``unchecked``
-    says which (see the module). Raises what ``session_support`` raises."""
+    says which (see the module); the same session and chunks under the same limits once more,
+    the same at once (``STOPPED_KEPT`` kept). Raises what ``session_support`` raises."""
     limits = limits or support_limits()
-    try:
-        return run_limited(session_support, (session, dict(chunks or {})), limits,
-                           wall_variable=SUPPORT_VARIABLE, cpu_variable=SUPPORT_VARIABLE, who="the check")
-    except WorkerStopped as stopped:
-        return AnswerSupport(session.id, session.answer, [], [],
-                             unchecked=f"answer support took too long for this answer: {stopped.why}")
+    args = (session, dict(chunks or {}))
+    key = (hashlib.sha256(pickle.dumps(args)).hexdigest(), limits)
+    with _STOPPED_LOCK:
+        why = _STOPPED.get(key)
+    if why is None:
+        try:
+            return run_limited(session_support, args, limits,
+                               wall_variable=SUPPORT_VARIABLE, cpu_variable=SUPPORT_VARIABLE, who="the check")
+        except WorkerStopped as stopped:
+            why = stopped.why
+        with _STOPPED_LOCK:
+            _STOPPED[key] = why
+            while len(_STOPPED) > STOPPED_KEPT:
+                del _STOPPED[next(iter(_STOPPED))]
+    return AnswerSupport(session.id, session.answer, [], [], unchecked=f"answer support took too long for this answer: {why}")
 
 
 def supports_in_worker(items: Sequence[tuple[Session, Mapping[str, str]]],
