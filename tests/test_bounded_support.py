@@ -88,6 +88,10 @@ def test_a_check_past_its_deadline_says_so_and_costs_this_process_nothing(tmp_pa
     started = time.monotonic()  # the same check again: the verdict kept, no worker waited for
     assert support_in_worker(session, limits=WorkerLimits(memory=2 << 30, cpu=1, wall=1)).unchecked == support.unchecked
     assert time.monotonic() - started < 0.9
+    # in a batch, the hostile answer stops the batch; the others are checked again, each alone
+    both = supports_in_worker([(session, {}), (demo[FDA], {})], WorkerLimits(memory=2 << 30, cpu=1, wall=1))
+    assert [s.unchecked for s in both] == [support.unchecked, None]
+    assert [s.supported for s in both[1].sentences] == [True, False, False]
 
 
 def test_the_deadline_comes_from_the_environment():
@@ -113,3 +117,25 @@ def demo():
     collection, errors = load_collection(list(demo_paths()))
     assert errors == []
     return {s.id: s for s in read_sessions(collection)}
+
+
+def test_the_app_checks_an_uploaded_answer_in_a_worker_and_says_when_it_took_too_long(tmp_path, monkeypatch):
+    """The dashes case: the splitter alone takes over 10 s of CPU on it. Uploaded, its session
+    page says the check took too long, the health check after the upload and the panel having
+    spent the worker's time, not this process's."""
+    from tests.test_app import open_session, unescape
+    from tests.test_app_bad_files import start, upload
+
+    monkeypatch.setenv(SUPPORT_VARIABLE, "1")
+    root, data = hostile_answer("dashes")
+    at = start()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    upload(at, ("dashes.nt", data))
+    at = open_session(root, at=at)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    [panel] = [e for e in at.main.expander if e.label.startswith("Answer support")]
+    assert panel.label == "Answer support: not checked"
+    assert [unescape(w.value) for w in panel.warning] == [
+        f"Answer support took too long for this answer: it ran past the deadline of 1 s (the limit set by "
+        f"{SUPPORT_VARIABLE})."]
+    assert (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime) < 6  # 0.15 s measured
