@@ -19,19 +19,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from ...model.session import Session
 from ...read.worker import WORKERS, WorkerLimits, WorkerStopped, run_limited
+from .evidence import session_sources
 from .support import AnswerSupport, session_support
 
 SUPPORT_VARIABLE = "TRACE_EXPLORER_SUPPORT_S"
 DEFAULT_SUPPORT_S = 10.0
-# Checks that stopped, by a digest of what they were given: the same session again (the health
-# check after an upload, then its page's panel) is not sent to a worker to stop again.
+# Checks that stopped, by a digest of the answer and the texts it is checked against: the same
+# answer again (the health check after an upload, then its page's panel, each from a session read
+# anew) is not sent to a worker to stop again.
 STOPPED_KEPT = 256
 BATCH = 50  # answers checked in one task (``supports_in_worker``)
 _STOPPED: dict[tuple[str, WorkerLimits], str] = {}
@@ -68,7 +69,7 @@ def support_in_worker(session: Session, chunks: Mapping[str, str] | None = None,
     the same at once (``STOPPED_KEPT`` kept). Raises what ``session_support`` raises."""
     limits = limits or support_limits()
     args = (session, dict(chunks or {}))
-    key = (hashlib.sha256(pickle.dumps(args)).hexdigest(), limits)
+    key = (_digest(session, args[1]), limits)
     with _STOPPED_LOCK:
         why = _STOPPED.get(key)
     if why is None:
@@ -82,6 +83,14 @@ def support_in_worker(session: Session, chunks: Mapping[str, str] | None = None,
             while len(_STOPPED) > STOPPED_KEPT:
                 del _STOPPED[next(iter(_STOPPED))]
     return AnswerSupport(session.id, session.answer, [], [], unchecked=f"answer support took too long for this answer: {why}")
+
+
+def _digest(session: Session, chunks: Mapping[str, str]) -> str:
+    """A digest of what decides the check's work: the answer, and each text that may back it."""
+    digest = hashlib.sha256((session.answer or "").encode("utf-8", "surrogatepass"))
+    for source in session_sources(session, chunks):
+        digest.update(b"\0" + f"{source.step}\0{source.kind}\0{source.text}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def supports_in_worker(items: Sequence[tuple[Session, Mapping[str, str]]],

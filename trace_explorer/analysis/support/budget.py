@@ -3,12 +3,14 @@ check matches each sentence of the answer against each text of the session that 
 so its work grows with sentences x texts. An answer over the cap is not checked, and the app and
 ``trace-explorer support`` say so instead of spending minutes on it.
 
-Where the figures come from (``benchmarks/hostile_answers.py``, 2-core machine): the matcher
-takes about 4 µs of CPU per (sentence, text) pair on short texts, and up to 40 µs on texts of
-``matcher.MAX_TEXT_CHARS``; the longest answer of the corpus has 14 sentences and its largest
-session about 2,000 texts (a 2,000-iteration agent run). ``MAX_PAIRS`` pairs cost at most a few
-seconds; answers of runs of ``-.`` (10,000 "sentences" in 20,000 characters) and of hundreds of
-sentences against thousands of Observations are over the cap.
+Where the figures come from (``tests/hostile_answers.py``'s cases checked in one process,
+2026-12-06, a shared 2-core machine): the matcher takes about 4 µs of CPU per (sentence, text)
+pair on short texts and about 50 µs on texts of ``matcher.MAX_TEXT_CHARS``, so ``MAX_PAIRS``
+pairs cost from 1 s to 10 s (in the app, a visitor's answer is checked in a worker process under
+a deadline: ``bounded``). The demo's answers have at most 3 sentences against 12 texts; a
+2,000-iteration agent run has 2,000 Observations, which an answer of up to 100 sentences may
+still be checked against. Answers of runs of ``-.`` (10,000 "sentences" in 20,000 characters)
+and of hundreds of short sentences are over the cap.
 """
 
 from __future__ import annotations
