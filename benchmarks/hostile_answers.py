@@ -3,14 +3,15 @@ answer of runs of ``-.``, an answer of hundreds of sentences against a thousand 
 50 long Observations) uploaded by one visitor, whose session page is then opened, while another
 visitor loads the session list again and again.
 
-    .venv/bin/python benchmarks/hostile_answers.py [--cases dashes,wide,long_observations] [--lists 3]
+    .venv/bin/python benchmarks/hostile_answers.py [--cases control,dashes,wide,long_observations] [--lists 3]
 
 Starts the app (``streamlit run app.py`` on a free loopback port, as the browser tests do) and
 drives headless Chromium (Debian's; ``CHROMIUM_PATH`` overrides). Prints:
 
 - the other visitor's list time while the server is idle (from navigation to the list's caption
   on screen, median and max of ``--lists`` loads);
-- per case: the trace's size, the seconds from the upload to the session page's answer support
+- per case (first ``control``, an honest upload of 1.2 MB with a three-sentence answer, to
+  compare with): the trace's size, the seconds from the upload to the session page's answer support
   panel, the *server CPU* it took (the Streamlit process's own user + system time from /proc:
   the workers that check answers are other processes, and not counted), the panel's message,
   and the other visitor's list times meanwhile.
@@ -36,7 +37,7 @@ if str(REPO) not in sys.path:
 from concurrent_users import LIST_CAPTION, server_cpu_seconds  # noqa: E402  (this folder: a script's own)
 from tests.browser_support import (CHROMIUM_ARGS, CHROMIUM_PATH, streamlit_server,  # noqa: E402
                                    wait_for_streamlit_idle)
-from tests.hostile_answers import CASES, hostile_answer  # noqa: E402
+from tests.hostile_answers import CASES, CONTROL, hostile_answer  # noqa: E402
 from tests.list_support import LIST_ROW  # noqa: E402
 
 UPLOADER = '[data-testid="stFileUploaderDropzoneInput"]'
@@ -80,7 +81,7 @@ def _seconds(values: list[float]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument("--cases", default=",".join((CONTROL, *CASES)))
     parser.add_argument("--lists", type=int, default=3, help="list loads timed while the server is idle")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright

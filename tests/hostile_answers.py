@@ -9,6 +9,9 @@ held the server's CPU before the check ran in a worker process with a cap on its
 - ``long_observations``: 1.2 MB, 50 Observations of 3,300 words and an answer of 1,000 short
   sentences.
 
+and, to compare with, ``control``: the 50 long Observations of ``long_observations`` with an answer
+of three sentences, as an honest upload of that size.
+
 ``hostile_answer(case)`` gives ``(session IRI, N-Triples bytes)``; ``CASES`` names them. Seeded
 by construction: the same case gives the same bytes.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 import json
 
 CASES = ("dashes", "wide", "long_observations")
+CONTROL = "control"
 TG = "https://trustgraph.ai/ns/"
 PROV = "http://www.w3.org/ns/prov#"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
@@ -27,7 +31,7 @@ WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel
 
 
 def hostile_answer(case: str) -> tuple[str, bytes]:
-    """``(root IRI, N-Triples)`` of the hostile ``case`` (one of ``CASES``)."""
+    """``(root IRI, N-Triples)`` of the hostile ``case`` (one of ``CASES``, or ``CONTROL``)."""
     if case == "dashes":
         return agent_session("0bad5e55-0000-4000-8000-0000000000d1", ["Result of the lookup: dots and dashes."],
                              "-." * 55_000)
@@ -39,6 +43,10 @@ def hostile_answer(case: str) -> tuple[str, bytes]:
         observations = [_words(i, 3_300) for i in range(50)]
         return agent_session("0bad5e55-0000-4000-8000-0000000000d3", observations,
                              " ".join(_words(i * 13, 3).capitalize() + "." for i in range(1_000)))
+    if case == "control":
+        observations = [_words(i, 3_300) for i in range(50)]
+        return agent_session("0bad5e55-0000-4000-8000-0000000000c0", observations,
+                             " ".join(_words(i * 13, 12).capitalize() + "." for i in range(3)))
     raise ValueError(f"unknown hostile case {case!r}; expected one of {', '.join(CASES)}")
 
 
