@@ -64,7 +64,7 @@ NICENESS = 10  # added to a worker's nice value (``_yield_to_server``)
 
 class WorkerStopped(Exception):
     """A task run by ``run_limited`` that did not finish: ``why`` says which limit stopped it
-    ("it ran past the deadline of 20 s (the limit set by …)"), or that its process died."""
+    ("it ran past the deadline of 10 s (the limit set by …)"), or that its process died."""
 
     def __init__(self, why: str):
         super().__init__(why)
@@ -176,7 +176,8 @@ def run_limited(function, args: tuple, limits: WorkerLimits, *, wall_variable: s
     function, its arguments and result picklable); its result. Raises ``WorkerStopped`` when the
     task passed a limit (the message names the variable that sets it: ``wall_variable``,
     ``cpu_variable``, ``MEMORY_VARIABLE``) or its process died ("``who`` crashed on it …");
-    an exception ``function`` raises is raised here. This process spends only the pickling of ``args`` and the result."""
+    an exception ``function`` raises is raised here. This process spends only the pickling of
+    ``args`` and the result."""
     pool = _shared_pool()
     with ctrl_c_held():
         future = pool.schedule(_limited, (function, args, limits.memory, limits.cpu), timeout=limits.wall)
