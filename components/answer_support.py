@@ -22,7 +22,7 @@ import html
 import streamlit as st
 
 from trace_explorer.analysis.support.evidence import unread_chunks
-from trace_explorer.analysis.support.bounded import supports_here, supports_in_worker
+from trace_explorer.analysis.support.bounded import supports_in_worker, supports_trusted
 from trace_explorer.analysis.support.support import AnswerSupport, step_support
 from trace_explorer.model.session import Session
 from trace_explorer.views.marked_text import marked_html
@@ -51,7 +51,7 @@ def _support(collection_key: tuple, session_id: str, answer: str | None, trusted
     """The support of a session's answer (shared, never changed): checked in this process for
     the demo (``trusted``), else in a worker process under a deadline, which past it gives an
     AnswerSupport whose ``unchecked`` says so (``analysis.support.bounded``)."""
-    return (supports_here if trusted else supports_in_worker)([(_session, _chunks)])[0]
+    return (supports_trusted if trusted else supports_in_worker)([(_session, _chunks)])[0]
 
 
 def answer_support(session: Session, collection: Collection) -> AnswerSupport:

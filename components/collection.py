@@ -30,7 +30,7 @@ import pyoxigraph as ox
 import streamlit as st
 
 from trace_explorer.analysis.health.index import refresh_health
-from trace_explorer.analysis.support.bounded import Supports, supports_here, supports_in_worker
+from trace_explorer.analysis.support.bounded import Supports, supports_in_worker, supports_trusted
 from trace_explorer.model.session import Session
 from trace_explorer.read.collection import TraceStore
 from trace_explorer.read.errors import TraceLoadError
@@ -293,7 +293,7 @@ def _files_source(key: tuple, _files: tuple[FileRead, ...], trusted: bool) -> St
     for f in _files:
         store.add(f.loaded)
     source = StoreSource(store.store, label="files", documents=store.documents, index=build_index(store.store, documents=store.documents))
-    refresh_health(source, supports=supports_here if trusted else supports_in_worker)  # the list's health column
+    refresh_health(source, supports=supports_trusted if trusted else supports_in_worker)  # the list's health column
     return source
 
 
@@ -319,7 +319,7 @@ def supports(collection: Collection) -> Supports:
     """What checks the support of ``collection``'s answers: in this process for the bundled
     demo, in a worker process under a deadline for anything a visitor gave or a source served
     (``analysis.support.bounded``)."""
-    return supports_here if collection.trusted else supports_in_worker
+    return supports_trusted if collection.trusted else supports_in_worker
 
 
 def current_collection() -> Collection:

@@ -117,6 +117,23 @@ def test_an_answer_that_stops_its_batch_costs_the_others_nothing(tmp_path, demo,
     assert [s.supported for s in out[0].sentences] == [True, False, False]
 
 
+def test_a_session_the_demo_checked_is_checked_here_among_a_visitors(tmp_path, demo, monkeypatch):
+    """The demo's sessions, uploaded beside a visitor's file (or read again for one), are byte for
+    byte those checked as trusted: no worker for them; the visitor's own answer goes to one."""
+    from trace_explorer.analysis.support import bounded
+
+    sent = []
+    monkeypatch.setattr(bounded, "run_limited", lambda function, args, limits, **names: sent.append(args) or
+                        (supports_here(*args) if function is supports_here else session_support(*args)))
+    bounded.supports_trusted([(demo[FDA], {})])
+    again = {s.id: s for s in read_sessions(load_collection(list(demo_paths()))[0])}[FDA]  # read anew
+    visitor = hostile("long_observations", tmp_path)[3]
+    out = supports_in_worker([(again, {}), (visitor, {})])
+    assert [s.session for s in out] == [FDA, visitor.id]
+    assert [s.supported for s in out[0].sentences] == [True, False, False]
+    assert [[a.id for a, _ in args] if isinstance(args[0], list) else [args[0].id] for args in sent] == [[visitor.id]]
+
+
 def test_the_deadline_comes_from_the_environment():
     assert (support_limits({SUPPORT_VARIABLE: "3"}).wall, support_limits({SUPPORT_VARIABLE: "3"}).cpu) == (3, 3)
     assert support_limits({SUPPORT_VARIABLE: "-1"}).wall == support_limits({}).wall == 10
