@@ -106,3 +106,25 @@ def test_a_chosen_unsupported_sentence_stays_readable(request, theme):
         backing.wait_for(timeout=10000)
         assert backing.evaluate(_CONTRAST) >= 4.5
 
+
+
+def test_an_edges_matching_words_are_marked_in_its_row_of_the_inspector(app_url):
+    """A GraphRAG sentence backed by selected edges: the Focus's inspector shows the edges as a
+    table, a label a column; the words are marked in the rows of the edges that back it only."""
+    answer = "urn:trustgraph:question:4b265ce1-6dda-4a8d-ae8e-4124f8728de6"
+    focus = "urn:trustgraph:prov:focus:4b265ce1-6dda-4a8d-ae8e-4124f8728de6"
+    with chromium_page(viewport=(1400, 1400)) as page:
+        page.goto(session_url(app_url, answer))
+        wait_drawn(page)
+        wait_for_streamlit_idle(page)
+        page.locator(".st-key-te_support_0 button").first.click()
+        wait_step(page, focus)
+        inspector = page.locator(f'{INSPECTOR}[data-step="{focus}"][data-support-marks="2"]')
+        inspector.wait_for(timeout=10000)
+        rows = {name: inspector.locator("tr", has_text=name).first.locator("mark.te-ins-support").all_inner_texts()
+                for name in ("Mount Fuji", "omul")}
+        baikal = inspector.locator("tr", has_text="about 25 million years").first
+        assert baikal.locator("td").first.locator("mark").all_inner_texts() == ["Lake", "Baikal"]
+        assert rows["Mount Fuji"] == [] and rows["omul"][:3] == ["omul", "endemic", "Lake Baikal"]
+        inspector.scroll_into_view_if_needed()
+        screenshot(page, "answer-support-edges-inspector")

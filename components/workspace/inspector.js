@@ -22,28 +22,16 @@ function renderInspector(box, ws, i) {
     box.appendChild(el("p", "te-ins-loading", "Fetching this step's texts from the librarian…"));
   }
   const needle = ws.needle;
-  let matches = (ws.support && ws.support[s.id]) || [];  // its texts' words matching the chosen sentence
+  const matches = (ws.support && ws.support[s.id]) || [];  // its texts' words matching the chosen sentence
   box.setAttribute("data-support-marks", String(matches.length));
-  if (matches.length) {  // words where they occur only when no section shows the backing text whole
-    const whole = s.sections.some((section) => sectionTexts(section).some(
-      (t) => matches.some((m) => m.text && String(t).indexOf(m.text) >= 0)));
-    matches = matches.map((m) => Object.assign({}, m, { wordsToo: !whole }));
-  }
   for (const section of s.sections) { box.appendChild(renderSection(section, ws, needle, matches)); }
-}
-
-/* The texts a section shows (those ``supportMarked`` writes). */
-function sectionTexts(section) {
-  if (section.text !== undefined) { return [section.text]; }
-  if (section.items && section.t === "list") { return section.items; }
-  if (section.rows) { return section.rows.flat().filter((c) => typeof c === "string"); }
-  return [];
 }
 
 /* ``text`` into ``node``: the words that match the answer's chosen sentence (``matches``: the
  * step's backing texts with their spans, character offsets) in <mark class="te-ins-support">,
- * else the search's hits (``markedText``). A text that holds a backing text gets its spans; when
- * no text of the step does (an edge's labels, shown apart), the matching words where they occur. */
+ * else the search's hits (``markedText``). A text that holds a backing text gets its spans; a
+ * cell of a table row whose cells, joined by spaces, hold it (an edge's labels, shown in columns
+ * of their own) gets its matching words (``wordsToo``, set by ``renderTable``). */
 function supportMarked(node, text, matches, needle) {
   const value = String(text);
   const ranges = supportRanges(value, matches);
@@ -78,9 +66,9 @@ function supportRanges(value, matches) {
     matches.forEach((m) => {
       const chars = Array.from(m.text);  // spans count code points
       m.spans.forEach(([a, b]) => {
-        const w = chars.slice(a, b).join("");
-        if (w.trim().length > 1) { words.add(w); }
-      });
+        const w = chars.slice(a, b).join("");  // whole ("Lake Baikal age"), then word by word: an
+        [w, ...w.split(/\s+/)].forEach((part) => { if (part.trim().length > 1) { words.add(part); } });
+      });  // edge's labels are shown in columns of their own
     });
     words.forEach((w) => {
       for (let k = value.indexOf(w); k >= 0; k = value.indexOf(w, k + w.length)) { ranges.push([k, k + w.length]); }
@@ -158,11 +146,14 @@ function renderTable(columns, rows, needle, matches) {
   const body = el("tbody");
   rows.forEach((row) => {
     const tr = el("tr");
+    const joined = row.filter((c) => typeof c === "string").join(" ");
+    const inRow = matches.filter((m) => m.text && joined.indexOf(m.text) >= 0)
+      .map((m) => Object.assign({}, m, { wordsToo: true }));
     row.forEach((cell, c) => {
       const td = el("td", columns[c] === "Score" ? "te-ins-num" : "");
       if (cell === null || cell === undefined) { td.textContent = "not loaded"; td.classList.add("te-ins-missing"); }
       else if (typeof cell === "number") { td.textContent = cell.toFixed(2); }
-      else { supportMarked(td, cell, matches, needle); }
+      else { supportMarked(td, cell, inRow, needle); }
       tr.appendChild(td);
     });
     body.appendChild(tr);
