@@ -221,9 +221,10 @@ def store_support(path: str) -> None:
     seconds its answer support took, the answers and unsupported sentences, and a digest of
     every support (its JSON record and missing terms, in the check's order)."""
     from trace_explorer.analysis.health import checks
+    from trace_explorer.analysis.support import bounded
     from trace_explorer.sources.local_store import local_source
 
-    shipped = checks.session_support
+    shipped = bounded.session_support  # what the check's default ``supports_here`` calls
     spent, answers, unsupported, digest = 0.0, 0, 0, hashlib.sha256()
 
     def timed(session, chunks, *rest, **named):
@@ -238,13 +239,13 @@ def store_support(path: str) -> None:
         return support
 
     clear_all()
-    checks.session_support = timed
+    bounded.session_support = timed
     try:
         started = time.process_time()
         findings = sum(1 for _ in checks.check_source(local_source(path)))
         total = time.process_time() - started
     finally:
-        checks.session_support = shipped
+        bounded.session_support = shipped
     print(f"store {path}: health check {total:.1f} s CPU, {findings} findings; answer support "
           f"{spent:.2f} s CPU for {answers} answers ({unsupported} unsupported sentences), "
           f"digest {digest.hexdigest()[:16]}")

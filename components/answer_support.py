@@ -7,6 +7,12 @@ match the sentence marked.
 Where the operator configured a judge (``answer_judge``), its verdict on each sentence the
 matcher cannot decide is shown under that sentence, and its prompt with the selected one.
 
+The support of a visitor's trace is checked in a worker process under a deadline
+(``analysis.support.bounded``; the bundled demo's in the server): past it, or over the cap on the
+check's work (``analysis.support.budget``), the panel says why instead. The chosen sentence's
+matching words are marked in the workspace's inspector too (``workspace.select_step``'s
+``matching``).
+
 ``step_support_state`` keeps, per session, the plain dict ``analysis.support.support.step_support``
 (step IRI -> score, sentence indexes, backing texts with their spans) in ``st.session_state``
 under ``SUPPORT_STATE_KEY``: a view that marks the steps behind the answer reads it there.
@@ -18,8 +24,9 @@ import html
 
 import streamlit as st
 
+from trace_explorer.analysis.support.bounded import supports_in_worker, supports_trusted
 from trace_explorer.analysis.support.evidence import members, unread_chunks
-from trace_explorer.analysis.support.support import AnswerSupport, session_support, step_support, verdict
+from trace_explorer.analysis.support.support import AnswerSupport, step_support, verdict
 from trace_explorer.model.session import Session
 from trace_explorer.views.marked_text import marked_html
 
@@ -31,15 +38,24 @@ from .workspace import select_step
 SENTENCE_KEY = "te_support_sentence"  # (session IRI, index of the sentence clicked)
 SUPPORT_STATE_KEY = "te_answer_support"  # session IRI -> step_support(...)
 TEXT_CHARS = 3000  # of one backing text shown
-_TEXT_STYLE = ("white-space: pre-wrap; background: #f8fafc; border-left: 3px solid #94a3b8; padding: 4px 8px; "
-               "font-size: 0.9em; max-height: 16em; overflow-y: auto")
+MATCH_CHARS = 20_000  # of one backing text whose matching words the inspector marks (the matcher reads as many)
+# its own text colour on its own background: in the dark theme the page's light text on this light
+# background could not be read
+_TEXT_STYLE = ("white-space: pre-wrap; background: #f8fafc; color: #0f172a; border-left: 3px solid #94a3b8; "
+               "padding: 4px 8px; font-size: 0.9em; max-height: 16em; overflow-y: auto")
+# The chosen sentence is a primary button (the theme's blue, white words); an unsupported one is
+# red there instead: red words on that blue could not be read (light or dark theme alike).
+_CHOSEN_UNSUPPORTED = ("<style>.st-key-te_support_{n} [data-testid='stBaseButton-primary'] "
+                       "{{ background-color: #b91c1c; border-color: #b91c1c; color: #ffffff; }}</style>")
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _support(collection_key: tuple, session_id: str, answer: str | None, family_ids: tuple[str, ...],
+def _support(collection_key: tuple, session_id: str, answer: str | None, trusted: bool, family_ids: tuple[str, ...],
              _session: Session, _chunks: dict[str, str], _family: dict[str, Session]) -> AnswerSupport:
-    """The support of a session's answer (shared, never changed)."""
-    return session_support(_session, _chunks, family=_family)
+    """The support of a session's answer (shared, never changed): checked in this process for
+    the demo (``trusted``), else in a worker process under a deadline, which past it gives an
+    AnswerSupport whose ``unchecked`` says so (``analysis.support.bounded``)."""
+    return (supports_trusted if trusted else supports_in_worker)([(_session, _chunks, _family)])[0]
 
 
 def answer_support(session: Session, collection: Collection) -> AnswerSupport:
@@ -48,7 +64,8 @@ def answer_support(session: Session, collection: Collection) -> AnswerSupport:
     family = {m.id: m for m in members(session, collection.by_id)}
     wanted = unread_chunks(session, family)
     chunks = collection.texts(wanted) if wanted else {}
-    return _support(collection.key, session.id, session.answer, tuple(family), session, chunks, family)
+    return _support(collection.key, session.id, session.answer, collection.trusted, tuple(family), session, chunks,
+                    family)
 
 
 def step_support_state(session: Session, support: AnswerSupport) -> dict[str, dict]:
@@ -58,11 +75,25 @@ def step_support_state(session: Session, support: AnswerSupport) -> dict[str, di
     return per_step
 
 
-def _choose(session_id: str, index: int, steps: list[str]) -> None:
+def _choose(session_id: str, index: int, steps: list[str], matching: dict[str, list[dict]]) -> None:
     """Sentence ``index`` was clicked: select its best step (``steps``: those backing it, best
-    first) and mark them all in the workspace."""
+    first), mark them all in the workspace and, in its inspector, their words that match
+    (``matching``: ``sentence_matching``)."""
     st.session_state[SENTENCE_KEY] = (session_id, index)
-    select_step(steps[0] if steps else None, steps)
+    select_step(steps[0] if steps else None, steps, matching)
+
+
+def sentence_matching(per_step: dict[str, dict], index: int) -> dict[str, list[dict]]:
+    """Of ``step_support``'s ``per_step``, what backs sentence ``index``: step IRI ->
+    ``[{"text", "spans"}]`` (each text clipped to ``MATCH_CHARS`` characters, its spans with it)."""
+    out: dict[str, list[dict]] = {}
+    for step, entry in per_step.items():
+        for text in entry["texts"]:
+            if text["sentence"] == index:
+                clipped = text["text"][:MATCH_CHARS]
+                out.setdefault(step, []).append({"text": clipped, "spans": [[a, min(b, len(clipped))] for a, b in
+                                                                            text["spans"] if a < len(clipped)]})
+    return out
 
 
 def answer_support_panel(session: Session, collection: Collection) -> None:
@@ -70,8 +101,14 @@ def answer_support_panel(session: Session, collection: Collection) -> None:
     answer text."""
     if not session.answer:
         return
-    support = answer_support(session, collection)
-    step_support_state(session, support)
+    with st.spinner("Checking the answer's support…"):
+        support = answer_support(session, collection)
+    per_step = step_support_state(session, support)
+    if support.unchecked:
+        with st.expander("Answer support: not checked", expanded=True, icon=":material/hourglass_disabled:"):
+            st.warning(md_escape(support.unchecked[:1].upper() + support.unchecked[1:] + "."),
+                       icon=":material/hourglass_disabled:")
+        return
     if not support.sentences:
         return
     unsupported = len(support.unsupported)
@@ -87,13 +124,17 @@ def answer_support_panel(session: Session, collection: Collection) -> None:
         for number, sentence in enumerate(support.sentences):
             best = sentence.support[0].source.step if sentence.support else None
             label = md_escape(clip(sentence.text, 400), one_line=True)
-            st.button(label if sentence.supported else f":red[{label}]", key=f"te_support_{number}",
+            picked = number == index
+            if picked and not sentence.supported:
+                st.html(_CHOSEN_UNSUPPORTED.format(n=number))
+            st.button(label if sentence.supported or picked else f":red[{label}]", key=f"te_support_{number}",
                       icon=":material/check_circle:" if sentence.supported else ":material/report:",
-                      type="primary" if number == index else "tertiary",
+                      type="primary" if picked else "tertiary",
                       help=(_sentence_case(verdict(sentence, support.answer)) if not sentence.supported
                             else f"Backed by {len(sentence.support)} step text(s); best: {best}"),
                       on_click=_choose, args=(session.id, number,
-                                              list(dict.fromkeys(b.source.step for b in sentence.support))))
+                                              list(dict.fromkeys(b.source.step for b in sentence.support)),
+                                              sentence_matching(per_step, number)))
             if number in judged:
                 judge_caption(judged[number])
         if index is not None and index < len(support.sentences):

@@ -30,6 +30,7 @@ import pyoxigraph as ox
 import streamlit as st
 
 from trace_explorer.analysis.health.index import refresh_health
+from trace_explorer.analysis.support.bounded import Supports, supports_in_worker, supports_trusted
 from trace_explorer.model.session import Session
 from trace_explorer.read.collection import TraceStore
 from trace_explorer.read.errors import TraceLoadError
@@ -105,6 +106,7 @@ class Collection:
     files: list[FileRead] = field(default_factory=list)
     demo: bool = False
     empty_state: str | None = None
+    trusted: bool = False
     fetched: dict[str, Session] = field(default_factory=dict)
     _pages: dict[tuple, SessionPage] = field(default_factory=dict)
     _counts: dict[str, int] = field(default_factory=dict)
@@ -282,14 +284,16 @@ def demo_files() -> tuple[FileRead, ...]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _files_source(key: tuple, _files: tuple[FileRead, ...]) -> StoreSource:
+def _files_source(key: tuple, _files: tuple[FileRead, ...], trusted: bool) -> StoreSource:
     """The in-memory store and session index of ``_files``, built once per content (``key``:
-    their names and digests) and only read after: the demo is indexed once for everyone."""
+    their names and digests) and only read after: the demo is indexed once for everyone.
+    ``trusted``: the demo alone, whose answers' support is checked here (any other file's in a
+    worker process: ``supports``)."""
     store = TraceStore()
     for f in _files:
         store.add(f.loaded)
     source = StoreSource(store.store, label="files", documents=store.documents, index=build_index(store.store, documents=store.documents))
-    refresh_health(source)  # the list's health column
+    refresh_health(source, supports=supports_trusted if trusted else supports_in_worker)  # the list's health column
     return source
 
 
@@ -306,7 +310,16 @@ def files_collection(files: list[FileRead], demo: bool) -> Collection:
     key = ("files", demo) + tuple(f.key for f in good)
     yours = len(good) - (len(demo_files()) if demo else 0)
     parts = (["demo traces"] if demo else []) + ([f"{yours} file{'s' if yours != 1 else ''} of yours"] if yours > 0 else [])
-    return Collection(_files_source(key, good), key, " + ".join(parts) or "no files", list(good), demo)
+    trusted = demo and yours <= 0
+    return Collection(_files_source(key, good, trusted), key, " + ".join(parts) or "no files", list(good), demo,
+                      trusted=trusted)
+
+
+def supports(collection: Collection) -> Supports:
+    """What checks the support of ``collection``'s answers: in this process for the bundled
+    demo, in a worker process under a deadline for anything a visitor gave or a source served
+    (``analysis.support.bounded``)."""
+    return supports_trusted if collection.trusted else supports_in_worker
 
 
 def current_collection() -> Collection:

@@ -18,6 +18,7 @@ import streamlit as st
 
 from trace_explorer.analysis.health.checks import Finding, check_sessions, counts
 from trace_explorer.analysis.health.rules import RULES, SEVERITIES
+from trace_explorer.analysis.support.bounded import supports_in_worker
 from trace_explorer.model.session import Session
 from trace_explorer.sources.catalog import indexed as catalog_indexed
 from trace_explorer.sources.session_insights import HEALTH_CHOICES, health_of
@@ -25,7 +26,7 @@ from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.store import StoreSource
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 
-from .collection import Collection
+from .collection import Collection, supports
 from .text import SESSION_PAGE, md_escape
 
 HEALTH_KEY = "health"  # also the query parameter the list keeps it in
@@ -81,7 +82,7 @@ def _findings(collection_key: tuple, session_id: str, _collection: Collection) -
     ``trace-explorer lint`` include them)."""
     source = _collection.source
     whole = not (isinstance(source, StoreSource) and len(source) > LARGE_STORE_QUADS)
-    return check_sessions(source, [session_id], None if whole else {}), whole
+    return check_sessions(source, [session_id], None if whole else {}, supports=supports(_collection)), whole
 
 
 def _gateway_findings(session: Session, source: TrustGraphSource) -> list[Finding] | None:
@@ -93,7 +94,7 @@ def _gateway_findings(session: Session, source: TrustGraphSource) -> list[Findin
     if key not in state and state.pop(asked, False):
         with st.spinner("Fetching every text and checking the trace…"):
             source.fetch_texts(d for node in session.nodes.values() for d in [node.fields.get("document")] if d)
-            state[key] = check_sessions(source.fetched_copy(), [session.id])
+            state[key] = check_sessions(source.fetched_copy(), [session.id], supports=supports_in_worker)
     if key not in state:
         with st.expander("Health: not checked yet", icon=":material/help:"):
             st.caption("The check reads every text of this session from the librarian, then checks "

@@ -44,6 +44,7 @@ from trace_explorer.sources.bounded_http import DEFAULT_TIMEOUT_S
 from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.endpoint_policy import EndpointRefused
 from trace_explorer.analysis.health.index import refresh_health
+from trace_explorer.analysis.support.bounded import supports_in_worker
 from trace_explorer.sources.ingest_phases import HEALTH, UNITS, Phases
 from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
 from trace_explorer.sources.source import SourceError
@@ -474,7 +475,7 @@ def _save(store, uploads: list, bar) -> list[str]:
     health = _PhaseText(bar, lambda: 1.0, "the changed sessions")
     health.begin(HEALTH)
     refresh_health(store.writer_source(), after_ingest=True, progress=health.advance, total=health.set_total,
-                   texts_given=texts_given)
+                   texts_given=texts_given, supports=supports_in_worker)  # a visitor's answers: in a worker
     return errors
 
 

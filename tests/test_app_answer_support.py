@@ -31,6 +31,9 @@ def test_a_click_on_a_sentence_selects_its_best_finding():
     assert sent(at)["selected"] == f"{SUPERVISOR}/finding/2" and sent(at)["ask"] == 1
     # marked in the timeline and graph: the Finding, and the sub-agent's Observation it repeats
     assert sent(at)["supporting"] == [f"{SUPERVISOR}/finding/2", f"{SUB_ROUTES}/i1/observation"]
+    [matching] = sent(at)["matching"][f"{SUPERVISOR}/finding/2"]  # and its words, in the inspector
+    assert [matching["text"][a:b] for a, b in matching["spans"]][:5] == [
+        "Baikal", "reached", "Trans", "Siberian Railway", "Irkutsk"]
     shown = [h for h in at.main.get("html") if "te-support-text" in h.proto.body]
     assert "<mark>Trans</mark>-<mark>Siberian Railway</mark> to <mark>Irkutsk</mark>" in shown[0].proto.body
     kept = at.session_state["te_answer_support"][SUPERVISOR]
@@ -49,6 +52,11 @@ def test_unsupported_sentences_are_marked_and_select_nothing():
     before = sent(at)
     buttons[1].click().run()
     assert (sent(at)["selected"], sent(at)["ask"]) == (before["selected"], before["ask"])
-    assert sent(at)["supporting"] == []
+    assert sent(at)["supporting"] == [] and sent(at)["matching"] == {}
+    chosen = [b for b in at.button if b.key and b.key.startswith("te_support_")]
+    # the chosen one is white on red (a style of its own: test_browser_answer_support), not red
+    # words on the primary blue
+    assert [(b.label.startswith(":red["), b.proto.type) for b in chosen] == [
+        (False, "tertiary"), (False, "primary"), (True, "tertiary")]
     assert [unescape(w.value) for w in at.main.warning if "nothing in this trace" in w.value] == [
         "Sentence 2: nothing in this trace supports it (not found in any step: 547 metres)."]

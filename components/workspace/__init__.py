@@ -11,11 +11,12 @@ trigger of the component:
   data is sent again with them);
 - ``open``: a link to another session, or a Document of the Evidence branch, was clicked.
 
-The data is ``{"key", "selected", "ask", "supporting", "shape"}`` as UTF-8 JSON bytes (SHAPE.md), the shape
-serialized once per drawing and kept. Another part of the page selects a step with
-``select_step`` (the URL's ``step``, and ``ask`` counted up so that the browser selects it even
-when it is the step the server last sent and the person has moved on since), and marks the steps
-that back a sentence of the answer (``supporting``).
+The data is ``{"key", "selected", "ask", "supporting", "matching", "shape"}`` as UTF-8 JSON bytes
+(SHAPE.md), the shape serialized once per drawing and kept. Another part of the page selects a
+step with ``select_step`` (the URL's ``step``, and ``ask`` counted up so that the browser selects
+it even when it is the step the server last sent and the person has moved on since), marks the
+steps that back a sentence of the answer (``supporting``) and, in the inspector, the words of
+their texts that match it (``matching``).
 
 The script is vis-network as the pyvis package ships it, then ``dom.js``, ``waterfall.js``,
 ``folds.js``, ``graph.js``, ``inspector.js`` and ``workspace.js``, inlined (nothing is fetched).
@@ -53,6 +54,7 @@ TEXTS_KEY = "te_texts_wanted"  # a step IRI whose librarian texts the browser as
 GOTO_KEY = "te_goto"  # {"page": "session" | "documents", "id": IRI}
 ASK_KEY = "te_workspace_ask"  # how many times the server asked for a step to be selected (select_step)
 MARKED_KEY = "te_workspace_marked"  # the step IRIs marked as backing the answer's chosen sentence
+MATCHING_KEY = "te_workspace_matching"  # step IRI -> [{"text", "spans"}]: its words that match it
 _HERE = Path(__file__).resolve().parent
 _SCRIPTS = ("dom.js", "waterfall.js", "folds.js", "graph.js", "inspector.js", "workspace.js")
 _HTML = """
@@ -156,14 +158,18 @@ def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], evi
             "drawn": len(layout.nodes), "iterations": any(n.kind == ITERATION for n in layout.nodes)}
 
 
-def select_step(step: str | None, marked: tuple[str, ...] | list[str] = ()) -> None:
+def select_step(step: str | None, marked: tuple[str, ...] | list[str] = (),
+                matching: dict[str, list[dict]] | None = None) -> None:
     """Have the workspace select ``step`` (a step IRI; None: leave the selection) and mark the
     steps ``marked`` (step IRIs: those backing a sentence of the answer) in its timeline and
-    graph, on the page's next run: call from a widget's callback."""
+    graph, and ``matching`` (step IRI -> ``[{"text": a text of the step, "spans": [[start,
+    end], ...] of its words that match the sentence]}``, character offsets) in its inspector, on
+    the page's next run: call from a widget's callback."""
     if step:
         st.query_params["step"] = step
         st.session_state[ASK_KEY] = st.session_state.get(ASK_KEY, 0) + 1
     st.session_state[MARKED_KEY] = list(marked)
+    st.session_state[MATCHING_KEY] = dict(matching or {})
 
 
 def workspace(session: Session, collection: Collection) -> None:
@@ -205,8 +211,9 @@ def workspace(session: Session, collection: Collection) -> None:
                              f"and the run holding the selected step opens around it."))
     stops = {e.id for e in walk}
     marked = [m for m in st.session_state.get(MARKED_KEY, ()) if m in stops]
+    matching = {k: v for k, v in st.session_state.get(MATCHING_KEY, {}).items() if k in stops}
     head = json.dumps({"key": data["key"], "selected": selected, "ask": st.session_state.get(ASK_KEY, 0),
-                       "supporting": marked}, separators=(",", ":"))
+                       "supporting": marked, "matching": matching}, separators=(",", ":"))
     _component()(key=COMPONENT_KEY, data=head[:-1].encode() + b',"shape":' + data["shape"] + b"}",
                  on_texts_change=_texts_wanted, on_open_change=_open_clicked, width="stretch")
 

@@ -22,10 +22,69 @@ function renderInspector(box, ws, i) {
     box.appendChild(el("p", "te-ins-loading", "Fetching this step's texts from the librarian…"));
   }
   const needle = ws.needle;
-  for (const section of s.sections) { box.appendChild(renderSection(section, ws, needle)); }
+  const matches = (ws.support && ws.support[s.id]) || [];  // its texts' words matching the chosen sentence
+  box.setAttribute("data-support-marks", String(matches.length));
+  for (const section of s.sections) { box.appendChild(renderSection(section, ws, needle, matches)); }
 }
 
-function renderSection(section, ws, needle) {
+/* ``text`` into ``node``: the words that match the answer's chosen sentence (``matches``: the
+ * step's backing texts with their spans, character offsets) in <mark class="te-ins-support">,
+ * else the search's hits (``markedText``). A text that holds a backing text gets its spans; a
+ * cell of a table row whose cells, joined by spaces, hold it (an edge's labels, shown in columns
+ * of their own) gets its matching words (``wordsToo``, set by ``renderTable``). */
+function supportMarked(node, text, matches, needle) {
+  const value = String(text);
+  const ranges = supportRanges(value, matches);
+  if (!ranges.length) { markedText(node, value, needle); return; }
+  let at = 0;
+  for (const [a, b] of ranges) {
+    if (a > at) { node.appendChild(document.createTextNode(value.slice(at, a))); }
+    node.appendChild(el("mark", "te-ins-support", value.slice(a, b)));
+    at = b;
+  }
+  if (at < value.length) { node.appendChild(document.createTextNode(value.slice(at))); }
+}
+
+/* ``spans`` of ``text`` in code points (as Python counts) as UTF-16 offsets (as JavaScript does). */
+function utf16Spans(text, spans) {
+  if (!/[\uD800-\uDFFF]/.test(text)) { return spans; }
+  const at = [0];
+  let u = 0;
+  for (const ch of text) { u += ch.length; at.push(u); }
+  const end = at.length - 1;
+  return spans.map(([a, b]) => [at[Math.min(a, end)], at[Math.min(b, end)]]);
+}
+
+function supportRanges(value, matches) {
+  let ranges = [];
+  for (const m of matches) {
+    const k = m.text ? value.indexOf(m.text) : -1;
+    if (k >= 0) { ranges = utf16Spans(m.text, m.spans).map(([a, b]) => [a + k, b + k]); break; }
+  }
+  if (!ranges.length && matches.length && matches[0].wordsToo) {
+    const words = new Set();
+    matches.forEach((m) => {
+      const chars = Array.from(m.text);  // spans count code points
+      m.spans.forEach(([a, b]) => {
+        const w = chars.slice(a, b).join("");  // whole ("Lake Baikal age"), then word by word: an
+        [w, ...w.split(/\s+/)].forEach((part) => { if (part.trim().length > 1) { words.add(part); } });
+      });  // edge's labels are shown in columns of their own
+    });
+    words.forEach((w) => {
+      for (let k = value.indexOf(w); k >= 0; k = value.indexOf(w, k + w.length)) { ranges.push([k, k + w.length]); }
+    });
+  }
+  ranges.sort((x, y) => x[0] - y[0] || y[1] - x[1]);
+  const out = [];
+  for (const [a, b] of ranges) {
+    if (a >= b || a < 0 || b > value.length) { continue; }
+    if (out.length && a < out[out.length - 1][1]) { continue; }  // overlaps the last: the first kept
+    out.push([a, b]);
+  }
+  return out;
+}
+
+function renderSection(section, ws, needle, matches) {
   const t = section.t;
   if (t === "metrics") {
     const row = el("div", "te-ins-metrics");
@@ -39,26 +98,26 @@ function renderSection(section, ws, needle) {
   }
   if (t === "error" || t === "warning" || t === "note") {
     const p = el("div", "te-ins-" + t);
-    markedText(p, section.text, needle);
+    supportMarked(p, section.text, matches, needle);
     return p;
   }
   const part = el("section", "te-ins-part te-ins-sec-" + t);
   if (section.title) { part.appendChild(el("div", "te-ins-caption", section.title)); }
   if (t === "line") {
     const v = el("div", "te-ins-line");
-    markedText(v, section.text, needle);
+    supportMarked(v, section.text, matches, needle);
     part.appendChild(v);
   } else if (t === "prose" || t === "code") {
     const v = el(t === "code" ? "pre" : "div", t === "code" ? "te-ins-code" : "te-ins-prose");
-    markedText(v, section.text, needle);
+    supportMarked(v, section.text, matches, needle);
     part.appendChild(v);
   } else if (t === "list") {
     part.firstChild.textContent = section.title + " (" + section.items.length + ")";
     const list = el("ol", "te-ins-list");
-    section.items.forEach((item) => { const li = el("li"); markedText(li, item, needle); list.appendChild(li); });
+    section.items.forEach((item) => { const li = el("li"); supportMarked(li, item, matches, needle); list.appendChild(li); });
     part.appendChild(list);
   } else if (t === "table") {
-    part.appendChild(renderTable(section.columns, section.rows, needle));
+    part.appendChild(renderTable(section.columns, section.rows, needle, matches));
     if (section.note) { part.appendChild(el("div", "te-ins-note", section.note)); }
   } else if (t === "link") {
     const a = el("button", "te-ins-link", section.text + ": " + (section.label || section.session));
@@ -70,13 +129,13 @@ function renderSection(section, ws, needle) {
   } else if (t === "details") {
     const d = el("details", "te-ins-details");
     d.appendChild(el("summary", "", "Details (" + section.rows.length + " fields)"));
-    d.appendChild(renderTable(["Field", "Value"], section.rows, needle));
+    d.appendChild(renderTable(["Field", "Value"], section.rows, needle, matches));
     part.appendChild(d);
   }
   return part;
 }
 
-function renderTable(columns, rows, needle) {
+function renderTable(columns, rows, needle, matches) {
   const wrap = el("div", "te-ins-table-wrap");
   const table = el("table", "te-ins-table");
   const head = el("tr");
@@ -87,11 +146,14 @@ function renderTable(columns, rows, needle) {
   const body = el("tbody");
   rows.forEach((row) => {
     const tr = el("tr");
+    const joined = row.filter((c) => typeof c === "string").join(" ");
+    const inRow = matches.filter((m) => m.text && joined.indexOf(m.text) >= 0)
+      .map((m) => Object.assign({}, m, { wordsToo: true }));
     row.forEach((cell, c) => {
       const td = el("td", columns[c] === "Score" ? "te-ins-num" : "");
       if (cell === null || cell === undefined) { td.textContent = "not loaded"; td.classList.add("te-ins-missing"); }
       else if (typeof cell === "number") { td.textContent = cell.toFixed(2); }
-      else { markedText(td, cell, needle); }
+      else { supportMarked(td, cell, inRow, needle); }
       tr.appendChild(td);
     });
     body.appendChild(tr);

@@ -37,6 +37,8 @@ class Workspace {
     this.index = new Map(this.steps.map((s, i) => [s.id, i]));
     this.critical = new Set(data.critical);
     this.supporting = new Set();  // the steps backing the answer's chosen sentence (markSupporting)
+    this.support = {};  // step IRI -> its texts' words matching that sentence (markMatching)
+    this.supportKey = "{}";
     this.kindColours = data.palette || {};
     this.searchText = null;
     const wanted = keep !== null && this.index.has(keep) ? keep : selectedId;
@@ -249,6 +251,16 @@ class Workspace {
     if (this.steps[this.selected]) { renderInspector(this.inspector, this, this.selected); }
   }
 
+  /* Mark, in the inspector, the words of the supporting steps' texts that match the answer's
+   * chosen sentence (step IRI -> [{text, spans}]); drawn again only when they change. */
+  markMatching(matching) {
+    const key = JSON.stringify(matching);
+    if (key === this.supportKey) { return; }
+    this.supportKey = key;
+    this.support = matching;
+    if (this.steps[this.selected]) { renderInspector(this.inspector, this, this.selected); }
+  }
+
   /* Mark the steps that back the answer's chosen sentence (step IRIs), in the timeline and the graph. */
   markSupporting(ids) {
     const next = new Set(ids.filter((id) => this.index.has(id)).map((id) => this.index.get(id)));
@@ -359,6 +371,7 @@ export default function (component) {
   ws.sentSelected = data.selected;
   ws.sentAsk = data.ask || 0;
   ws.markSupporting(data.supporting || []);
+  ws.markMatching(data.matching || {});
   current = ws;
   if (!keysBound) { document.addEventListener("keydown", onKey); keysBound = true; }
   return () => { if (current === ws) { current = null; } };

@@ -120,7 +120,7 @@ def _session_block(session: Session, level: int, prefix: str = "",
     if session.answer_id:
         answer = session.answer if session.answer is not None else None
         parts.append(f"{hashes}# Answer\n\n" + (escape_markdown(answer) if answer else f"_(text not loaded: {code_span(session.answer_id)})_"))
-        if support is not None and support.sentences:
+        if support is not None and (support.sentences or support.unchecked):
             parts.append(support_markdown(support, hashes + "#"))
     parts.append(f"{hashes}# Steps")
     shown_observations = {s.fields.get("observation_id") for s in session.steps if s.kind == "Analysis"

@@ -30,7 +30,10 @@ CSS = """
 
 def support_html(support: AnswerSupport) -> str:
     """``<section id="answer-support">``: the answer's sentences in order, each with its backing
-    steps (kind, IRI, score, their text with the matching words marked) or the verdict."""
+    steps (kind, IRI, score, their text with the matching words marked) or the verdict; for an
+    answer that was not checked, why (``AnswerSupport.unchecked``)."""
+    if support.unchecked:
+        return f'<section id="answer-support"><h2>Answer support</h2>\n<p class="hint">{_t(support.unchecked)}</p>\n</section>\n'
     if not support.sentences:
         return ""
     out = ['<section id="answer-support"><h2>Answer support</h2>\n',
@@ -62,9 +65,11 @@ def support_markdown(support: AnswerSupport, hashes: str = "##") -> str:
     """The same as Markdown: a heading, then each sentence in a paragraph of its own ("**Sentence
     2 (supported):** ..." or "(unsupported, nothing in this trace supports it)"), followed by a
     list of its backing steps (kind, IRI as a code span, score, the matching words). "" when the
-    answer has no sentence."""
+    answer has no sentence; for an answer that was not checked, why."""
     from .markdown import code_span, escape_markdown  # markdown.py imports this module
 
+    if support.unchecked:
+        return f"{hashes} Answer support\n\n{escape_markdown(support.unchecked)}"
     if not support.sentences:
         return ""
     lines = [f"{hashes} Answer support", "",

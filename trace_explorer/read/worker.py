@@ -23,15 +23,21 @@ A worker does not run the parent's main script again (``worker_start.WorkerConte
 Streamlit that script is the app, which would load Streamlit and the app into every worker.
 The fork server and its workers start with SIGINT blocked (``worker_start.ctrl_c_held``): a
 Ctrl-C is the parent's, and one while the fork server imported its modules printed its traceback.
+
+The same workers run other work on untrusted input under limits of its own (``run_limited``:
+the support check of a visitor's answer, ``analysis.support.bounded``). Workers run at a lower
+priority than the server (``NICENESS``), so that a long task slows no visitor's pages.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import resource
 import signal
 import threading
+from collections.abc import Iterator
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -53,6 +59,16 @@ DEFAULT_CPU_S = 300
 DEFAULT_WALL_S = 600
 WORKERS = 2  # files parsed at once; more wait their turn
 TASKS_PER_WORKER = 25  # then the worker is replaced: a large parse leaves a heap Python keeps
+NICENESS = 10  # added to a worker's nice value (``_yield_to_server``)
+
+
+class WorkerStopped(Exception):
+    """A task run by ``run_limited`` that did not finish: ``why`` says which limit stopped it
+    ("it ran past the deadline of 10 s (the limit set by …)"), or that its process died."""
+
+    def __init__(self, why: str):
+        super().__init__(why)
+        self.why = why
 
 
 @dataclass(frozen=True)
@@ -93,9 +109,20 @@ def _shared_pool() -> ProcessPool:
         if _pool is None or not _pool.active:
             context = WorkerContext()  # the fork server's children, without the app's script
             context.set_forkserver_preload(["trace_explorer.read.worker", "trace_explorer.read.files"])
-            _pool = ProcessPool(max_workers=WORKERS, max_tasks=TASKS_PER_WORKER, context=context)
+            _pool = ProcessPool(max_workers=WORKERS, max_tasks=TASKS_PER_WORKER, context=context,
+                                initializer=_yield_to_server)
             atexit.register(_pool.stop)
         return _pool
+
+
+def _yield_to_server() -> None:
+    """A worker's first act: lower its priority (``NICENESS``), so that on a busy machine the
+    server's threads, which serve every visitor's pages, take the CPU before a file's parse or an
+    answer's support check."""
+    try:
+        os.nice(NICENESS)
+    except OSError:  # a platform that refuses: the worker runs at the server's priority
+        pass
 
 
 def _discard(pool: ProcessPool) -> None:
@@ -143,6 +170,40 @@ def read_in_worker(name: str, data: bytes | None = None, *, max_bytes: int | Non
     return LoadedFile(quads=quads, **fields)
 
 
+def run_limited(function, args: tuple, limits: WorkerLimits, *, wall_variable: str = WALL_VARIABLE,
+                cpu_variable: str = CPU_VARIABLE, who: str = "the task"):
+    """``function(*args)`` run in a parse worker under ``limits`` (``function`` a module-level
+    function, its arguments and result picklable); its result. Raises ``WorkerStopped`` when the
+    task passed a limit (the message names the variable that sets it: ``wall_variable``,
+    ``cpu_variable``, ``MEMORY_VARIABLE``) or its process died ("``who`` crashed on it …");
+    an exception ``function`` raises is raised here. This process spends only the pickling of
+    ``args`` and the result."""
+    pool = _shared_pool()
+    with ctrl_c_held():
+        future = pool.schedule(_limited, (function, args, limits.memory, limits.cpu), timeout=limits.wall)
+    try:
+        outcome = future.result()
+    except FutureTimeout:
+        raise WorkerStopped(f"it ran past the deadline of {limits.wall:g} s (the limit set by {wall_variable})") from None
+    except ProcessExpired as expired:
+        raise WorkerStopped(_death(expired.exitcode, limits, cpu_variable, who)) from None
+    except BrokenProcessPool:
+        _discard(pool)
+        raise WorkerStopped(f"{who}'s process ended unexpectedly") from None
+    if outcome[0] == "memory":
+        raise WorkerStopped(_over_memory(limits))
+    return outcome[1]
+
+
+def _limited(function, args: tuple, memory: int, cpu: float):
+    """In the worker: ``("ok", function(*args))`` under the limits, or ``("memory",)``."""
+    with _limits_set(memory, cpu):
+        try:
+            return ("ok", function(*args))
+        except MemoryError:
+            return ("memory",)
+
+
 def _stopped(name: str, why: str) -> TraceLoadError:
     return TraceLoadError(name, "a file the parser can read within the limits on uploads",
                           found=f"the parser stopped: {why}")
@@ -152,15 +213,16 @@ def _over_memory(limits: WorkerLimits) -> str:
     return f"it needed more than {format_size(limits.memory)} of memory (the limit set by {MEMORY_VARIABLE})"
 
 
-def _death(exitcode: int | None, limits: WorkerLimits) -> str:
+def _death(exitcode: int | None, limits: WorkerLimits, cpu_variable: str = CPU_VARIABLE,
+           who: str = "the parser") -> str:
     """Why a worker that ended with ``exitcode`` (minus the signal that ended it) stopped."""
     if exitcode == -signal.SIGXCPU:
-        return f"it needed more than {limits.cpu:g} s of CPU time (the limit set by {CPU_VARIABLE})"
+        return f"it needed more than {limits.cpu:g} s of CPU time (the limit set by {cpu_variable})"
     if exitcode == -signal.SIGABRT:  # Rust aborts when an allocation fails under the cap
         return _over_memory(limits)
     if exitcode == -signal.SIGSEGV:
-        return "the parser crashed on it (a segmentation fault)"
-    return f"the parser's process ended unexpectedly (exit code {exitcode})"
+        return f"{who} crashed on it (a segmentation fault)"
+    return f"{who}'s process ended unexpectedly (exit code {exitcode})"
 
 
 def _lower(limit: int, soft: int) -> None:
@@ -169,27 +231,38 @@ def _lower(limit: int, soft: int) -> None:
     resource.setrlimit(limit, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
 
 
+@contextlib.contextmanager
+def _limits_set(memory: int, cpu: float) -> Iterator[None]:
+    """In the worker, while in this block: at most ``memory`` bytes of address space and ``cpu``
+    more seconds of CPU time; after it, the worker's own limits again (the next task arrives
+    under them, not this one's)."""
+    before = {limit: resource.getrlimit(limit) for limit in (resource.RLIMIT_CPU, resource.RLIMIT_AS)}
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    _lower(resource.RLIMIT_CPU, int(used.ru_utime + used.ru_stime + cpu) + 1)
+    _lower(resource.RLIMIT_AS, int(memory))
+    try:
+        yield
+    finally:
+        for limit, (soft, hard) in before.items():
+            resource.setrlimit(limit, (soft, hard))
+
+
 def _parse(name: str, data: bytes | None, max_bytes: int | None, file_limit: int | None,
            memory: int, cpu: float):
     """In the worker: the limits set, the file read. Returns ("ok", LoadedFile fields, N-Quads
     bytes), ("error", TraceLoadError parts) or ("memory",)."""
     from .files import read_trace_file
 
-    before = {limit: resource.getrlimit(limit) for limit in (resource.RLIMIT_CPU, resource.RLIMIT_AS)}
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    _lower(resource.RLIMIT_CPU, int(used.ru_utime + used.ru_stime + cpu) + 1)
-    _lower(resource.RLIMIT_AS, int(memory))
     try:
-        loaded = read_trace_file(name, data, max_bytes=max_bytes, file_limit=file_limit)
-        nquads = ox.serialize(loaded.quads, format=ox.RdfFormat.N_QUADS) if loaded.quads else b""
+        with _limits_set(memory, cpu):
+            loaded = read_trace_file(name, data, max_bytes=max_bytes, file_limit=file_limit)
+            nquads = ox.serialize(loaded.quads, format=ox.RdfFormat.N_QUADS) if loaded.quads else b""
     except TraceLoadError as error:
         return ("error", (error.file, error.expected, error.line, error.column, error.found))
     except MemoryError:
         return ("memory",)
-    finally:  # the next task arrives under the worker's own limits, not this one's
+    finally:
         del data
-        for limit, (soft, hard) in before.items():
-            resource.setrlimit(limit, (soft, hard))
     fields = {"name": loaded.name, "format": loaded.format, "size": loaded.size, "documents": loaded.documents,
               "recovered": loaded.recovered, "digest": loaded.digest}
     return ("ok", fields, nquads)

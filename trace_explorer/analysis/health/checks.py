@@ -41,7 +41,9 @@ from ...sources.store import StoreSource
 from . import shacl, shape_checks
 from .mending import finding_wants, session_wants, text_wants
 from ..support.evidence import unread_chunks
-from ..support.support import session_support, verdict
+from ..support.bounded import Supports, supports_here
+from ..support.evidence import members
+from ..support.support import AnswerSupport, verdict
 from .rules import (DANGLING_DERIVATION, RULES, SEVERITIES, TIME_BEFORE_PARENT, UNFINISHED, UNKNOWN_TYPE,
                     UNPARSED_REPLY, UNREACHABLE_STEP, UNSUPPORTED_SENTENCE, severity_rank)
 
@@ -72,19 +74,23 @@ class Finding:
 
 
 def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, list[str]] | None = None,
-                   triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None) -> list[Finding]:
+                   triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None,
+                   supports: Supports = supports_here) -> list[Finding]:
     """The findings of the sessions ``roots`` (root IRIs; those the source does not have are
     left out), sorted by session, then severity, then step. ``extending``: the typed entities
     whose IRI extends each root (``entities_under``; found here when not given).
     ``triples_of(roots)``: the sessions' own triples, as ``fetch.session_triples`` reads them
     from ``source``, or as quads (graph names are not read) (by default it is asked;
-    ``sources.written_triples`` has them in memory after an ingest into an empty store). Raises SourceError when the source fails."""
-    return read_and_check(source, roots, extending, triples_of)[1]
+    ``sources.written_triples`` has them in memory after an ingest into an empty store).
+    ``supports``: what checks the answers' support (``analysis.support.bounded``: in this process
+    by default; the app sends a visitor's traces to a worker process under a deadline). Raises
+    SourceError when the source fails."""
+    return read_and_check(source, roots, extending, triples_of, supports)[1]
 
 
 def read_and_check(source: TraceSource, roots: list[str], extending: dict[str, list[str]] | None = None,
-                   triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None
-                   ) -> tuple[dict[str, Session], list[Finding]]:
+                   triples_of: Callable[[list[str]], list[ox.Triple | ox.Quad]] | None = None,
+                   supports: Supports = supports_here) -> tuple[dict[str, Session], list[Finding]]:
     """``check_sessions``, with the sessions it read to check them: ``(sessions, findings)``,
     ``sessions`` by root in the order of ``roots`` (each with its graph as ``model.reader.Links``,
     the texts behind its ``tg:document`` IRIs and every entity its IRI owns, reached or not), so
@@ -105,6 +111,10 @@ def read_and_check(source: TraceSource, roots: list[str], extending: dict[str, l
     context = _describe_outside(source, index)
     family = _with_sub_sessions(reader, sessions)
     chunks = source.document_texts({c for s in sessions.values() if s.answer for c in unread_chunks(s, family)})
+    answered = [s for s in sessions.values() if s.answer]
+    checked = dict(zip((s.id for s in answered), supports([
+        (s, {c: chunks[c] for c in unread_chunks(s, family) if c in chunks},
+         {m.id: m for m in members(s, family)}) for s in answered])))
     found: list[Finding] = []
     for session in sessions.values():
         found += _reader_findings(session)
@@ -113,7 +123,7 @@ def read_and_check(source: TraceSource, roots: list[str], extending: dict[str, l
             found.append(_finding(UNFINISHED, session.id, None, "no Conclusion or final Synthesis: the session "
                                                                 "did not reach an answer"))
         found += _unparsed_replies(session)
-        found += _unsupported_sentences(session, chunks, family)
+        found += _unsupported_sentences(session, chunks, checked.get(session.id), family)
     found += _shape_findings(context, documents, index, reader, set(wanted))
     found += _time_before_parent(source, sessions, reader)
     # the reader says a step "also derives from" what nothing describes: that is the dangling derivation
@@ -263,14 +273,15 @@ def _with_sub_sessions(reader: SessionReader, sessions: dict[str, Session]) -> d
     return family
 
 
-def _unsupported_sentences(session: Session, chunks: dict[str, str],
+def _unsupported_sentences(session: Session, chunks: dict[str, str], support: AnswerSupport | None,
                            family: dict[str, Session] | None = None) -> list[Finding]:
     """An info on the answer step for each sentence of the answer nothing in the session (or in
-    its sub-sessions, from ``family``) backs (``analysis.support.support.session_support``;
-    ``chunks``: chunk IRI -> text), naming the claims nothing backs and the terms no step holds."""
-    if not session.answer:
+    its sub-sessions, from ``family``) backs, naming the claims nothing backs and the terms no
+    step holds (``support``: the answer's, ``analysis.support.support.session_support``;
+    ``chunks``: chunk IRI -> text). None for an answer that was not checked (over the cap on its
+    work, or past the deadline in the app): what it lacks is not known."""
+    if not session.answer or support is None or support.unchecked:
         return []
-    support = session_support(session, chunks, family=family)
     count = len(support.sentences)
     wants = text_wants(c for c in unread_chunks(session, family) if c not in chunks)  # texts that may back it later
     return [replace(_finding(UNSUPPORTED_SENTENCE, session.id, session.answer_id,

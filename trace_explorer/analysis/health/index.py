@@ -23,6 +23,7 @@ from ...read.collector import collector_paused
 from ...sources.session_insights import forget_health, mending_done, mending_due, unchecked_roots, write_health
 from ...sources.store import StoreSource
 from ...sources.written_triples import WrittenTriples
+from ..support.bounded import Supports, supports_here
 from .checks import BATCH, check_sessions, entities_under, summaries
 from .mending import CONTEXT_RULES, mended
 
@@ -41,7 +42,7 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
                    written: WrittenTriples | None = None, total: Callable[[int], None] | None = None,
                    fresh: Iterable[str] = (), texts_given: Collection[str] | None = None,
                    only_texts: bool = False, shared: SharedCheck | None = None,
-                   step: Callable[[str], None] | None = None) -> int:
+                   step: Callable[[str], None] | None = None, supports: Supports = supports_here) -> int:
     """Check every session of ``source``'s index that has no health row and write its row;
     ``after_ingest``: first forget the rows of sessions with ``CONTEXT_RULES`` findings, but for
     those of ``fresh`` (checked after the last write: ``in_pass.HealthInPass.write``), and for
@@ -56,8 +57,9 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     ``only_texts`` False). ``shared``: what checks many sessions in worker processes beside this
     one (``in_pass.HealthInPass``, the ingest's own), used when it says there are enough
     (a content file after its traces: 2,731 sessions of 10,000 checked again, 11.9 s in one
-    process); ``step(what)`` then hears what they do before their first batch is back. Raises
-    SourceError when the source fails."""
+    process); ``step(what)`` then hears what they do before their first batch is back.
+    ``supports``: what checks the answers' support (``check_sessions``; the app's is a worker
+    process with a deadline for a visitor's traces). Raises SourceError when the source fails."""
     index = source.index
     if index is None or index.read_only or not index.usable:
         return 0
@@ -75,14 +77,14 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     if roots and shared is not None and shared.parallel(len(roots)):
         shared.check(roots, written.session_quads if written is not None else None, progress, step)
     elif roots:
-        _check(source, roots, written, progress)
+        _check(source, roots, written, progress, supports)
     if due:
         mending_done(index)
     return len(roots)
 
 
 def _check(source: StoreSource, roots: list[str], written: WrittenTriples | None,
-           progress: Callable[[int], None] | None) -> None:
+           progress: Callable[[int], None] | None, supports: Supports) -> None:
     """Check ``roots`` a batch at a time and write each batch's health rows."""
     extending = entities_under(source, roots, scan=len(roots) > BATCH,
                                typed=written.typed_iris() if written is not None else None)
@@ -92,7 +94,7 @@ def _check(source: StoreSource, roots: list[str], written: WrittenTriples | None
     for start in range(0, len(roots), BATCH):
         chunk = roots[start:start + BATCH]
         with collector_paused():
-            found = check_sessions(source, chunk, extending, triples_of)
+            found = check_sessions(source, chunk, extending, triples_of, supports)
         write_health(source.index, summaries(chunk, found))
         if progress is not None:
             progress(len(chunk))

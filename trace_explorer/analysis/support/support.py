@@ -10,6 +10,9 @@ that nothing in the trace does.
                                  "score": 0..1, "chunk": IRI|null, "edge": [s, p, o]|null,
                                  "spans": [[start, end], ...]}]}]}
 
+An answer over the cap on the check's work (``budget.over_budget``) has no sentences and
+``"unchecked": "answer support not checked: …"`` (the key is there only then).
+
 Offsets count characters (Python ``str`` indexes, not bytes): ``start``/``end`` in the answer,
 ``spans`` in the backing text (an Observation's, a chunk's, a Finding's or a StepResult's words,
 or for an edge its labels joined by spaces, ``evidence.edge_text``). A sentence with no content
@@ -22,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ...model.session import Session
+from .budget import over_budget
 from .embedding import WordVectors, word_vectors
 from .evidence import Source, session_context, session_sources, session_texts
 from .matcher import Matcher
@@ -71,12 +75,15 @@ class SentenceSupport:
 @dataclass
 class AnswerSupport:
     """A session's answer with its support: ``session`` IRI, ``answer`` (None: no answer),
-    ``sentences`` in order, ``sources`` every text of the session that could back it."""
+    ``sentences`` in order, ``sources`` every text of the session that could back it;
+    ``unchecked``: why the answer was not checked (over ``budget.over_budget``'s cap, or past
+    the app's deadline: ``bounded``), its sentences then left empty."""
 
     session: str
     answer: str | None
     sentences: list[SentenceSupport]
     sources: list[Source]
+    unchecked: str | None = None
 
     @property
     def unsupported(self) -> list[SentenceSupport]:
@@ -104,13 +111,17 @@ def session_support(session: Session, chunk_texts: Mapping[str, str] | None = No
         return AnswerSupport(session.id, answer, [], sources)
     if vectors is None and (settings.similar is not None or settings.phrase is not None):
         vectors = word_vectors()
+    spans = split_sentences(answer[:MAX_ANSWER_CHARS])
+    if why := over_budget(len(spans), len(sources)):
+        return AnswerSupport(session.id, answer, [], sources, unchecked=why)
+
     def everything() -> list[Evidence]:
         return [Evidence.of(t) for t in session_texts(session, chunk_texts, family)[:MAX_SOURCES * 4]]
 
     context = [Evidence.of(t) for t in session_context(session, family)[:MAX_SOURCES]]
     matcher = Matcher([Evidence.of(s.text) for s in sources], settings, vectors, everything, context)
     sentences = []
-    for start, end in split_sentences(answer[:MAX_ANSWER_CHARS]):
+    for start, end in spans:
         text = answer[start:end]
         match = matcher.match(text)
         backed = match.backed is not False
@@ -143,8 +154,10 @@ def _letters(text: str) -> str:
 
 
 def support_record(support: AnswerSupport) -> dict:
-    """``support`` as the JSON contract (see the module)."""
+    """``support`` as the JSON contract (see the module), with ``"unchecked": why`` when the
+    answer was not checked (``AnswerSupport.unchecked``)."""
     return {"session": support.session, "answer": support.answer,
+            **({"unchecked": support.unchecked} if support.unchecked else {}),
             "sentences": [{"text": s.text, "start": s.start, "end": s.end, "supported": s.supported,
                            "support": [_backing_record(b) for b in s.support]} for s in support.sentences]}
 
@@ -179,6 +192,8 @@ def support_text(support: AnswerSupport) -> str:
     lines = [f"session {support.session}"]
     if not support.answer:
         return "\n".join(lines + ["no answer"]) + "\n"
+    if support.unchecked:
+        return "\n".join(lines + [support.unchecked]) + "\n"
     for number, sentence in enumerate(support.sentences, 1):
         lines.append(f"{number}. {sentence.text}")
         if not sentence.supported:
