@@ -34,7 +34,7 @@ def test_a_click_on_a_sentence_selects_its_best_supporting_step(app_url):
             "rows => rows.map(r => r.dataset.step)") == [
                 "urn:trustgraph:agent:45971f13-3fa7-4f99-bbdb-8f85c459281e/i1/observation", finding]
         show(page, "graph")
-        page.locator(f'{DAG}[data-supporting="1"]').wait_for(timeout=10000)
+        page.locator(f'{DAG}[data-supporting="2"]').wait_for(timeout=10000)  # both drawn in the graph
         show(page, "timeline")
         shown = page.locator(f'.te-support-text[data-step="{finding}"]')
         assert shown.locator("mark").all_inner_texts()[:3] == ["Baikal", "reached", "Trans"]
