@@ -45,7 +45,7 @@ from ..bounded_http import DEFAULT_TIMEOUT_S, HttpFailure, bounded_post, max_res
 from ..pinned_http import Pins, pinned_session
 from ..secret_scrub import SecretScrub
 from ..source import SourceError
-from .ids import checked_id, segment
+from .ids import checked_id, flow_service
 
 MAX_LIMIT = 100_000  # the largest ``limit`` a triples query takes (TriplesQueryRequest.yaml)
 STREAM_CHUNK = 4 * 1024 * 1024  # bytes asked for per stream-document answer
@@ -98,9 +98,7 @@ class Gateway:
     ``workers`` concurrent requests, ``pins`` the addresses to connect to (``{(host, port):
     (address, ...)}``, as ``EndpointPolicy.pin`` checked them; None: resolve the name),
     ``max_bytes`` the cap on one answer (None: ``bounded_http.max_response_bytes()``).
-    ``requests`` counts the requests sent (for benchmarks and tests). Raises SourceError for a
-    URL with a query, a fragment or a user (``api_base``) and InvalidId for a flow, collection or
-    workspace that is not a TrustGraph id (``ids.checked_id``): nothing is sent then."""
+    ``requests`` counts the requests sent. Raises SourceError: ``api_base``, ``ids.checked_id``."""
 
     def __init__(self, url: str, token: str | None = None, *, flow: str = "default", collection: str = "default",
                  workspace: str = "default", timeout: float = DEFAULT_TIMEOUT_S, workers: int = 16, pins: Pins | None = None,
@@ -109,8 +107,8 @@ class Gateway:
         self._token = token or None
         self._secrets = SecretScrub(self._token)  # every text quoted from the gateway passes through it
         self._pins, self.max_bytes, self._sessions = pins, max_bytes, []
-        self.flow, self.collection, self.workspace = (checked_id("flow", flow), checked_id("collection", collection),
-                                                      checked_id("workspace", workspace))
+        self.flow, self.collection, self.workspace = (checked_id(k, v) for k, v in zip(
+            ("flow", "collection", "workspace"), (flow, collection, workspace)))
         self.timeout, self.workers = timeout, workers
         self.requests = 0
         self._count_lock = threading.Lock()
@@ -171,11 +169,6 @@ class Gateway:
             raise ServiceRefusal(f"{where}: the service answered with an error: {detail}", detail)
         return answer
 
-    def _service(self, name: str) -> str:
-        """The path of the flow's service ``name``: ``flow/{flow}/service/{name}``, the flow's id
-        escaped as a path segment."""
-        return f"flow/{segment(self.flow)}/service/{name}"
-
     def map(self, function: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``[function(item) for item in items]``, run concurrently on ``workers`` threads, in
         order; the first exception raised is raised here."""
@@ -200,7 +193,7 @@ class Gateway:
                 body[key] = encode_term(value)
         if g is not None:
             body["g"] = g
-        answer = self.post(self._service("triples"), body)
+        answer = self.post(flow_service(self.flow, "triples"), body)
         found = answer.get("response")
         if not isinstance(found, list):
             raise GatewayError(f"{self.label}: triples: expected a \"response\" list of wire triples, "
@@ -224,7 +217,7 @@ class Gateway:
     def sparql_select(self, query: str, limit: int = MAX_LIMIT) -> list[dict[str, Any]]:
         """Rows ``{variable: term}`` (unbound variables left out) of a SELECT run by the flow's
         SPARQL service. Raises GatewayError (404 when the flow runs no such service)."""
-        answer = self.post(self._service(SPARQL_PATH),
+        answer = self.post(flow_service(self.flow, SPARQL_PATH),
                            {"query": query, "collection": self.collection, "limit": int(limit)})
         names, bindings = answer.get("variables"), answer.get("bindings")
         if not isinstance(names, list) or not isinstance(bindings, list):

@@ -38,7 +38,7 @@ def _refuse(kind: str, value: object) -> str:
                     f"or a digit, at most 128 characters), got {str(value)!r:.60}")
 
 
-def segment(value: str) -> str:
-    """``value`` URL-escaped as one path segment (every character but letters, digits and
-    ``-._~``)."""
-    return quote(value, safe="")
+def flow_service(flow: str, service: str) -> str:
+    """The API path of ``flow``'s ``service`` (``flow/{flow}/service/{service}``,
+    ``specs/api/paths/flow/*.yaml``), the flow's id URL-escaped as one path segment."""
+    return f"flow/{quote(flow, safe='')}/service/{service}"
