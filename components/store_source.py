@@ -187,10 +187,11 @@ def _save(store, uploads: list, bar) -> list[str]:
             texts_given.update(saved.text_iris)
         except TraceLoadError as error:
             errors.append(str(error))
-        except Exception as error:  # noqa: BLE001 - a bad file must not become a traceback in the page
+        except Exception:  # noqa: BLE001 - a bad file must not become a traceback in the page
+            # the error's words may name the server's folders: they go to the log only
             _log.exception("saving the upload %r failed", upload.name)
-            errors.append(f"{upload.name}: expected a trace file this app can save; saving it failed "
-                          f"({type(error).__name__}: {error})")
+            errors.append(f"{upload.name}: expected a trace file this app can save; saving it failed (the server's "
+                          f"log says why)")
         done = sum(u.size for u in uploads[: uploads.index(upload) + 1])
         bar.progress(min(done / total, 1.0))
     health = _PhaseText(bar, lambda: 1.0, "the changed sessions")

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,18 +30,32 @@ SEED = sorted(s["session"] for s in manifest_sessions("seed-sessions.ttl"))
 DEMO_TOP = sorted(s["session"] for s in demo_sessions() if s["parent"] is None)
 
 
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """Made once for the module: the operator's private store ``home/traces`` (the seed
+    sessions), and a store root ``root`` holding a store of them (``team``), another program's
+    database, a folder of files, an empty folder and a file."""
+    base = tmp_path_factory.mktemp("store-paths")
+    assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(base / "home" / "traces"), "--quiet"]) == 0
+    root = base / "root"
+    shutil.copytree(base / "home" / "traces", root / "team")
+    _foreign_database(root / "chat-db")
+    (root / "notes").mkdir()
+    (root / "notes" / "a.txt").write_text("mine")
+    (root / "empty").mkdir()
+    (root / "a-file").write_text("not a store")
+    return base
+
+
 @pytest.fixture
-def server(tmp_path, monkeypatch):
-    """No store root, no configured store, no deployment store: the documented default. The
-    operator's private store is at ``tmp_path/home/traces`` (with the seed sessions)."""
+def server(made, monkeypatch):
+    """No store root, no configured store, no deployment store: the documented default."""
     for name in ("TRACE_EXPLORER_STORE", "TRACE_EXPLORER_STORE_ROOT", "TRUSTGRAPH_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TRACE_EXPLORER_SOURCES", "")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
-    private = tmp_path / "home" / "traces"
-    assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(private), "--quiet"]) == 0
-    return tmp_path
+    monkeypatch.setenv("HOME", str(made / "home"))
+    monkeypatch.chdir(made)
+    return made
 
 
 def _linked(store: str) -> AppTest:
@@ -85,17 +100,9 @@ def _foreign_database(folder: Path) -> Path:
 
 @pytest.fixture
 def rooted(server, monkeypatch):
-    """A store root holding a store of the seed sessions (``team``), a foreign database, a
-    folder of files, an empty folder and a file."""
-    root = server / "root"
-    assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(root / "team"), "--quiet"]) == 0
-    _foreign_database(root / "chat-db")
-    (root / "notes").mkdir()
-    (root / "notes" / "a.txt").write_text("mine")
-    (root / "empty").mkdir()
-    (root / "a-file").write_text("not a store")
-    monkeypatch.setenv("TRACE_EXPLORER_STORE_ROOT", str(root))
-    return root
+    """``server`` with its store root set."""
+    monkeypatch.setenv("TRACE_EXPLORER_STORE_ROOT", str(server / "root"))
+    return server / "root"
 
 
 def test_only_the_roots_trace_explorer_stores_are_offered(rooted):
@@ -118,16 +125,15 @@ def test_one_message_for_every_store_that_cannot_be_opened(rooted):
     assert sorted(p.name for p in (rooted / "empty").iterdir()) == []
 
 
-@pytest.mark.parametrize("name", ["../outside", "/tmp/x", "~/.config", ".config", "a/b", "..", "chat-db", "notes",
-                                  "team", "a-file", ""])
-def test_a_new_store_is_made_only_by_a_new_name_inside_the_root(rooted, name):
+def test_a_new_store_is_made_only_by_a_new_name_inside_the_root(rooted):
     before = _files(rooted.parent)
     at = _linked("team")
-    at.sidebar.text_input(key="te_store_new").set_value(name)
-    at.sidebar.button(key="te_store_create").click().run()
-    assert not at.exception, at.exception
-    errors = [unescape(e.value) for e in at.sidebar.error]
-    assert errors == [cannot_open(name) if name in ("chat-db", "notes", "team", "a-file") else BAD_NEW_NAME]
+    for name in ("../outside", "/tmp/x", "~/.config", ".config", "a/b", "..", "chat-db", "notes", "team", "a-file", ""):
+        at.sidebar.text_input(key="te_store_new").set_value(name)
+        at.sidebar.button(key="te_store_create").click().run()
+        assert not at.exception, at.exception
+        errors = [unescape(e.value) for e in at.sidebar.error]
+        assert errors == [cannot_open(name) if name in ("chat-db", "notes", "team", "a-file") else BAD_NEW_NAME], name
     assert _files(rooted.parent) == before and not (rooted.parent / "outside").exists()
 
 
@@ -136,8 +142,11 @@ def test_a_new_store_is_made_inside_the_root(rooted):
     at.sidebar.text_input(key="te_store_new").set_value("fresh.2")
     at.sidebar.button(key="te_store_create").click().run()
     assert not at.exception and not at.sidebar.error
-    assert (rooted / "fresh.2" / "CURRENT").is_file() and at.query_params["store"] == "fresh.2"
-    assert at.sidebar.selectbox(key="te_store_choice").options == ["fresh.2", "team"]
+    try:
+        assert (rooted / "fresh.2" / "CURRENT").is_file() and at.query_params["store"] == "fresh.2"
+        assert at.sidebar.selectbox(key="te_store_choice").options == ["fresh.2", "team"]
+    finally:
+        shutil.rmtree(rooted / "fresh.2")  # the root as the module's other tests know it
 
 
 def test_another_programs_database_is_never_written(tmp_path):
@@ -179,3 +188,17 @@ def test_the_offer_names_given_stores_first_and_ignores_symlinks(tmp_path):
     assert [(s.name, s.given) for s in offer.stores()] == [("away", True), ("b", False)]
     assert offer.start == "away" and offer.named("a-link") is None
     assert offer.new_store("a-link") is None and offer.new_store("c").path == root.resolve() / "c"
+
+
+def test_a_save_that_fails_says_so_without_the_servers_words(rooted, monkeypatch):
+    import components.store_source as store_source
+
+    def failing(*args, **kwargs):
+        raise OSError(f"[Errno 28] No space left on device: '{rooted}/team/000042.sst' (pid 4242)")
+    monkeypatch.setattr(store_source, "ingest_file", failing)
+    at = _linked("team")
+    at.sidebar.file_uploader[0].set_value([("seed.ttl", (CORPUS / "seed-sessions.ttl").read_bytes(), "text/turtle")]).run()
+    assert not at.exception, at.exception
+    assert [unescape(e.value) for e in at.sidebar.error] == [
+        "seed.ttl: expected a trace file this app can save; saving it failed (the server's log says why)"]
+    assert str(rooted) not in _page_text(at) and "4242" not in _page_text(at)
