@@ -202,3 +202,15 @@ def test_a_save_that_fails_says_so_without_the_servers_words(rooted, monkeypatch
     assert [unescape(e.value) for e in at.sidebar.error] == [
         "seed.ttl: expected a trace file this app can save; saving it failed (the server's log says why)"]
     assert str(rooted) not in _page_text(at) and "4242" not in _page_text(at)
+
+
+def test_the_deployments_store_is_made_when_it_first_opens(server, monkeypatch):
+    store = server / "deployment" / "traces"
+    monkeypatch.setenv("TRACE_EXPLORER_STORE", str(store))
+    try:
+        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+        assert not at.exception and at.sidebar.selectbox(key="te_store_choice").value == "traces"
+        assert (store / "CURRENT").is_file() and "No sessions in this store yet" in at.main.info[0].value
+        assert at.query_params["store"] == "traces" and str(server) not in _page_text(at)
+    finally:
+        shutil.rmtree(server / "deployment", ignore_errors=True)
