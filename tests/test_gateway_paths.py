@@ -5,6 +5,7 @@ which made the server POST /admin/delete-everything with the operator's token) s
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
@@ -122,3 +123,11 @@ def test_a_config_entry_with_an_id_outside_the_syntax_is_left_out(tmp_path):
 def test_the_address_query_is_parsed_as_the_adversary_sent_it():
     # the link's own encoding: what the tests above give the app is what a browser's address holds
     assert parse_qs("flow=..%2F..%2F..%2Fadmin%2Fdelete-everything%23")["flow"] == [ATTACK]
+
+
+def test_an_environments_gateway_with_a_bad_id_is_left_out_and_named():
+    config = load_sources({"TRACE_EXPLORER_SOURCES": "", "TRUSTGRAPH_URL": "http://gw.example/",
+                           "TRUSTGRAPH_COLLECTION": "x#y"}, cwd=Path("/nonexistent-config-dir"))
+    assert config.sources == () and config.problems == (
+        "TRUSTGRAPH_COLLECTION (with TRUSTGRAPH_URL): expected a TrustGraph collection id (letters, digits, '-', '_' "
+        "and '.', starting with a letter or a digit, at most 128 characters), got 'x#y'; the entry is left out",)

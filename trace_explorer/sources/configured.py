@@ -205,9 +205,11 @@ SETTINGS = {
 
 def _from_environment(environ: Mapping[str, str]) -> ConfiguredSource:
     url = environ[URL_VARIABLE].strip()
-    ids = {kind: environ.get(variable, "").strip() for kind, variable in (("flow", FLOW_VARIABLE),
-                                                                          ("collection", COLLECTION_VARIABLE))}
-    _check_ids(URL_VARIABLE, {kind: value for kind, value in ids.items() if value})
+    variables = {"flow": FLOW_VARIABLE, "collection": COLLECTION_VARIABLE}
+    ids = {kind: environ.get(variable, "").strip() for kind, variable in variables.items()}
+    for kind, value in ids.items():
+        if value:
+            _check_ids(f"{variables[kind]} (with {URL_VARIABLE})", {kind: value})
     return ConfiguredSource(f"{url} ({URL_VARIABLE})", "trustgraph", url=url, flow=ids["flow"] or "default",
                             collection=ids["collection"] or "default",
                             pinned=frozenset(kind for kind, value in ids.items() if value),
