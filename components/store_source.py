@@ -84,7 +84,7 @@ def store_source() -> Collection:
                   on_click=_create, args=(offer,))
     for error in state.get(_ERRORS_KEY, []):
         st.error(md_escape(error), icon=":material/error:")
-    picked = offer.named(choice) if choice else None
+    picked = next((s for s in stores if s.name == choice), None)  # the listing just made, not another
     if picked is None:
         asked = state.get(_ASKED_KEY)
         if asked:
