@@ -74,24 +74,17 @@ def serves_beyond_loopback(bind_address: str | None) -> bool:
     return not bind_address or not is_loopback(bind_address)
 
 
-def start_warning(bind_address: str | None, environ: Mapping[str, str] | None = None) -> str | None:
-    """The warning to print at start (``WARNING``) when the server serves beyond loopback without
-    sign-in, by the operator's leave (``remote_allowed``); else None."""
-    status, said = start_check(bind_address, environ)
-    return said if status == 0 else None
-
-
 def guard() -> None:
-    """Run at the top of every page run: print the start warning once per process, and stop the
+    """Run at the top of every page run: print ``start_check``'s words once per process, and stop the
     run with ``REFUSAL`` for a visitor from another machine when sign-in is not configured and
     remote visitors are not allowed."""
-    bind = st.get_option("server.address")
     if not _warned.is_set():
         _warned.set()
-        warning = start_warning(bind)
-        if warning:
-            print(f"WARNING: {warning}", file=sys.stderr, flush=True)
-            _log.warning(warning)
+        status, said = start_check(st.get_option("server.address"))
+        if said:  # the warning; or, bound beyond loopback with no leave, that others are turned away
+            said = said if status == 0 else f"{said}; visitors from other machines are turned away"
+            print(f"{'WARNING' if status == 0 else 'error'}: {said}", file=sys.stderr, flush=True)
+            _log.warning(said)
     visitor = st.context.ip_address  # None from loopback; a str address otherwise (not one under AppTest)
     if not isinstance(visitor, str) or is_loopback(visitor) or remote_allowed() or sign_in_configured():
         return

@@ -115,3 +115,27 @@ def test_a_visitor_from_another_machine_is_served_when_sign_in_is_configured(rem
     at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=60)
     at.secrets["auth"] = {"redirect_uri": "http://localhost:8501/oauth2callback"}
     assert table_ids(at.run()) and not at.error
+
+
+@pytest.mark.parametrize("allow, said", [
+    ("1", f"WARNING: {WARNING}\n"),
+    ("", "error: 0.0.0.0: not serving beyond this machine without sign-in; configure sign-in ([auth] in "
+         ".streamlit/secrets.toml), or set TRACE_EXPLORER_ALLOW_REMOTE=1; visitors from other machines are turned "
+         "away\n"),
+])
+def test_the_app_says_at_its_first_run_that_it_serves_beyond_loopback(monkeypatch, capsys, allow, said):
+    import threading
+
+    import streamlit as st
+
+    import components.serving as serving
+
+    monkeypatch.setattr(serving, "_warned", threading.Event())  # a new process, as far as the warning knows
+    option = st.get_option
+    monkeypatch.setattr(st, "get_option", lambda name: "0.0.0.0" if name == "server.address" else option(name))
+    monkeypatch.setenv("TRACE_EXPLORER_ALLOW_REMOTE", allow)
+    monkeypatch.delenv("TRACE_EXPLORER_STORE", raising=False)
+    at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=60).run()
+    assert table_ids(at)  # a visitor on the machine itself is served either way
+    at.run()
+    assert capsys.readouterr().err.count(said) == 1  # once per process
