@@ -27,10 +27,9 @@ from trace_explorer.sources.store_offer import NEW_NAME, OfferedStore, StoreOffe
 
 from .collection import Collection, current_collection, not_connected, set_collection
 from .configured_sources import sources_config
-from .source_picker import _ERRORS_KEY, _UPLOADER_GEN_KEY, _oversized, _uploader, upload_limit
+from .source_picker import _ERRORS_KEY, _UPLOADER_GEN_KEY, STORE_PARAM, _oversized, _uploader, upload_limit
 from .text import md_escape
 
-STORE_PARAM = "store"  # the query parameter that remembers a person's store (its name) in their address
 CHOICE_KEY, NEW_KEY, CREATE_KEY = "te_store_choice", "te_store_new", "te_store_create"
 _ASKED_KEY = "te_store_asked"  # a name the address gave that no offered store has
 UPLOAD_WAIT_S = 30.0  # how long saving uploads waits for another writer of the store (an ingest)
