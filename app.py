@@ -11,11 +11,13 @@ import streamlit as st
 
 from components.heap import freeze_new_imports
 from components.navigation import app_pages, mark_entry_run
+from components.serving import guard
 from components.source_picker import collection_sidebar
 
 page = st.navigation(app_pages())
 # after st.navigation, so the tab shows this title and icon (an emoji: no icon font download)
 st.set_page_config(page_title="Trace Explorer", page_icon="🧭", layout="wide")
+guard()  # without sign-in, visitors from this machine only (README, "Hosting")
 collection_sidebar()
 mark_entry_run()
 page.run()

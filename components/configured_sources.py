@@ -19,7 +19,8 @@ _log = logging.getLogger(__name__)
 
 
 def sources_config() -> tuple[SourcesConfig, str | None]:
-    """The configured sources and what is wrong with the config file, if anything: an entry that
+    """The configured sources and what is wrong with the config file, if anything (for the page:
+    the file is called "the sources file", its path going to the log only): an entry that
     cannot be used is left out and named, the others kept; a file that cannot be read at all
     leaves only the environment's TrustGraph, if any."""
     named = os.environ.get(SOURCES_VARIABLE, "").strip()
@@ -44,7 +45,7 @@ def _load(path: str, stamp: int | None, environment: int) -> tuple[SourcesConfig
         config = load_sources()
         for problem in config.problems:
             _log.warning("configured sources: %s", problem)
-        return config, "; ".join(config.problems) or None
+        return config, _unplaced("; ".join(config.problems), path) or None
     except SourcesConfigError as error:
         _log.warning("configured sources: %s", error)
         without_file = {k: v for k, v in os.environ.items() if k != SOURCES_VARIABLE}
@@ -52,7 +53,13 @@ def _load(path: str, stamp: int | None, environment: int) -> tuple[SourcesConfig
             config = load_sources(without_file, cwd=Path("/nonexistent-config-dir"))
         except SourcesConfigError:
             config = SourcesConfig()
-        return config, str(error)
+        return config, _unplaced(str(error), path)
+
+
+def _unplaced(message: str, path: str) -> str:
+    """``message`` for the page: the file's path (a server detail, kept for the log) said as
+    "the sources file"."""
+    return message.replace(path, "the sources file")
 
 
 def endpoint_policy() -> EndpointPolicy:

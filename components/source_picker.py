@@ -8,9 +8,11 @@ A local store is read from its newest snapshot (``trace_explorer.sources.local_s
 never holds the store open for writing, except while it saves a person's uploads, so
 ``trace-explorer ingest`` may add files from another process while people browse; each page run
 checks for a newer snapshot and opens it, so what the ingest added appears on the next run.
-The store a person chose is remembered in their browser's address, as ``?store=DIR`` (a reload,
-a bookmark or a shared link opens it again), never on the server: another visitor starts on the
-demo, or on the deployment's ``TRACE_EXPLORER_STORE``.
+The stores are the operator's, picked by name (``components/store_source.py``); the store a
+person chose is remembered in their browser's address, as ``?store=NAME`` (a reload, a bookmark
+or a shared link opens it again), never on the server: another visitor starts on the demo, or on
+the deployment's ``TRACE_EXPLORER_STORE``. With no store offered, the *Local store* source is
+not shown and ``?store=`` opens nothing.
 
 Uploaded files are kept in session state and the uploader is emptied after each batch: the
 uploader's own value does not survive a switch to another page. They are also kept on the
@@ -31,22 +33,16 @@ from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.read.formats import SUPPORTED_SUFFIXES
 from trace_explorer.read.limits import (MAX_FILE_VARIABLE, MIB, file_too_big, format_size, max_expanded_bytes,
                                         max_file_bytes)
 from trace_explorer.sources.bounded_http import DEFAULT_TIMEOUT_S
 from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.endpoint_policy import EndpointRefused
-from trace_explorer.analysis.health.index import refresh_health
-from trace_explorer.analysis.support.bounded import supports_in_worker
-from trace_explorer.sources.ingest_phases import HEALTH, UNITS, Phases
-from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
 from trace_explorer.sources.source import SourceError
 from trace_explorer.views.visible_text import visible_controls
 
@@ -74,12 +70,10 @@ ENDPOINT_PARAM, GRAPH_PARAM = "endpoint", "graph"
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
 FILES, STORE, ENDPOINT, TRUSTGRAPH = "Files", "Local store", "SPARQL endpoint", "TrustGraph"
 STREAMLIT_LIMIT = "server.maxUploadSize in .streamlit/config.toml or STREAMLIT_SERVER_MAX_UPLOAD_SIZE"
-STORE_PARAM = "store"  # the query parameter that remembers a person's store in their address
+STORE_PARAM = "store"  # the query parameter that remembers a person's store (its name) in their address
 # each source's query parameters: only the shown source's stay in the address
 SOURCE_PARAMS = {STORE: (STORE_PARAM,), FILES: (FILES_PARAM,), ENDPOINT: (ENDPOINT_PARAM, GRAPH_PARAM),
                  TRUSTGRAPH: TRUSTGRAPH_PARAMS}
-_CREATE_KEY = "te_store_create_path"  # the store directory this person asked to create
-UPLOAD_WAIT_S = 30.0  # how long saving uploads waits for another writer of the store (an ingest)
 _log = logging.getLogger(__name__)
 
 
@@ -98,8 +92,10 @@ def collection_sidebar() -> Collection:
         config_error = sources_config()[1]
         if config_error:
             st.error(md_escape(f"Configured sources: {config_error}"), icon=":material/settings_alert:")
-        kind = st.segmented_control("Source", [FILES, STORE, ENDPOINT, TRUSTGRAPH], key=KIND_KEY,
-                                    persist_state="session") or FILES
+        kinds = [FILES, STORE, ENDPOINT, TRUSTGRAPH] if _stores_offered() else [FILES, ENDPOINT, TRUSTGRAPH]
+        if state.get(KIND_KEY) not in kinds:
+            state[KIND_KEY] = FILES
+        kind = st.segmented_control("Source", kinds, key=KIND_KEY, persist_state="session") or FILES
         stats = st.container()
         if kind == STORE:
             collection = _store_source()
@@ -118,8 +114,14 @@ def collection_sidebar() -> Collection:
     return collection
 
 
+def _stores_offered() -> bool:
+    """Whether the operator offers any local store, or a root to make them in."""
+    from .store_source import store_offer  # here: it reads this module's uploader
+    return store_offer().enabled
+
+
 def source_query() -> list[tuple[str, str]]:
-    """The query parameters that name the source shown (``[("store", "/data/store")]``, an
+    """The query parameters that name the source shown (``[("store", "team-traces")]``, an
     endpoint with each of its graphs, a gateway with its flow and collection...), in the order a
     link gives them: what a link opened in a new tab needs to show the same source (a new tab
     starts a new browser session, which remembers nothing)."""
@@ -130,7 +132,7 @@ def source_query() -> list[tuple[str, str]]:
 
 def _initial_kind() -> str:
     """The source a new browser session starts on: the one its address names (files, a
-    gateway, an endpoint, a store), else the deployment's store or TrustGraph
+    gateway, an endpoint, an offered store), else the deployment's store or TrustGraph
     (``TRACE_EXPLORER_STORE``, ``TRUSTGRAPH_URL``), else the files (the demo)."""
     params = st.query_params
     if params.get(FILES_PARAM):
@@ -139,6 +141,7 @@ def _initial_kind() -> str:
         return TRUSTGRAPH
     if params.get(ENDPOINT_PARAM):
         return ENDPOINT
+    from .store_source import initial_store  # here: it reads this module's uploader
     if initial_store():
         return STORE
     return TRUSTGRAPH if os.environ.get("TRUSTGRAPH_URL", "").strip() else FILES
@@ -306,210 +309,9 @@ def _remove_uploads() -> None:
 
 
 # -- local store ------------------------------------------------------------------------------
-STORE_ROOT_VARIABLE = "TRACE_EXPLORER_STORE_ROOT"
-
-
-def store_refusal(path: str) -> str | None:
-    """Why the app will not open the store directory ``path`` (absolute), or None. A shared
-    deployment sets ``TRACE_EXPLORER_STORE_ROOT`` (directories, separated by the OS path
-    separator): then only stores inside one of them open, and the configured ones; unset, any
-    directory does."""
-    roots = [Path(r).expanduser().resolve() for r in os.environ.get(STORE_ROOT_VARIABLE, "").split(os.pathsep) if r.strip()]
-    if not roots or path in sources_config()[0].store_paths() or any(Path(path) == root or root in Path(path).parents for root in roots):
-        return None
-    return (f"{path}: this server opens local stores only inside {', '.join(map(str, roots))} "
-            f"(set by {STORE_ROOT_VARIABLE})")
-
-
-def initial_store() -> str:
-    """The store a new browser session starts on: the one its address names (``?store=DIR``),
-    else the deployment's ``TRACE_EXPLORER_STORE``, else "" (the demo)."""
-    return st.query_params.get(STORE_PARAM) or os.environ.get("TRACE_EXPLORER_STORE", "")
-
-
 def _store_source() -> Collection:
-    state = st.session_state
-    state.setdefault("te_store_path", initial_store())
-    stores = sources_config()[0].of_kind("store")
-    if stores:
-        st.selectbox("Configured stores", [s.name for s in stores], index=None, key="te_store_choice",
-                     placeholder="Pick one by name", on_change=_pick_store, args=(stores,))
-    path = st.text_input("Store directory", key="te_store_path", placeholder="/path/to/store",
-                         persist_state="session",  # kept across pages, whose links carry no ?store=
-                         help="A pyoxigraph store on disk: its full path (a folder not there yet, or empty, "
-                              "becomes a store when you ask for it). "
-                              "`trace-explorer ingest FILE... --store DIR` fills it from the command line, "
-                              "also while the app shows it.")
-    if not path.strip():
-        st.query_params.pop(STORE_PARAM, None)
-        st.info("Name a directory to open or create a local store.", icon=":material/info:")
-        return not_connected("store", "No local store is open. Name its directory in the sidebar "
-                                       "(Store directory) to open it, or to create one.")
-    if not Path(path.strip()).expanduser().is_absolute():
-        refusal = (f"{path.strip()}: give the store directory's full path (from /): a relative path would "
-                   f"name a folder in the server's working directory")
-        st.error(md_escape(refusal), icon=":material/block:")
-        return not_connected("store", f"The local store could not be opened: {refusal}")
-    resolved = str(Path(path.strip()).expanduser().resolve())
-    refusal = store_refusal(resolved)
-    if refusal:
-        st.error(md_escape(refusal), icon=":material/block:")
-        return not_connected("store", f"The local store could not be opened: {refusal}")
-    if not _has_store(resolved) and resolved not in (_deployment_store(), state.get(_CREATE_KEY)):
-        # an address or a typed path never makes a folder by itself: a person asks for it
-        st.info(md_escape(f"No store at {resolved} yet."), icon=":material/info:")
-        st.button("Create an empty store here", icon=":material/create_new_folder:", key="te_store_create",
-                  on_click=state.__setitem__, args=(_CREATE_KEY, resolved))
-        return not_connected("store", f"No store at {resolved} yet: create it in the sidebar (Create an empty "
-                                      f"store here), or fill it from the command line: trace-explorer ingest FILE... --store {resolved}")
-    collection = current_collection()
-    if collection.key[:2] != ("store", resolved) or not collection.source.is_current():
-        try:
-            source = _read_store(resolved)
-        except SourceError as error:
-            st.error(md_escape(str(error)), icon=":material/error:")
-            return not_connected("store", f"The local store could not be opened: {error}")
-        collection = Collection(source, ("store", resolved, source.generation), f"store {resolved}")
-        set_collection(collection)
-    if st.query_params.get(STORE_PARAM) != resolved:
-        st.query_params[STORE_PARAM] = resolved  # remembered by this browser's address only
-    uploads = _uploader("Add files to this store")
-    if uploads:
-        _ingest(resolved, uploads)
-    for error in state.get(_ERRORS_KEY, []):
-        st.error(md_escape(error), icon=":material/error:")
-    return collection
-
-
-def _pick_store(stores: list) -> None:
-    picked = next((s for s in stores if s.name == st.session_state.get("te_store_choice")), None)
-    if picked is not None:
-        st.session_state["te_store_path"] = picked.path
-
-
-def _deployment_store() -> str | None:
-    """The deployment's store (``TRACE_EXPLORER_STORE``, resolved), which opens even before
-    anything made it; None when unset."""
-    configured = os.environ.get("TRACE_EXPLORER_STORE", "").strip()
-    return str(Path(configured).expanduser().resolve()) if configured else None
-
-
-def _no_store_yet(folder: Path) -> bool:
-    """Whether ``folder`` is missing, or an empty folder: what ``_read_store`` makes a store of
-    (a file, or a folder holding something, it opens or refuses by name). Raises OSError when
-    the folder cannot be listed."""
-    return not folder.exists() or (folder.is_dir() and not any(folder.iterdir()))
-
-
-def _has_store(path: str) -> bool:
-    """``_no_store_yet``'s opposite for the store directory ``path``; a folder that cannot be
-    listed counts as one, for ``_read_store`` to say why it cannot be read."""
-    try:
-        return not _no_store_yet(Path(path))
-    except OSError:
-        return True
-
-
-def _read_store(path: str):
-    """A reader of the store in ``path`` (its newest snapshot); a missing or empty directory
-    becomes a new, empty store first. Raises SourceError naming ``path`` when it is not a
-    directory or cannot be read."""
-    folder = Path(path)
-    if folder.exists() and not folder.is_dir():
-        raise SourceError(f"{path}: expected a store's directory; it is not a directory")
-    try:
-        if _no_store_yet(folder):
-            open_local_store(folder).close()
-    except OSError as error:
-        raise SourceError(f"{path}: the store's directory cannot be used ({error.strerror or error})") from None
-    return local_source(folder)
-
-
-def _ingest(path: str, uploads: list) -> None:
-    """Save uploaded files into the store in ``path``, each all or nothing, with a progress bar
-    by bytes. The store is open for writing only meanwhile; when another process writes it (an
-    ingest), saving waits up to ``UPLOAD_WAIT_S`` for its turn, then says so."""
-    state = st.session_state
-    state[_UPLOADER_GEN_KEY] += 1
-    bar = st.progress(0.0, text="Saving into the store…")
-    try:
-        store = open_local_store(path, wait_s=UPLOAD_WAIT_S)
-    except SourceError as error:
-        state[_ERRORS_KEY] = [str(error)]
-        st.rerun()
-    with store:
-        state[_ERRORS_KEY] = _save(store, uploads, bar)
-    st.rerun()
-
-
-def _save(store, uploads: list, bar) -> list[str]:
-    """Ingest each upload into ``store``, advancing ``bar``; returns the error messages."""
-    total = sum(u.size for u in uploads) or 1
-    done = 0
-    errors = []
-    limit, setting = upload_limit()
-    texts_given: set[str] = set()  # the IRIs the files gave a text to: what mends a missing text
-    for upload in uploads:
-        refusal = _oversized(upload, limit, setting)
-        if refusal:
-            errors.append(refusal)
-            done += upload.size
-            continue
-
-        def advance(n: int, start=done) -> None:
-            nonlocal done
-            done = min(done + n, start + upload.size)
-            bar.progress(min(done / total, 1.0), text=f"Saving {upload.name}…")
-        try:
-            saved = ingest_file(store, upload.name, upload.getvalue(), progress=advance, untrusted=True,
-                                phases=_PhaseText(bar, lambda: done / total, upload.name))
-            texts_given.update(saved.text_iris)
-        except TraceLoadError as error:
-            errors.append(str(error))
-        except Exception as error:  # noqa: BLE001 - a bad file must not become a traceback in the page
-            _log.exception("saving the upload %r failed", upload.name)
-            errors.append(f"{upload.name}: expected a trace file this app can save; saving it failed "
-                          f"({type(error).__name__}: {error})")
-        done = sum(u.size for u in uploads[: uploads.index(upload) + 1])
-        bar.progress(min(done / total, 1.0))
-    health = _PhaseText(bar, lambda: 1.0, "the changed sessions")
-    health.begin(HEALTH)
-    refresh_health(store.writer_source(), after_ingest=True, progress=health.advance, total=health.set_total,
-                   texts_given=texts_given, supports=supports_in_worker)  # a visitor's answers: in a worker
-    return errors
-
-
-class _PhaseText(Phases):
-    """The phases of saving a file (``ingest_phases``: parse, index, store, full-text, health),
-    shown in the progress bar's text with their counts and the step that runs after a phase's
-    last unit (a flush, a commit); the bar itself stays at ``fraction()``."""
-
-    def __init__(self, bar, fraction, name: str):
-        self.bar, self.fraction, self.name = bar, fraction, name
-        self.phase, self.total, self.done, self.what = "", None, 0, ""
-
-    def begin(self, phase: str, total: int | None = None) -> None:
-        self.phase, self.total, self.done, self.what = phase, total, 0, ""
-        self._show()
-
-    def step(self, what: str) -> None:
-        self.what = what
-        self._show()
-
-    def set_total(self, total: int) -> None:
-        self.total = total
-        self._show()
-
-    def advance(self, n: int) -> None:
-        self.done += n
-        self._show()
-
-    def _show(self) -> None:
-        count = f"{self.done:,} of {self.total:,}" if self.total is not None else f"{self.done:,}"
-        text = (f"Checking the health of {self.name}: {count} sessions…" if self.phase == HEALTH
-                else f"Saving {self.name}: {self.phase}, {count} {UNITS[self.phase]}"
-                     + (f", {self.what}…" if self.what else "…"))
-        self.bar.progress(min(self.fraction(), 1.0), text=text)
+    from .store_source import store_source  # here: it draws this module's uploader
+    return store_source()
 
 
 # -- SPARQL endpoint --------------------------------------------------------------------------

@@ -27,7 +27,9 @@ from trace_explorer.sources.bounded_http import DEFAULT_TIMEOUT_S
 from trace_explorer.sources.configured import SOURCES_VARIABLE, TOKEN_VARIABLE, URL_VARIABLE, ConfiguredSource
 from trace_explorer.sources.endpoint_policy import EndpointRefused
 from trace_explorer.sources.source import SourceError
-from trace_explorer.sources.trustgraph.gateway import Gateway
+from trace_explorer.sources.trustgraph.gateway import Gateway, api_base
+from trace_explorer.sources.trustgraph.ids import KINDS as ID_KINDS
+from trace_explorer.sources.trustgraph.ids import checked_id
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 
 from .collection import Collection, current_collection, not_connected, set_collection
@@ -65,8 +67,13 @@ def trustgraph_source_form() -> Collection:
     else:
         url, token = chosen.url, chosen.secret
         st.caption(md_escape(f"{chosen.url} · its token is kept on the server"))
-    flow = st.text_input("Flow", key="te_tg_flow")
-    collection_id = st.text_input("Collection", key="te_tg_collection")
+    pinned = chosen.pinned if chosen else frozenset()
+    flow = chosen.flow if "flow" in pinned else st.text_input("Flow", key="te_tg_flow")
+    collection_id = (chosen.collection if "collection" in pinned
+                     else st.text_input("Collection", key="te_tg_collection"))
+    if pinned:
+        st.caption(md_escape(", ".join(f"{kind} {getattr(chosen, kind)}" for kind in ID_KINDS if kind in pinned)
+                             + " · set by the operator"))
     timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S,
                               key=f"te_tg_timeout_{choice}" if chosen else "te_tg_timeout",
                               help="How long each request may take in all, its whole answer read.")
@@ -77,7 +84,11 @@ def trustgraph_source_form() -> Collection:
                    "Enter the gateway's token in the Token field.", icon=":material/key:")
     collection = current_collection()
     wanted = (url.strip(), flow.strip() or "default", collection_id.strip() or "default")
-    connected = collection.key[0] == KIND and tuple(collection.key[1:4]) == _normal(*wanted)
+    try:
+        connected = collection.key[0] == KIND and tuple(collection.key[1:4]) == _normal(*wanted)
+    except SourceError as error:  # ids a visitor typed, or a link gave, that TrustGraph would not: nothing sent
+        st.error(md_escape(str(error)), icon=":material/error:")
+        return not_connected(KIND, f"Not connected: {error}")
     requested = state.pop("te_tg_requested", False)
     failed = state.get(_FAILED_KEY)
     if chosen is not None and not connected and not requested and failed and failed[:2] == (choice, wanted):
@@ -87,7 +98,7 @@ def trustgraph_source_form() -> Collection:
         return not_connected(KIND, f"Not connected: {failed[2]}")
     if requested or (chosen is not None and not connected):
         try:
-            collection = _connect(wanted, token, float(timeout))
+            collection = _connect(wanted, token, float(timeout), chosen.workspace if chosen else "default")
         except (EndpointRefused, SourceError) as error:
             st.error(md_escape(str(error)), icon=":material/error:")
             if isinstance(error, EndpointRefused) and chosen is None:
@@ -119,8 +130,10 @@ def _start(configured: list[ConfiguredSource]) -> None:
     first = serving or (configured[0] if configured and not url else None)
     state[CHOICE_KEY] = first.name if first else OTHER
     state["te_tg_url"] = url
-    state["te_tg_flow"] = params.get(FLOW_PARAM) or (first.flow if first else "default")
-    state["te_tg_collection"] = params.get(COLLECTION_PARAM) or (first.collection if first else "default")
+    for kind, param in (("flow", FLOW_PARAM), ("collection", COLLECTION_PARAM)):
+        pinned = first is not None and kind in first.pinned  # the operator's, whatever the address says
+        state[f"te_tg_{kind}"] = (getattr(first, kind) if pinned else params.get(param)
+                                  or (getattr(first, kind) if first else "default"))
     if url and serving is None:
         state[_ASK_KEY] = (url, state["te_tg_flow"], state["te_tg_collection"])
 
@@ -133,12 +146,13 @@ def _pick(configured: list[ConfiguredSource]) -> None:
     st.session_state["te_tg_collection"] = chosen.collection if chosen else "default"
 
 
-def _connect(wanted: tuple[str, str, str], token: str | None, timeout: float) -> Collection:
-    """Connect to gateway ``wanted`` (URL, flow, collection) and make it this person's
-    collection. Raises EndpointRefused (nothing sent) or SourceError."""
+def _connect(wanted: tuple[str, str, str], token: str | None, timeout: float, workspace: str) -> Collection:
+    """Connect to gateway ``wanted`` (URL, flow, collection) in ``workspace`` and make it this
+    person's collection. Raises EndpointRefused (nothing sent) or SourceError."""
     url, flow, collection_id = wanted
     pinned = endpoint_policy().pin(url)
-    gateway = Gateway(url, token or None, flow=flow, collection=collection_id, timeout=timeout, pins=pinned.pins)
+    gateway = Gateway(url, token or None, flow=flow, collection=collection_id, workspace=workspace, timeout=timeout,
+                      pins=pinned.pins)
     source = TrustGraphSource(gateway, eager_texts=False)
     # a key of its own per connection: nothing read with one person's token is shared
     candidate = Collection(source, (KIND, gateway.url, gateway.flow, gateway.collection, uuid.uuid4().hex),
@@ -149,8 +163,10 @@ def _connect(wanted: tuple[str, str, str], token: str | None, timeout: float) ->
 
 
 def _normal(url: str, flow: str, collection_id: str) -> tuple[str, str, str]:
-    """(URL, flow, collection) as a connection's key holds them (``Gateway.url``: with a final /)."""
-    return Gateway(url, flow=flow, collection=collection_id).url, flow, collection_id
+    """(URL, flow, collection) as a connection's key holds them (``Gateway.url``: with a final /).
+    Raises SourceError for a URL or an id a gateway is never asked with (``gateway.api_base``,
+    ``ids.checked_id``)."""
+    return api_base(url) if url else url, checked_id("flow", flow), checked_id("collection", collection_id)
 
 
 def _unconnected() -> Collection:

@@ -189,13 +189,20 @@ def sessions(corpus_sessions):
 
 
 @pytest.fixture(scope="session")
-def app_url():
+def app_store_root(tmp_path_factory):
+    """The store root (``TRACE_EXPLORER_STORE_ROOT``) of the shared ``app_url`` server: a store
+    made in it is offered there by its folder's name."""
+    return tmp_path_factory.mktemp("store-root")
+
+
+@pytest.fixture(scope="session")
+def app_url(app_store_root):
     """The app on the demo, served by Streamlit on a free loopback port, shared by the browser
     tests of one test process as visitors share a deployment (each test's browser context is a
     visitor of its own); a test that needs another configuration starts its own server."""
     from tests.browser_support import streamlit_server
 
-    with streamlit_server() as url:
+    with streamlit_server(env={"TRACE_EXPLORER_STORE_ROOT": str(app_store_root)}) as url:
         yield url
 
 

@@ -7,8 +7,11 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import CORPUS, file_graph, manifest_sessions
-from tests.test_app import header_question, table_ids, unescape
+from streamlit.testing.v1 import AppTest
+
+from tests.test_app import REPO, header_question, table_ids, unescape
 from tests.test_app_sources import _param, start
+from components.store_source import cannot_open
 from trace_explorer.cli.main import main
 
 SEED = {s["session"]: s for s in manifest_sessions("seed-sessions.ttl")}
@@ -72,14 +75,15 @@ def test_a_configured_store_opens_by_name_outside_the_store_root(configured, tmp
     at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
     at.sidebar.selectbox(key="te_store_choice").set_value("Team traces").run()
     assert not at.exception, at.exception
-    assert at.sidebar.text_input(key="te_store_path").value == str(store)
     assert sorted(table_ids(at)) == sorted(SEED)
-    # a directory typed in, outside the root and not configured, is refused and names the root
-    at.sidebar.text_input(key="te_store_path").set_value(str(tmp_path / "elsewhere")).run()
-    errors = [unescape(e.value) for e in at.sidebar.error]
-    assert errors == [f"{tmp_path / 'elsewhere'}: this server opens local stores only inside {root} "
-                      "(set by TRACE_EXPLORER_STORE_ROOT)"]
-    assert not (tmp_path / "elsewhere").exists()
+    assert _param(at, "store") == "Team traces"  # its name, never its path
+    assert str(tmp_path) not in " ".join(str(getattr(e, "value", "")) for e in at.sidebar)
+    # a link naming a directory, outside the root and not configured, opens nothing and makes nothing
+    linked = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    linked.query_params["store"] = str(tmp_path / "elsewhere")
+    linked.run()
+    assert [unescape(e.value) for e in linked.sidebar.error] == [cannot_open(str(tmp_path / "elsewhere"))]
+    assert table_ids(linked) == [] and not (tmp_path / "elsewhere").exists()
 
 
 def test_a_bad_entry_is_named_in_the_sidebar_and_the_good_ones_stay(configured, tmp_path):
@@ -88,8 +92,9 @@ def test_a_bad_entry_is_named_in_the_sidebar_and_the_good_ones_stay(configured, 
     path = configured(f'[[trustgraph]]\nname = "Broken"\nurl = "http://127.0.0.1:9/"\ntoken_env = "NOT_SET_ANYWHERE"\n'
                       f'[[store]]\nname = "Team traces"\npath = "{store}"\n')
     at = start()
+    assert str(path) not in " ".join(unescape(str(getattr(e, "value", ""))) for e in at.sidebar)  # a server path
     assert [unescape(e.value) for e in at.sidebar.error] == [
-        f"Configured sources: {path}: trustgraph source 'Broken': expected the environment variable "
+        "Configured sources: the sources file: trustgraph source 'Broken': expected the environment variable "
         "NOT_SET_ANYWHERE (token_env) to be set"]
     at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
     at.sidebar.selectbox(key="te_store_choice").set_value("Team traces").run()

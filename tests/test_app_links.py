@@ -238,13 +238,14 @@ def test_a_gateway_picked_by_name_brings_its_own_flow_collection_and_timeout(app
     at = fresh()
     at.sidebar.segmented_control(key="te_source_kind").set_value("TrustGraph").run()
     assert at.sidebar.selectbox(key="te_tg_choice").value == "Elsewhere"
-    assert at.sidebar.text_input(key="te_tg_flow").value == "no-such-flow"
+    # set in the file, so pinned: shown, not asked for
+    assert "flow no-such-flow, collection no-such-collection · set by the operator" in [unescape(c.value) for c in at.sidebar.caption]
+    assert not [w for w in at.sidebar.text_input if w.key in ("te_tg_flow", "te_tg_collection")]
     assert at.sidebar.number_input(key="te_tg_timeout_Elsewhere").value == 7.0
     assert table_ids(at) == []
     at.sidebar.selectbox(key="te_tg_choice").set_value("Laptop").run()
     assert not at.exception, at.exception
-    assert at.sidebar.text_input(key="te_tg_flow").value == FLOW
-    assert at.sidebar.text_input(key="te_tg_collection").value == COLLECTION
+    assert f"flow {FLOW}, collection {COLLECTION} · set by the operator" in [unescape(c.value) for c in at.sidebar.caption]
     assert sorted(table_ids(at)) == sorted(TOP)
     assert (param(at, "flow"), param(at, "collection")) == (FLOW, COLLECTION)
 

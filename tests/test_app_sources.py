@@ -27,8 +27,11 @@ SEED_BY_ID = {s["session"]: s for s in manifest_sessions("seed-sessions.ttl")}
 
 @pytest.fixture
 def app_env(tmp_path, monkeypatch):
+    """A folder that is the server's store root (``TRACE_EXPLORER_STORE_ROOT``): its stores are
+    offered by their folder's name."""
     monkeypatch.delenv("TRACE_EXPLORER_STORE", raising=False)
     monkeypatch.delenv("TRACE_EXPLORER_ENDPOINT_ALLOW", raising=False)
+    monkeypatch.setenv("TRACE_EXPLORER_STORE_ROOT", str(tmp_path))
     return tmp_path
 
 
@@ -42,8 +45,18 @@ def _param(at: AppTest, name: str) -> str | None:
 
 
 def _choose_store(at: AppTest, path) -> AppTest:
+    """Pick the store in folder ``path`` of the store root by its name."""
     at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
-    at.sidebar.text_input(key="te_store_path").set_value(str(path)).run()
+    at.sidebar.selectbox(key="te_store_choice").set_value(path.name).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _create_store(at: AppTest, name: str) -> AppTest:
+    """Make a new store called ``name`` in the store root, from the sidebar."""
+    at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
+    at.sidebar.text_input(key="te_store_new").set_value(name)
+    at.sidebar.button(key="te_store_create").click().run()
     assert not at.exception, at.exception
     return at
 
@@ -55,17 +68,17 @@ def test_the_store_is_remembered_in_the_browsers_address_never_on_the_server(app
     assert sorted(table_ids(at)) == sorted(SEED)
     metrics = {m.label: m.value for m in at.sidebar.metric}
     assert metrics["Sessions"] == str(len(SEED)) and metrics["Triples"] == str(MANIFEST["seed-sessions.ttl"]["quads"])
-    assert _param(at, "store") == str(store.resolve())  # in this person's address
+    assert _param(at, "store") == "store"  # in this person's address, by its name
     # another visitor (a new browser session, no address of theirs) lands on the demo
     other = start()
     assert other.sidebar.segmented_control(key="te_source_kind").value == "Files"
     assert sorted(table_ids(other)) == sorted(DEMO_TOP) and _param(other, "store") is None
     # the first person's reload, bookmark or shared link (the address) opens the store again
     again = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
-    again.query_params["store"] = str(store.resolve())
+    again.query_params["store"] = "store"
     again.run()
     assert again.sidebar.segmented_control(key="te_source_kind").value == "Local store"
-    assert again.sidebar.text_input(key="te_store_path").value == str(store.resolve())
+    assert again.sidebar.selectbox(key="te_store_choice").value == "store"
     assert sorted(table_ids(again)) == sorted(SEED)
     # back to the files: the address forgets the store
     again.sidebar.segmented_control(key="te_source_kind").set_value("Files").run()
@@ -75,10 +88,9 @@ def test_the_store_is_remembered_in_the_browsers_address_never_on_the_server(app
 
 def test_uploads_are_saved_into_the_store_all_or_nothing(app_env):
     fresh = app_env / "fresh"
-    at = _choose_store(start(), fresh)
-    assert not fresh.exists()  # made only when asked for
-    at.sidebar.button(key="te_store_create").click().run()
+    at = _create_store(start(), "fresh")
     assert (fresh / "CURRENT").exists() and "No sessions in this store yet" in at.main.info[0].value
+    assert at.sidebar.selectbox(key="te_store_choice").value == "fresh" and _param(at, "store") == "fresh"
     bad = ("bad.ttl", b"<urn:a> <urn:b> .\n", "text/turtle")
     at.sidebar.file_uploader[0].set_value([("seed-sessions.ttl", (CORPUS / "seed-sessions.ttl").read_bytes(), "text/turtle"),
                                            bad]).run()
@@ -207,34 +219,6 @@ def test_large_counts_fit_the_sidebar_metrics():
         ["0", "60,298", "99,999", "768k", "999k", "1M", "1M", "1.25M", "999M", "1B", "3.4B"]
 
 
-def test_a_deployment_keeps_stores_inside_its_store_root(app_env, monkeypatch):
-    root = app_env / "stores"
-    root.mkdir()
-    monkeypatch.setenv("TRACE_EXPLORER_STORE_ROOT", str(root))
-    at = start()
-    at.sidebar.segmented_control(key="te_source_kind").set_value("Local store").run()
-    outside = app_env / "elsewhere"
-    at.sidebar.text_input(key="te_store_path").set_value(str(outside)).run()
-    assert [unescape(e.value) for e in at.sidebar.error] == [
-        f"{outside}: this server opens local stores only inside {root} (set by TRACE_EXPLORER_STORE_ROOT)"]
-    assert not outside.exists()  # nothing was created
-    at.sidebar.text_input(key="te_store_path").set_value(str(root / "team")).run()
-    at.sidebar.button(key="te_store_create").click().run()
-    assert not at.sidebar.error and (root / "team").is_dir()
-    assert "No sessions in this store yet" in at.main.info[0].value
-
-
-def test_a_store_address_naming_a_file_is_an_error_naming_it(app_env):
-    file = app_env / "a-file"
-    file.write_text("not a store")
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
-    at.query_params["store"] = str(file)
-    at.run()
-    assert not at.exception, at.exception
-    assert [unescape(e.value) for e in at.sidebar.error] == [f"{file}: expected a store's directory; it is not a directory"]
-    assert table_ids(at) == [] and file.read_text() == "not a store"
-
-
 def test_the_list_says_how_many_sub_sessions_no_top_level_session_reaches(app_env):
     """orchestrated.nq without agent fa7f0eab: the GraphRAG sub-session its tool call started is
     in no top-level session's family; the list says so under its count, and Show sub-sessions
@@ -267,30 +251,3 @@ def test_a_content_file_uploaded_into_the_store_mends_what_its_texts_lacked(app_
     at.sidebar.file_uploader[0].set_value([(content.name, content.read_bytes(), "application/json")]).run()
     assert not at.exception and not at.sidebar.error
     assert index_tables(store)["health"] == index_tables(app_env / "both")["health"] != lacking
-
-
-def test_an_address_or_a_typed_path_never_makes_a_folder_by_itself(app_env, monkeypatch):
-    """``?store=`` naming a folder that is not there, a relative path, or an empty folder: no
-    folder and no store is made until "Create an empty store here" is clicked; the list says
-    how to make one."""
-    monkeypatch.chdir(app_env)
-    missing = app_env / "typo" / "store"
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
-    at.query_params["store"] = str(missing)
-    at.run()
-    assert not at.exception and not missing.exists() and not (app_env / "typo").exists()
-    assert [unescape(i.value) for i in at.sidebar.info] == [f"No store at {missing} yet."]
-    assert unescape(at.main.info[0].value).startswith(f"No store at {missing} yet: create it in the sidebar")
-    assert table_ids(at) == []
-    at.sidebar.text_input(key="te_store_path").set_value("relative/store").run()
-    assert [unescape(e.value) for e in at.sidebar.error] == [
-        "relative/store: give the store directory's full path (from /): a relative path would name a folder "
-        "in the server's working directory"]
-    assert not (app_env / "relative").exists()
-    empty = app_env / "empty"
-    empty.mkdir()
-    at.sidebar.text_input(key="te_store_path").set_value(str(empty)).run()
-    assert list(empty.iterdir()) == []
-    at.sidebar.button(key="te_store_create").click().run()
-    assert (empty / "CURRENT").exists() and not at.sidebar.error
-    assert "No sessions in this store yet" in at.main.info[0].value

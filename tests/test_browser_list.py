@@ -48,19 +48,20 @@ def list_page(page, url: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def store_url(tmp_path_factory):
-    """The app on a local store of 130 synthetic sessions (three pages of the list)."""
+def store_url(tmp_path_factory, app_store_root):
+    """The app on a local store of 130 synthetic sessions (three pages of the list), made in the
+    shared server's store root too (as ``list-store``)."""
     from tests.test_timeline import _synthetic
 
     synthetic = _synthetic()
     work = tmp_path_factory.mktemp("list-store")
     made = synthetic.generate(work / "data", 130, long_steps=(60, 20))
-    store = open_local_store(work / "store")
+    store = open_local_store(app_store_root / "list-store")
     ingest_file(store, str(made.nquads))
     ingest_file(store, str(made.documents))
     del store
-    with streamlit_server(env={"TRACE_EXPLORER_STORE": str(work / "store")}) as url:
-        yield url, work / "store"
+    with streamlit_server(env={"TRACE_EXPLORER_STORE": str(app_store_root / "list-store")}) as url:
+        yield url, app_store_root / "list-store"
 
 
 def test_a_click_on_a_row_opens_it_and_ticks_select_without_opening(app_url):
@@ -246,10 +247,10 @@ def test_a_session_link_opened_in_a_new_tab_shows_the_same_source(app_url, store
     newest = row["id"]
     assert newest not in BY_ID
     with chromium_page(viewport=(1400, 1100)) as page:
-        list_page(page, app_url + "/?store=" + urllib.parse.quote(str(store_dir), safe=""))
+        list_page(page, app_url + "/?store=list-store")  # a store of the server's root, by its name
         assert row_ids(page)[0] == newest
         href = page.locator(f'{LIST_ROW}[data-session="{newest}"] td.c-session a').get_attribute("href")
-        assert urllib.parse.parse_qsl(urllib.parse.urlparse(href).query) == [("store", str(store_dir)),
+        assert urllib.parse.parse_qsl(urllib.parse.urlparse(href).query) == [("store", "list-store"),
                                                                               ("session", newest)]
     with chromium_page(viewport=(1400, 1100)) as tab:
         tab.goto(app_url + "/" + href)

@@ -208,24 +208,23 @@ def _sidebar_says(page, text: str) -> bool:
 
 
 @browser
-def test_a_persons_store_is_remembered_in_their_address_never_for_another(app_url, tmp_path):
+def test_a_persons_store_is_remembered_in_their_address_never_for_another(app_url, app_store_root):
     from trace_explorer.cli.main import main
 
-    store = tmp_path / "store-of-a"
+    store = app_store_root / "store-of-a"
     assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(store), "--quiet"]) == 0
-    from_store = f"{len(SEED)} top-level sessions · from store {store.resolve()}"
+    from_store = f"{len(SEED)} top-level sessions · from store store-of-a"
     with people(2) as (a, b):
         a.goto(app_url + "/")
         wait_for_streamlit_idle(a)
         a.locator('[data-testid="stSidebar"]').get_by_role("radio", name="Local store").click()
         wait_for_streamlit_idle(a)
-        box = a.get_by_placeholder("/path/to/store")
-        box.fill(str(store))
-        box.press("Enter")
+        a.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').click()  # the offered stores, by name
+        a.get_by_role("option", name="store-of-a").click()
         wait_for_streamlit_idle(a)
         assert caption_starts(a, f"1–{len(SEED)} of {len(SEED)} matching")
         assert _sidebar_says(a, from_store)
-        assert _address(a)["store"] == [str(store.resolve())]
+        assert _address(a)["store"] == ["store-of-a"]  # its name, never its path
         # a reload keeps A on their store (a new Streamlit session, told by the address only)
         a.reload()
         wait_for_streamlit_idle(a)
@@ -235,7 +234,7 @@ def test_a_persons_store_is_remembered_in_their_address_never_for_another(app_ur
         a.wait_for_url("**/session?*", timeout=30000)
         wait_for_streamlit_idle(a)
         assert "store" in _address(a), a.url
-        assert _address(a)["store"] == [str(store.resolve())] and _address(a)["session"][0] in SEED
+        assert _address(a)["store"] == ["store-of-a"] and _address(a)["session"][0] in SEED
         a.reload()
         wait_for_streamlit_idle(a)
         assert _sidebar_says(a, from_store) and heading(a) == SEED[_address(a)["session"][0]]
@@ -245,6 +244,6 @@ def test_a_persons_store_is_remembered_in_their_address_never_for_another(app_ur
         wait_for_streamlit_idle(b)
         assert caption_starts(b, DEMO_CAPTION)
         assert _sidebar_says(b, f"{len(TOP)} top-level sessions · from demo traces")
-        assert "store" not in _address(b) and b.get_by_placeholder("/path/to/store").count() == 0
+        assert "store" not in _address(b) and b.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').count() == 0
         assert b.locator('[data-testid="stSidebar"]').get_by_role("radio", name="Files").get_attribute("aria-checked") == "true"
         screenshot(b, "users-b-not-on-a-store")

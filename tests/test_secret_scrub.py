@@ -43,4 +43,34 @@ def test_a_secret_echoed_in_another_case_or_encoding_is_removed():
                    "Reflect-Secret%203131", "\\u0052eflect-Secret 3131"):
         assert scrub.clean(f"token {echoed}!") == "token ***!", echoed
     assert scrub.clean("reflect-secret", cut_short=True) == "***"  # a cut echo, in lower case
-    assert scrub.clean("reflect-secrets are fine", cut_short=True) == "reflect-secrets are fine"
+    # any start of the secret of four characters or more is the secret's: a quote that gives it gives that much away
+    assert scrub.clean("reflect-secrets are fine", cut_short=True) == "***s are fine"
+    assert scrub.clean("refrains are fine") == "refrains are fine"
+
+
+BEARER = "tg-7f3a9c0e1d2b4a58"
+
+
+@pytest.mark.parametrize("echoed", [
+    BEARER[:7],  # the adversary's: a 7-character start of the bearer token
+    BEARER[:4], BEARER.upper()[:12],
+    base64.b64encode(BEARER.encode()).decode(),  # the adversary's: its base64
+    base64.b64encode(b"Authorization: Bearer " + BEARER.encode()).decode(),  # inside a dumped header, any alignment
+    base64.b64encode(b"x: Bearer " + BEARER.encode() + b"\r\n").decode(),
+    base64.b64encode(b"xy: Bearer " + BEARER.encode() + b"\r\n").decode(),
+    base64.urlsafe_b64encode(b"\xfb\xff" + BEARER.encode()).decode(),
+    base64.b64encode(BEARER.encode()).decode()[:9],  # the start of its base64
+])
+def test_the_starts_and_the_base64_of_a_token_are_scrubbed(echoed):
+    scrubbed = SecretScrub(BEARER).clean(f"error: {echoed} end")
+    assert scrubbed.startswith("error: ") and scrubbed.endswith(" end") and "***" in scrubbed
+    assert BEARER[:4] not in scrubbed.lower()
+    # no six characters of the token's base64, at any of its three alignments, in either alphabet
+    for shift in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(bytes(shift) + BEARER.encode()).decode()[4:-4]
+            assert not any(encoded[i:i + 6] in scrubbed for i in range(len(encoded) - 6)), (shift, scrubbed)
+
+
+def test_three_characters_of_a_token_are_not_its_own():
+    assert SecretScrub(BEARER).clean("a tg-x error") == "a tg-x error"

@@ -173,7 +173,7 @@ def test_a_store_filled_by_other_tools_gets_an_index_and_a_snapshot_and_reindex_
     other.flush()
     del other
     seed = len(manifest_sessions("seed-sessions.ttl"))
-    first = local_source(path)  # opened for the first time: indexed, and its first snapshot published
+    first = local_source(path, adopt=True)  # opened for the first time: indexed, and its first snapshot published
     assert first.index is not None and count_sessions(first, SessionFilter(include_sub=True)) == seed
     other = ox.Store(str(path))  # the tool adds more: readers go on with what was published
     other.load(path=str(CORPUS / "graph-dump.ttl"), format=ox.RdfFormat.TURTLE)

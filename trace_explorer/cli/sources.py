@@ -127,7 +127,7 @@ def open_source(args: argparse.Namespace) -> tuple[TraceSource | None, list[str]
             if args.store:
                 if not os.path.isdir(args.store):
                     return None, errors + [f"no store at {args.store} (create one with `trace-explorer ingest`)"]
-                source = local_source(args.store)
+                source = local_source(args.store, adopt=True)
                 source.documents = collection.documents
             elif args.trustgraph:
                 source = trustgraph_source(args)

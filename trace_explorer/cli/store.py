@@ -70,7 +70,7 @@ def _reindex(args) -> int:
         report([f"no store at {args.store or repr(args.store)} (create one with `trace-explorer ingest`)"])
         return 2
     try:
-        with BarPhases(args.quiet) as phases, open_local_store(args.store) as local:
+        with BarPhases(args.quiet) as phases, open_local_store(args.store, adopt=True) as local:
             if args.no_health:
                 count = reindex(local, phases)
             else:
@@ -131,7 +131,7 @@ def _ingest(args) -> int:
         return 2
     report([f"warning: {error}" for error in empty] + [f"warning: {note}" for note in folders_left_out(paths)])
     try:
-        store = open_local_store(args.store)
+        store = open_local_store(args.store, adopt=True)
     except SourceError as error:
         report([str(error)])
         return 2

@@ -31,7 +31,7 @@ def _sync(args) -> int:
     from ..sources.trustgraph.sync import SyncReport, sync  # the HTTP client loads for this command only
 
     try:
-        local = open_local_store(args.store)
+        local = open_local_store(args.store, adopt=True)
     except SourceError as error:
         report([str(error)])
         return 2

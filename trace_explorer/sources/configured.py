@@ -15,8 +15,8 @@ named file is an error). Visitors pick a source by its name; its credentials sta
     name = "Production"
     url = "https://trustgraph.example.org/"
     token_env = "PROD_TRUSTGRAPH_TOKEN"   # or: token = "..."
-    flow = "default"             # optional, as are collection and timeout_s
-    collection = "default"
+    flow = "default"             # optional, as are collection, workspace and timeout_s; each one
+    collection = "default"       # set here is pinned: visitors cannot change it
 
     [[sparql]]                   # a SPARQL endpoint
     name = "Archive"
@@ -32,7 +32,8 @@ named file is an error). Visitors pick a source by its name; its credentials sta
 
 ``TRUSTGRAPH_URL`` (and ``TRUSTGRAPH_TOKEN``) in the environment make one more TrustGraph
 source, as TrustGraph's own command-line tools read them; ``TRUSTGRAPH_FLOW`` and
-``TRUSTGRAPH_COLLECTION`` name its flow and collection (default ``default``). A configured
+``TRUSTGRAPH_COLLECTION`` name its flow and collection (default ``default``; either one set is
+pinned). Flow, collection and workspace ids are TrustGraph's (``trustgraph.ids``). A configured
 URL is reachable whatever the endpoint policy says (``EndpointPolicy.configured``), loopback
 included: the operator chose it.
 """
@@ -47,6 +48,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .bounded_http import DEFAULT_TIMEOUT_S
+from .trustgraph.ids import KINDS as ID_KINDS
+from .trustgraph.ids import InvalidId, checked_id
 
 SOURCES_VARIABLE = "TRACE_EXPLORER_SOURCES"
 DEFAULT_PATH = Path(".streamlit") / "sources.toml"
@@ -64,7 +67,9 @@ class SourcesConfigError(ValueError):
 class ConfiguredSource:
     """One named source. ``kind``: "trustgraph", "sparql" or "store"; ``url`` (a gateway's or
     endpoint's) or ``path`` (a store's); ``secret``: the token (bearer) or password, read from
-    the file or from the environment variable it names, kept out of ``repr``."""
+    the file or from the environment variable it names, kept out of ``repr``. A gateway's
+    ``flow``, ``collection`` and ``workspace`` named in ``pinned`` were set by the operator and
+    are the only ones it is used with; the others are where a visitor starts."""
 
     name: str
     kind: str
@@ -72,6 +77,8 @@ class ConfiguredSource:
     path: str = ""
     flow: str = "default"
     collection: str = "default"
+    workspace: str = "default"
+    pinned: frozenset[str] = frozenset()  # of "flow", "collection", "workspace": set by the operator
     graphs: tuple[str, ...] = ()
     user: str | None = None
     bearer: bool = True
@@ -148,8 +155,13 @@ def load_sources(environ: Mapping[str, str] | None = None, cwd: Path | None = No
             raise SourcesConfigError(f"{path}: expected a TOML file of sources ({error})") from None
     elif named:
         raise SourcesConfigError(f"{path}: no such file (named by {SOURCES_VARIABLE})")
-    sources = [_from_environment(environ)] if environ.get(URL_VARIABLE, "").strip() else []
+    sources: list[ConfiguredSource] = []
     problems: list[str] = []
+    if environ.get(URL_VARIABLE, "").strip():
+        try:
+            sources.append(_from_environment(environ))
+        except SourcesConfigError as error:
+            problems.append(str(error))
     for key in sorted(set(table) - set(KINDS) - {"uploads"}):
         problems.append(f"{path}: unknown table {key!r} (expected [[trustgraph]], [[sparql]], [[store]] "
                         f"or [uploads])")
@@ -185,7 +197,7 @@ def load_sources(environ: Mapping[str, str] | None = None, cwd: Path | None = No
 # The settings each kind of entry knows; another is a mistake (a misspelt secret would go unsent).
 SETTINGS = {
     "store": {"name", "path"},
-    "trustgraph": {"name", "url", "token", "token_env", "flow", "collection", "timeout_s"},
+    "trustgraph": {"name", "url", "token", "token_env", "flow", "collection", "workspace", "timeout_s"},
     "sparql": {"name", "url", "graphs", "user", "password", "password_env", "token", "token_env", "timeout_s",
                "quoted_triples"},
 }
@@ -193,10 +205,24 @@ SETTINGS = {
 
 def _from_environment(environ: Mapping[str, str]) -> ConfiguredSource:
     url = environ[URL_VARIABLE].strip()
-    return ConfiguredSource(f"{url} ({URL_VARIABLE})", "trustgraph", url=url,
-                            flow=environ.get(FLOW_VARIABLE, "").strip() or "default",
-                            collection=environ.get(COLLECTION_VARIABLE, "").strip() or "default",
+    variables = {"flow": FLOW_VARIABLE, "collection": COLLECTION_VARIABLE}
+    ids = {kind: environ.get(variable, "").strip() for kind, variable in variables.items()}
+    for kind, value in ids.items():
+        if value:
+            _check_ids(f"{variables[kind]} (with {URL_VARIABLE})", {kind: value})
+    return ConfiguredSource(f"{url} ({URL_VARIABLE})", "trustgraph", url=url, flow=ids["flow"] or "default",
+                            collection=ids["collection"] or "default",
+                            pinned=frozenset(kind for kind, value in ids.items() if value),
                             secret=environ.get(TOKEN_VARIABLE) or None)
+
+
+def _check_ids(where: str, ids: Mapping[str, str]) -> None:
+    """Raise SourcesConfigError when one of ``ids`` ({"flow": id, ...}) is not a TrustGraph id."""
+    for kind, value in ids.items():
+        try:
+            checked_id(kind, value)
+        except InvalidId as error:
+            raise SourcesConfigError(f"{where}: {error}; the entry is left out") from None
 
 
 def _entry(path: Path, kind: str, number: int, entry, environ: Mapping[str, str]) -> ConfiguredSource:
@@ -236,8 +262,11 @@ def _entry(path: Path, kind: str, number: int, entry, environ: Mapping[str, str]
     quoted = entry.get("quoted_triples", True)
     if not isinstance(quoted, bool):
         raise SourcesConfigError(f"{where}: expected quoted_triples to be true or false")
-    return ConfiguredSource(name, kind, url=url, flow=text("flow", "default") or "default",
-                            collection=text("collection", "default") or "default", graphs=tuple(graphs),
+    ids = {key: text(key) for key in ID_KINDS if kind == "trustgraph" and text(key)}
+    _check_ids(where, ids)
+    return ConfiguredSource(name, kind, url=url, flow=ids.get("flow", "default"),
+                            collection=ids.get("collection", "default"), workspace=ids.get("workspace", "default"),
+                            pinned=frozenset(ids), graphs=tuple(graphs),
                             user=text("user"), bearer=password is None, timeout_s=timeout, quoted_triples=quoted,
                             secret=token if password is None else password)
 

@@ -185,7 +185,7 @@ class SnapshotSource(StoreSource):
         return current_generation(self.snapshot.path.parent.parent) == self.snapshot.generation
 
 
-def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
+def open_local_store(path: str | Path, *, wait_s: float = 0.0, adopt: bool = False) -> LocalStore:
     """Open (creating it when missing) the store in directory ``path`` for writing, with its
     session index; within a process the same ``LocalStore`` is shared (``users`` + 1). A store
     that has traces but no index file yet, or one of an older version (filled by an older
@@ -195,7 +195,12 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
 
     A folder that exists and holds files, none of them a store's (``STORE_MARKS``), is refused
     rather than made a store among them (a home folder given by mistake): a store is made only
-    in a missing or empty folder.
+    in a missing or empty folder. A folder with a RocksDB ``CURRENT`` but nothing of Trace
+    Explorer's (``ours``: no session index, no snapshots, no writers' lock) is written into only
+    with ``adopt`` (the command line's ``--store``, which the operator names: a pyoxigraph store
+    filled by other tools); otherwise it is refused untouched, as another program's database
+    would be. When opening fails, what this call made in the folder (the writers' lock, the
+    session index) is removed again.
 
     Raises StoreBusy when another process writes it still after ``wait_s`` seconds, and
     SourceError when the directory cannot be opened (not a store, one of a store's snapshots,
@@ -207,11 +212,13 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
         if local is not None and local.store is not None:
             local.users += 1
             return local
-        _refuse_other_folder(path)
+        _refuse_other_folder(path, adopt)
         refuse_snapshot(path)
         deadline = time.monotonic() + wait_s
+        made = [] if ours(path) else [path / WRITER_LOCK, path / INDEX_FILE]  # what a failure takes away again
         lock = _lock_writer(path, deadline)
         index_path = path / INDEX_FILE
+        index = None
         try:
             try:
                 index = SessionIndex(index_path)
@@ -223,6 +230,11 @@ def open_local_store(path: str | Path, *, wait_s: float = 0.0) -> LocalStore:
             if needs_publishing(index, path):
                 _publish(store, path, index)
         except BaseException:
+            if index is not None:
+                index.close()
+            for file in made:  # a folder that held no store of ours is left as it was
+                for leftover in (file, file.with_name(file.name + "-wal"), file.with_name(file.name + "-shm")):
+                    leftover.unlink(missing_ok=True)
             lock.close()
             raise
         local = LocalStore(path, store, index, lock=lock)
@@ -246,8 +258,16 @@ def holds_store(path: str | Path) -> bool:
     return any(os.path.exists(os.path.join(path, mark)) for mark in STORE_MARKS)
 
 
-def _refuse_other_folder(path: Path) -> None:
-    """Raise SourceError when ``path`` is a folder that holds files but nothing of a store's."""
+def ours(path: str | Path) -> bool:
+    """Whether the folder ``path`` holds a Trace Explorer store: its session index, its
+    snapshots or the writers' lock (which a writer killed before the store was made leaves), not
+    only a RocksDB ``CURRENT``, which any RocksDB or LevelDB database has."""
+    return any(os.path.exists(os.path.join(path, mark)) for mark in (INDEX_FILE, SNAPSHOTS_DIR, WRITER_LOCK))
+
+
+def _refuse_other_folder(path: Path, adopt: bool) -> None:
+    """Raise SourceError when ``path`` is a folder that holds files but nothing of a store's,
+    or (without ``adopt``) nothing of Trace Explorer's (``ours``)."""
     if not path.is_dir():
         return
     try:
@@ -255,10 +275,12 @@ def _refuse_other_folder(path: Path) -> None:
             names = {entry.name for entry in entries}
     except OSError:
         return  # said in the system's words when the folder is opened
-    if names and not names & STORE_MARKS:
+    if names and not (names & STORE_MARKS if adopt else ours(path)):
         shown = ", ".join(sorted(names)[:3]) + (", …" if len(names) > 3 else "")
-        raise SourceError(f"cannot open the store at {path}: this folder holds other files ({shown}) and no store; "
-                          f"a store is a folder of its own (made when missing or empty)")
+        raise SourceError(f"cannot open the store at {path}: this folder holds other files ({shown}) and no "
+                          f"{'store' if adopt else 'Trace Explorer store'}; a store is a folder of its own (made when "
+                          f"missing or empty)" + ("" if adopt else "; `trace-explorer reindex --store` adopts a "
+                                                                  "pyoxigraph store filled by other tools"))
 
 
 def _lock_writer(path: Path, deadline: float) -> IO[bytes]:
@@ -320,6 +342,8 @@ def _open_for_writing(path: Path, deadline: float) -> ox.Store:
         try:
             path.mkdir(parents=True, exist_ok=True)
             return ox.Store(str(path))
+        except RuntimeError as error:  # RocksDB's refusal of a database that is not pyoxigraph's
+            raise SourceError(f"cannot open the store at {path}: it is not a pyoxigraph store ({error})") from None
         except OSError as error:
             if "LOCK" not in str(error):
                 raise _unopened(path, error) from None
@@ -337,14 +361,16 @@ def _publish(store: ox.Store, path: Path, index: SessionIndex) -> int:
         raise SourceError(f"cannot write a snapshot of the store at {path}: {error}") from None
 
 
-def local_source(path: str | Path) -> SnapshotSource:
+def local_source(path: str | Path, *, adopt: bool = False, label: str | None = None) -> SnapshotSource:
     """A reader of the store in ``path``: its newest snapshot, read-only, with its session index
     (None when the store has none: the list then reads the traces). Shared within the process
     per snapshot. The index is read as it is now (SQLite lets readers share it with the
     writer), so a reader kept while a writer adds files may list sessions its snapshot does not
     hold yet: ``is_current()`` says when to open the store again. A store without a snapshot
-    yet (made by an older version, or by other tools) is given one, which opens it for writing
-    once (and indexes it when it has no index).
+    yet is given one, which opens it for writing once (and indexes it when it has no index):
+    one of Trace Explorer's made by an older version, and, with ``adopt`` (the command line's
+    ``--store``), a pyoxigraph store filled by other tools (``open_local_store``). ``label``: the
+    source's label (default ``store {path}``).
 
     Raises SourceError when there is no store in ``path``, it cannot be read, or ``path`` is one
     of a store's snapshots (``refuse_snapshot``); StoreBusy when it has no snapshot yet and
@@ -358,7 +384,7 @@ def local_source(path: str | Path) -> SnapshotSource:
         if not (path / ROCKSDB_MARK).is_file():
             raise SourceError(f"no store at {path}: the folder holds no pyoxigraph store "
                               f"(create one with `trace-explorer ingest`)")
-        open_local_store(path).close()  # publishes its first snapshot
+        open_local_store(path, adopt=adopt).close()  # publishes its first snapshot
         snapshot = _shared_snapshot(path)
         if snapshot is None:
             raise SourceError(f"cannot read the store at {path}: it has no snapshot")
@@ -367,7 +393,7 @@ def local_source(path: str | Path) -> SnapshotSource:
         index = SessionIndex(index_path, read_only=True) if index_path.exists() else None
     except sqlite3.Error as error:
         raise SourceError(f"cannot open the session index {index_path}: {error}") from None
-    return SnapshotSource(snapshot.store, label=f"store {path}", index=index, snapshot=snapshot)
+    return SnapshotSource(snapshot.store, label=label or f"store {path}", index=index, snapshot=snapshot)
 
 
 def _shared_snapshot(path: Path) -> Snapshot | None:

@@ -36,6 +36,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import pyoxigraph as ox
 
@@ -44,6 +45,7 @@ from ..bounded_http import DEFAULT_TIMEOUT_S, HttpFailure, bounded_post, max_res
 from ..pinned_http import Pins, pinned_session
 from ..secret_scrub import SecretScrub
 from ..source import SourceError
+from .ids import checked_id, flow_service
 
 MAX_LIMIT = 100_000  # the largest ``limit`` a triples query takes (TriplesQueryRequest.yaml)
 STREAM_CHUNK = 4 * 1024 * 1024  # bytes asked for per stream-document answer
@@ -96,16 +98,17 @@ class Gateway:
     ``workers`` concurrent requests, ``pins`` the addresses to connect to (``{(host, port):
     (address, ...)}``, as ``EndpointPolicy.pin`` checked them; None: resolve the name),
     ``max_bytes`` the cap on one answer (None: ``bounded_http.max_response_bytes()``).
-    ``requests`` counts the requests sent (for benchmarks and tests)."""
+    ``requests`` counts the requests sent. Raises SourceError: ``api_base``, ``ids.checked_id``."""
 
     def __init__(self, url: str, token: str | None = None, *, flow: str = "default", collection: str = "default",
                  workspace: str = "default", timeout: float = DEFAULT_TIMEOUT_S, workers: int = 16, pins: Pins | None = None,
                  max_bytes: int | None = None):
-        self.url = url.strip() if url.strip().endswith("/") else url.strip() + "/"
+        self.url = api_base(url)
         self._token = token or None
         self._secrets = SecretScrub(self._token)  # every text quoted from the gateway passes through it
         self._pins, self.max_bytes, self._sessions = pins, max_bytes, []
-        self.flow, self.collection, self.workspace = flow, collection, workspace
+        self.flow, self.collection, self.workspace = (checked_id(k, v) for k, v in zip(
+            ("flow", "collection", "workspace"), (flow, collection, workspace)))
         self.timeout, self.workers = timeout, workers
         self.requests = 0
         self._count_lock = threading.Lock()
@@ -137,10 +140,11 @@ class Gateway:
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
         where = f"{self.label}: {path}"
+        target = within_api(self.url, path)
         with self._count_lock:
             self.requests += 1
         try:
-            response = bounded_post(session, self.url + "api/v1/" + path, json=body, headers=headers,
+            response = bounded_post(session, target, json=body, headers=headers,
                                     timeout=self.timeout, max_bytes=self.max_bytes)
         except HttpFailure as failure:
             raise GatewayError(f"{where}: {self._secrets.clean(failure)}", path=path) from None
@@ -189,7 +193,7 @@ class Gateway:
                 body[key] = encode_term(value)
         if g is not None:
             body["g"] = g
-        answer = self.post(f"flow/{self.flow}/service/triples", body)
+        answer = self.post(flow_service(self.flow, "triples"), body)
         found = answer.get("response")
         if not isinstance(found, list):
             raise GatewayError(f"{self.label}: triples: expected a \"response\" list of wire triples, "
@@ -213,7 +217,7 @@ class Gateway:
     def sparql_select(self, query: str, limit: int = MAX_LIMIT) -> list[dict[str, Any]]:
         """Rows ``{variable: term}`` (unbound variables left out) of a SELECT run by the flow's
         SPARQL service. Raises GatewayError (404 when the flow runs no such service)."""
-        answer = self.post(f"flow/{self.flow}/service/sparql-query",
+        answer = self.post(flow_service(self.flow, SPARQL_PATH),
                            {"query": query, "collection": self.collection, "limit": int(limit)})
         names, bindings = answer.get("variables"), answer.get("bindings")
         if not isinstance(names, list) or not isinstance(bindings, list):
@@ -287,6 +291,34 @@ class Gateway:
             sessions, self._sessions = self._sessions, []
         for session in sessions:
             session.close()
+
+
+def api_base(url: str) -> str:
+    """A gateway's base URL with a final ``/``. Raises SourceError for one that is not
+    ``http(s)://host[:port]/path``: a query, a fragment or a user in it would move where the API's
+    paths (and the token) go."""
+    base = url.strip() if url.strip().endswith("/") else url.strip() + "/"
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment or "@" in parts.netloc:
+        raise SourceError(f"expected a gateway URL of the form http(s)://host[:port]/path/, got {base!r:.100}")
+    return base
+
+
+def within_api(base: str, path: str) -> str:
+    """The URL ``{base}api/v1/{path}``, checked to be under the base's API: the same scheme, host
+    and port, the path below ``{base path}api/v1/`` with no ``.`` or ``..`` segment (which a client
+    resolves), no ``%2F`` (a ``/`` a server may decode), no query or fragment. The token goes with
+    every request, so no id may lead one elsewhere (TrustGraph's API: ``specs/api/openapi.yaml``).
+    Raises GatewayError naming the path when it is not."""
+    target = base + "api/v1/" + path
+    parts, root = urlsplit(target), urlsplit(base)
+    segments = parts.path[len(root.path):].split("/")
+    if (parts.scheme, parts.netloc) != (root.scheme, root.netloc) or not parts.path.startswith(root.path + "api/v1/") \
+            or parts.query or parts.fragment or "#" in target or "?" in target \
+            or any(s in ("", ".", "..") or "%2f" in s.lower() or "%2e" in s.lower() for s in segments):
+        raise GatewayError(f"{path!r:.100}: expected a path under the gateway's API ({base}api/v1/); nothing was sent",
+                           path=path)
+    return target
 
 
 def json_answer(body: bytes | bytearray, where: str, quote: Callable[[bytearray, int], str]) -> Any:
