@@ -205,12 +205,12 @@ def _closed_page() -> None:
 def _sign_in_page(names: list[str]) -> None:
     _closed_page()
     st.write("Sign in to see the traces.")
-    if len(names) == 1:
-        st.login(None if names[0] == DEFAULT_PROVIDER else names[0])  # straight to the provider
-        return
     for name in names:
-        st.button(f"Sign in with {md_escape(name)}", key=f"te_sign_in_{name}", icon=":material/login:",
+        label = "Sign in" if name == DEFAULT_PROVIDER else f"Sign in with {md_escape(name)}"
+        st.button(label, key=f"te_sign_in_{name}", icon=":material/login:",
                   on_click=st.login, args=(None if name == DEFAULT_PROVIDER else name,))
+    if len(names) == 1:  # straight to the provider; the button stays for a browser that was not sent
+        st.login(None if names[0] == DEFAULT_PROVIDER else names[0])
 
 
 def _signed_in_sidebar(claims: Mapping) -> None:
