@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from .sign_in_return import go_back_once, keep_address
 from .text import md_escape
 
 _LOG = logging.getLogger(__name__)
@@ -162,7 +163,8 @@ def require_sign_in() -> None:
     of the sidebar. Without sign-in configured, do nothing. Called by ``app.py`` first.
 
     An anonymous visitor is sent to the provider (``st.login``) when there is one, or offered a
-    button per provider; a refused one is told so with a sign-out button; settings that cannot
+    button per provider, and comes back to the address they asked for
+    (``components/sign_in_return.py``); a refused one is told so with a sign-out button; settings that cannot
     work refuse everyone with a message naming the keys."""
     if not sign_in_configured():
         return
@@ -209,7 +211,9 @@ def _sign_in_page(names: list[str]) -> None:
         label = "Sign in" if name == DEFAULT_PROVIDER else f"Sign in with {md_escape(name)}"
         st.button(label, key=f"te_sign_in_{name}", icon=":material/login:",
                   on_click=st.login, args=(None if name == DEFAULT_PROVIDER else name,))
-    if len(names) == 1:  # straight to the provider; the button stays for a browser that was not sent
+    # the address asked for, kept in the tab for after sign-in; then, with one provider, straight
+    # to it (the button stays for a browser that was not sent)
+    if keep_address() and len(names) == 1:
         st.login(None if names[0] == DEFAULT_PROVIDER else names[0])
 
 
@@ -221,6 +225,7 @@ def _signed_in_sidebar(claims: Mapping) -> None:
             line += f" · {md_escape(email, one_line=True)}"
         st.caption(f":material/person: Signed in as {line}")
         _sign_out_button()
+        go_back_once()
 
 
 def _sign_out() -> None:

@@ -1,7 +1,7 @@
 """Sign-in end to end, in headless Chromium, against a real OpenID Connect provider
 (``oidc-provider-mock``, on 127.0.0.1) and the app configured for it in a secrets file of the
 test's own: a session link sends an anonymous visitor to the provider, signing in there brings
-them back with their name and address in the sidebar, their upload and the link opening, an address the
+them back to that link with their name and address in the sidebar, their upload goes through, an address the
 allow-list does not name is refused everywhere, and signing out ends the session."""
 
 from __future__ import annotations
@@ -97,27 +97,30 @@ def test_a_session_link_signs_in_at_the_provider_and_sign_out_ends_it(app, provi
     with browser_contexts(1) as (page,):
         page.goto(session_link(app))
         sign_in_at_provider(page, provider, "ada")  # no page of the app was shown before
-        page.wait_for_url(f"{app}/**", timeout=30000)
+        page.wait_for_url(session_link(app), timeout=30000)  # back at the link opened
         wait_for_streamlit_idle(page, timeout_ms=60000)
+        page.get_by_text(REACT["question"], exact=True).first.wait_for()
         signed_in_as(page, "Signed in as Ada Lovelace · ada@team.example")
         assert any(c["name"] == USER_COOKIE for c in page.context.cookies())
+        screenshot(page, "sign-in-session")
+
+        page.goto(app)
+        wait_for_streamlit_idle(page, timeout_ms=60000)
 
         # an upload goes through (Streamlit turns XSRF protection on with sign-in)
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(CORPUS / "seed-sessions.ttl"))
         wait_for_streamlit_idle(page, timeout_ms=60000)
         expect_rows(page, sorted(s["session"] for s in SEED), sorted)
 
-        page.goto(session_link(app))  # the link now opens, the person still named
-        wait_for_streamlit_idle(page, timeout_ms=60000)
-        page.get_by_text(REACT["question"], exact=True).first.wait_for()
+        assert "/session" not in page.url  # the address kept for sign-in took them back once only
         signed_in_as(page, "Signed in as Ada Lovelace · ada@team.example")
-        screenshot(page, "sign-in-session")
 
         page.locator(SIDEBAR).get_by_role("button", name="Sign out").click()
         page.wait_for_url(f"{provider}/oauth2/end_session?*", timeout=30000)  # the provider's own sign-out
         page.get_by_role("button", name="End session").click()
-        sign_in_at_provider(page, provider, "grace")  # back at the door: the app asks again
-        assert not any(c["name"] == USER_COOKIE and "ada" in c["value"] for c in page.context.cookies())
+        page.wait_for_url(f"{provider}/oauth2/authorize?*", timeout=30000)  # back at the door: the app asks again
+        assert not any(c["name"] == USER_COOKIE for c in page.context.cookies())  # Ada's identity is gone
+        sign_in_at_provider(page, provider, "grace")
         page.wait_for_url(f"{app}/**", timeout=30000)
         wait_for_streamlit_idle(page, timeout_ms=60000)
         signed_in_as(page, "Signed in as Grace Hopper · Grace@Lab.Example")  # her domain is allowed

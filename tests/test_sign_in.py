@@ -102,6 +102,10 @@ def test_an_anonymous_visitor_gets_a_button_per_provider_and_nothing_else():
     at = app_with(TWO_PROVIDERS, {"is_logged_in": False})
     assert [b.label for b in at.button] == ["Sign in with okta", "Sign in with entra"]
     assert_no_app(at)
+    # one provider: a button too (the browser is sent on once it has kept the address it asked for)
+    at = app_with(dict(SHARED, **ONE), {"is_logged_in": False})
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert_no_app(at)
 
 
 def test_a_misconfigured_sign_in_lets_no_one_in_and_says_which_keys():
