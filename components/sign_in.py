@@ -46,11 +46,15 @@ class SignInSettingsError(ValueError):
 
 def _secrets() -> Mapping:
     """The secrets file(s) Streamlit reads (``secrets.files``: ``.streamlit/secrets.toml`` in
-    the working directory and the home directory), or an empty mapping when there is none."""
-    try:
-        return st.secrets.to_dict() if st.secrets.load_if_toml_exists() else {}
-    except Exception as error:  # a secrets file that is not TOML: Streamlit's message says where
-        raise SignInSettingsError(f"the secrets file cannot be read ({type(error).__name__})") from None
+    the working directory and the home directory), or an empty mapping when there is none.
+
+    Raises SignInSettingsError when one of them is there but Streamlit cannot read it (not TOML):
+    Streamlit then reads no secrets at all, which would serve the app without its sign-in."""
+    if st.secrets.load_if_toml_exists():
+        return st.secrets.to_dict()
+    if any(os.path.exists(path) for path in st.get_option("secrets.files")):
+        raise SignInSettingsError("a secrets file is there but cannot be read (the server's log says why)")
+    return {}
 
 
 def auth_table() -> Mapping:
@@ -64,8 +68,8 @@ def auth_table() -> Mapping:
 
 def sign_in_configured() -> bool:
     """True when the secrets name an ``[auth]`` table (complete or not: an incomplete one makes
-    the app refuse everyone with a message rather than serve without sign-in). An unreadable
-    secrets file counts as configured, for the same reason."""
+    the app refuse everyone with a message rather than serve without sign-in). A secrets file
+    that is there but is not TOML counts as configured, for the same reason."""
     try:
         return bool(auth_table())
     except SignInSettingsError:

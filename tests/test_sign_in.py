@@ -9,6 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import streamlit as st
+from streamlit import config
+from streamlit.runtime.secrets import Secrets
 from streamlit.testing.v1 import AppTest
 
 from components.sign_in import (
@@ -18,8 +21,10 @@ from components.sign_in import (
     SignInSettingsError,
     allow_list,
     auth_problems,
+    auth_table,
     display_name,
     providers,
+    sign_in_configured,
 )
 from tests.conftest import demo_sessions
 
@@ -70,6 +75,28 @@ def test_the_allow_list_comes_from_the_environment_first_then_the_secrets():
     assert allow_list({}, {}).open
     with pytest.raises(SignInSettingsError, match=r"`trace_explorer.allowed_domains` must be a list of strings"):
         allow_list({}, {"trace_explorer": {"allowed_domains": "lab.example"}})
+
+
+def test_a_secrets_file_that_is_there_but_not_toml_keeps_everyone_out(tmp_path, monkeypatch):
+    """Streamlit reads no secrets at all from a file it cannot parse: without this rule a typo in
+    the file would serve the app without its sign-in."""
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text('[auth\nredirect_uri = "https://traces.example.org/oauth2callback"\n', encoding="utf-8")
+    before = config.get_option("secrets.files")
+    config.set_option("secrets.files", [str(secrets), str(tmp_path / "absent.toml")])
+    try:
+        monkeypatch.setattr(st, "secrets", Secrets())
+        assert sign_in_configured()
+        with pytest.raises(SignInSettingsError, match="a secrets file is there but cannot be read"):
+            auth_table()
+        secrets.write_text('[auth]\nredirect_uri = "https://traces.example.org/oauth2callback"\n', encoding="utf-8")
+        monkeypatch.setattr(st, "secrets", Secrets())
+        assert sign_in_configured() and auth_table() == {"redirect_uri": "https://traces.example.org/oauth2callback"}
+        secrets.unlink()
+        monkeypatch.setattr(st, "secrets", Secrets())
+        assert not sign_in_configured()  # no file: the app as it always was
+    finally:
+        config.set_option("secrets.files", before)
 
 
 def test_display_name_falls_back_from_name_to_address():
