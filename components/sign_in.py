@@ -168,8 +168,8 @@ def require_sign_in() -> None:
 
     An anonymous visitor is sent to the provider (``st.login``) when there is one, or offered a
     button per provider, and comes back to the address they asked for
-    (``components/sign_in_return.py``); a refused one is told so with a sign-out button; settings that cannot
-    work refuse everyone with a message naming the keys."""
+    (``components/sign_in_return.py``); a refused one is told so with a sign-out button;
+    settings that cannot work refuse everyone with a message naming the keys."""
     if not sign_in_configured():
         return
     try:
@@ -181,8 +181,8 @@ def require_sign_in() -> None:
     if problems:
         _LOG.error("sign-in settings cannot work: %s", "; ".join(problems))
         _closed_page()
-        st.error("Sign-in is set up but cannot work, so no one can come in. The operator's "
-                 "secrets file: " + "; ".join(problems) + ".", icon=":material/lock:")
+        st.error("Sign-in is set up but cannot work, so no one can come in (the operator's "
+                 "settings): " + "; ".join(problems) + ".", icon=":material/lock:")
         st.stop()
     user = st.user
     if not user.is_logged_in:
