@@ -1,7 +1,7 @@
 """Sign-in end to end, in headless Chromium, against a real OpenID Connect provider
 (``oidc-provider-mock``, on 127.0.0.1) and the app configured for it in a secrets file of the
 test's own: a session link sends an anonymous visitor to the provider, signing in there brings
-them back to that link with their name and address in the sidebar, their upload goes through, an address the
+them back to that link with their name and address in the sidebar, an address the
 allow-list does not name is refused everywhere, and signing out ends the session."""
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ import urllib.parse
 import pytest
 
 from tests.browser_support import browser_contexts, poll, screenshot, streamlit_server, wait_for_streamlit_idle
-from tests.conftest import CORPUS, MANIFEST, manifest_sessions
-from tests.list_support import expect_rows
+from tests.conftest import manifest_sessions
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +21,6 @@ ADA = {"sub": "ada", "email": "ada@team.example", "name": "Ada Lovelace", "email
 GRACE = {"sub": "grace", "email": "Grace@Lab.Example", "name": "Grace Hopper", "email_verified": True}
 MALLORY = {"sub": "mallory", "email": "mallory@elsewhere.example", "name": "Mallory", "email_verified": True}
 REACT = next(s for s in manifest_sessions() if s["session"] == "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370")
-SEED = [s for s in MANIFEST["seed-sessions.ttl"]["sessions"] if s["parent"] is None]
 SIDEBAR = '[data-testid="stSidebar"]'
 USER_COOKIE = "_streamlit_user"  # Streamlit's identity cookie
 
@@ -104,16 +102,10 @@ def test_a_session_link_signs_in_at_the_provider_and_sign_out_ends_it(app, provi
         assert any(c["name"] == USER_COOKIE for c in page.context.cookies())
         screenshot(page, "sign-in-session")
 
-        page.goto(app)
+        page.goto(app)  # the address kept for sign-in took them back once only
         wait_for_streamlit_idle(page, timeout_ms=60000)
-
-        # an upload goes through (Streamlit turns XSRF protection on with sign-in)
-        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(CORPUS / "seed-sessions.ttl"))
-        wait_for_streamlit_idle(page, timeout_ms=60000)
-        expect_rows(page, sorted(s["session"] for s in SEED), sorted)
-
-        assert "/session" not in page.url  # the address kept for sign-in took them back once only
         signed_in_as(page, "Signed in as Ada Lovelace · ada@team.example")
+        assert "/session" not in page.url
 
         page.locator(SIDEBAR).get_by_role("button", name="Sign out").click()
         page.wait_for_url(f"{provider}/oauth2/end_session?*", timeout=30000)  # the provider's own sign-out
