@@ -77,6 +77,14 @@ def test_the_allow_list_comes_from_the_environment_first_then_the_secrets():
         allow_list({}, {"trace_explorer": {"allowed_domains": "lab.example"}})
 
 
+def fresh_secrets() -> Secrets:
+    """Streamlit's secrets as a new server process has them, without the thread that polls the
+    files for changes (it would outlive the test's files)."""
+    secrets = Secrets()
+    secrets._file_watchers_installed = True
+    return secrets
+
+
 def test_a_secrets_file_that_is_there_but_not_toml_keeps_everyone_out(tmp_path, monkeypatch):
     """Streamlit reads no secrets at all from a file it cannot parse: without this rule a typo in
     the file would serve the app without its sign-in."""
@@ -85,15 +93,15 @@ def test_a_secrets_file_that_is_there_but_not_toml_keeps_everyone_out(tmp_path, 
     before = config.get_option("secrets.files")
     config.set_option("secrets.files", [str(secrets), str(tmp_path / "absent.toml")])
     try:
-        monkeypatch.setattr(st, "secrets", Secrets())
+        monkeypatch.setattr(st, "secrets", fresh_secrets())
         assert sign_in_configured()
         with pytest.raises(SignInSettingsError, match="a secrets file is there but cannot be read"):
             auth_table()
         secrets.write_text('[auth]\nredirect_uri = "https://traces.example.org/oauth2callback"\n', encoding="utf-8")
-        monkeypatch.setattr(st, "secrets", Secrets())
+        monkeypatch.setattr(st, "secrets", fresh_secrets())
         assert sign_in_configured() and auth_table() == {"redirect_uri": "https://traces.example.org/oauth2callback"}
         secrets.unlink()
-        monkeypatch.setattr(st, "secrets", Secrets())
+        monkeypatch.setattr(st, "secrets", fresh_secrets())
         assert not sign_in_configured()  # no file: the app as it always was
     finally:
         config.set_option("secrets.files", before)
