@@ -3,6 +3,8 @@
 Run with ``streamlit run app.py``. The sidebar chooses the traces (the bundled demo until files
 are uploaded, or a local store, or a SPARQL endpoint); the pages are the session list (``/``),
 the session view (``/session?session=<IRI>``) and the collection's insights (``/insights``).
+With sign-in configured (``.streamlit/secrets.toml``'s ``[auth]``), nothing below the first
+call runs until a permitted person is signed in.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ import streamlit as st
 from components.heap import freeze_new_imports
 from components.navigation import app_pages, mark_entry_run
 from components.serving import guard
+from components.sign_in import require_sign_in
 from components.source_picker import collection_sidebar
 
+require_sign_in()  # before any page, link, upload or download handler: stops the run for anyone else
 page = st.navigation(app_pages())
 # after st.navigation, so the tab shows this title and icon (an emoji: no icon font download)
 st.set_page_config(page_title="Trace Explorer", page_icon="🧭", layout="wide")

@@ -1,8 +1,8 @@
 """Who the app serves: people on the server's own machine (loopback) unless sign-in is
 configured, or the operator says, in so many words, that people elsewhere may come in without it.
 
-- ``sign_in_configured``: whether ``.streamlit/secrets.toml`` (``st.secrets``) has an ``[auth]``
-  section, which is what Streamlit's ``st.login`` reads (OIDC providers).
+- ``sign_in.sign_in_configured``: whether ``.streamlit/secrets.toml`` (``st.secrets``) has an
+  ``[auth]`` section, which is what Streamlit's ``st.login`` reads (OIDC providers).
 - Without sign-in, ``.streamlit/config.toml`` binds the server to 127.0.0.1 (``server.address``),
   and a visitor that reaches it from another address anyway (the option set to ``0.0.0.0`` on
   the command line, a config file elsewhere) is shown a refusal instead of the app, unless
@@ -23,6 +23,8 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from .sign_in import sign_in_configured
+
 ALLOW_REMOTE_VARIABLE = "TRACE_EXPLORER_ALLOW_REMOTE"
 WARNING = (f"Trace Explorer serves beyond this machine without sign-in ({ALLOW_REMOTE_VARIABLE}=1 and no [auth] "
            f"in .streamlit/secrets.toml): anyone who reaches it sees every source it offers")
@@ -31,16 +33,6 @@ REFUSAL = ("This Trace Explorer serves its own machine only: sign-in is not conf
            f"({ALLOW_REMOTE_VARIABLE}=1).")
 _log = logging.getLogger(__name__)
 _warned = threading.Event()
-
-
-def sign_in_configured() -> bool:
-    """Whether sign-in is configured: Streamlit's secrets (``.streamlit/secrets.toml`` in the
-    working directory or ``~/.streamlit/``) hold an ``[auth]`` table. Secrets that are missing or
-    cannot be read count as no sign-in."""
-    try:
-        return st.secrets.load_if_toml_exists() and isinstance(st.secrets.get("auth"), Mapping)
-    except Exception:  # noqa: BLE001 - a secrets file that cannot be read: no sign-in
-        return False
 
 
 def remote_allowed(environ: Mapping[str, str] | None = None) -> bool:

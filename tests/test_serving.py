@@ -112,8 +112,11 @@ def test_a_visitor_from_another_machine_is_turned_away_without_sign_in(remote_vi
 
 
 def test_a_visitor_from_another_machine_is_served_when_sign_in_is_configured(remote_visitor):
+    from tests.test_sign_in import ONE, SHARED
+
     at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=60)
-    at.secrets["auth"] = {"redirect_uri": "http://localhost:8501/oauth2callback"}
+    at.secrets["auth"] = dict(SHARED, **ONE)
+    at.user = {"is_logged_in": True, "email": "ada@team.example", "name": "Ada"}  # signed in: sign-in decides
     assert table_ids(at.run()) and not at.error
 
 
