@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import sys
@@ -61,23 +62,30 @@ def upload_file(folder: Path, round_: int, index: int, mb: float) -> Path:
     return path
 
 
+@contextlib.asynccontextmanager
+async def list_page(browser, url: str):
+    """The session list in a new browser context (a new browser session), drawn; closed after."""
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        await page.goto(url + "/")
+        await wait_idle(page)
+        yield page
+    finally:
+        await context.close()
+
+
 async def searching(browser, url: str, stop: asyncio.Event) -> int:
     """Type the long search into the list's box until ``stop``; returns how many times."""
     text, rounds = long_search(), 0
-    context = await browser.new_context()
-    page = await context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    try:
-        await page.goto(url + "/")
-        await wait_idle(page)
+    async with list_page(browser, url) as page:
         box = page.locator('[data-testid="stMain"] [data-testid="stTextInput"] input').first
         while not stop.is_set():
-            await box.fill(text[: len(text) - rounds])  # a new search each time
+            await box.fill(f"round{rounds} {text}")  # a new search each time, in its first characters too
             await box.press("Enter")
             await wait_idle(page)
             rounds += 1
-    finally:
-        await context.close()
     return rounds
 
 
@@ -87,17 +95,12 @@ async def uploading(browser, url: str, stop: asyncio.Event, folder: Path, files:
     rounds = 0
     while not stop.is_set():
         paths = [upload_file(folder, rounds, i, mb) for i in range(files)]
-        context = await browser.new_context()
-        page = await context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
         try:
-            await page.goto(url + "/")
-            await wait_idle(page)
-            for path in paths:
-                await page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
-                await wait_idle(page)
+            async with list_page(browser, url) as page:
+                for path in paths:
+                    await page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+                    await wait_idle(page)
         finally:
-            await context.close()
             for path in paths:
                 path.unlink(missing_ok=True)
         rounds += 1
