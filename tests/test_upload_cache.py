@@ -5,6 +5,7 @@ only a digest of 64 hex digits ever becomes a path."""
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 
@@ -181,3 +182,17 @@ def test_the_quota_is_a_quarter_of_the_cap_unless_set(tmp_path):
     cache = cache_from_settings({"folder": str(tmp_path), "max_mb": 8}, environ={"TRACE_EXPLORER_UPLOAD_QUOTA_MB": "3"})
     assert cache.quota == 3 * 1024 * 1024
     assert cache_from_settings({"folder": str(tmp_path), "max_mb": 8, "quota_mb": 20}, environ={}).quota == 8 * 1024 * 1024
+
+
+def test_a_link_opened_by_another_visitor_stays_its_uploaders(tmp_path):
+    # the app keeps a reopened link's files again as the opener's; the set keeps its first owner,
+    # so the opener's own uploads never push it out as theirs
+    clock = Clock()
+    cache = UploadCache(tmp_path, 4_000, 30 * DAY_S, clock, max_owner_bytes=1_200)
+    theirs = cache.put(files("theirs", 900), owner="b")
+    clock.now += 60
+    assert cache.put(files("theirs", 900), owner="a") == theirs  # a opens b's link
+    clock.now += 60
+    cache.put(files("mine", 900), owner="a")  # a's quota holds one set: not b's
+    assert cache.open(theirs) == files("theirs", 900)
+    assert json.loads((tmp_path / "sets" / f"{theirs}.json").read_text())["owner"] == "b"

@@ -96,10 +96,10 @@ class UploadCache:
     def put(self, files: Sequence[tuple[str, bytes]], owner: str = "") -> str:
         """Keep ``files`` ((name, bytes) pairs) as one set of ``owner`` (an opaque id: "" for
         nobody's); return the set's digest (the same files give the same digest, whoever puts
-        them; the last to put them owns them). Keeping a set again counts as a use. Then removes
-        what the age limit, the owner's quota and the size cap say must go, the owner's own sets
-        first. Raises UploadsTooLarge when the set alone is over the quota or the cap, OSError
-        when the folder cannot be written."""
+        them; the first to put them owns them: a link opened by another is not theirs). Keeping a
+        set again counts as a use. Then removes what the age limit, the owner's quota and the size
+        cap say must go, the owner's own sets first. Raises UploadsTooLarge when the set alone is
+        over the quota or the cap, OSError when the folder cannot be written."""
         files = sorted(files, key=lambda f: (f[0], hashlib.sha256(f[1]).hexdigest()))  # one order: one manifest
         entries = [(name, hashlib.sha256(data).hexdigest(), len(data)) for name, data in files]
         manifest = json.dumps({"files": [{"name": n, "digest": d, "size": s} for n, d, s in entries], "owner": owner},
@@ -118,9 +118,19 @@ class UploadCache:
                     self._touch(path)
                 else:
                     self._write(path, data)
-            self._write(self._set_path(digest), manifest)
+            if self._readable(digest):
+                self._touch(self._set_path(digest))  # its first owner keeps it: opening a link takes nothing
+            else:
+                self._write(self._set_path(digest), manifest)
             self._prune(keep=digest, owner=owner)
         return digest
+
+    def _readable(self, digest: str) -> bool:
+        """Whether the set ``digest`` has a manifest that reads."""
+        try:
+            return isinstance(json.loads(self._set_path(digest).read_bytes())["files"], list)
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
 
     @property
     def quota(self) -> int:
