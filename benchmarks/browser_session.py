@@ -158,6 +158,20 @@ def open_timed(browser, url: str, ready_js: str, viewport: tuple[int, int]) -> f
         context.close()
 
 
+@contextlib.contextmanager
+def settled_page(browser, url: str, viewport: tuple[int, int] = (1400, 1000)):
+    """A page of a fresh browser context on the session page ``url``, settled; closed after."""
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(url)
+        settled_at(page, SESSION_READY)
+        yield page
+    finally:
+        context.close()
+
+
 def interaction_timed(browser, url: str, viewport: tuple[int, int], name: str) -> dict[str, float]:
     """On one session: a "j" key press and a click on a graph node, each in seconds from its
     event until the step's words are in the inspector and painted."""
@@ -194,6 +208,24 @@ def _took(page) -> float:
     return page.evaluate("() => window.__teTook") / 1000
 
 
+def chromium_missing() -> bool:
+    """True (and said on stderr) when there is no Chromium at ``CHROMIUM_PATH``."""
+    if chromium_available(CHROMIUM_PATH):
+        return False
+    print(f"Chromium not found at {CHROMIUM_PATH}", file=sys.stderr)
+    return True
+
+
+def launched_chromium(stack: contextlib.ExitStack):
+    """Headless Chromium (``CHROMIUM_PATH``) from sync Playwright, both closed when ``stack`` ends."""
+    from playwright.sync_api import sync_playwright
+
+    playwright = stack.enter_context(sync_playwright())
+    browser = playwright.chromium.launch(executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS)
+    stack.callback(browser.close)
+    return browser
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -205,11 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=1400, help="browser viewport width in CSS pixels (default 1400)")
     parser.add_argument("--keep", help="build the long session's store in DIR and leave it there")
     args = parser.parse_args(argv)
-    if not chromium_available(CHROMIUM_PATH):
-        print(f"Chromium not found at {CHROMIUM_PATH}", file=sys.stderr)
+    if chromium_missing():
         return 2
-    from playwright.sync_api import sync_playwright
-
     viewport = (args.width, 1000)
     with contextlib.ExitStack() as stack:
         folder = Path(args.keep) if args.keep else Path(stack.enter_context(
@@ -223,9 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         bare = stack.enter_context(streamlit_server(bare_app(folder)))
         demo = stack.enter_context(streamlit_server(env={"TRACE_EXPLORER_STORE": ""}))
         long = stack.enter_context(streamlit_server(env={"TRACE_EXPLORER_STORE": str(store_dir)}))
-        playwright = stack.enter_context(sync_playwright())
-        browser = playwright.chromium.launch(executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS)
-        stack.callback(browser.close)
+        browser = launched_chromium(stack)
 
         # warm-up: each server's first run imports the app and reads its source
         open_timed(browser, bare, BARE_READY, viewport)

@@ -24,6 +24,7 @@ A warm-up visit (the server's first, which parses the demo into the shared cache
 is reported on its own. Every figure is printed, none asserted (speed targets live in
 benchmarks, never in unit tests); ``tests/test_browser_users.py`` runs the same visits with ten
 people and asserts only that every page was right. Exit status 1 when any page was wrong.
+``benchmarks/list_under_attack.py`` times one visitor's list while another searches and uploads.
 """
 
 from __future__ import annotations

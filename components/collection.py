@@ -36,7 +36,7 @@ from trace_explorer.read.collection import TraceStore
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.read.files import read_trace_file
 from trace_explorer.read.loaded import LoadedFile
-from trace_explorer.read.worker import read_in_worker
+from trace_explorer.read.upload_budget import OverBudget
 from trace_explorer.sources.catalog import (SessionFilter, SessionOrder, SessionPage, count_sessions, count_steps,
                                             fetch_sessions, find_session_ids, indexed_summary, list_sessions)
 from trace_explorer.sources.demo import demo_paths
@@ -44,6 +44,8 @@ from trace_explorer.sources.session_index import SessionIndex, build_index
 from trace_explorer.sources.source import SourceError, TraceSource
 from trace_explorer.sources.sparql_text import iri
 from trace_explorer.sources.store import StoreSource
+
+from .parsed_uploads import parse_upload
 
 STATE_KEY = "te_collection"
 CACHE_LIMIT = 64  # sessions kept per collection once fetched
@@ -253,21 +255,30 @@ def _plausible(session_id: str) -> bool:
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _read_cached(name: str, digest: str, _data: bytes, trusted: bool) -> FileRead:
-    """Parse one file; cached by (name, content digest). Never raises on bad input. An upload
-    (not ``trusted``) is parsed in a worker process with limits (``read.worker``): a hostile
-    file costs one error line, never the server."""
+def _read_trusted(name: str, digest: str, _data: bytes) -> FileRead:
+    """Parse one of the server's own files (the bundled demo) in this process; cached by
+    (name, content digest). Never raises on bad input."""
     try:
-        loaded = read_trace_file(name, _data) if trusted else read_in_worker(name, _data)
-        return FileRead(name, digest, loaded, None)
+        return FileRead(name, digest, read_trace_file(name, _data), None)
     except TraceLoadError as error:
         return FileRead(name, digest, None, str(error))
 
 
 def read_file(name: str, data: bytes, *, trusted: bool = False) -> FileRead:
-    """Read ``data`` (the bytes of a file called ``name``) through the parse cache;
-    ``trusted`` (the bundled demo) is parsed in this process, anything else in a worker."""
-    return _read_cached(name, hashlib.sha256(data).hexdigest(), data, trusted)
+    """Read ``data`` (the bytes of a file called ``name``); ``trusted`` (the bundled demo) is
+    parsed in this process through a cache, anything else in a worker within the memory budget
+    for uploads (``parsed_uploads``: a hostile file costs one error line, never the server; a
+    file that yields nothing, or one past the budget, is refused with its message). Never
+    raises on bad input."""
+    digest = hashlib.sha256(data).hexdigest()
+    if trusted:
+        return _read_trusted(name, digest, data)
+    try:
+        return FileRead(name, digest, parse_upload(name, digest, data, free=_files_source.clear), None)
+    except TraceLoadError as error:
+        return FileRead(name, digest, None, str(error))
+    except OverBudget as error:
+        return FileRead(name, digest, None, f"{name}: not read: {error}")
 
 
 @st.cache_resource(show_spinner=False)
@@ -284,17 +295,19 @@ def demo_files() -> tuple[FileRead, ...]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _files_source(key: tuple, _files: tuple[FileRead, ...], trusted: bool) -> StoreSource:
+def _files_source(key: tuple, _files: tuple[FileRead, ...], trusted: bool) -> tuple[StoreSource, tuple[FileRead, ...]]:
     """The in-memory store and session index of ``_files``, built once per content (``key``:
     their names and digests) and only read after: the demo is indexed once for everyone.
     ``trusted``: the demo alone, whose answers' support is checked here (any other file's in a
-    worker process: ``supports``)."""
+    worker process: ``supports``). The files come back with it, so that the memory budget for
+    uploads counts a parse for as long as a store built from it is cached (``parsed_uploads``);
+    when the budget is short, this cache is emptied (the stores visitors hold stay theirs)."""
     store = TraceStore()
     for f in _files:
         store.add(f.loaded)
     source = StoreSource(store.store, label="files", documents=store.documents, index=build_index(store.store, documents=store.documents))
     refresh_health(source, supports=supports_trusted if trusted else supports_in_worker)  # the list's health column
-    return source
+    return source, _files
 
 
 def empty_collection(kind: str, message: str) -> Collection:
@@ -311,7 +324,7 @@ def files_collection(files: list[FileRead], demo: bool) -> Collection:
     yours = len(good) - (len(demo_files()) if demo else 0)
     parts = (["demo traces"] if demo else []) + ([f"{yours} file{'s' if yours != 1 else ''} of yours"] if yours > 0 else [])
     trusted = demo and yours <= 0
-    return Collection(_files_source(key, good, trusted), key, " + ".join(parts) or "no files", list(good), demo,
+    return Collection(_files_source(key, good, trusted)[0], key, " + ".join(parts) or "no files", list(good), demo,
                       trusted=trusted)
 
 

@@ -16,6 +16,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from trace_explorer.model.session import MECHANISMS, PATTERNS
 from trace_explorer.sources.catalog import text_search
 from trace_explorer.sources.filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
+from trace_explorer.sources.search import MAX_SEARCH_CHARS
 
 from .collection import Collection
 from .health import health_filter
@@ -42,6 +43,7 @@ def list_filters(collection: Collection) -> SessionFilter:
         status = st.segmented_control("Status", list(STATUSES), key="status", bind="query-params",
                                       persist_state="session")
         search = st.text_input("Search", key="q", placeholder="any words, or answer:, tool:, error:, question:",
+                               max_chars=MAX_SEARCH_CHARS,
                                icon=":material/search:", width=280, bind="query-params", persist_state="session",
                                help=text_search(collection.source).note)
         health = health_filter(collection)

@@ -68,8 +68,9 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         st.caption(f"{counted(unreached, 'sub-session')} below a session not in this source "
                    f"{'is' if unreached == 1 else 'are'} not listed here: Show sub-sessions lists "
                    f"{'it' if unreached == 1 else 'them'}.")
-    if filters.wordless_note:  # "!!!", or a field name alone: as the command line, nothing is searched
-        st.caption(md_escape(filters.wordless_note[:1].upper() + filters.wordless_note[1:] + ".", one_line=True))
+    for note in (filters.wordless_note, filters.capped_note):  # "!!!": nothing searched; a long search: cut
+        if note:
+            st.caption(md_escape(note[:1].upper() + note[1:] + ".", one_line=True))
     session_list_downloads(matching_sessions(collection, filters, order), shown.total)
     if not shown.rows:
         st.info("No session matches these filters.", icon=":material/filter_alt_off:")

@@ -262,7 +262,11 @@ def _take(uploads: list, rerun: bool = True) -> None:
     if good and not kept and state[DEMO_KEY]:
         state[DEMO_KEY] = False  # a person's own traces, instead of the demo: said in the sidebar
         state[DEMO_OFF_KEY] = state["te_demo_toast"] = True
-    if good:
+    if good and kept and not state.get(_DIGEST_KEY):  # earlier files not kept: a set of these alone would lack them
+        state[_DIGEST_KEY], refusal = None, "Your files are shown, but not kept for a reload or a link: " \
+                                            "earlier files of yours were not kept (Remove my files starts again)."
+        errors.append(refusal)
+    elif good:
         digest, refusal = keep(kept_bytes(state.get(_DIGEST_KEY) if kept else None) +
                                [(u.name, u.getvalue()) for u, _ in good])
         state[_DIGEST_KEY] = digest

@@ -51,6 +51,17 @@ def test_a_search_with_no_word_lists_every_session_and_a_bare_field_name_is_left
     assert not any("no word to look for" in c.value for c in at.caption)
 
 
+def test_a_search_of_40_000_different_words_is_cut_and_says_so():
+    # a 349 KB search once held the server two minutes (quadratic in its distinct words): the
+    # search is cut to its first characters before any work (the box holds no more), and the
+    # list says what was searched
+    at = app(q="Elbrus " + " ".join(f"w{i}x" for i in range(40_000)))
+    assert len(at.text_input(key="q").value) == 1_000
+    assert list_ids(at) == []  # "elbrus" and the first 15 made-up words: no session holds them all
+    notes = [c.value.replace("\\", "") for c in at.caption]
+    assert "The search was cut to its first 16 different words; the rest was not searched." in notes
+
+
 def test_url_values_are_read_whatever_their_case_and_unknown_ones_named():
     at = app(type="graphrag", status="ANSWERED")
     expected = [s["session"] for s in TOP if s["mechanism"] == "graphrag" and s["has_answer"]]

@@ -59,6 +59,15 @@ def test_a_search_with_no_word_lists_every_session_and_says_so(capsys):
     assert status == 0 and err == ""
 
 
+def test_a_long_search_is_cut_and_says_so(capsys):
+    # "elbrus", then 1,000 characters of spaces: the rest (40,000 words) is never read
+    text = "Elbrus" + " " * 1_000 + " ".join(f"w{i}x" for i in range(40_000))
+    status, out, err = run(capsys, "--all", f"--search={text}", "--format", "json", "--limit", 0)
+    assert status == 0 and sorted(r["id"] for r in json.loads(out)) == HIGHEST
+    assert err == ("trace-explorer: the search was cut to its first 1,000 characters; the rest was not "
+                   "searched\n")
+
+
 def test_search_finds_the_words_of_an_observation_and_an_error(capsys):
     found = rows(capsys, "--all", "--search", "upstream timed out")
     assert [r["id"] for r in found] == FAILED_WEATHER

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import time
+
 from trace_explorer.sources.filter import SessionFilter
-from trace_explorer.sources.search import MARKS, fts_query, matches, search_terms, text_match
+from trace_explorer.sources.search import (MARKS, MAX_SEARCH_CHARS, capped_note, fts_query, matches, search_terms,
+                                           search_words, text_match)
 
 
 def test_field_names_limit_a_word_and_other_colons_are_words():
@@ -41,3 +44,19 @@ def test_a_match_marks_the_words_where_most_of_them_are():
 def test_marks_in_the_text_are_never_taken_for_ours():
     found = text_match({"answer": f"a {MARKS[0]}fake{MARKS[1]} mark and a real word"}, search_terms("real"))
     assert found["snippet"].count(MARKS[0]) == 1 and f"{MARKS[0]}real{MARKS[1]}" in found["snippet"]
+
+
+def test_a_search_is_cut_to_its_first_characters_and_words_before_any_work():
+    # the adversary's search: 40,000 different words (309 KB) took 18 s where each word was
+    # compared with every word before it; now it is cut first and read once
+    words = [f"w{i}x" for i in range(40_000)]
+    text = " ".join(words)
+    started = time.perf_counter()
+    terms, note = search_terms(text), SessionFilter(text=text).capped_note
+    assert time.perf_counter() - started < 2.0  # about 1 ms; 18 s before
+    assert terms == [(None, w) for w in words[:16]] and search_words(text) == words[:16]
+    assert note == "the search was cut to its first 1,000 characters and its first 16 different words; the rest was not searched"
+    # a word cut in two at the character cap is searched as its start (a prefix, as typed)
+    assert search_terms("a" * (MAX_SEARCH_CHARS - 2) + " elbrus") == [(None, "a" * (MAX_SEARCH_CHARS - 2)), (None, "e")]
+    assert capped_note(" ".join("abcdefghijklmnopq")) == "the search was cut to its first 16 different words; the rest was not searched"
+    assert capped_note(" ".join("abcdefghijklmnop") + " a b") is None is SessionFilter(text="!!!" * 400).capped_note

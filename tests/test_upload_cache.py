@@ -5,6 +5,7 @@ only a digest of 64 hex digits ever becomes a path."""
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 
@@ -137,3 +138,61 @@ def test_the_environment_overrides_the_config_files_uploads_table(tmp_path):
     defaults = cache_from_settings({"max_mb": "lots", "max_age_days": -1}, environ={"XDG_CACHE_HOME": str(tmp_path)})
     assert (defaults.root, defaults.max_bytes, defaults.max_age_s) == (tmp_path / "trace-explorer" / "uploads",
                                                                        2048 * 1024 * 1024, 7 * DAY_S)
+
+
+def test_one_visitors_uploads_never_push_out_anothers_within_their_quota(tmp_path):
+    # the adversary's four uploads at an 8 MiB cap made another visitor's link "gone": each
+    # visitor now has a quota (a quarter of the cap by default), and past it their own sets go
+    clock = Clock()
+    cache = UploadCache(tmp_path, 4_000, 30 * DAY_S, clock, max_owner_bytes=1_200)
+    theirs = cache.put(files("theirs", 900), owner="b")
+    mine = []
+    for tag in "wxyz":
+        clock.now += 60
+        mine.append(cache.put(files(tag, 900), owner="a"))
+    assert cache.open(theirs) == files("theirs", 900)
+    assert cache.open(mine[-1]) == files("z", 900)
+    for gone in mine[:-1]:  # one set of 900 bytes (and its manifest) fits in the quota of 1,200
+        with pytest.raises(UploadsGone):
+            cache.open(gone)
+    with pytest.raises(UploadsTooLarge, match=r"for one person \(1,200 bytes\)"):
+        cache.put(files("big", 1_101), owner="a")
+
+
+def test_over_the_cap_the_putting_visitors_own_sets_go_before_older_ones_of_others(tmp_path):
+    clock = Clock()
+    cache = UploadCache(tmp_path, 3_400, 30 * DAY_S, clock)  # three sets of 900 bytes and a manifest each
+    theirs = cache.put(files("theirs", 900), owner="b")  # used longest ago, yet kept
+    sets = {}
+    for tag in ("first", "second", "third"):
+        clock.now += 60
+        sets[tag] = cache.put(files(tag, 900), owner="a")
+    with pytest.raises(UploadsGone):  # over the cap: a's own oldest went, not b's older set
+        cache.open(sets["first"])
+    clock.now += 60
+    cache.put(files("new", 900), owner="c")  # a visitor with nothing kept: the least recently used set goes
+    with pytest.raises(UploadsGone):
+        cache.open(theirs)
+    assert [cache.open(sets[x])[0][0] for x in ("second", "third")] == ["second.ttl", "third.ttl"]
+
+
+def test_the_quota_is_a_quarter_of_the_cap_unless_set(tmp_path):
+    cache = cache_from_settings({"folder": str(tmp_path), "max_mb": 8}, environ={})
+    assert (cache.max_bytes, cache.quota) == (8 * 1024 * 1024, 2 * 1024 * 1024)
+    cache = cache_from_settings({"folder": str(tmp_path), "max_mb": 8}, environ={"TRACE_EXPLORER_UPLOAD_QUOTA_MB": "3"})
+    assert cache.quota == 3 * 1024 * 1024
+    assert cache_from_settings({"folder": str(tmp_path), "max_mb": 8, "quota_mb": 20}, environ={}).quota == 8 * 1024 * 1024
+
+
+def test_a_link_opened_by_another_visitor_stays_its_uploaders(tmp_path):
+    # the app keeps a reopened link's files again as the opener's; the set keeps its first owner,
+    # so the opener's own uploads never push it out as theirs
+    clock = Clock()
+    cache = UploadCache(tmp_path, 4_000, 30 * DAY_S, clock, max_owner_bytes=1_200)
+    theirs = cache.put(files("theirs", 900), owner="b")
+    clock.now += 60
+    assert cache.put(files("theirs", 900), owner="a") == theirs  # a opens b's link
+    clock.now += 60
+    cache.put(files("mine", 900), owner="a")  # a's quota holds one set: not b's
+    assert cache.open(theirs) == files("theirs", 900)
+    assert json.loads((tmp_path / "sets" / f"{theirs}.json").read_text())["owner"] == "b"

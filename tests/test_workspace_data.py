@@ -198,3 +198,25 @@ def test_trace_text_keeps_its_invisible_controls_visible():
     found = {s.id: s for s in read_sessions(store)}
     text = json.dumps([workspace_data(s, found) for s in found.values()], ensure_ascii=False)
     assert "\x1b" not in text and "\u202e" not in text
+
+
+def test_a_long_single_line_field_is_bounded_in_the_data(sessions):
+    # the adversary's 200 KB tg:action: the Action line carries at most TEXT_LIMIT characters
+    # (saying how long the whole was), the tool filter's name 200, every tooltip line 400
+    import copy
+
+    from trace_explorer.views.dag.nodes import HOVER_VALUE_CHARS
+    from trace_explorer.views.step_sections import TEXT_LIMIT
+
+    session = copy.deepcopy(sessions[REACT_12])
+    step = REACT_12 + "/i2"
+    action = "mcp:weather " + "λόγος " * 40_000
+    session.nodes[step].fields["action"] = action
+    session.nodes[step].label = "Analysis: " + action
+    data = workspace_data(session, sessions)
+    i2 = next(s for s in data["steps"] if s["id"] == step)
+    line = titled(i2, "Action")["text"]
+    assert line == action[:TEXT_LIMIT] + f" … ({len(action):,} characters in all)"
+    assert i2["tool"] == "mcp:weather " + " ".join(["λόγος"] * 31) + " λ…" and len(i2["tool"]) == 200
+    hovers = [n["hover"] for n in data["graph"]["nodes"] if step in n["hover"] or "λόγος" in n["hover"]]
+    assert hovers and max(len(line) for hover in hovers for line in hover.split("\n")) <= HOVER_VALUE_CHARS + 20

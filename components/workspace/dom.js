@@ -35,6 +35,37 @@ function tint(hex, keep) {
   return "#" + ((1 << 24) + (r << 16) + (g << 8) + b).toString(16).slice(1);
 }
 
+/* How many characters of a text the workspace writes before "Show all": a long single line
+ * (a 200 KB tg:action) cost seconds of layout on every step change when written whole. */
+const CLIP = {line: 300, prose: 3000, cell: 300, tip: 300};
+
+/* ``text`` cut to ``limit`` characters with an ellipsis (never inside a surrogate pair). */
+function clipped(text, limit) {
+  const value = String(text);
+  if (value.length <= limit) { return value; }
+  let end = limit - 1;
+  if (/[\uD800-\uDBFF]/.test(value.charAt(end - 1))) { end -= 1; }
+  return value.slice(0, end) + "…";
+}
+
+/* Write ``text`` into ``node`` as ``markedText`` does, its first ``limit`` characters only,
+ * then a "Show all N characters" button that writes the whole text in their place. */
+function clippedText(node, text, needle, limit) {
+  const value = String(text);
+  if (value.length <= limit) { markedText(node, value, needle); return; }
+  markedText(node, clipped(value, limit), needle);
+  const more = el("button", "te-clip-more", "Show all " + value.length.toLocaleString("en") + " characters");
+  more.type = "button";
+  more.addEventListener("click", (event) => {
+    event.stopPropagation();
+    clear(node);
+    node.classList.add("te-clip-whole");
+    markedText(node, value, needle);
+  });
+  node.appendChild(document.createTextNode(" "));
+  node.appendChild(more);
+}
+
 /* Write ``text`` into ``node`` with every match of ``needle`` (lower case) in a <mark>. */
 function markedText(node, text, needle) {
   const value = String(text);

@@ -1,5 +1,6 @@
 /* The step inspector: the selected step's sections (views/step_sections.py) at the page's full
- * width, in the page's own scroll. Every text goes in with textContent (``el``, ``markedText``). */
+ * width, in the page's own scroll. Every text goes in with textContent (``el``, ``markedText``),
+ * clipped (``clippedText``: CLIP characters, the whole a click on "Show all" away). */
 function renderInspector(box, ws, i) {
   clear(box);
   const s = ws.steps[i];
@@ -7,7 +8,7 @@ function renderInspector(box, ws, i) {
   box.setAttribute("data-step", s.id);
   const head = el("div", "te-ins-head");
   head.appendChild(el("span", "te-ins-n", (i + 1) + " / " + ws.steps.length));
-  head.appendChild(el("h4", "te-ins-title" + (s.error ? " te-ins-error" : ""), s.label));
+  head.appendChild(el("h4", "te-ins-title" + (s.error ? " te-ins-error" : ""), clipped(s.label, CLIP.line)));
   const kind = el("span", "te-ins-badge", ws.kindName(s));
   kind.style.borderColor = ws.colour(s);
   kind.style.background = tint(ws.colour(s), 0.18);
@@ -17,7 +18,9 @@ function renderInspector(box, ws, i) {
     head.appendChild(el("span", "te-ins-time", formatMs(s.duration) + " · starts at " + formatMs(s.start)));
   }
   box.appendChild(head);
-  box.appendChild(el("div", "te-ins-iri", s.id));
+  const iri = el("div", "te-ins-iri");
+  clippedText(iri, s.id, "", CLIP.line);
+  box.appendChild(iri);
   if (s.pending) {
     box.appendChild(el("p", "te-ins-loading", "Fetching this step's texts from the librarian…"));
   }
@@ -32,10 +35,27 @@ function renderInspector(box, ws, i) {
  * else the search's hits (``markedText``). A text that holds a backing text gets its spans; a
  * cell of a table row whose cells, joined by spaces, hold it (an edge's labels, shown in columns
  * of their own) gets its matching words (``wordsToo``, set by ``renderTable``). */
-function supportMarked(node, text, matches, needle) {
+function supportMarked(node, text, matches, needle, limit) {
   const value = String(text);
   const ranges = supportRanges(value, matches);
-  if (!ranges.length) { markedText(node, value, needle); return; }
+  if (!ranges.length) { clippedText(node, value, needle, limit); return; }
+  if (value.length <= limit) { writeRanges(node, value, ranges); return; }
+  const shown = clipped(value, limit);
+  writeRanges(node, shown, ranges.filter(([a]) => a < limit).map(([a, b]) => [a, Math.min(b, limit)]));
+  const more = el("button", "te-clip-more", "Show all " + value.length.toLocaleString("en") + " characters");
+  more.type = "button";
+  more.addEventListener("click", (event) => {
+    event.stopPropagation();
+    clear(node);
+    node.classList.add("te-clip-whole");
+    writeRanges(node, value, ranges);
+  });
+  node.appendChild(document.createTextNode(" "));
+  node.appendChild(more);
+}
+
+/* ``value`` into ``node``, the support's matching ``ranges`` (sorted, apart) each in a <mark>. */
+function writeRanges(node, value, ranges) {
   let at = 0;
   for (const [a, b] of ranges) {
     if (a > at) { node.appendChild(document.createTextNode(value.slice(at, a))); }
@@ -91,36 +111,38 @@ function renderSection(section, ws, needle, matches) {
     section.items.forEach(([label, value]) => {
       const m = el("div", "te-ins-metric");
       m.appendChild(el("div", "te-ins-metric-label", label));
-      m.appendChild(el("div", "te-ins-metric-value", value));
+      const v = el("div", "te-ins-metric-value");
+      clippedText(v, value, "", CLIP.cell);
+      m.appendChild(v);
       row.appendChild(m);
     });
     return row;
   }
   if (t === "error" || t === "warning" || t === "note") {
     const p = el("div", "te-ins-" + t);
-    supportMarked(p, section.text, matches, needle);
+    supportMarked(p, section.text, matches, needle, CLIP.prose);
     return p;
   }
   const part = el("section", "te-ins-part te-ins-sec-" + t);
   if (section.title) { part.appendChild(el("div", "te-ins-caption", section.title)); }
   if (t === "line") {
     const v = el("div", "te-ins-line");
-    supportMarked(v, section.text, matches, needle);
+    supportMarked(v, section.text, matches, needle, CLIP.line);
     part.appendChild(v);
   } else if (t === "prose" || t === "code") {
     const v = el(t === "code" ? "pre" : "div", t === "code" ? "te-ins-code" : "te-ins-prose");
-    supportMarked(v, section.text, matches, needle);
+    supportMarked(v, section.text, matches, needle, CLIP.prose);
     part.appendChild(v);
   } else if (t === "list") {
     part.firstChild.textContent = section.title + " (" + section.items.length + ")";
     const list = el("ol", "te-ins-list");
-    section.items.forEach((item) => { const li = el("li"); supportMarked(li, item, matches, needle); list.appendChild(li); });
+    section.items.forEach((item) => { const li = el("li"); supportMarked(li, item, matches, needle, CLIP.line); list.appendChild(li); });
     part.appendChild(list);
   } else if (t === "table") {
     part.appendChild(renderTable(section.columns, section.rows, needle, matches));
     if (section.note) { part.appendChild(el("div", "te-ins-note", section.note)); }
   } else if (t === "link") {
-    const a = el("button", "te-ins-link", section.text + ": " + (section.label || section.session));
+    const a = el("button", "te-ins-link", clipped(section.text + ": " + (section.label || section.session), CLIP.line));
     a.type = "button";
     a.title = section.session;
     a.setAttribute("data-session", section.session);
@@ -153,7 +175,7 @@ function renderTable(columns, rows, needle, matches) {
       const td = el("td", columns[c] === "Score" ? "te-ins-num" : "");
       if (cell === null || cell === undefined) { td.textContent = "not loaded"; td.classList.add("te-ins-missing"); }
       else if (typeof cell === "number") { td.textContent = cell.toFixed(2); }
-      else { supportMarked(td, cell, inRow, needle); }
+      else { supportMarked(td, cell, inRow, needle, CLIP.cell); }
       tr.appendChild(td);
     });
     body.appendChild(tr);

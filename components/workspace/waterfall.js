@@ -340,7 +340,7 @@ class Waterfall {
     }
     if (s.error) { lines.push("tool call failed ✗"); }
     lines.push(s.id);
-    this.tip.textContent = lines.join("\n");
+    this.tip.textContent = lines.map((line) => clipped(line, CLIP.tip)).join("\n");
     this.tip.style.display = "block";
     const box = this.host.getBoundingClientRect();
     this.tip.style.left = Math.max(0, Math.min(event.clientX - box.left + 14, box.width - this.tip.offsetWidth - 4)) + "px";

@@ -192,7 +192,7 @@ class Workspace {
     fill(this.host.querySelector(".te-ws-kind"), kinds.map((k) => [k, k]), "Any kind");
     const tools = [...new Set(this.steps.map((s) => s.tool).filter((t) => t))].sort();
     const toolBox = this.host.querySelector(".te-ws-tool");
-    fill(toolBox, tools.map((t) => [t, t]), "Any tool");
+    fill(toolBox, tools.map((t) => [t, clipped(t, 80)]), "Any tool");
     toolBox.hidden = !tools.length;
     const slow = [];
     if (this.data.slow_ms !== null && this.data.slow_ms !== undefined) { slow.push(["p90", "Slow: ≥ " + formatMs(this.data.slow_ms) + " (slowest 10%)"]); }

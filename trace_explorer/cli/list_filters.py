@@ -67,12 +67,14 @@ def _health(text: str) -> str:
 
 def filters_of(args: argparse.Namespace) -> SessionFilter:
     """The SessionFilter the arguments name (``--all``: sub-sessions too). A ``--search`` with no
-    word to look for (``!!!``) searches nothing, as in the app, and says so in a line on stderr."""
+    word to look for (``!!!``) searches nothing, as in the app, and says so in a line on stderr; a
+    search cut to its first characters and words (``search.capped_note``) says so there too."""
     filters = SessionFilter(mechanism=TYPE_CHOICES.get(args.type), pattern=args.pattern, status=args.status,
                             text=args.search, include_sub=args.all, tool=args.tool, failed_tool=args.failed_tool,
                             model=args.model, termination=args.termination, health=args.health)
-    if filters.wordless_note:
-        print(f"trace-explorer: {filters.wordless_note}", file=sys.stderr)
+    for note in (filters.wordless_note, filters.capped_note):
+        if note:
+            print(f"trace-explorer: {note}", file=sys.stderr)
     return filters
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .search import search_terms
+from .search import capped_note, search_terms
 
 # The keys the list sorts on, with their default direction (True: descending, as a header's
 # first click sorts). "time": the Question's prov:startedAtTime; "duration": LLM + tool time in
@@ -72,6 +72,13 @@ class SessionFilter:
         if self.needle or not (self.text and self.text.strip()):
             return None
         return f"the search {self.text.strip()!r} has no word to look for (letters or digits), so the list is not searched"
+
+    @property
+    def capped_note(self) -> str | None:
+        """The one line the list shows when the search was cut to what is read of it
+        (``search.capped_note``: its first ``MAX_SEARCH_CHARS`` characters and ``MAX_WORDS``
+        different words); None otherwise."""
+        return capped_note(self.text) if self.needle else None
 
     @property
     def terms(self) -> list[tuple[str | None, str]]:

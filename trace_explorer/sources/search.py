@@ -39,7 +39,8 @@ from functools import lru_cache
 from ..model.words import WORD_FIELDS
 from .sparql_text import literal
 
-MAX_WORDS = 16  # words of one search (the rest are ignored)
+MAX_WORDS = 16  # distinct words of one search (the rest are ignored, ``capped_note`` says so)
+MAX_SEARCH_CHARS = 1000  # characters of one search read (the rest are ignored, before any other work)
 MARKS = ("\x02", "\x03")  # before and after each word found, in a snippet (``text_match``)
 _WORD = re.compile(r"[^\W_]+")
 # a field name and its colon, then the quoted words or the run of text up to the next space
@@ -54,14 +55,46 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
+def capped(text: str | None) -> str:
+    """The part of a search that is read: its first ``MAX_SEARCH_CHARS`` characters ("" for
+    None). Cut before anything else is done with it, so a search's cost has a bound whatever a
+    link or a box is given (a 349 KB search once held the server for two minutes)."""
+    return (text or "")[:MAX_SEARCH_CHARS]
+
+
+def capped_note(text: str | None) -> str | None:
+    """The one line that says a search was cut (``MAX_SEARCH_CHARS`` characters, ``MAX_WORDS``
+    distinct words) and so what was searched is less than what was typed; None when nothing was
+    cut. Reads at most ``MAX_SEARCH_CHARS`` characters (and ``len`` of the rest)."""
+    cut = []
+    if len((text or "").strip()) > MAX_SEARCH_CHARS:
+        cut.append(f"its first {MAX_SEARCH_CHARS:,} characters")
+    if len(_terms(text, MAX_WORDS + 1)) > MAX_WORDS:
+        cut.append(f"its first {MAX_WORDS} different words")
+    return f"the search was cut to {' and '.join(cut)}; the rest was not searched" if cut else None
+
+
+def _distinct(items, limit: int) -> list:
+    """The first ``limit`` distinct ``items``, in order: one pass that stops at ``limit`` (a set
+    remembers what was seen, so the cost is linear in what is read)."""
+    out: dict = {}
+    for item in items:
+        out.setdefault(item, None)
+        if len(out) >= limit:
+            break
+    return list(out)
+
+
+def _terms(text: str | None, limit: int) -> list[tuple[str | None, str]]:
+    """The first ``limit`` distinct ``(field, word)`` of the search ``text`` (``capped``)."""
+    return _distinct(((field, m.group()) for field, rest in _pieces(capped(text)) for m in _WORD.finditer(fold(rest))),
+                     limit)
+
+
 def search_words(text: str | None) -> list[str]:
-    """The words of a search, folded (``fold``), in order, each once, at most ``MAX_WORDS``;
-    [] for empty text or text without letters or digits."""
-    out: list[str] = []
-    for word in _WORD.findall(fold(text or "")):
-        if word not in out:
-            out.append(word)
-    return out[:MAX_WORDS]
+    """The words of a search (``capped``), folded (``fold``), in order, each once, at most
+    ``MAX_WORDS``; [] for empty text or text without letters or digits."""
+    return _distinct((m.group() for m in _WORD.finditer(fold(capped(text)))), MAX_WORDS)
 
 
 def search_terms(text: str | None) -> list[tuple[str | None, str]]:
@@ -70,13 +103,9 @@ def search_terms(text: str | None) -> list[tuple[str | None, str]]:
     ("tool", "mcp"), ("tool", "weather"), (None, "peak")]``. A name before a colon that is not a
     field (``mcp:weather``) is searched as words; a field name with no word after it is left out
     (``dogs answer:`` searches ``dogs``, as a half-typed filter does in a search box). Each
-    (field, word) once, at most ``MAX_WORDS``; [] when the text has no word (``!!!``)."""
-    out: list[tuple[str | None, str]] = []
-    for field, rest in _pieces(text):
-        for word in _WORD.findall(fold(rest)):
-            if (field, word) not in out:
-                out.append((field, word))
-    return out[:MAX_WORDS]
+    (field, word) once, at most ``MAX_WORDS``, from the first ``MAX_SEARCH_CHARS`` characters
+    (``capped``); [] when the text has no word (``!!!``)."""
+    return _terms(text, MAX_WORDS)
 
 
 def _pieces(text: str | None) -> list[tuple[str | None, str]]:
@@ -162,8 +191,8 @@ class TextSearch:
 
 
 def _unfielded(text: str) -> str:
-    """``text`` without its field names (``question:paris`` -> ``paris``)."""
-    return " ".join(rest for _, rest in _pieces(text))
+    """``text`` (``capped``) without its field names (``question:paris`` -> ``paris``)."""
+    return " ".join(rest for _, rest in _pieces(capped(text)))
 
 
 def matches(words: dict[str, str], terms: Sequence[tuple[str | None, str]]) -> bool:
@@ -244,12 +273,9 @@ def _unmarked(text: str | None) -> str:
 
 
 def _plain_words(text: str) -> list[str]:
-    """The words of ``text`` lower-cased, accents kept (NFC), each once."""
-    out: list[str] = []
-    for word in _WORD.findall(unicodedata.normalize("NFC", text or "").lower()):
-        if word not in out:
-            out.append(word)
-    return out[:MAX_WORDS]
+    """The words of ``text`` (``capped``) lower-cased, accents kept (NFC), each once, at most
+    ``MAX_WORDS``."""
+    return _distinct((m.group() for m in _WORD.finditer(unicodedata.normalize("NFC", capped(text)).lower())), MAX_WORDS)
 
 
 INDEX_SEARCH = TextSearch("index", "Words anywhere in a session: its question, answer, thoughts, tools and their "

@@ -22,7 +22,9 @@ A section is a dict with ``t`` (its type) and:
 
 Every text is trace text: untrusted, with its invisible controls shown (``visible_controls``);
 the component writes it with ``textContent``. Long values are cut at ``CELL_LIMIT`` characters
-in tables and ``TEXT_LIMIT`` in prose (the cut says how long the whole was).
+in tables and ``TEXT_LIMIT`` in prose, lines and code (the cut says how long the whole was): a
+bound on the data. The component then writes the first few hundred characters of each text and
+the rest on a click (``components/workspace/dom.js``, ``clippedText``).
 """
 
 from __future__ import annotations
@@ -139,7 +141,7 @@ def _number(value: Any) -> bool:
 
 
 def _line(title: str, value: Any) -> dict[str, Any]:
-    return {"t": "line", "title": title, "text": visible_controls(str(value))}
+    return {"t": "line", "title": title, "text": _bounded(value)}
 
 
 def _note(text: str) -> dict[str, Any]:
@@ -147,10 +149,16 @@ def _note(text: str) -> dict[str, Any]:
 
 
 def _prose(title: str, text: Any) -> dict[str, Any]:
+    return {"t": "prose", "title": title, "text": _bounded(text)}
+
+
+def _bounded(text: Any) -> str:
+    """``text`` with its invisible controls shown, cut at ``TEXT_LIMIT`` characters (saying how
+    long the whole was)."""
     value = visible_controls(str(text))
     if len(value) > TEXT_LIMIT:
         value = value[:TEXT_LIMIT] + f" … ({len(value):,} characters in all)"
-    return {"t": "prose", "title": title, "text": value}
+    return value
 
 
 def _code(title: str, value: Any) -> dict[str, Any]:
@@ -160,7 +168,7 @@ def _code(title: str, value: Any) -> dict[str, Any]:
         text = value
     else:
         text = json.dumps(value, ensure_ascii=False)
-    return {"t": "code", "title": title, "text": visible_controls(text)}
+    return {"t": "code", "title": title, "text": _bounded(text)}
 
 
 def _cell(value: Any) -> str:

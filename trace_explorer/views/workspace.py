@@ -148,22 +148,27 @@ def _session_label(other: Session | None, iri: str) -> str:
     return f"{other.mechanism} · {clip(other.question or '(no question recorded)', 70)}"
 
 
+TOOL_CHARS = 200  # characters of a tool's name in a step (the tool filter's choices)
+
+
 def _tool(entry: WalkEntry, called: Mapping[str, str]) -> str | None:
     """The tool an Analysis called, or that an Observation answers for (``called``: Observation
-    IRI -> the tool of its Analysis); None for a reply that was not parsed and other steps."""
+    IRI -> the tool of its Analysis), cut to ``TOOL_CHARS``; None for a reply that was not
+    parsed and other steps."""
     if entry.id in called:
         return called[entry.id]
     action = entry.step.fields.get("action")
-    return visible_controls(str(action)) if action and "parse_error" not in entry.step.fields else None
+    return clip(action, TOOL_CHARS) if action and "parse_error" not in entry.step.fields else None
 
 
 def _observed_tools(walk: list[WalkEntry]) -> dict[str, str]:
-    """Observation IRI -> the tool its Analysis called (``model.agent`` links the two)."""
+    """Observation IRI -> the tool its Analysis called (``model.agent`` links the two), cut to
+    ``TOOL_CHARS``."""
     out: dict[str, str] = {}
     for entry in walk:
         fields = entry.step.fields
         if fields.get("observation_id") and fields.get("action") and "parse_error" not in fields:
-            out[fields["observation_id"]] = visible_controls(str(fields["action"]))
+            out[fields["observation_id"]] = clip(fields["action"], TOOL_CHARS)
     return out
 
 

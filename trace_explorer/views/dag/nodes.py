@@ -61,11 +61,11 @@ def house_image(fill: str, stroke: str) -> str:
 
 
 def hover_text(step: Step, extra: list[tuple[str, str]] | None = None) -> str:
-    """The tooltip of a step as plain text, one "name: value" line per key field (values cut to
-    ``HOVER_VALUE_CHARS``). It is shown with ``innerText``: never HTML."""
+    """The tooltip of a step as plain text, one "name: value" line per key field (its title,
+    IRI and values cut to ``HOVER_VALUE_CHARS``). It is shown with ``innerText``: never HTML."""
     label = step.label or ""
     title = label if label.startswith(step.kind) else step.kind + (f" — {label}" if label else "")
-    lines = [title, step.id]  # "Analysis: calculator", not "Analysis — Analysis: calculator"
+    lines = [clip(title, HOVER_VALUE_CHARS), clip(step.id, HOVER_VALUE_CHARS)]  # "Analysis: calculator", not "Analysis — Analysis: calculator"
     for name, title in HOVER_FIELDS:
         value = step.fields.get(name)
         if value is None or value == [] or value == "":
