@@ -3,6 +3,7 @@ change of the config file, and the endpoint policy that lets them through."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -15,6 +16,7 @@ from trace_explorer.sources.configured import (DEFAULT_PATH, SOURCES_VARIABLE, S
 from trace_explorer.sources.endpoint_policy import EndpointPolicy
 
 OTHER = "Another (enter it)"  # the choice beside the configured sources' names
+TIMEOUT_LABEL = "Timeout (s) per request, its whole answer read"  # the typed-in sources' forms
 _log = logging.getLogger(__name__)
 
 
@@ -52,3 +54,12 @@ def _load(path: str, stamp: int | None, environment: int) -> tuple[SourcesConfig
 def endpoint_policy() -> EndpointPolicy:
     """``TRACE_EXPLORER_ENDPOINT_ALLOW``'s policy, with the configured sources' URLs allowed."""
     return dataclasses.replace(EndpointPolicy.from_environment(), configured=sources_config()[0].urls())
+
+
+def typed_in_form(key: str, typed: bool):
+    """A context for a source's fields: a borderless form (Connect its submit button) when they
+    are typed in, else nothing. In a form every field's value goes with the click, typed or not
+    yet committed: a password field left by Tab (through its show-password button) never commits
+    its value on its own, so a token typed and left that way used to reach the gateway empty or
+    stale (HTTP 401). Its labels carry no help icon either: an icon takes a Tab of its own."""
+    return st.form(key, border=False, enter_to_submit=True) if typed else contextlib.nullcontext()

@@ -51,7 +51,7 @@ from trace_explorer.views.visible_text import visible_controls
 
 from .collection import (Collection, FileRead, credential_digest, current_collection, demo_files, files_collection,
                          not_connected, read_file, set_collection)
-from .configured_sources import OTHER, endpoint_policy, sources_config
+from .configured_sources import OTHER, TIMEOUT_LABEL, endpoint_policy, sources_config, typed_in_form
 from .kept_uploads import FILES_PARAM, gone_message, keep, kept_bytes, limits_text, reopen
 from .text import counted, md_escape
 from .trustgraph_form import PARAMS as TRUSTGRAPH_PARAMS
@@ -524,24 +524,26 @@ def _endpoint_source() -> Collection:
     choice = (st.selectbox("Endpoint", [s.name for s in configured] + [OTHER], key="te_endpoint_choice")
               if configured else OTHER)
     chosen = next((s for s in configured if s.name == choice), None)
-    if chosen is None:
-        url = st.text_input("Endpoint URL", key="te_endpoint_url", placeholder="https://example.org/sparql")
-        graphs = st.text_input("Named graphs (optional)", key="te_endpoint_graphs",
-                               help="Space-separated graph IRIs read as the default graph; empty: the server's "
-                                    "default graph.")
-        user = st.text_input("User (optional)", key="te_endpoint_user")
-        secret = st.text_input("Password or bearer token", key="te_endpoint_secret", type="password")
-        bearer = st.checkbox("It is a bearer token", key="te_endpoint_bearer")
-    else:
-        url, graphs, user, secret, bearer = chosen.url, " ".join(chosen.graphs), chosen.user, chosen.secret, chosen.bearer
-        st.caption(md_escape(f"{chosen.url} · its credentials are kept on the server"))
-    quoted = st.checkbox("The server holds RDF 1.2 quoted triples", value=chosen.quoted_triples if chosen else True,
-                         key=f"te_endpoint_quoted_{choice}" if chosen else "te_endpoint_quoted")
-    timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S, key="te_endpoint_timeout",
-                              help="How long each request may take in all, its whole answer read.")
-    if chosen is None:
-        # a callback, not the button's return value: the click must survive the page's own run
-        st.button("Connect", icon=":material/link:", key="te_endpoint_connect", on_click=_request_connect)
+    with typed_in_form("te_endpoint_form", chosen is None):
+        if chosen is None:
+            url = st.text_input("Endpoint URL", key="te_endpoint_url", placeholder="https://example.org/sparql")
+            graphs = st.text_input("Named graphs (optional)", key="te_endpoint_graphs",
+                                   placeholder="graph IRIs, space-separated; empty: the default graph")
+            user = st.text_input("User (optional)", key="te_endpoint_user")
+            secret = st.text_input("Password or bearer token", key="te_endpoint_secret", type="password")
+            bearer = st.checkbox("It is a bearer token", key="te_endpoint_bearer")
+        else:
+            url, graphs, user, secret, bearer = (chosen.url, " ".join(chosen.graphs), chosen.user, chosen.secret,
+                                                 chosen.bearer)
+            st.caption(md_escape(f"{chosen.url} · its credentials are kept on the server"))
+        quoted = st.checkbox("The server holds RDF 1.2 quoted triples",
+                             value=chosen.quoted_triples if chosen else True,
+                             key=f"te_endpoint_quoted_{choice}" if chosen else "te_endpoint_quoted")
+        timeout = st.number_input(TIMEOUT_LABEL, 1.0, 300.0, chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S,
+                                  key="te_endpoint_timeout")
+        if chosen is None:
+            st.form_submit_button("Connect", icon=":material/link:", key="te_endpoint_connect",
+                                  on_click=_request_connect)
     submitted = st.session_state.pop("te_endpoint_requested", False)
     collection = current_collection()
     # shared caches are keyed on everything that decides what is visible: the secret too
