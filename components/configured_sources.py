@@ -13,7 +13,7 @@ import streamlit as st
 
 from trace_explorer.sources.configured import (DEFAULT_PATH, SOURCES_VARIABLE, SourcesConfig, SourcesConfigError,
                                                load_sources)
-from trace_explorer.sources.endpoint_policy import EndpointPolicy
+from trace_explorer.sources.endpoint_policy import EndpointPolicy, served_on_loopback_only
 
 OTHER = "Another (enter it)"  # the choice beside the configured sources' names
 TIMEOUT_LABEL = "Timeout (s) per request, its whole answer read"  # the typed-in sources' forms
@@ -52,8 +52,11 @@ def _load(path: str, stamp: int | None, environment: int) -> tuple[SourcesConfig
 
 
 def endpoint_policy() -> EndpointPolicy:
-    """``TRACE_EXPLORER_ENDPOINT_ALLOW``'s policy, with the configured sources' URLs allowed."""
-    return dataclasses.replace(EndpointPolicy.from_environment(), configured=sources_config()[0].urls())
+    """``TRACE_EXPLORER_ENDPOINT_ALLOW``'s policy, with the configured sources' URLs allowed, and
+    this machine's loopback when the app is served on loopback only (Streamlit's
+    ``server.address``: empty, ``0.0.0.0`` or ``::`` is every interface)."""
+    return dataclasses.replace(EndpointPolicy.from_environment(), configured=sources_config()[0].urls(),
+                               loopback=served_on_loopback_only(st.get_option("server.address")))
 
 
 def typed_in_form(key: str, typed: bool):

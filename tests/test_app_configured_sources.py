@@ -56,7 +56,8 @@ def test_another_loopback_url_typed_in_is_refused(configured, virtuoso_url):
     at.sidebar.text_input(key="te_endpoint_url").set_value(virtuoso_url.replace("127.0.0.1", "localhost"))
     at.sidebar.button(key="te_endpoint_connect").click().run()
     errors = [unescape(e.value) for e in at.sidebar.error]
-    assert errors == ["localhost resolves to a non-public address (127.0.0.1); a deployment opens such hosts "
+    assert errors == ["localhost resolves to a non-public address (127.0.0.1); this app is served to other "
+                      "machines, so its own machine's services are closed to them; a deployment opens such hosts "
                       "by listing them in TRACE_EXPLORER_ENDPOINT_ALLOW"]
     assert table_ids(at) == []
 
