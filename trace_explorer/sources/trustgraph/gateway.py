@@ -22,8 +22,12 @@ error message (``secret_scrub``: scrubbed before any cut, in every text quoted f
 Every answer is read with ``bounded_http``'s limits: a byte cap, one deadline for the whole
 exchange, and a JSON answer of at most ``MAX_JSON_ITEMS`` values. With ``pins`` (from
 ``EndpointPolicy.pin``) connections go only to the addresses the policy checked. Requests are
-concurrent (``map``: a pool of ``workers`` threads), never repeated
-and never delayed: nothing here sleeps.
+concurrent (``map``: a pool of ``workers`` threads), and no more than ``workers`` are in flight
+at once whoever sends them, fewer while the gateway resets connections or answers "busy"
+(``read_retry.InFlightLimit``), so a gateway with a short queue of connections is not flooded. A
+request whose connection is refused, reset or closed before an answer, or that is answered
+"busy" (HTTP 503, 429), is sent again after a growing pause (``read_retry``: every request here
+is a read); a failure that stays names its cause and the tries made.
 """
 
 from __future__ import annotations
@@ -42,9 +46,13 @@ import pyoxigraph as ox
 from ...read.wire import WireFormatError, decode_term, encode_term
 from ..bounded_http import DEFAULT_TIMEOUT_S, HttpFailure, bounded_post, max_response_bytes
 from ..pinned_http import Pins, pinned_session
+from ..read_retry import InFlightLimit, retried
 from ..secret_scrub import SecretScrub
 from ..source import SourceError
 
+# concurrent requests to one gateway: enough to hide a round trip's latency, few enough for a
+# gateway whose queue of connections is short (16 at once had some reset)
+WORKERS = 6
 MAX_LIMIT = 100_000  # the largest ``limit`` a triples query takes (TriplesQueryRequest.yaml)
 STREAM_CHUNK = 4 * 1024 * 1024  # bytes asked for per stream-document answer
 # The most values (objects, arrays, strings, numbers) one JSON answer may hold, counted before it
@@ -93,13 +101,13 @@ class Gateway:
     """One TrustGraph deployment's API gateway: ``url`` (its base, such as
     ``http://localhost:8888/``), ``token`` (bearer, may be None), ``flow``, ``collection`` and
     ``workspace`` ids, ``timeout`` in seconds for each request in all (connect, wait, read),
-    ``workers`` concurrent requests, ``pins`` the addresses to connect to (``{(host, port):
+    ``workers`` requests in flight at once at most, ``pins`` the addresses to connect to (``{(host, port):
     (address, ...)}``, as ``EndpointPolicy.pin`` checked them; None: resolve the name),
     ``max_bytes`` the cap on one answer (None: ``bounded_http.max_response_bytes()``).
     ``requests`` counts the requests sent (for benchmarks and tests)."""
 
     def __init__(self, url: str, token: str | None = None, *, flow: str = "default", collection: str = "default",
-                 workspace: str = "default", timeout: float = DEFAULT_TIMEOUT_S, workers: int = 16, pins: Pins | None = None,
+                 workspace: str = "default", timeout: float = DEFAULT_TIMEOUT_S, workers: int = WORKERS, pins: Pins | None = None,
                  max_bytes: int | None = None):
         self.url = url.strip() if url.strip().endswith("/") else url.strip() + "/"
         self._token = token or None
@@ -107,10 +115,9 @@ class Gateway:
         self._pins, self.max_bytes, self._sessions = pins, max_bytes, []
         self.flow, self.collection, self.workspace = flow, collection, workspace
         self.timeout, self.workers = timeout, workers
-        self.requests = 0
-        self._count_lock = threading.Lock()
-        self._local = threading.local()
-        self._pool: ThreadPoolExecutor | None = None
+        self.requests, self._count_lock = 0, threading.Lock()
+        self._local, self._pool = threading.local(), None  # the pool: a ThreadPoolExecutor once needed
+        self._in_flight = InFlightLimit(workers)  # requests sent at once, from any thread
         self._stream_documents = True  # False once the librarian has refused stream-document
 
     def __repr__(self) -> str:  # the token stays out of every representation
@@ -128,20 +135,9 @@ class Gateway:
         another HTTP status, no complete answer within ``timeout``, an answer over the byte cap,
         a body that is not a JSON object (or holds more than ``MAX_JSON_ITEMS`` values), or an
         ``error`` object in the answer."""
-        session = getattr(self._local, "session", None)
-        if session is None:
-            session = self._local.session = pinned_session(self._pins)
-            with self._count_lock:
-                self._sessions.append(session)
-        headers = {"Content-Type": "application/json"}
-        if self._token:
-            headers["Authorization"] = f"Bearer {self._token}"
         where = f"{self.label}: {path}"
-        with self._count_lock:
-            self.requests += 1
         try:
-            response = bounded_post(session, self.url + "api/v1/" + path, json=body, headers=headers,
-                                    timeout=self.timeout, max_bytes=self.max_bytes)
+            response = retried(lambda: self._send(path, body), self._in_flight)
         except HttpFailure as failure:
             raise GatewayError(f"{where}: {self._secrets.clean(failure)}", path=path) from None
         status = response.status
@@ -164,6 +160,20 @@ class Gateway:
             detail = self._secrets.clean(error, 300)
             raise ServiceRefusal(f"{where}: the service answered with an error: {detail}", detail)
         return answer
+
+    def _send(self, path: str, body: dict[str, Any]):
+        """One try of ``post``'s request, on this thread's connection."""
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = pinned_session(self._pins)
+            with self._count_lock:
+                self._sessions.append(session)
+        headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {self._token}"}
+                                                           if self._token else {})}
+        with self._count_lock:
+            self.requests += 1
+        return bounded_post(session, self.url + "api/v1/" + path, json=body, headers=headers,
+                            timeout=self.timeout, max_bytes=self.max_bytes)
 
     def map(self, function: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``[function(item) for item in items]``, run concurrently on ``workers`` threads, in
