@@ -237,6 +237,13 @@ def test_a_supervisors_bands_fold_and_its_critical_path_shows(app_url, sessions)
         page.locator(f'{WORKSPACE}[data-selected="{sub}/pattern-decision"], {WORKSPACE}').first.wait_for()
         wait_for_streamlit_idle(page)
         assert workspace(page, "w => w.data.session.id") == sub
+        # the header's link back to the parent, a link from this page to this page: the address
+        # follows it, so a reload opens the session shown (it once stayed on the sub-session)
+        page.locator('[data-testid="stMain"] [data-testid="stPageLink"] a').filter(has_text="Parent:").first.click()
+        page.wait_for_function("(iri) => new URLSearchParams(location.search).get('session') === iri",
+                               arg=SUPERVISOR, timeout=20000)
+        wait_for_streamlit_idle(page)
+        assert workspace(page, "w => w.data.session.id") == SUPERVISOR
 
 
 def test_the_evidence_switch_hangs_the_branch_beside_the_chain_and_tables_are_whole(app_url):
