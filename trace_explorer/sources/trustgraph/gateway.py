@@ -38,7 +38,7 @@ import json
 import threading
 import weakref
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 import pyoxigraph as ox
@@ -113,8 +113,7 @@ class Gateway:
         self._token = token or None
         self._secrets = SecretScrub(self._token)  # every text quoted from the gateway passes through it
         self._pins, self.max_bytes, self._sessions = pins, max_bytes, []
-        self.flow, self.collection, self.workspace = flow, collection, workspace
-        self.timeout, self.workers = timeout, workers
+        self.flow, self.collection, self.workspace, self.timeout, self.workers = flow, collection, workspace, timeout, workers
         self.requests, self._count_lock = 0, threading.Lock()
         self._local, self._pool = threading.local(), None  # the pool: a ThreadPoolExecutor once needed
         self._in_flight = InFlightLimit(workers)  # requests sent at once, from any thread
@@ -177,14 +176,17 @@ class Gateway:
 
     def map(self, function: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``[function(item) for item in items]``, run concurrently on ``workers`` threads, in
-        order; the first exception raised is raised here."""
+        order; every call ends first (none is left sending its tries after a failure), then the
+        first item's exception raised is raised here."""
         items = list(items)
         if len(items) <= 1:
             return [function(i) for i in items]
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="trustgraph")
             weakref.finalize(self, self._pool.shutdown, wait=False)  # its threads go with the gateway
-        return list(self._pool.map(function, items))
+        futures = [self._pool.submit(function, item) for item in items]
+        wait(futures)
+        return [future.result() for future in futures]
 
     # -- the triples service ------------------------------------------------------------------
     def triples(self, s: ox.NamedNode | None = None, p: ox.NamedNode | None = None,
@@ -274,7 +276,7 @@ class Gateway:
                                    f"{cap / 1024 / 1024:g} MiB limit (or in more than {MAX_CHUNKS:,} chunks)")
             answer = self._librarian({"operation": "stream-document", "chunk-index": index,
                                       "chunk-size": STREAM_CHUNK}, document)
-            parts.append(self._base64(answer, document))
+            parts.append(self._content(document, answer))
             size += len(parts[-1])
             total = answer.get("total-chunks", 1) if isinstance(answer.get("total-chunks", 1), int) else 1
             index += 1
@@ -282,10 +284,8 @@ class Gateway:
                 break
         return b"".join(parts)
 
-    def _content(self, document: str) -> bytes:
-        return self._base64(self._librarian({"operation": "get-document-content"}, document), document)
-
-    def _base64(self, answer: dict[str, Any], document: str) -> bytes:
+    def _content(self, document: str, answer: dict[str, Any] | None = None) -> bytes:  # the answer's, or asked whole
+        answer = self._librarian({"operation": "get-document-content"}, document) if answer is None else answer
         return content_bytes(answer, f"{self.label}: librarian: the content of {document}")
 
     def close(self) -> None:
