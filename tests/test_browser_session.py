@@ -326,6 +326,16 @@ def test_session_pages_at_two_widths(app_url, sessions):
                     for item in page.locator(f"{DAG} .te-legend-item").all():
                         assert item.evaluate("e => e.getBoundingClientRect().right") <= width
                     screenshot(page, f"session-{name}-graph-{width}")
+        # a GraphRAG Focus's table of edges, in the narrow window: its headers are whole words
+        # ("Predicate", never "Predica" over "te"; a cell's long IRI still wraps anywhere)
+        focus = sessions[GRAPHRAG].steps_of("Focus")[0].id
+        page.goto(session_url(app_url, GRAPHRAG, step=focus))
+        wait_drawn(page)
+        headers = page.locator(f"{INSPECTOR} .te-ins-table th")
+        headers.first.wait_for()
+        lines = headers.evaluate_all("hs => hs.map(h => [h.textContent, h.getBoundingClientRect().height])")
+        assert [t for t, _ in lines][:5] == ["Subject", "Predicate", "Object", "Concept", "Score"]
+        assert len({round(h) for _, h in lines}) == 1, lines  # one line each, all of a height
 
 
 # -- a 1,000-iteration run (2,002 steps) from a local store ---------------------------------------
