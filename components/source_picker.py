@@ -65,6 +65,7 @@ UPLOAD_KEY = "te_upload"
 FILES_PANEL_KEY = "te_files_panel"  # the sidebar's Files panel: open or closed
 _UPLOADED_KEY = "te_uploaded_files"
 _ERRORS_KEY = "te_upload_errors"
+_ERRORS_TOAST_KEY = "te_upload_errors_toast"  # the last batch's errors are yet to be said in a toast
 _UPLOADER_GEN_KEY = "te_uploader_generation"
 _DIGEST_KEY = "te_uploads_digest"  # the kept set of this person's uploads
 _SEEN_KEY = "te_files_seen"  # the digests this browser session has read or made: never read again
@@ -150,6 +151,14 @@ def _files_source() -> Collection:
     uploads = _uploader("Add trace files")
     if uploads:
         _take(uploads)  # reruns with an empty uploader
+    # a failed upload's errors under the drop zone the person just used (below the rest of the
+    # sidebar they were out of view), and said once in a toast
+    for error in state.get(_ERRORS_KEY, []):
+        st.error(md_escape(error), icon=":material/error:")
+    if state.pop(_ERRORS_TOAST_KEY, 0):
+        failed = len(state.get(_ERRORS_KEY, []))
+        st.toast(f"{counted(failed, 'file')} could not be used: the reasons are under “Add trace files”.",
+                 icon=":material/error:")
     st.caption(md_escape(f"Your files are {limits_text()}. The address (files=…) is their only way in: "
                          "nothing lists them, and anyone you give the link to can open them, as with an "
                          "unlisted paste link."))
@@ -161,8 +170,6 @@ def _files_source() -> Collection:
                 "Switch “Include the demo traces” back on to see both.", icon=":material/visibility_off:")
         if state.pop("te_demo_toast", False):
             st.toast("Showing your files only: the demo traces were switched off.", icon=":material/visibility_off:")
-    for error in state.get(_ERRORS_KEY, []):
-        st.error(md_escape(error), icon=":material/error:")
     uploaded: list[FileRead] = state[_UPLOADED_KEY]
     files = (list(demo_files()) if state[DEMO_KEY] else []) + uploaded
     key = ("files", bool(state[DEMO_KEY])) + tuple(f.key for f in files if f.loaded is not None)
@@ -267,6 +274,7 @@ def _take(uploads: list, rerun: bool = True) -> None:
         state.pop(_GONE_KEY, None)
     state[_UPLOADED_KEY] = kept + [r for _, r in good]
     state[_ERRORS_KEY] = [e for e in errors if e]
+    state[_ERRORS_TOAST_KEY] = bool(state[_ERRORS_KEY])
     state[_UPLOADER_GEN_KEY] += 1
     if rerun:
         st.rerun()
