@@ -72,9 +72,8 @@ st.session_state[LAST_KEY] = session.id
 st.query_params["session"] = session.id
 
 show_texts(session, [], collection)  # the answer's, from a TrustGraph librarian (steps': as they are shown)
-session_header(session, collection)
+session_header(session, collection, actions=lambda: session_exports(session, collection))
 answer_support_panel(session, collection)
 health_panel(session, collection)
-session_exports(session, collection)
 session_views(session, collection)
 evidence_panel(session, collection)

@@ -139,6 +139,17 @@ def test_html_page_opens_from_disk_with_its_dag_and_timeline(app_url, sessions, 
         opened.screenshot(path=str(Path(__file__).parent / "artifacts" / "export-page-opened.png"), full_page=False)
 
 
+def test_the_export_menu_opens_in_view_on_a_laptop_screen(app_url):
+    # the menu sits at the top of the page: under the answer and its panels it opened below the
+    # fold of a 720 px window, its tabs the only part in view
+    with chromium_page(viewport=(1280, 720)) as page:
+        open_export(page, app_url, REACT_12)
+        menu = page.locator('[data-testid="stPopoverBody"]').first.bounding_box()
+        assert page.evaluate("window.scrollY") == 0
+        assert menu["height"] > 150 and menu["y"] + menu["height"] <= 720
+        assert page.get_by_role("button", name="Provenance graph").bounding_box()["y"] < 720
+
+
 def test_turtle_data_loads_back_as_the_same_session(app_url, sessions, tmp_path):
     with chromium_page(viewport=(1440, 1100)) as page:
         open_export(page, app_url, REACT_12, "Data")
