@@ -13,6 +13,10 @@ from its start in reading order, and
   spans the whole band, from its start to the end of its last step;
 - a step that derives from a step of a sub-session (a supervisor's Finding from a sub-agent's
   Conclusion) starts no earlier than that step ends;
+- a step that records no time and derives from its own session's steps alone (a plan's next
+  StepResult, its Synthesis) starts no earlier than the sub-sessions before it in its session
+  end: its session's work so far includes theirs (at 0 s it would sit before the sub-session it
+  follows);
 - a step with no duration is a *marker*: an instant at its start, never a bar.
 
 When no row records a duration and no sub-session starts after its parent, the axis is
@@ -87,6 +91,7 @@ def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
     clock: dict[str, float] = {}  # session IRI -> when its next step starts
     began: dict[str, tuple[float, datetime | None]] = {walk[0].session.id: (0.0, walk[0].session.time)} if walk else {}
     header_of: dict[str, int] = {}  # sub-session IRI -> the row of its header
+    bands_end: dict[str, float] = {}  # session IRI -> when the sub-session bands in it so far end
     for index, (entry, duration) in enumerate(zip(walk, durations)):
         owner = entry.session
         band = header_of.get(owner.id, -1) if entry.depth else -1
@@ -102,9 +107,11 @@ def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
             began[owner.id] = (start, owner.time)
         else:
             start = clock.get(owner.id, 0.0)
-            for parent in entry.step.parents:
-                if parent not in owner.nodes and parent in end_of:
-                    start = max(start, end_of[parent])
+            outside = [p for p in entry.step.parents if p not in owner.nodes and p in end_of]
+            for parent in outside:
+                start = max(start, end_of[parent])
+            if duration is None and not outside:
+                start = max(start, bands_end.get(owner.id, 0.0))
             end = start + (duration or 0.0)
             clock[owner.id] = end
         if entry.header:
@@ -112,6 +119,11 @@ def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
         end_of[entry.id] = end
         _append(out, entry, start, end, duration, band)
         _stretch(out, band, end)
+        while band >= 0 and out.axis == "ms":  # the bands' ends, for the later steps of the sessions they hang in
+            outer = enclosing[band]
+            if outer is not None:
+                bands_end[outer.id] = max(bands_end.get(outer.id, 0.0), out.ends[band])
+            band = out.bands[band]
         if entry.depth and not entry.header and out.axis == "ms":
             end_of[owner.id] = max(end_of.get(owner.id, end), end)
     return out
