@@ -196,6 +196,15 @@ def test_a_supervisors_bands_fold_and_its_critical_path_shows(app_url, sessions)
         indent = [page.locator(f'{TIMELINE} .te-wf-row[data-step="{walk[i].id}"] .te-wf-label').evaluate(
             "e => parseFloat(e.style.paddingLeft)") for i in (1, 2, 3)]
         assert indent[0] < indent[1] == indent[2]
+        # the hour of idle time before each sub-agent is drawn compressed and said so: the bands
+        # of 10 and 13 s of work are no slivers of a 110-minute axis, and the ticks keep real times
+        assert data["idle_gaps"] == [[0.0, 3_947_000.0], [3_956_877.0, 6_581_000.0]]
+        widths = [float(page.locator(f'{TIMELINE} .te-wf-row[data-step="{walk[i].id}"] .te-wf-band').evaluate(
+            "e => e.style.width").rstrip("%")) for i in headers]
+        assert all(w > 25 for w in widths), widths
+        assert page.locator(f"{TIMELINE} .te-wf-axis-label").inner_text() == "Step · ⋯ idle time compressed"
+        ticks = page.locator(f"{TIMELINE} .te-wf-tick").all_inner_texts()
+        assert ticks.count("⋯") == 2 and "65 min 50 s" in ticks
         # keys step into the band: its Question, then its first step
         page.locator('[data-testid="stMain"] h3').first.click()
         page.keyboard.press("j")

@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.views.palette import kind_colour
 from trace_explorer.views.step_walk import moved, step_walk, walk_positions
-from trace_explorer.views.waterfall import HEADER_KIND, front_coded, waterfall, waterfall_data
+from trace_explorer.views.waterfall import HEADER_KIND, front_coded, idle_gaps, waterfall, waterfall_data
 
 TG = "https://trustgraph.ai/ns/"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
@@ -108,6 +108,13 @@ def test_a_supervisors_sub_agents_run_side_by_side_and_its_findings_wait_for_the
     assert [rows.starts[i] for i in findings] == ends
     assert all(rows.markers[i] for i in findings)  # no duration recorded: instants
     assert rows.starts[rows.ids.index(SUPERVISOR + "/synthesis")] == max(ends)
+
+
+def test_long_idle_stretches_are_drawn_compressed(sessions):
+    # a minute or more, and a fifth of the axis or more, with no step and no band running
+    assert idle_gaps(waterfall(sessions[SUPERVISOR], sessions)) == [(0.0, 3_947_000.0), (3_956_877.0, 6_581_000.0)]
+    assert idle_gaps(waterfall(sessions[REACT_12], sessions)) == []  # busy from start to end
+    assert idle_gaps(waterfall(sessions[PLAN], sessions)) == []  # the "order" axis has no time
 
 
 def test_a_sub_session_without_a_start_time_starts_when_its_step_ends(sessions):

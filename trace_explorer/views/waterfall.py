@@ -37,6 +37,11 @@ from .step_walk import WalkEntry, step_walk
 from ..model.totals import step_duration_ms
 
 HEADER_KIND = "Sub-session"
+# An idle stretch of the "ms" axis (no step, no band running) is drawn compressed when it lasts
+# at least IDLE_MIN_MS and takes at least IDLE_SHARE of the axis: a supervisor whose sub-agents
+# started an hour apart would otherwise draw seconds of work as slivers of an 83-minute axis.
+IDLE_MIN_MS = 60_000.0
+IDLE_SHARE = 0.2
 
 
 @dataclass
@@ -191,6 +196,22 @@ def _stretch(out: Waterfall, band: int, end: float) -> None:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def idle_gaps(rows: Waterfall) -> list[tuple[float, float]]:
+    """The idle stretches of ``rows``' "ms" axis to draw compressed: (start, end) ms, in order,
+    each at least ``IDLE_MIN_MS`` long and ``IDLE_SHARE`` of the axis, when no row (step, band)
+    runs; [] on the "order" axis."""
+    if rows.axis != "ms" or not len(rows):
+        return []
+    span = max(rows.ends)
+    least = max(IDLE_MIN_MS, IDLE_SHARE * span)
+    gaps, reached = [], 0.0
+    for start, end in sorted(zip(rows.starts, rows.ends)):
+        if start - reached >= least:
+            gaps.append((reached, start))
+        reached = max(reached, end)
+    return gaps
 
 
 def waterfall_data(rows: Waterfall) -> dict[str, Any]:
