@@ -179,6 +179,35 @@ def test_keys_clicks_the_url_search_and_filters_on_a_react_run(app_url, sessions
         assert session.nodes[REACT_12 + "/i7"].fields["thought"] in inspector_text(page)
 
 
+def test_the_graphs_overview_shows_the_whole_run_and_ctrl_wheel_zooms_out(app_url, sessions):
+    # at a readable scale the graph shows about 7 of the run's 26 steps: the overview in its
+    # corner draws every node, and a click at its end brings the Conclusion into view
+    conclusion = sessions[REACT_12].steps_of("Conclusion")[0].id
+    with chromium_page(viewport=(1400, 1000)) as page:
+        page.goto(session_url(app_url, REACT_12))
+        wait_drawn(page)
+        wait_for_streamlit_idle(page)
+        count = dag(page, "v => v.nodes.length")
+        page.locator(f"{DAG} .te-dag-canvas").scroll_into_view_if_needed()
+        overview = page.locator(f"{DAG} .te-dag-overview")
+        assert page.locator(DAG).get_attribute("data-overview") == "shown"
+        assert overview.get_attribute("data-nodes") == str(count) and count >= 26
+        assert not dag(page, "(v, id) => v.visible(id)", conclusion)
+        box = overview.bounding_box()
+        page.mouse.click(box["x"] + box["width"] - 4, box["y"] + box["height"] / 2)
+        assert dag(page, "(v, id) => v.visible(id)", conclusion)
+        # Ctrl + wheel zooms out past the readable scale, as far as the whole graph
+        scale, whole = dag(page, "v => [v.network.getScale(), v.wholeScale()]")
+        canvas = page.locator(f"{DAG} .te-dag-canvas").bounding_box()
+        page.mouse.move(canvas["x"] + canvas["width"] / 2, canvas["y"] + 60)
+        page.keyboard.down("Control")
+        for _ in range(30):
+            page.mouse.wheel(0, 200)
+        page.keyboard.up("Control")
+        page.wait_for_timeout(200)
+        assert whole < scale * 0.5 and dag(page, "v => v.network.getScale()") == pytest.approx(whole)
+
+
 def test_a_supervisors_bands_fold_and_its_critical_path_shows(app_url, sessions):
     session = sessions[SUPERVISOR]
     data = workspace_data(session, sessions)
@@ -457,13 +486,16 @@ def test_a_2002_step_run_scrolls_moves_and_opens_its_folds(long_store_url):
         page.locator(f'{DAG}:not([data-node-count="{count}"])').wait_for(timeout=10000)
         assert dict(dag(page, "v => v.shown.map(n => [n.id, n.role])"))[first] == "step"
         assert page.locator(DAG).get_attribute("data-selected") == first
-        # Ctrl + wheel zooms out no further than labels of 12 px
+        # Ctrl + wheel zooms out as far as the whole graph, no further; Fit comes back to labels of
+        # 12 px at least
         box = page.locator(f"{DAG} .te-dag-canvas").bounding_box()
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.keyboard.down("Control")
         for _ in range(25):
             page.mouse.wheel(0, 120)
         page.keyboard.up("Control")
+        assert dag(page, "v => v.network.getScale()") == pytest.approx(dag(page, "v => v.wholeScale()"))
+        page.locator(f"{DAG} .te-fit").click()
         assert dag(page, "v => v.network.getScale()") >= 12 / 14 - 1e-6
         # Fold again: back to what was sent, the selected step's run folded again too
         page.locator(f"{DAG} .te-refold").click()

@@ -18,7 +18,7 @@ when it is the step the server last sent and the person has moved on since), and
 that back a sentence of the answer (``supporting``).
 
 The script is vis-network as the pyvis package ships it, then ``dom.js``, ``waterfall.js``,
-``folds.js``, ``graph.js``, ``inspector.js`` and ``workspace.js``, inlined (nothing is fetched).
+``folds.js``, ``overview.js``, ``graph.js``, ``inspector.js`` and ``workspace.js``, inlined (nothing is fetched).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ GOTO_KEY = "te_goto"  # {"page": "session" | "documents", "id": IRI}
 ASK_KEY = "te_workspace_ask"  # how many times the server asked for a step to be selected (select_step)
 MARKED_KEY = "te_workspace_marked"  # the step IRIs marked as backing the answer's chosen sentence
 _HERE = Path(__file__).resolve().parent
-_SCRIPTS = ("dom.js", "waterfall.js", "folds.js", "graph.js", "inspector.js", "workspace.js")
+_SCRIPTS = ("dom.js", "waterfall.js", "folds.js", "overview.js", "graph.js", "inspector.js", "workspace.js")
 _HTML = """
 <div class="te-ws" data-view="timeline" data-te-steps="workspace" role="group" aria-label="Session workspace">
   <div class="te-ws-tools">
