@@ -6,13 +6,12 @@
  * opens a span's details (``holdDetail``): the rows below move down by its height, so its words
  * are read in the same page scroll as the rows. The time axis zooms (+ / −, Ctrl + wheel) and
  * pans (drag the bars). Long idle stretches (``idle_gaps``: a supervisor's sub-agents an hour
- * apart) are drawn compressed, each GAP_SHARE of the axis, marked "⋯" on it and named in the
- * axis's label: the view and its ticks run on that drawn time (``drawn``), and the ticks and
- * the tooltips say the real time (``real``). */
+ * apart) are drawn compressed (the pieces of ``views.waterfall.compressed_axis``), marked "⋯"
+ * on the axis and named in its label: the view and its ticks run on that drawn time
+ * (``drawn``), and the ticks and the tooltips say the real time (``real``). */
 const ROW = 26;          // px per row
 const EDGE = 64;         // px at the top of the window that Streamlit's header covers
 const INDENT = 14;       // px per level of a sub-session
-const GAP_SHARE = 0.06;  // of the drawn axis, per idle stretch drawn compressed
 
 class Waterfall {
   constructor(host, ws) {
@@ -49,16 +48,13 @@ class Waterfall {
     new ResizeObserver(() => this.schedule()).observe(this.body);
   }
 
-  load(steps, axis, gaps = []) {
+  load(steps, axis, gaps = [], pieces = []) {
     this.steps = steps;
     this.axis = axis;
     let end = 0;
     steps.forEach((s) => { end = Math.max(end, s.end); });
-    // each idle stretch drawn GAP_SHARE of the axis: ``width`` ms of drawn time
-    const idle = gaps.reduce((sum, g) => sum + g[1] - g[0], 0);
-    const busy = Math.max(end - idle, 1);
-    const width = gaps.length ? busy * GAP_SHARE / Math.max(0.05, 1 - GAP_SHARE * gaps.length) : 0;
-    this.gaps = gaps.map((g) => ({from: g[0], to: g[1], width: width}));
+    this.gaps = gaps.map((g) => ({from: g[0], to: g[1]}));
+    this.pieces = pieces.length ? pieces : [[0, 0, 1]];  // [drawn start, real start, real ms per drawn ms]
     this.full = axis === "order" ? [-0.5, Math.max(steps.length - 0.5, 0.5)] : [0, Math.max(this.drawn(end), 1)];
     this.view = this.full.slice();
     this.axisName.textContent = axis === "order" ? "Step (no durations recorded: in order)"
@@ -68,27 +64,18 @@ class Waterfall {
     this.refresh();
   }
 
-  /* A real time (ms) on the drawn axis, whose idle stretches are compressed. */
+  /* A real time (ms) on the drawn axis (the last piece that starts at or before it). */
   drawn(t) {
-    let cut = 0;
-    for (const g of this.gaps || []) {
-      if (t >= g.to) { cut += (g.to - g.from) - g.width; }
-      else if (t > g.from) { return t - cut - (t - g.from) + (t - g.from) / (g.to - g.from) * g.width; }
-      else { break; }
-    }
-    return t - cut;
+    let d = t;
+    for (const [at, real, rate] of this.pieces || []) { if (t >= real) { d = at + (t - real) / rate; } }
+    return d;
   }
 
   /* The real time (ms) at a point ``d`` of the drawn axis. */
   real(d) {
-    let cut = 0;
-    for (const g of this.gaps || []) {
-      const from = g.from - cut;
-      if (d <= from) { break; }
-      if (d < from + g.width) { return g.from + (d - from) / g.width * (g.to - g.from); }
-      cut += (g.to - g.from) - g.width;
-    }
-    return d + cut;
+    let t = d;
+    for (const [at, real, rate] of this.pieces || []) { if (d >= at) { t = real + (d - at) * rate; } }
+    return t;
   }
 
   /* The rows shown (those in no folded band), in order. */
@@ -259,8 +246,8 @@ class Waterfall {
     if (this.axis === "order") { step = Math.max(1, Math.round(step)); }
     const start = Math.ceil(this.view[0] / step) * step;
     const inGap = (v) => this.axis !== "order" && this.gaps.some((g) => {
-      const a = this.drawn(g.from);
-      return v > a - g.width * 0.4 && v < a + g.width * 1.4;  // the "⋯" mark's place, and room around it
+      const a = this.drawn(g.from), b = this.drawn(g.to), room = (b - a) * 0.4;
+      return v > a - room && v < b + room;  // the "⋯" mark's place, and room around it
     });
     for (let v = start; v <= this.view[1] + 1e-9; v += step) {
       if (inGap(v)) { continue; }

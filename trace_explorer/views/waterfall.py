@@ -42,6 +42,7 @@ HEADER_KIND = "Sub-session"
 # started an hour apart would otherwise draw seconds of work as slivers of an 83-minute axis.
 IDLE_MIN_MS = 60_000.0
 IDLE_SHARE = 0.2
+GAP_SHARE = 0.06  # of the drawn axis, per idle stretch drawn compressed
 
 
 @dataclass
@@ -202,16 +203,43 @@ def idle_gaps(rows: Waterfall) -> list[tuple[float, float]]:
     """The idle stretches of ``rows``' "ms" axis to draw compressed: (start, end) ms, in order,
     each at least ``IDLE_MIN_MS`` long and ``IDLE_SHARE`` of the axis, when no row (step, band)
     runs; [] on the "order" axis."""
-    if rows.axis != "ms" or not len(rows):
+    return idle_stretches(rows.starts, rows.ends) if rows.axis == "ms" else []
+
+
+def idle_stretches(starts: list[float], ends: list[float]) -> list[tuple[float, float]]:
+    """``idle_gaps`` of rows given by their ``starts`` and ``ends`` (ms from 0)."""
+    if not len(starts):
         return []
-    span = max(rows.ends)
-    least = max(IDLE_MIN_MS, IDLE_SHARE * span)
+    least = max(IDLE_MIN_MS, IDLE_SHARE * max(ends))
     gaps, reached = [], 0.0
-    for start, end in sorted(zip(rows.starts, rows.ends)):
+    for start, end in sorted(zip(starts, ends)):
         if start - reached >= least:
             gaps.append((reached, start))
         reached = max(reached, end)
     return gaps
+
+
+def compressed_axis(gaps: list[tuple[float, float]], end: float) -> list[tuple[float, float, float]]:
+    """The drawn axis of a span of ``end`` ms whose idle ``gaps`` are drawn ``GAP_SHARE`` of it
+    each: its pieces in order as (drawn start, real start, real ms per drawn ms), the last piece
+    running to the end. Without gaps, one piece ``(0, 0, 1)``."""
+    idle = sum(b - a for a, b in gaps)
+    width = max(end - idle, 1.0) * GAP_SHARE / max(0.05, 1 - GAP_SHARE * len(gaps)) if gaps else 0.0
+    pieces, cut = [(0.0, 0.0, 1.0)], 0.0
+    for a, b in gaps:
+        pieces.append((a - cut, a, (b - a) / width))
+        cut += (b - a) - width
+        pieces.append((b - cut, b, 1.0))
+    return pieces
+
+
+def drawn_ms(t: float, pieces: list[tuple[float, float, float]]) -> float:
+    """Real time ``t`` (ms) on the drawn axis of ``compressed_axis``'s ``pieces``."""
+    drawn = t
+    for at, real, rate in pieces:
+        if t >= real:
+            drawn = at + (t - real) / rate
+    return drawn
 
 
 def waterfall_data(rows: Waterfall) -> dict[str, Any]:
