@@ -16,7 +16,7 @@ from trace_explorer.sources.configured import (DEFAULT_PATH, SOURCES_VARIABLE, S
 from trace_explorer.sources.endpoint_policy import EndpointPolicy, served_on_loopback_only
 
 OTHER = "Another (enter it)"  # the choice beside the configured sources' names
-TIMEOUT_LABEL = "Timeout (s) per request, its whole answer read"  # the typed-in sources' forms
+TIMEOUT_LABEL = "Timeout per request (s)"  # the typed-in sources' forms: each request, its answer read whole
 _log = logging.getLogger(__name__)
 
 
