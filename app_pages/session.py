@@ -65,13 +65,15 @@ if session is None:
     st.stop()
 
 st.session_state[LAST_KEY] = session.id
-if st.query_params.get("session") != session.id:
-    st.query_params["session"] = session.id
+# written even when it holds this session already: a link to this page from this page (a
+# sub-session's, the parent's) runs it with the new session but leaves the browser's address on
+# the old one, and writing the parameter puts the address right, so a reload or a copied link
+# opens the session shown
+st.query_params["session"] = session.id
 
 show_texts(session, [], collection)  # the answer's, from a TrustGraph librarian (steps': as they are shown)
-session_header(session, collection)
+session_header(session, collection, actions=lambda: session_exports(session, collection))
 answer_support_panel(session, collection)
 health_panel(session, collection)
-session_exports(session, collection)
 session_views(session, collection)
 evidence_panel(session, collection)

@@ -3,6 +3,7 @@ change of the config file, and the endpoint policy that lets them through."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -12,9 +13,10 @@ import streamlit as st
 
 from trace_explorer.sources.configured import (DEFAULT_PATH, SOURCES_VARIABLE, SourcesConfig, SourcesConfigError,
                                                load_sources)
-from trace_explorer.sources.endpoint_policy import EndpointPolicy
+from trace_explorer.sources.endpoint_policy import EndpointPolicy, served_on_loopback_only
 
 OTHER = "Another (enter it)"  # the choice beside the configured sources' names
+TIMEOUT_LABEL = "Timeout per request (s)"  # the typed-in sources' forms: each request, its answer read whole
 _log = logging.getLogger(__name__)
 
 
@@ -63,5 +65,17 @@ def _unplaced(message: str, path: str) -> str:
 
 
 def endpoint_policy() -> EndpointPolicy:
-    """``TRACE_EXPLORER_ENDPOINT_ALLOW``'s policy, with the configured sources' URLs allowed."""
-    return dataclasses.replace(EndpointPolicy.from_environment(), configured=sources_config()[0].urls())
+    """``TRACE_EXPLORER_ENDPOINT_ALLOW``'s policy, with the configured sources' URLs allowed, and
+    this machine's loopback when the app is served on loopback only (Streamlit's
+    ``server.address``: empty, ``0.0.0.0`` or ``::`` is every interface)."""
+    return dataclasses.replace(EndpointPolicy.from_environment(), configured=sources_config()[0].urls(),
+                               loopback=served_on_loopback_only(st.get_option("server.address")))
+
+
+def typed_in_form(key: str, typed: bool):
+    """A context for a source's fields: a borderless form (Connect its submit button) when they
+    are typed in, else nothing. In a form every field's value goes with the click, typed or not
+    yet committed: a password field left by Tab (through its show-password button) never commits
+    its value on its own, so a token typed and left that way used to reach the gateway empty or
+    stale (HTTP 401). Its labels carry no help icon either: an icon takes a Tab of its own."""
+    return st.form(key, border=False, enter_to_submit=True) if typed else contextlib.nullcontext()

@@ -8,6 +8,8 @@ them: the rest of the session reads normally and the collection is not affected.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from trace_explorer.model.literals import format_time
@@ -38,8 +40,10 @@ def session_link(target: str, collection: Collection, prefix: str = "", icon: st
                  query_params={"session": target}, icon=icon, help=md_escape(target))
 
 
-def session_header(session: Session, collection: Collection) -> None:
-    """Draw the header of ``session``."""
+def session_header(session: Session, collection: Collection, actions: Callable[[], None] | None = None) -> None:
+    """Draw the header of ``session``; ``actions`` draws the page's menus (the Export menu) at
+    the right of its first row, at the top of the page, where a menu has the room to open
+    downwards in view."""
     crumbs = st.container(horizontal=True, gap="medium", vertical_alignment="center")
     with crumbs:
         st.page_link(SESSIONS_PAGE, label="Sessions", icon=":material/arrow_back:")
@@ -48,6 +52,8 @@ def session_header(session: Session, collection: Collection) -> None:
                          icon=":material/subdirectory_arrow_left:")
         elif session.parent:
             st.caption(md_escape(f"Derives from {session.parent} (not loaded)"))
+        if actions is not None:
+            actions()
 
     question = session.question or "(no question recorded)"
     st.subheader(md_escape(_clip_lines(question, QUESTION_LIMIT)), anchor=False)

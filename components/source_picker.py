@@ -48,7 +48,7 @@ from trace_explorer.views.visible_text import visible_controls
 
 from .collection import (Collection, FileRead, credential_digest, current_collection, demo_files, files_collection,
                          not_connected, read_file, set_collection)
-from .configured_sources import OTHER, endpoint_policy, sources_config
+from .configured_sources import OTHER, TIMEOUT_LABEL, endpoint_policy, sources_config, typed_in_form
 from .kept_uploads import FILES_PARAM, gone_message, keep, kept_bytes, limits_text, reopen
 from .text import counted, md_escape
 from .trustgraph_form import PARAMS as TRUSTGRAPH_PARAMS
@@ -62,6 +62,7 @@ UPLOAD_KEY = "te_upload"
 FILES_PANEL_KEY = "te_files_panel"  # the sidebar's Files panel: open or closed
 _UPLOADED_KEY = "te_uploaded_files"
 _ERRORS_KEY = "te_upload_errors"
+_ERRORS_TOAST_KEY = "te_upload_errors_toast"  # the last batch's errors are yet to be said in a toast
 _UPLOADER_GEN_KEY = "te_uploader_generation"
 _DIGEST_KEY = "te_uploads_digest"  # the kept set of this person's uploads
 _SEEN_KEY = "te_files_seen"  # the digests this browser session has read or made: never read again
@@ -154,6 +155,14 @@ def _files_source() -> Collection:
     uploads = _uploader("Add trace files")
     if uploads:
         _take(uploads)  # reruns with an empty uploader
+    # a failed upload's errors under the drop zone the person just used (below the rest of the
+    # sidebar they were out of view), and said once in a toast
+    for error in state.get(_ERRORS_KEY, []):
+        st.error(md_escape(error), icon=":material/error:")
+    if state.pop(_ERRORS_TOAST_KEY, 0):
+        failed = len(state.get(_ERRORS_KEY, []))
+        st.toast(f"{counted(failed, 'file')} could not be used: the reasons are under “Add trace files”.",
+                 icon=":material/error:")
     st.caption(md_escape(f"Your files are {limits_text()}. The address (files=…) is their only way in: "
                          "nothing lists them, and anyone you give the link to can open them, as with an "
                          "unlisted paste link."))
@@ -165,8 +174,6 @@ def _files_source() -> Collection:
                 "Switch “Include the demo traces” back on to see both.", icon=":material/visibility_off:")
         if state.pop("te_demo_toast", False):
             st.toast("Showing your files only: the demo traces were switched off.", icon=":material/visibility_off:")
-    for error in state.get(_ERRORS_KEY, []):
-        st.error(md_escape(error), icon=":material/error:")
     uploaded: list[FileRead] = state[_UPLOADED_KEY]
     files = (list(demo_files()) if state[DEMO_KEY] else []) + uploaded
     key = ("files", bool(state[DEMO_KEY])) + tuple(f.key for f in files if f.loaded is not None)
@@ -275,6 +282,7 @@ def _take(uploads: list, rerun: bool = True) -> None:
         state.pop(_GONE_KEY, None)
     state[_UPLOADED_KEY] = kept + [r for _, r in good]
     state[_ERRORS_KEY] = [e for e in errors if e]
+    state[_ERRORS_TOAST_KEY] = bool(state[_ERRORS_KEY])
     state[_UPLOADER_GEN_KEY] += 1
     if rerun:
         st.rerun()
@@ -331,24 +339,26 @@ def _endpoint_source() -> Collection:
     choice = (st.selectbox("Endpoint", [s.name for s in configured] + [OTHER], key="te_endpoint_choice")
               if configured else OTHER)
     chosen = next((s for s in configured if s.name == choice), None)
-    if chosen is None:
-        url = st.text_input("Endpoint URL", key="te_endpoint_url", placeholder="https://example.org/sparql")
-        graphs = st.text_input("Named graphs (optional)", key="te_endpoint_graphs",
-                               help="Space-separated graph IRIs read as the default graph; empty: the server's "
-                                    "default graph.")
-        user = st.text_input("User (optional)", key="te_endpoint_user")
-        secret = st.text_input("Password or bearer token", key="te_endpoint_secret", type="password")
-        bearer = st.checkbox("It is a bearer token", key="te_endpoint_bearer")
-    else:
-        url, graphs, user, secret, bearer = chosen.url, " ".join(chosen.graphs), chosen.user, chosen.secret, chosen.bearer
-        st.caption(md_escape(f"{chosen.url} · its credentials are kept on the server"))
-    quoted = st.checkbox("The server holds RDF 1.2 quoted triples", value=chosen.quoted_triples if chosen else True,
-                         key=f"te_endpoint_quoted_{choice}" if chosen else "te_endpoint_quoted")
-    timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S, key="te_endpoint_timeout",
-                              help="How long each request may take in all, its whole answer read.")
-    if chosen is None:
-        # a callback, not the button's return value: the click must survive the page's own run
-        st.button("Connect", icon=":material/link:", key="te_endpoint_connect", on_click=_request_connect)
+    with typed_in_form("te_endpoint_form", chosen is None):
+        if chosen is None:
+            url = st.text_input("Endpoint URL", key="te_endpoint_url", placeholder="https://example.org/sparql")
+            graphs = st.text_input("Named graphs (optional)", key="te_endpoint_graphs",
+                                   placeholder="graph IRIs, space-separated; empty: the default graph")
+            user = st.text_input("User (optional)", key="te_endpoint_user")
+            secret = st.text_input("Password or bearer token", key="te_endpoint_secret", type="password")
+            bearer = st.checkbox("It is a bearer token", key="te_endpoint_bearer")
+        else:
+            url, graphs, user, secret, bearer = (chosen.url, " ".join(chosen.graphs), chosen.user, chosen.secret,
+                                                 chosen.bearer)
+            st.caption(md_escape(f"{chosen.url} · its credentials are kept on the server"))
+        quoted = st.checkbox("The server holds RDF 1.2 quoted triples",
+                             value=chosen.quoted_triples if chosen else True,
+                             key=f"te_endpoint_quoted_{choice}" if chosen else "te_endpoint_quoted")
+        timeout = st.number_input(TIMEOUT_LABEL, 1.0, 300.0, chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S,
+                                  key="te_endpoint_timeout")
+        if chosen is None:
+            st.form_submit_button("Connect", icon=":material/link:", key="te_endpoint_connect",
+                                  on_click=_request_connect)
     submitted = st.session_state.pop("te_endpoint_requested", False)
     collection = current_collection()
     # shared caches are keyed on everything that decides what is visible: the secret too

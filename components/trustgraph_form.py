@@ -33,7 +33,7 @@ from trace_explorer.sources.trustgraph.ids import checked_id
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 
 from .collection import Collection, current_collection, not_connected, set_collection
-from .configured_sources import OTHER, endpoint_policy, sources_config
+from .configured_sources import OTHER, TIMEOUT_LABEL, endpoint_policy, sources_config, typed_in_form
 from .text import md_escape
 
 KIND = "trustgraph"
@@ -59,26 +59,26 @@ def trustgraph_source_form() -> Collection:
     choice = (st.selectbox("Gateway", names + [OTHER], key=CHOICE_KEY, on_change=_pick, args=(configured,))
               if configured else OTHER)
     chosen = next((s for s in configured if s.name == choice), None)
-    if chosen is None:
-        url = st.text_input("Gateway URL", key="te_tg_url", placeholder=_OWN,
-                            help="The TrustGraph API gateway's base URL.")
-        token = st.text_input("Token", key="te_tg_token", type="password",
-                              help="The gateway's bearer token, if it needs one.")
-    else:
-        url, token = chosen.url, chosen.secret
-        st.caption(md_escape(f"{chosen.url} · its token is kept on the server"))
-    pinned = chosen.pinned if chosen else frozenset()
-    flow = chosen.flow if "flow" in pinned else st.text_input("Flow", key="te_tg_flow")
-    collection_id = (chosen.collection if "collection" in pinned
-                     else st.text_input("Collection", key="te_tg_collection"))
-    if pinned:
-        st.caption(md_escape(", ".join(f"{kind} {getattr(chosen, kind)}" for kind in ID_KINDS if kind in pinned)
-                             + " · set by the operator"))
-    timeout = st.number_input("Timeout (s)", 1.0, 300.0, chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S,
-                              key=f"te_tg_timeout_{choice}" if chosen else "te_tg_timeout",
-                              help="How long each request may take in all, its whole answer read.")
-    if chosen is None:
-        st.button("Connect", icon=":material/link:", key="te_tg_connect", on_click=_request)
+    with typed_in_form("te_tg_form", chosen is None):
+        if chosen is None:
+            url = st.text_input("Gateway URL", key="te_tg_url", placeholder=_OWN)
+            token = st.text_input("Token", key="te_tg_token", type="password",
+                                  placeholder="the gateway's bearer token, if it needs one")
+        else:
+            url, token = chosen.url, chosen.secret
+            st.caption(md_escape(f"{chosen.url} · its token is kept on the server"))
+        pinned = chosen.pinned if chosen else frozenset()
+        flow = chosen.flow if "flow" in pinned else st.text_input("Flow", key="te_tg_flow")
+        collection_id = (chosen.collection if "collection" in pinned
+                         else st.text_input("Collection", key="te_tg_collection"))
+        if pinned:
+            st.caption(md_escape(", ".join(f"{kind} {getattr(chosen, kind)}" for kind in ID_KINDS if kind in pinned)
+                                 + " · set by the operator"))
+        timeout = st.number_input(TIMEOUT_LABEL, 1.0, 300.0,
+                                  chosen.timeout_s if chosen else DEFAULT_TIMEOUT_S,
+                                  key=f"te_tg_timeout_{choice}" if chosen else "te_tg_timeout")
+        if chosen is None:
+            st.form_submit_button("Connect", icon=":material/link:", key="te_tg_connect", on_click=_request)
     if state.pop(_USERINFO_KEY, False):
         st.warning("The address named the gateway with a user or password in its URL: they were left out. "
                    "Enter the gateway's token in the Token field.", icon=":material/key:")

@@ -219,3 +219,13 @@ def index_tables(store: Path) -> dict[str, list[tuple]]:
         return {table: sorted(db.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
                 for table in ("sessions", "summaries", "health", "insight_tools", "insight_llm", "insight_sessions")} | {
             "search": sorted(db.execute("SELECT rowid, * FROM search").fetchall(), key=repr)}
+
+
+@pytest.fixture
+def served_at():
+    """Set Streamlit's ``server.address`` (the interface the app is served on) for a test."""
+    from streamlit import config
+
+    before = config.get_option("server.address")
+    yield lambda address: config.set_option("server.address", address)
+    config.set_option("server.address", before)

@@ -51,7 +51,8 @@ def test_a_configured_endpoint_is_picked_by_name_and_lists_its_sessions(configur
     assert not at.exception and header_question(at) == SEED[iri]["question"]
 
 
-def test_another_loopback_url_typed_in_is_refused(configured, virtuoso_url):
+def test_another_loopback_url_typed_in_is_refused(configured, virtuoso_url, served_at):
+    served_at("0.0.0.0")  # served to other machines: this machine's services are not theirs to reach
     configured(f'[[sparql]]\nname = "Archive"\nurl = "{virtuoso_url}"\nquoted_triples = false\n')
     at = start()
     at.sidebar.segmented_control(key="te_source_kind").set_value("SPARQL endpoint").run()
@@ -59,7 +60,8 @@ def test_another_loopback_url_typed_in_is_refused(configured, virtuoso_url):
     at.sidebar.text_input(key="te_endpoint_url").set_value(virtuoso_url.replace("127.0.0.1", "localhost"))
     at.sidebar.button(key="te_endpoint_connect").click().run()
     errors = [unescape(e.value) for e in at.sidebar.error]
-    assert errors == ["localhost resolves to a non-public address (127.0.0.1); a deployment opens such hosts "
+    assert errors == ["localhost resolves to a non-public address (127.0.0.1); this app is served to other "
+                      "machines, so its own machine's services are closed to them; a deployment opens such hosts "
                       "by listing them in TRACE_EXPLORER_ENDPOINT_ALLOW"]
     assert table_ids(at) == []
 

@@ -85,17 +85,29 @@ def test_the_allowlist_opens_the_deployment_and_texts_come_when_shown(app_env, m
     assert librarian_asks(corpus_gateway, mark) == []  # kept for the session
 
 
-def test_a_loopback_gateway_is_refused_without_an_allowlist(app_env, corpus_gateway):
+def test_a_loopback_gateway_is_refused_when_the_app_is_served_to_others(app_env, corpus_gateway, served_at):
+    served_at("0.0.0.0")
     before = len(corpus_gateway.log)
     at = connect(corpus_gateway)
-    assert any("non-public address" in unescape(e.value) for e in at.sidebar.error)
+    assert [unescape(e.value) for e in at.sidebar.error] == [
+        "127.0.0.1 resolves to a non-public address (127.0.0.1); this app is served to other machines, so its own "
+        "machine's services are closed to them; a deployment opens such hosts by listing them in "
+        "TRACE_EXPLORER_ENDPOINT_ALLOW"]
     assert any("start the app with TRUSTGRAPH_URL=http://localhost:8888/" in unescape(c.value) for c in at.sidebar.caption)
     assert len(corpus_gateway.log) == before  # nothing was sent
     assert table_ids(at) == []  # the list shows no other source's sessions, and says why
     assert any("Not connected" in unescape(i.value) for i in at.main.info)
 
 
-def test_a_gateway_the_allowlist_does_not_name_is_refused(app_env, monkeypatch, corpus_gateway):
+def test_a_loopback_gateway_opens_when_the_app_is_served_on_loopback_only(app_env, corpus_gateway, served_at):
+    served_at("127.0.0.1")  # no one else reaches the app: the gateway beside it is the person's own
+    at = connect(corpus_gateway)
+    assert not at.sidebar.error, [e.value for e in at.sidebar.error]
+    assert sorted(table_ids(at)) == sorted(TOP)
+
+
+def test_a_gateway_the_allowlist_does_not_name_is_refused(app_env, monkeypatch, corpus_gateway, served_at):
+    served_at("0.0.0.0")  # served to other machines: this machine's gateway is not theirs to reach
     monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "trustgraph.example.org")
     before = len(corpus_gateway.log)
     at = connect(corpus_gateway)

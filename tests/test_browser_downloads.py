@@ -116,7 +116,38 @@ def test_html_page_opens_from_disk_with_its_dag_and_timeline(app_url, sessions, 
             assert sessions[child].question in text
         assert all(u.startswith(("file:", "about:", "data:", "blob:")) for u in requests), requests
         opened.wait_for_timeout(500)
+        # the graph's Fit button sits inside the frame, and a wheel over the graph scrolls the
+        # page (the frame is as tall as its content; the graph zooms only with Ctrl held)
+        box = opened.locator("#dag-frame").bounding_box()
+        fit = frame.locator(".te-fit").bounding_box()
+        assert box["x"] < fit["x"] and fit["x"] + fit["width"] <= box["x"] + box["width"]
+        opened.locator("#dag-frame").scroll_into_view_if_needed()
+        graph = frame.locator("#mynetwork").bounding_box()
+        opened.mouse.move(graph["x"] + graph["width"] / 2, graph["y"] + min(graph["height"], 300) / 2)
+        frame_window = next(f for f in opened.frames if f != opened.main_frame)
+        scale = frame_window.evaluate("network.getScale()")
+        top = opened.evaluate("window.scrollY")
+        opened.mouse.wheel(0, 200)
+        opened.wait_for_function("(top) => window.scrollY > top", arg=top, timeout=5000)
+        assert frame_window.evaluate("network.getScale()") == scale
+        assert frame_window.evaluate("document.scrollingElement.scrollTop") == 0
+        opened.keyboard.down("Control")
+        opened.mouse.wheel(0, -200)
+        opened.keyboard.up("Control")
+        opened.wait_for_timeout(200)
+        assert frame_window.evaluate("network.getScale()") > scale
         opened.screenshot(path=str(Path(__file__).parent / "artifacts" / "export-page-opened.png"), full_page=False)
+
+
+def test_the_export_menu_opens_in_view_on_a_laptop_screen(app_url):
+    # the menu sits at the top of the page: under the answer and its panels it opened below the
+    # fold of a 720 px window, its tabs the only part in view
+    with chromium_page(viewport=(1280, 720)) as page:
+        open_export(page, app_url, REACT_12)
+        menu = page.locator('[data-testid="stPopoverBody"]').first.bounding_box()
+        assert page.evaluate("window.scrollY") == 0
+        assert menu["height"] > 150 and menu["y"] + menu["height"] <= 720
+        assert page.get_by_role("button", name="Provenance graph").bounding_box()["y"] < 720
 
 
 def test_turtle_data_loads_back_as_the_same_session(app_url, sessions, tmp_path):

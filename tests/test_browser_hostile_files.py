@@ -51,6 +51,13 @@ def test_hostile_uploads_cost_one_line_each_and_disturb_no_one(app_url, tmp_path
         page.locator(ERRORS).nth(len(HOSTILE) - 1).wait_for(timeout=60000)
         shown = [" ".join(e.inner_text().split()) for e in page.locator(ERRORS + MESSAGE).all()]
         assert shown == [" ".join(message.split()) for _, _, message in HOSTILE]
+        # where the person looks: right under the drop zone (above the rest of the sidebar), and
+        # said in a toast
+        zone = page.locator('[data-testid="stSidebar"] [data-testid="stFileUploader"]').bounding_box()
+        first = page.locator(ERRORS).first.bounding_box()
+        toggle = page.locator('[data-testid="stSidebar"]').get_by_text("Include the demo traces", exact=True).bounding_box()
+        assert zone["y"] + zone["height"] <= first["y"] < toggle["y"]
+        assert f"{len(HOSTILE)} files could not be used" in page.locator('[data-testid="stToast"]').first.inner_text()
         list_total(page, len(SEED_TOP))  # what was loaded before stays
         screenshot(page, "hostile-files-refused")
 

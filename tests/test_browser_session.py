@@ -179,6 +179,35 @@ def test_keys_clicks_the_url_search_and_filters_on_a_react_run(app_url, sessions
         assert session.nodes[REACT_12 + "/i7"].fields["thought"] in inspector_text(page)
 
 
+def test_the_graphs_overview_shows_the_whole_run_and_ctrl_wheel_zooms_out(app_url, sessions):
+    # at a readable scale the graph shows about 7 of the run's 26 steps: the overview in its
+    # corner draws every node, and a click at its end brings the Conclusion into view
+    conclusion = sessions[REACT_12].steps_of("Conclusion")[0].id
+    with chromium_page(viewport=(1400, 1000)) as page:
+        page.goto(session_url(app_url, REACT_12))
+        wait_drawn(page)
+        wait_for_streamlit_idle(page)
+        count = dag(page, "v => v.nodes.length")
+        page.locator(f"{DAG} .te-dag-canvas").scroll_into_view_if_needed()
+        overview = page.locator(f"{DAG} .te-dag-overview")
+        assert page.locator(DAG).get_attribute("data-overview") == "shown"
+        assert overview.get_attribute("data-nodes") == str(count) and count >= 26
+        assert not dag(page, "(v, id) => v.visible(id)", conclusion)
+        box = overview.bounding_box()
+        page.mouse.click(box["x"] + box["width"] - 4, box["y"] + box["height"] / 2)
+        assert dag(page, "(v, id) => v.visible(id)", conclusion)
+        # Ctrl + wheel zooms out past the readable scale, as far as the whole graph
+        scale, whole = dag(page, "v => [v.network.getScale(), v.wholeScale()]")
+        canvas = page.locator(f"{DAG} .te-dag-canvas").bounding_box()
+        page.mouse.move(canvas["x"] + canvas["width"] / 2, canvas["y"] + 60)
+        page.keyboard.down("Control")
+        for _ in range(30):
+            page.mouse.wheel(0, 200)
+        page.keyboard.up("Control")
+        page.wait_for_timeout(200)
+        assert whole < scale * 0.5 and dag(page, "v => v.network.getScale()") == pytest.approx(whole)
+
+
 def test_a_supervisors_bands_fold_and_its_critical_path_shows(app_url, sessions):
     session = sessions[SUPERVISOR]
     data = workspace_data(session, sessions)
@@ -196,6 +225,15 @@ def test_a_supervisors_bands_fold_and_its_critical_path_shows(app_url, sessions)
         indent = [page.locator(f'{TIMELINE} .te-wf-row[data-step="{walk[i].id}"] .te-wf-label').evaluate(
             "e => parseFloat(e.style.paddingLeft)") for i in (1, 2, 3)]
         assert indent[0] < indent[1] == indent[2]
+        # the hour of idle time before each sub-agent is drawn compressed and said so: the bands
+        # of 10 and 13 s of work are no slivers of a 110-minute axis, and the ticks keep real times
+        assert data["idle_gaps"] == [[0.0, 3_947_000.0], [3_956_877.0, 6_581_000.0]]
+        widths = [float(page.locator(f'{TIMELINE} .te-wf-row[data-step="{walk[i].id}"] .te-wf-band').evaluate(
+            "e => e.style.width").rstrip("%")) for i in headers]
+        assert all(w > 25 for w in widths), widths
+        assert page.locator(f"{TIMELINE} .te-wf-axis-label").inner_text() == "Step · ⋯ idle time compressed"
+        ticks = page.locator(f"{TIMELINE} .te-wf-tick").all_inner_texts()
+        assert ticks.count("⋯") == 2 and "65 min 50 s" in ticks
         # keys step into the band: its Question, then its first step
         page.locator('[data-testid="stMain"] h3').first.click()
         page.keyboard.press("j")
@@ -237,6 +275,13 @@ def test_a_supervisors_bands_fold_and_its_critical_path_shows(app_url, sessions)
         page.locator(f'{WORKSPACE}[data-selected="{sub}/pattern-decision"], {WORKSPACE}').first.wait_for()
         wait_for_streamlit_idle(page)
         assert workspace(page, "w => w.data.session.id") == sub
+        # the header's link back to the parent, a link from this page to this page: the address
+        # follows it, so a reload opens the session shown (it once stayed on the sub-session)
+        page.locator('[data-testid="stMain"] [data-testid="stPageLink"] a').filter(has_text="Parent:").first.click()
+        page.wait_for_function("(iri) => new URLSearchParams(location.search).get('session') === iri",
+                               arg=SUPERVISOR, timeout=20000)
+        wait_for_streamlit_idle(page)
+        assert workspace(page, "w => w.data.session.id") == SUPERVISOR
 
 
 def test_the_evidence_switch_hangs_the_branch_beside_the_chain_and_tables_are_whole(app_url):
@@ -319,6 +364,16 @@ def test_session_pages_at_two_widths(app_url, sessions):
                     for item in page.locator(f"{DAG} .te-legend-item").all():
                         assert item.evaluate("e => e.getBoundingClientRect().right") <= width
                     screenshot(page, f"session-{name}-graph-{width}")
+        # a GraphRAG Focus's table of edges, in the narrow window: its headers are whole words
+        # ("Predicate", never "Predica" over "te"; a cell's long IRI still wraps anywhere)
+        focus = sessions[GRAPHRAG].steps_of("Focus")[0].id
+        page.goto(session_url(app_url, GRAPHRAG, step=focus))
+        wait_drawn(page)
+        headers = page.locator(f"{INSPECTOR} .te-ins-table th")
+        headers.first.wait_for()
+        lines = headers.evaluate_all("hs => hs.map(h => [h.textContent, h.getBoundingClientRect().height])")
+        assert [t for t, _ in lines][:5] == ["Subject", "Predicate", "Object", "Concept", "Score"]
+        assert len({round(h) for _, h in lines}) == 1, lines  # one line each, all of a height
 
 
 # -- a 1,000-iteration run (2,002 steps) from a local store ---------------------------------------
@@ -431,13 +486,16 @@ def test_a_2002_step_run_scrolls_moves_and_opens_its_folds(long_store_url):
         page.locator(f'{DAG}:not([data-node-count="{count}"])').wait_for(timeout=10000)
         assert dict(dag(page, "v => v.shown.map(n => [n.id, n.role])"))[first] == "step"
         assert page.locator(DAG).get_attribute("data-selected") == first
-        # Ctrl + wheel zooms out no further than labels of 12 px
+        # Ctrl + wheel zooms out as far as the whole graph, no further; Fit comes back to labels of
+        # 12 px at least
         box = page.locator(f"{DAG} .te-dag-canvas").bounding_box()
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.keyboard.down("Control")
         for _ in range(25):
             page.mouse.wheel(0, 120)
         page.keyboard.up("Control")
+        assert dag(page, "v => v.network.getScale()") == pytest.approx(dag(page, "v => v.wholeScale()"))
+        page.locator(f"{DAG} .te-fit").click()
         assert dag(page, "v => v.network.getScale()") >= 12 / 14 - 1e-6
         # Fold again: back to what was sent, the selected step's run folded again too
         page.locator(f"{DAG} .te-refold").click()

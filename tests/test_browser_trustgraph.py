@@ -46,8 +46,8 @@ def open_from_the_list(page, words: str) -> None:
 
 
 def test_trustgraph_source_in_the_browser(corpus_gateway):
-    env = {"TRACE_EXPLORER_ENDPOINT_ALLOW": "127.0.0.1"}
-    with streamlit_server(env=env) as url, chromium_page() as page:
+    # no allowlist: the app is served on 127.0.0.1 alone, so the gateway beside it is open from the form
+    with streamlit_server(env={"TRACE_EXPLORER_ENDPOINT_ALLOW": ""}) as url, chromium_page() as page:
         page.goto(url)
         wait_for_streamlit_idle(page)
         choose_trustgraph(page)
@@ -57,7 +57,17 @@ def test_trustgraph_source_in_the_browser(corpus_gateway):
         assert "wrong-token-0c41" not in page.locator("body").inner_text()
         screenshot(page, "trustgraph-wrong-token")
 
-        connect(page, corpus_gateway.url, TOKEN)
+        # as a person fills it: the URL typed, Tab, the token typed, Tab, then a click on Connect
+        # (a label's help icon once took the first Tab, and the token went nowhere: HTTP 401)
+        page.locator(".st-key-te_tg_url input").click()
+        page.keyboard.press("Control+a")
+        page.keyboard.type(corpus_gateway.url)
+        page.keyboard.press("Tab")  # Tab into a filled field selects its text: typing replaces it
+        page.keyboard.type(TOKEN)
+        page.keyboard.press("Tab")
+        page.locator(".st-key-te_tg_connect button").click()
+        wait_for_streamlit_idle(page, timeout_ms=60000)
+        assert corpus_gateway.log[-1][2] == f"Bearer {TOKEN}"
         body = page.locator("body").inner_text()
         assert page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').count() == 0
         assert f"{len(TOP)} top-level sessions · from TrustGraph {corpus_gateway.url}" in body.replace("\u2060", "")

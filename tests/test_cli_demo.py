@@ -148,3 +148,14 @@ def test_a_reader_that_goes_away_after_a_large_write_began_gets_141(tmp_path):
     proc.stdout.close()
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 141 and err == b""
+
+
+def test_show_says_not_loaded_where_a_value_is_missing(capsys):
+    # the app's tables say "not loaded" for a missing value; the text report once printed Python's None
+    graphrag = "urn:trustgraph:question:ad4a5804-4a8a-44d1-8ce5-fcdf107a510a"
+    shown = _json(capsys, ["show", "--demo", "--session", graphrag, "--format", "json"])
+    missing = sum(e["reasoning"] is None for e in shown["edges"])
+    assert missing > 0
+    assert main(["show", "--demo", "--session", graphrag]) == 0
+    text = capsys.readouterr().out
+    assert text.count("reasoning: not loaded") == missing and "None" not in text

@@ -199,15 +199,43 @@ def test_an_ambiguous_session_ending_says_so(capsys):
 
 def test_a_session_part_is_found_whatever_its_case(capsys, source_args):
     # a UUID pasted in upper case names its session on every source; a start that several
-    # sessions share, whatever its case, stays an error that lists them
+    # sessions share, whatever its case, stays an error that lists them, first the sessions it
+    # starts, then those whose id holds it
     ids = sorted(s["session"] for s in manifest_sessions("graph-dump.ttl"))
     single = next(i for i in ids if i.rsplit(":", 1)[-1].startswith("f"))
     shared = [i for i in ids if i.rsplit(":", 1)[-1].startswith("e")]
-    assert len(shared) == 2
+    holding = [i for i in ids if i not in shared and "e" in i.rsplit(":", 1)[-1]]
+    assert len(shared) == 2 and holding
     assert run_json(capsys, "show", *source_args("graph-dump.ttl"), "--session", single.rsplit(":", 1)[-1].upper(),
                     "--format", "json")["id"] == single
     assert main(["show", *source_args("graph-dump.ttl"), "--session", "E"]) == 2
-    assert f"'E' matches several sessions: {', '.join(shared)}; give more of the IRI" in capsys.readouterr().err
+    named = (shared + holding)[:5]
+    more = ", …" if len(shared + holding) > 5 else ""
+    assert f"'E' matches several sessions: {', '.join(named)}{more}; give more of the IRI" in capsys.readouterr().err
+
+
+def _one_start_held_by_many() -> tuple[str, str, list[str], list[str]]:
+    """A corpus file and a character that starts one session's UUID and sits inside at least two
+    others: (file, character, the session it starts, those that hold it)."""
+    for name in TRACE_FILES:
+        ids = sorted(s["session"] for s in manifest_sessions(name))
+        for letter in "0123456789abcdef":
+            starting = [i for i in ids if i.rsplit(":", 1)[-1].startswith(letter)]
+            holding = [i for i in ids if i not in starting and letter in i.rsplit(":", 1)[-1]]
+            if len(starting) == 1 and len(holding) > 1:
+                return name, letter, starting, holding
+    raise AssertionError("the corpus has no such character")
+
+
+def test_a_start_that_other_sessions_hold_too_names_none_of_them(capsys, source_args):
+    # "a" started one session's UUID and sat inside most others: it opened that one in silence;
+    # it is an error that lists them, the one it starts first
+    name, letter, starting, holding = _one_start_held_by_many()
+    assert main(["show", *source_args(name), "--session", letter]) == 2
+    err = capsys.readouterr().err
+    named = (starting + holding)[:5]
+    more = ", …" if len(starting + holding) > 5 else ""
+    assert err == f"trace-explorer: {letter!r} matches several sessions: {', '.join(named)}{more}; give more of the IRI\n"
 
 
 def test_a_folder_without_traces_is_nothing_usable(tmp_path, capsys):

@@ -7,7 +7,7 @@ import socket
 import pytest
 
 from tests.loopback_server import serve_in_thread
-from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused
+from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused, served_on_loopback_only
 
 
 def fake_dns(table):
@@ -31,6 +31,30 @@ def test_non_public_addresses_are_refused_by_default(url):
     with pytest.raises(EndpointRefused, match="non-public|resolve"):
         EndpointPolicy().check(url, resolve=fake_dns({"localhost": ["127.0.0.1"], **{h: a for h, a in [
             ("intranet.example.org", ["10.1.2.3"]), ("sneaky.example.org", ["93.184.216.34", "127.0.0.1"])]}}))
+
+
+@pytest.mark.parametrize("allow", ["", "sparql.example.org"])
+def test_loopback_opens_when_the_app_is_served_on_loopback_only(allow):
+    policy = EndpointPolicy.from_environment({"TRACE_EXPLORER_ENDPOINT_ALLOW": allow})
+    served_locally = EndpointPolicy(policy.allow, loopback=True)
+    resolve = fake_dns({"localhost": ["127.0.0.1", "::1"], "intranet.example.org": ["10.1.2.3"],
+                        "sneaky.example.org": ["93.184.216.34", "127.0.0.1"]})
+    for url in ("http://localhost:8888/", "http://127.0.0.2:8888/", "http://[::1]:8888/", "http://[::ffff:127.0.0.1]/"):
+        assert served_locally.pin(url, resolve=resolve).url == url
+        with pytest.raises(EndpointRefused):
+            policy.check(url, resolve=resolve)
+    for url in ("http://10.0.0.5/", "http://169.254.169.254/latest", "http://0.0.0.0/", "http://intranet.example.org/",
+                "http://sneaky.example.org/"):  # the rest of the network stays closed
+        with pytest.raises(EndpointRefused):
+            served_locally.check(url, resolve=resolve)
+
+
+@pytest.mark.parametrize("address, alone", [
+    ("127.0.0.1", True), ("localhost", True), ("::1", True), ("[::1]", True), ("127.0.1.1", True),
+    (None, False), ("", False), ("0.0.0.0", False), ("::", False), ("192.168.1.20", False), ("myhost", False),
+])
+def test_served_on_loopback_only_reads_streamlits_server_address(address, alone):
+    assert served_on_loopback_only(address) is alone
 
 
 def test_public_hosts_pass_without_an_allowlist():

@@ -358,3 +358,23 @@ def test_the_exported_timeline_places_each_sub_agent_at_its_own_start(sessions):
         assert first["start_ms"] == start and first["label"].startswith("↳ ")
     # without the sub-sessions, the session's own steps alone
     assert list(timeline_rows(sessions[SUPERVISOR])["step"]) == [s.id for s in sessions[SUPERVISOR].steps]
+
+
+def test_the_exported_timeline_draws_long_idle_stretches_compressed_and_says_so(sessions):
+    # a supervisor whose sub-agents started 66 and 110 minutes in: their seconds of work were
+    # slivers of the axis; the idle time is drawn compressed, and the axis names it
+    supervisor = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
+    rows = timeline_rows(sessions[supervisor], sessions)
+    chart = timeline_chart(rows)
+    spec = chart.to_dict()
+    assert spec["encoding"]["x"]["title"].endswith("; idle time compressed: 65 min 47 s, 43 min 44 s")
+    drawn = chart.data
+    headers = drawn[drawn["kind"] == "Sub-session"]
+    span = drawn["end_ms"].max()
+    # each band as long as its work, on an axis of seconds, not 110 minutes
+    assert [e - s for s, e in zip(headers["start_ms"], headers["end_ms"])] == pytest.approx([9877, 12661])
+    assert span < 30_000 and 9877 / span > 0.3
+    assert list(rows["end_ms"])[-1] == 6_593_661.0  # the rows keep their real times
+    # a session without idle stretches keeps its axis as it was
+    react = timeline_chart(timeline_rows(sessions[REACT_12], sessions)).to_dict()
+    assert "compressed" not in react["encoding"]["x"]["title"]

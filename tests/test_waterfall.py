@@ -13,13 +13,14 @@ import pytest
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.views.palette import kind_colour
 from trace_explorer.views.step_walk import moved, step_walk, walk_positions
-from trace_explorer.views.waterfall import HEADER_KIND, front_coded, waterfall, waterfall_data
+from trace_explorer.views.waterfall import HEADER_KIND, front_coded, idle_gaps, waterfall, waterfall_data
 
 TG = "https://trustgraph.ai/ns/"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 TOOL_PARENT = "urn:trustgraph:agent:4ecadea2-81b6-4bb5-b866-64ae64a149f5"  # a tool call ran GraphRAG
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 PLAN = "urn:trustgraph:agent:1a4f44f9-a651-4445-b9f3-635cf88c422b"
+SERVICE_PLAN = "urn:trustgraph:agent:6c0ca6c0-5385-44ab-b2bd-8d408d09f648"  # the services demo: a plan that ran a GraphRAG
 
 
 def file_of(session: str) -> str:
@@ -109,6 +110,13 @@ def test_a_supervisors_sub_agents_run_side_by_side_and_its_findings_wait_for_the
     assert rows.starts[rows.ids.index(SUPERVISOR + "/synthesis")] == max(ends)
 
 
+def test_long_idle_stretches_are_drawn_compressed(sessions):
+    # a minute or more, and a fifth of the axis or more, with no step and no band running
+    assert idle_gaps(waterfall(sessions[SUPERVISOR], sessions)) == [(0.0, 3_947_000.0), (3_956_877.0, 6_581_000.0)]
+    assert idle_gaps(waterfall(sessions[REACT_12], sessions)) == []  # busy from start to end
+    assert idle_gaps(waterfall(sessions[PLAN], sessions)) == []  # the "order" axis has no time
+
+
 def test_a_sub_session_without_a_start_time_starts_when_its_step_ends(sessions):
     # the rule for sub-sessions whose start is not recorded: end to end after the step they derive from
     undated = dict(sessions)
@@ -130,10 +138,33 @@ def test_a_tool_calls_graphrag_runs_at_its_own_start(sessions):
     assert rows.ends[analysis] == recorded[TOOL_PARENT + "/i1"]
     assert rows.starts[header] == started_ms(sub["session"], TOOL_PARENT) > rows.ends[analysis]
     observation = rows.ids.index(TOOL_PARENT + "/i1/observation")
-    # the agent's own steps stay end to end from its start
+    # the agent's own timed steps stay end to end from its start; its Conclusion, which records
+    # no time, comes after the tool's GraphRAG as well
     assert rows.depths[observation] == 0 and rows.starts[observation] == rows.ends[analysis]
     own = [i for i in range(len(rows)) if rows.depths[i] == 0]
-    assert rows.ends[own[-1]] == sum(recorded.values())
+    assert rows.ends[own[-2]] == sum(recorded.values()) < rows.ends[header]
+    assert rows.kinds[own[-1]] == "Conclusion" and rows.starts[own[-1]] == rows.ends[header]
+
+
+def test_untimed_steps_after_a_sub_session_come_after_it(sessions):
+    # a plan's StepResult after the one that ran a GraphRAG, and its Synthesis, record no time:
+    # they sat at 0 s, before the sub-session they follow
+    from trace_explorer.model.reader import read_sessions
+    from trace_explorer.read.collection import load_collection
+    from trace_explorer.sources.demo import DEMO_DIR
+
+    collection, errors = load_collection([DEMO_DIR / "services" / "services.trig"])
+    assert errors == []
+    services = {s.id: s for s in read_sessions(collection)}
+    plan = services[SERVICE_PLAN]
+    rows = waterfall(plan, services)
+    header = next(i for i in range(len(rows)) if rows.headers[i])
+    after = [i for i in range(header + 1, len(rows)) if rows.depths[i] == 0]
+    assert [rows.kinds[i] for i in after] == ["StepResult", "Synthesis"]
+    sub = services[rows.ids[header]]
+    assert rows.ends[header] == (sub.time - plan.time) / timedelta(milliseconds=1) > 0
+    assert [rows.starts[i] for i in after] == [rows.ends[header]] * 2
+    assert all(rows.starts[i] == 0.0 for i in range(header) if rows.depths[i] == 0)  # those before stay at 0
 
 
 def test_steps_without_a_duration_are_markers_never_bars(sessions):

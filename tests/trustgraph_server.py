@@ -22,7 +22,9 @@ are not what the spec says), ``lost`` (documents the librarian no longer has), `
 to every request, for the benchmarks), ``sparql`` False (a flow without the SPARQL service),
 ``stream`` False (a librarian without ``stream-document``), ``drop_sparql_after`` (SPARQL
 requests answered before every further one has its connection closed with no answer, as a
-SPARQL service that drops its connections). ``log`` records every request
+SPARQL service that drops its connections), ``busy_over`` (connections beyond that many at once
+are reset as soon as they are accepted, as a gateway with a short queue of connections resets
+them; ``resets`` counts them). ``log`` records every request
 (path and body; the Authorization header as received, for the token tests).
 
 ``completion`` (a function of the system text and the prompt, returning the model's reply) makes
@@ -36,6 +38,8 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -139,6 +143,9 @@ class FakeGateway:
         self.drop_sparql_after: int | None = None
         self.completion: Callable[[str, str], str | Exception] | None = None
         self.sparql_requests = 0
+        self.busy_over: int | None = None
+        self.resets = 0
+        self._in_flight = 0
         self.log: list[tuple[str, dict, str | None]] = []
         self.requests = 0
         self._lock = threading.Lock()
@@ -147,8 +154,26 @@ class FakeGateway:
     # -- lifecycle ----------------------------------------------------------------------------
     def start(self) -> str:
         """Serve on a free loopback port; returns the base URL (``http://127.0.0.1:PORT/``)."""
+        gateway = self
+
         class Server(ThreadingHTTPServer):
             request_queue_size = 256  # many requests at once, as a client pool sends them
+
+            def process_request(self, request, client_address):
+                with gateway._lock:
+                    busy = gateway.busy_over is not None and gateway._in_flight >= gateway.busy_over
+                    gateway.resets += busy
+                    gateway._in_flight += not busy
+                if busy:  # closed with SO_LINGER 0: the client's connection is reset
+                    request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    request.close()
+                    return
+                super().process_request(request, client_address)
+
+            def shutdown_request(self, request):
+                super().shutdown_request(request)
+                with gateway._lock:
+                    gateway._in_flight -= 1
 
         self._server = Server(("127.0.0.1", 0), post_handler(self._handle))
         self._server.daemon_threads = True

@@ -19,7 +19,7 @@ steps that back a sentence of the answer (``supporting``) and, in the inspector,
 their texts that match it (``matching``).
 
 The script is vis-network as the pyvis package ships it, then ``dom.js``, ``waterfall.js``,
-``folds.js``, ``graph.js``, ``inspector.js`` and ``workspace.js``, inlined (nothing is fetched).
+``folds.js``, ``overview.js``, ``graph.js``, ``inspector.js`` and ``workspace.js``, inlined (nothing is fetched).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ ASK_KEY = "te_workspace_ask"  # how many times the server asked for a step to be
 MARKED_KEY = "te_workspace_marked"  # the step IRIs marked as backing the answer's chosen sentence
 MATCHING_KEY = "te_workspace_matching"  # step IRI -> [{"text", "spans"}]: its words that match it
 _HERE = Path(__file__).resolve().parent
-_SCRIPTS = ("dom.js", "waterfall.js", "folds.js", "graph.js", "inspector.js", "workspace.js")
+_SCRIPTS = ("dom.js", "waterfall.js", "folds.js", "overview.js", "graph.js", "inspector.js", "workspace.js")
 _HTML = """
 <div class="te-ws" data-view="timeline" data-te-steps="workspace" role="group" aria-label="Session workspace">
   <div class="te-ws-tools">

@@ -2,8 +2,9 @@
  * Layered: a node's level (views/dag/layout.py) is its column, left to right, its slot its row;
  * no wrapping, so no edge wraps around. Nodes are filled with a light tint of their kind's
  * colour and bordered in it; labels stay at least 12 px on screen (the view never zooms out
- * below LABEL_SCALE: a long chain pans instead). The mouse wheel scrolls the page unless the
- * graph has the focus or Ctrl is held. Tooltips (vis-network shows a string title with
+ * below LABEL_SCALE: a long chain pans instead, and the overview map in its corner (overview.js)
+ * shows the whole shape and moves the view). The mouse wheel scrolls the page unless the graph
+ * has the focus or Ctrl is held; Ctrl + wheel zooms out as far as the whole graph. Tooltips (vis-network shows a string title with
  * innerText: plain text) close when the mouse leaves. The Evidence branch hangs under the main
  * chain: the main nodes keep their places. A long session's folds open and fold again here
  * (folds.js). */
@@ -51,6 +52,7 @@ class Graph {
     this.network.on("resize", () => setTimeout(readable, 0));
     new ResizeObserver(() => setTimeout(readable, 30)).observe(this.canvas);
     this.canvas.addEventListener("wheel", (event) => this.wheel(event), {passive: false, capture: true});
+    this.overview = new Overview(this);
     host.querySelector(".te-fit").addEventListener("click", () => this.fit());
     this.refold = host.querySelector(".te-refold");
     this.refold.addEventListener("click", () => {
@@ -75,7 +77,9 @@ class Graph {
     const scale = this.network.getScale() * (event.deltaY > 0 ? 0.9 : 1.1);
     const box = this.canvas.getBoundingClientRect();
     const at = this.network.DOMtoCanvas({x: event.clientX - box.left, y: event.clientY - box.top});
-    const next = Math.max(LABEL_SCALE, Math.min(2.5, scale));  // labels never under 12 px
+    // out to the scale that shows the whole graph (labels under 12 px then: the shape, to read
+    // it the overview in the corner moves the view at a readable scale), never further
+    const next = Math.max(Math.min(LABEL_SCALE, this.wholeScale()), Math.min(2.5, scale));
     const view = this.network.getViewPosition();
     const k = 1 - this.network.getScale() / next;
     this.network.moveTo({scale: next, position: {x: view.x + (at.x - view.x) * k, y: view.y + (at.y - view.y) * k},
@@ -203,6 +207,13 @@ class Graph {
     const scale = this.network.getScale();
     if (scale > 1) { this.network.moveTo({scale: 1, animation: false}); }
     else if (scale < LABEL_SCALE) { this.showAround(this.selected || this.nodes.getIds()[0]); }
+  }
+
+  /* The scale at which the whole graph fits the canvas. */
+  wholeScale() {
+    const all = this.overview.bounds(this.network.getPositions());
+    if (!all) { return 1; }
+    return Math.min(this.canvas.clientWidth / all.w, this.canvas.clientHeight / all.h);
   }
 
   showAround(id) {

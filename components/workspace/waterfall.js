@@ -5,7 +5,10 @@
  * selected step's inspector opens right under its row, at the timeline's full width, as Jaeger
  * opens a span's details (``holdDetail``): the rows below move down by its height, so its words
  * are read in the same page scroll as the rows. The time axis zooms (+ / −, Ctrl + wheel) and
- * pans (drag the bars). */
+ * pans (drag the bars). Long idle stretches (``idle_gaps``: a supervisor's sub-agents an hour
+ * apart) are drawn compressed (the pieces of ``views.waterfall.compressed_axis``), marked "⋯"
+ * on the axis and named in its label: the view and its ticks run on that drawn time
+ * (``drawn``), and the ticks and the tooltips say the real time (``real``). */
 const ROW = 26;          // px per row
 const EDGE = 64;         // px at the top of the window that Streamlit's header covers
 const INDENT = 14;       // px per level of a sub-session
@@ -45,15 +48,34 @@ class Waterfall {
     new ResizeObserver(() => this.schedule()).observe(this.body);
   }
 
-  load(steps, axis) {
+  load(steps, axis, gaps = [], pieces = []) {
     this.steps = steps;
     this.axis = axis;
     let end = 0;
     steps.forEach((s) => { end = Math.max(end, s.end); });
-    this.full = axis === "order" ? [-0.5, Math.max(steps.length - 0.5, 0.5)] : [0, Math.max(end, 1)];
+    this.gaps = gaps.map((g) => ({from: g[0], to: g[1]}));
+    this.pieces = pieces.length ? pieces : [[0, 0, 1]];  // [drawn start, real start, real ms per drawn ms]
+    this.full = axis === "order" ? [-0.5, Math.max(steps.length - 0.5, 0.5)] : [0, Math.max(this.drawn(end), 1)];
     this.view = this.full.slice();
-    this.axisName.textContent = axis === "order" ? "Step (no durations recorded: in order)" : "Step";
+    this.axisName.textContent = axis === "order" ? "Step (no durations recorded: in order)"
+      : this.gaps.length ? "Step · ⋯ idle time compressed" : "Step";
+    this.axisName.title = this.gaps.length ? "Idle, drawn compressed: "
+      + this.gaps.map((g) => formatMs(g.to - g.from)).join(", ") : "";
     this.refresh();
+  }
+
+  /* A real time (ms) on the drawn axis (the last piece that starts at or before it). */
+  drawn(t) {
+    let d = t;
+    for (const [at, real, rate] of this.pieces || []) { if (t >= real) { d = at + (t - real) / rate; } }
+    return d;
+  }
+
+  /* The real time (ms) at a point ``d`` of the drawn axis. */
+  real(d) {
+    let t = d;
+    for (const [at, real, rate] of this.pieces || []) { if (d >= at) { t = real + (d - at) * rate; } }
+    return t;
   }
 
   /* The rows shown (those in no folded band), in order. */
@@ -130,7 +152,16 @@ class Waterfall {
     this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
   }
 
-  x(value) { return (value - this.view[0]) / Math.max(1e-9, this.view[1] - this.view[0]) * 100; }
+  /* Where step ``s`` is on the drawn axis: its start (``at`` 0), its end (1) or between. */
+  place_(s, at) {
+    const real = s.start + (s.end - s.start) * at;
+    return this.axis === "order" ? real : this.drawn(real);
+  }
+
+  /* A point of the drawn axis as a percentage of the lane; ``x`` takes a real time. */
+  xAt(d) { return (d - this.view[0]) / Math.max(1e-9, this.view[1] - this.view[0]) * 100; }
+
+  x(value) { return this.xAt(this.axis === "order" ? value : this.drawn(value)); }
 
   draw() {
     if (!this.body.isConnected) { return; }
@@ -214,12 +245,25 @@ class Waterfall {
     let step = niceStep(span, count);
     if (this.axis === "order") { step = Math.max(1, Math.round(step)); }
     const start = Math.ceil(this.view[0] / step) * step;
+    const inGap = (v) => this.axis !== "order" && this.gaps.some((g) => {
+      const a = this.drawn(g.from), b = this.drawn(g.to), room = (b - a) * 0.4;
+      return v > a - room && v < b + room;  // the "⋯" mark's place, and room around it
+    });
     for (let v = start; v <= this.view[1] + 1e-9; v += step) {
-      const t = el("span", "te-wf-tick", this.axis === "order" ? String(Math.round(v) + 1) : this.timeText(v, step));
-      const at = this.x(v);
+      if (inGap(v)) { continue; }
+      const t = el("span", "te-wf-tick", this.axis === "order" ? String(Math.round(v) + 1) : this.timeText(this.real(v), step));
+      const at = this.xAt(v);
       t.style.left = at + "%";
       if (at < 4) { t.style.transform = "none"; }  // the first label starts at the axis, whole
       this.ticks.appendChild(t);
+    }
+    for (const g of this.axis === "order" ? [] : this.gaps) {  // each compressed stretch marked
+      const at = this.x((g.from + g.to) / 2);
+      if (at < 0 || at > 100) { continue; }
+      const mark = el("span", "te-wf-tick te-wf-gap", "⋯");
+      mark.style.left = at + "%";
+      mark.title = formatMs(g.to - g.from) + " idle, drawn compressed";
+      this.ticks.appendChild(mark);
     }
   }
 
@@ -256,7 +300,7 @@ class Waterfall {
   zoom(how) {
     if (how === "reset") { this.setView(this.full.slice()); return; }
     const s = this.steps[this.ws.selected];
-    const at = s ? (s.start + s.end) / 2 : (this.view[0] + this.view[1]) / 2;
+    const at = s ? this.place_(s, 0.5) : (this.view[0] + this.view[1]) / 2;
     this.zoomAround(at, how === "in" ? 0.5 : 2);
   }
 
@@ -295,9 +339,9 @@ class Waterfall {
     const p = this.place.get(i);
     if (scroll && p !== undefined && this.body.offsetParent !== null) { this.scrollToRow(p); }
     const s = this.steps[i];
-    if (s.end < this.view[0] || s.start > this.view[1]) {
+    if (this.place_(s, 1) < this.view[0] || this.place_(s, 0) > this.view[1]) {
       const half = (this.view[1] - this.view[0]) / 2;
-      this.setView([s.start - half, s.start + half]);
+      this.setView([this.place_(s, 0) - half, this.place_(s, 0) + half]);
     }
     this.schedule();
   }

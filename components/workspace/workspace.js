@@ -45,7 +45,7 @@ class Workspace {
     this.selected = this.index.has(wanted) ? this.index.get(wanted) : 0;
     this.fillChoices();
     this.host.querySelector(".te-ws-evidence").hidden = !data.evidence;
-    this.waterfall.load(this.steps, data.axis);
+    this.waterfall.load(this.steps, data.axis, data.idle_gaps || [], data.axis_pieces || []);
     if (this.graph) { this.graph.load(data.graph, data.evidence); }
     this.applyFilters();
     this.select(this.selected, "load");

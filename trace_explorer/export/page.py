@@ -128,7 +128,7 @@ def session_page(session: Session, sessions: Mapping[str, Session] | None = None
         _header(session, sessions),
         support_html(support),
         '<section id="dag"><h2>Provenance graph</h2>\n',
-        '<p class="hint">Drag to pan, scroll to zoom, hover for a step\'s words, click to open its details.</p>\n',
+        '<p class="hint">Drag to pan, Ctrl + wheel to zoom, hover for a step\'s words, click to open its details.</p>\n',
         f'<iframe id="dag-frame" title="Provenance graph" sandbox="allow-scripts" '
         f'style="height:{int(dag_height_px) + 24}px" srcdoc="{_attr(dag)}"></iframe>\n</section>\n',
         '<section id="timeline-section"><h2>Timeline</h2>\n'
@@ -264,9 +264,18 @@ table { border-collapse: collapse; font-size: 13px; } td, th { border: 1px solid
 details.flash > summary { background: #fef9c3; }
 """
 
-# In the DAG frame: a click on a node tells the page which step it was.
+# In the DAG frame: a click on a node tells the page which step it was; the frame's height is
+# told to the page, which makes the frame that tall, so the frame never scrolls on its own (a
+# wheel over the graph would scroll the frame's last pixels instead of the page; the legend's
+# rows, which wrap with the width, decide the height)
 _FRAME_SCRIPT = """<script>
 (function () {
+  document.documentElement.style.overflow = "hidden";
+  function tell() {
+    parent.postMessage({traceExplorerHeight: Math.ceil(document.body.getBoundingClientRect().height)}, "*");
+  }
+  tell();
+  if (typeof ResizeObserver === "function") { new ResizeObserver(tell).observe(document.body); }
   if (typeof network === "undefined" || !network) { return; }
   network.on("click", function (params) {
     if (params.nodes && params.nodes.length) { parent.postMessage({traceExplorerStep: String(params.nodes[0])}, "*"); }
@@ -293,6 +302,9 @@ _PAGE_SCRIPT = """
     if (!frame || event.source !== frame.contentWindow) { return; }
     var data = event.data;
     if (data && typeof data.traceExplorerStep === "string") { openStep(data.traceExplorerStep); }
+    if (data && typeof data.traceExplorerHeight === "number" && data.traceExplorerHeight > 0) {
+      frame.style.height = Math.min(4000, Math.ceil(data.traceExplorerHeight)) + "px";
+    }
   });
   var spec = JSON.parse(document.getElementById("timeline-spec").textContent);
   var target = document.getElementById("timeline");

@@ -61,19 +61,23 @@ def session_id(root: str) -> str:
 
 
 def named_by(key: str, roots: Iterable[str]) -> list[str]:
-    """Those of ``roots`` (session IRIs) that ``key`` names, in IRI order: ``[key]`` when it is
-    one of them; else those whose id (``session_id``: a UUID) starts with it, else those whose
-    IRI holds it; each as typed first, then ignoring case (a UUID pasted in upper case:
-    ``62C33A4F`` names ``urn:trustgraph:agent:62c33a4f-…``). [] when none."""
+    """Those of ``roots`` (session IRIs) that ``key`` names: ``[key]`` when it is one of them;
+    else those whose id (``session_id``: a UUID) starts with it, followed by the others whose id
+    holds it (``a`` starts one UUID and sits inside most: it names none of them alone); else
+    those whose IRI holds it; each as typed first, then ignoring case (a UUID pasted in upper
+    case: ``62C33A4F`` names ``urn:trustgraph:agent:62c33a4f-…``), each group in IRI order.
+    One session names it only when the list holds one. [] when none."""
     lowered = key.lower()
     roots = sorted({r for r in roots if lowered in r.lower()})
     if key in roots:
         return [key]
-    for found in ((r for r in roots if session_id(r).startswith(key)), (r for r in roots if key in r),
-                  (r for r in roots if session_id(r).lower().startswith(lowered)), (r for r in roots if lowered in r.lower())):
-        found = list(found)
-        if found:
-            return found
+    for wanted, seen in ((key, lambda text: text), (lowered, str.lower)):
+        starting = [r for r in roots if seen(session_id(r)).startswith(wanted)]
+        if starting:
+            return starting + [r for r in roots if r not in starting and wanted in seen(session_id(r))]
+        holding = [r for r in roots if wanted in seen(r)]
+        if holding:
+            return holding
     return []
 
 

@@ -7,6 +7,11 @@ RESPONSE_MAX_MB``, 128 MiB by default) with one error line and no more memory th
 body that drips a byte at a time stops at the deadline (``http_deadline``); the connection of
 an answer not read to its end is closed, never reused. An error answer (not HTTP 200) is read
 to 16 KiB at most, for its message.
+
+A connection that fails is named by its real cause (``connection_cause``): refused, reset,
+closed with no answer, a name that does not resolve. Reset and closed connections are what a
+busy server whose queue of connections is full does to some of them; ``HttpFailure.transient``
+marks those (and refused ones) as worth another try (``read_retry``).
 """
 
 from __future__ import annotations
@@ -29,7 +34,46 @@ READ_CHUNK = 16 * 1024  # bytes per streamed read (and the most a compressed rea
 
 class HttpFailure(SourceError):
     """The exchange failed: no connection, the deadline passed, or the answer was larger than
-    the cap. The message says which, without naming the server (the caller does)."""
+    the cap. The message says which, without naming the server (the caller does).
+    ``transient``: the connection was refused, reset or closed before an answer, so the same
+    request may succeed when sent again."""
+
+    def __init__(self, message: str, transient: bool = False):
+        super().__init__(message)
+        self.transient = transient
+
+
+# (exception class name, what happened, whether another try may succeed), first match wins
+_CAUSES = (
+    ("ConnectionRefusedError", "the server refused the connection: is it running, at this address and port?", True),
+    ("ConnectionResetError", "the server reset the connection, as a busy server does when its queue of "
+                             "connections is full", True),
+    ("ConnectionAbortedError", "the connection was aborted", True),
+    ("BrokenPipeError", "the server closed the connection while the request was sent", True),
+    ("RemoteDisconnected", "the server closed the connection without an answer", True),
+    ("gaierror", "the server's name does not resolve", False),
+    ("NameResolutionError", "the server's name does not resolve", False),
+)
+
+
+def connection_cause(error: BaseException) -> tuple[str, bool]:
+    """What ended a failed connection, for people, and whether it is transient: the first known
+    cause (``_CAUSES``) found in ``error``'s chain (``requests`` wraps urllib3's error, which
+    wraps the socket's, in ``args``, ``reason``, ``__cause__`` and ``__context__``); otherwise
+    ``the connection failed (its class name)``, not transient."""
+    seen, queue = set(), [error]
+    while queue:
+        current = queue.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for cls in type(current).__mro__:
+            for name, words, transient in _CAUSES:
+                if cls.__name__ == name:
+                    return f"{words} ({type(current).__name__})", transient
+        linked = [current.__cause__, current.__context__, getattr(current, "reason", None), *current.args]
+        queue.extend(e for e in linked if isinstance(e, BaseException))
+    return f"the connection failed ({type(error).__name__})", False
 
 
 @dataclass(frozen=True)
@@ -58,8 +102,8 @@ def bounded_post(session: Any, url: str, *, timeout: float, max_bytes: int | Non
     """POST to ``url`` with ``session`` (a ``pinned_http.pinned_session``; ``kwargs`` as
     ``requests`` takes them: data, json, headers, auth) and read the answer within ``timeout``
     seconds in all and ``max_bytes`` (default ``max_response_bytes()``). Redirects are not
-    followed. Raises HttpFailure: "cannot reach the server (ConnectionError)", "no complete
-    answer within 30 s", "the answer is larger than the 128 MiB limit (...)"."""
+    followed. Raises HttpFailure: "cannot reach the server: the server reset the connection, ...
+    (ConnectionResetError)" (``connection_cause``), "no complete answer within 30 s", "the answer is larger than the 128 MiB limit (...)"."""
     import requests
 
     cap = max_response_bytes() if max_bytes is None else max_bytes
@@ -79,11 +123,16 @@ def bounded_post(session: Any, url: str, *, timeout: float, max_bytes: int | Non
         except requests.RequestException as error:
             if deadline.expired or isinstance(error, requests.Timeout):
                 raise HttpFailure(_late(timeout)) from None
-            raise HttpFailure(f"cannot reach the server ({type(error).__name__})") from None
+            raise _unreachable(error) from None
         except OSError as error:  # a socket shut down by the deadline, below requests' wrapping
             if deadline.expired:
                 raise HttpFailure(_late(timeout)) from None
-            raise HttpFailure(f"cannot reach the server ({type(error).__name__})") from None
+            raise _unreachable(error) from None
+
+
+def _unreachable(error: BaseException) -> HttpFailure:
+    cause, transient = connection_cause(error)
+    return HttpFailure(f"cannot reach the server: {cause}", transient)
 
 
 def _late(timeout: float) -> str:

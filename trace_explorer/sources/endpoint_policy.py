@@ -14,6 +14,14 @@ IPv4 address it carries is; the local-use NAT64 prefix ``64:ff9b:1::/48`` never 
 (``pinned_http``), so a name that resolves elsewhere the second time (DNS rebinding) cannot
 lead a request past the check.
 
+When the app itself is served on this machine's loopback only (``served_on_loopback_only``:
+no one else can reach it), the person using it is on this machine, and a gateway running
+beside it (TrustGraph's own ``http://localhost:8888/``) is theirs to reach: the policy's
+``loopback`` then lets loopback addresses (``127.0.0.0/8``, ``::1``) through, with or without an
+allowlist. Private, link-local and other non-public addresses stay refused. An app served to
+other machines keeps loopback closed, so that no visitor reaches the services of the machine
+it runs on.
+
 A source the operator configured (``trace_explorer.sources.configured``) is reachable
 whatever the rest says, loopback included: ``configured`` holds its URLs.
 """
@@ -70,13 +78,37 @@ def is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return True
 
 
+def is_loopback(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether ``address`` is this machine's loopback (``127.0.0.0/8``, ``::1``, or an
+    IPv4-mapped ``::ffff:127.x.x.x``)."""
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+def served_on_loopback_only(server_address: str | None) -> bool:
+    """Whether an app bound to ``server_address`` (Streamlit's ``server.address`` option) is
+    reachable from this machine alone: ``localhost`` or a loopback IP address. Empty, None,
+    ``0.0.0.0`` and ``::`` mean every interface, and any other name or address is one that
+    others may reach: False."""
+    value = (server_address or "").strip().strip("[]").lower()
+    if value == "localhost":
+        return True
+    try:
+        return is_loopback(ipaddress.ip_address(value))
+    except ValueError:
+        return False
+
+
 @dataclass(frozen=True)
 class EndpointPolicy:
     """``allow``: hosts, ``host:port``, IP addresses or CIDR ranges (empty: public hosts only);
-    ``configured``: the URLs of configured sources, always allowed."""
+    ``configured``: the URLs of configured sources, always allowed; ``loopback``: the app is
+    served on loopback only, so this machine's loopback addresses are allowed (module
+    docstring)."""
 
     allow: tuple[str, ...] = ()
     configured: tuple[str, ...] = ()
+    loopback: bool = False
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> EndpointPolicy:
@@ -102,14 +134,18 @@ class EndpointPolicy:
         pinned = PinnedEndpoint(url, host.strip("[]"), port, tuple(str(a) for a in addresses))
         if any(same_endpoint(known, url) for known in self.configured):
             return pinned
+        if self.loopback and addresses and all(is_loopback(a) for a in addresses):
+            return pinned
         if self.allow:
             if self._listed(host, port, addresses):
                 return pinned
             raise EndpointRefused(f"{host}:{port} is not in this deployment's endpoint allowlist")
         blocked = [a for a in addresses if not is_public(a)]
         if blocked:
+            why = ("; this app is served to other machines, so its own machine's services are closed to them"
+                   if all(is_loopback(a) for a in blocked) and not self.loopback else "")
             raise EndpointRefused(
-                f"{host} resolves to a non-public address ({blocked[0]}); a deployment opens such "
+                f"{host} resolves to a non-public address ({blocked[0]}){why}; a deployment opens such "
                 f"hosts by listing them in {ALLOWLIST_VARIABLE}")
         return pinned
 

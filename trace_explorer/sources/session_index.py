@@ -356,10 +356,11 @@ class SessionIndex(WriteRecords, ListPages):
             start = prefix + key
             found += [r for (r,) in self._query("SELECT root FROM sessions WHERE root >= ? AND root < ? ORDER BY root LIMIT ?",
                                                 (start, start + "\U0010ffff", limit))]
-        if not found:  # a part inside the IRI, or typed in another case: every IRI is read
-            found = named_by(key, (r for (r,) in self._query(
-                "SELECT root FROM sessions WHERE instr(lower(root), lower(?)) > 0 ORDER BY root LIMIT 200", (key,))))
-        return sorted(found)[:limit]
+        # and the IRIs that hold it elsewhere (every IRI read): a start that sits inside other
+        # sessions' ids too names none of them alone, and a part or another case names what holds it
+        found += [r for (r,) in self._query(
+            "SELECT root FROM sessions WHERE instr(lower(root), lower(?)) > 0 ORDER BY root LIMIT 200", (key,))]
+        return named_by(key, found)[:limit]
 
     def rows(self) -> list[dict[str, Any]]:
         """Every row, as the ``index_row`` dicts it was written from."""

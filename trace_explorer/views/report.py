@@ -137,6 +137,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _shown(value: Any) -> Any:
+    """A value as the text report shows it: ``not loaded`` for a missing one (None), as the
+    app's tables say, never Python's ``None``."""
+    return "not loaded" if value is None else value
+
+
 def _field_lines(name: str, value: Any, width: int) -> list[str]:
     label = name.replace("_", " ")
     if name == "edges":
@@ -144,12 +150,13 @@ def _field_lines(name: str, value: Any, width: int) -> list[str]:
         for e in value:
             triple = f"{e['s_label'] or e['s']} -- {e['p_label'] or e['p']} --> {e['o_label'] or e['o']}" if e["stored"] else f"(edge not stored{': ' + e['raw'] if e['raw'] else ''})"
             out.append(f"      - {triple}")
-            out.append(f"        concept: {e['concept']}  score: {e['score']}  reasoning: {e['reasoning']}")
+            out.append(f"        concept: {_shown(e['concept'])}  score: {_shown(e['score'])}  "
+                       f"reasoning: {_shown(e['reasoning'])}")
             for chain in e.get("sources", []):
                 out.append("        from: " + " < ".join(f"{link['kind']} {link['label'] or link['id']}" for link in reversed(chain)))
         return out
     if name == "chunks" and value and isinstance(value[0], dict):
-        return [f"    {label}:"] + [f"      - {c['chunk']}  score: {c['score']}" + (f"\n        {c['text']}" if c.get("text") else "") for c in value]
+        return [f"    {label}:"] + [f"      - {c['chunk']}  score: {_shown(c['score'])}" + (f"\n        {c['text']}" if c.get("text") else "") for c in value]
     if name == "arguments" and not isinstance(value, str):
         text = json.dumps(value, ensure_ascii=False, indent=2)
         return [f"    {label}:"] + ["      " + line for line in text.splitlines()]
@@ -157,7 +164,7 @@ def _field_lines(name: str, value: Any, width: int) -> list[str]:
         return [f"    {label}: " + ", ".join(str(_plain(v)) for v in value)]
     if isinstance(value, dict):
         return [f"    {label}:"] + [f"      {k}: {v}" for k, v in value.items()]
-    text = str(_plain(value))
+    text = str(_shown(_plain(value)))
     if "\n" in text or len(text) > width:
         wrapped = [w for para in text.splitlines() for w in (textwrap.wrap(para, width - 6) or [""])]
         return [f"    {label}:"] + ["      " + w for w in wrapped]

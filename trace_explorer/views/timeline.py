@@ -27,7 +27,7 @@ from ..model.session import Session
 from .palette import ERROR_COLOUR, kind_colour
 from .step_labels import clip, step_detail
 from .step_walk import step_walk
-from .waterfall import waterfall
+from .waterfall import compressed_axis, drawn_ms, idle_stretches, waterfall
 
 COLUMNS = ("step", "kind", "label", "index", "start_ms", "end_ms", "axis", "duration_ms",
            "error", "detail", "model", "in_tokens", "out_tokens")
@@ -107,6 +107,13 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.LayerCh
                           for e, k in zip(data["error"], data["kind"])]
     data["outline"] = [SELECTED_OUTLINE if sel else ERROR_COLOUR if err else "transparent"
                        for sel, err in zip(data["selected"], data["error"])]
+    # long idle stretches drawn compressed (a session from its start only; a window spans its own time)
+    late = count > 0 and int(data["index"].iloc[0]) > 0
+    gaps = idle_stretches(list(data["start_ms"]), list(data["end_ms"])) if by_ms and not late else []
+    pieces = compressed_axis(gaps, float(data["end_ms"].max())) if gaps else []
+    if pieces:
+        data["start_ms"] = [drawn_ms(v, pieces) for v in data["start_ms"]]
+        data["end_ms"] = [drawn_ms(v, pieces) for v in data["end_ms"]]
     # only what the chart draws travels to the browser (a detail may be a 1 MB string)
     data = data[["step", "kind", "label", "index", "start_ms", "end_ms", "error", "selected", "marker",
                  "outline", "tip_duration", "tip_start", "tip_detail", "tip_tokens", "tip_model",
@@ -123,11 +130,12 @@ def timeline_chart(df: pd.DataFrame, selected: str | None = None) -> alt.LayerCh
     x_title = ("time from the session start (a session's steps end to end, a sub-session from its own start; "
                "◆ no duration recorded)") if by_ms \
         else "step order"
-    x_axis = alt.Axis(grid=True, labelFlush=True, labelExpr="format(datum.value / 1000, '~r') + ' s'") if by_ms \
+    if gaps:
+        x_title += "; idle time compressed: " + ", ".join(_minutes(b - a) for a, b in gaps)
+    x_axis = alt.Axis(grid=True, labelFlush=True, labelExpr=_real_label(pieces)) if by_ms \
         else alt.Axis(grid=True, tickMinStep=1, labelFlush=True, labelExpr="'step ' + (datum.value + 1)")
     # a window of a long session (its first row is not the session's first step) spans its own
     # time, not the time from zero
-    late = count > 0 and int(data["index"].iloc[0]) > 0
     # (a few pixels of room at both ends, so a diamond at the start or end is drawn whole). From
     # the start the axis begins at 0, never below: no padding (Vega pads after ``domainMin``, so
     # padding would widen the axis below 0), a "nice" end above the last step instead; a diamond
@@ -190,6 +198,25 @@ def window_bounds(count: int, window: int, size: int = WINDOW_ROWS) -> tuple[int
 def window_caption(start: int, end: int, count: int) -> str:
     """What a window shows, 1-based and inclusive: "steps 1,201–1,400 of 4,002"."""
     return f"steps {start + 1:,}–{end:,} of {count:,}"
+
+
+def _real_label(pieces: list[tuple[float, float, float]]) -> str:
+    """A Vega expression for an axis label: the real time at drawn time ``datum.value`` (the
+    axis of ``compressed_axis``'s ``pieces``; none: the same), in s, or min and s past 2 min."""
+    real = "datum.value"
+    for at, start, rate in pieces:
+        piece = f"({start!r} + (datum.value - {at!r}) * {rate!r})"
+        real = piece if real == "datum.value" and at == 0.0 else f"(datum.value >= {at!r} ? {piece} : {real})"
+    if not pieces:
+        return "format(datum.value / 1000, '~r') + ' s'"
+    return (f"{real} >= 120000 ? floor({real} / 60000) + ' min ' + round(({real} % 60000) / 1000) + ' s' "
+            f": format({real} / 1000, '~r') + ' s'")
+
+
+def _minutes(ms: float) -> str:
+    """``ms`` as "65 min 47 s" (or "50 s")."""
+    seconds = round(ms / 1000)
+    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
 
 
 def _count(value: Any) -> str:

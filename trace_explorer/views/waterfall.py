@@ -13,6 +13,10 @@ from its start in reading order, and
   spans the whole band, from its start to the end of its last step;
 - a step that derives from a step of a sub-session (a supervisor's Finding from a sub-agent's
   Conclusion) starts no earlier than that step ends;
+- a step that records no time and derives from its own session's steps alone (a plan's next
+  StepResult, its Synthesis) starts no earlier than the sub-sessions before it in its session
+  end: its session's work so far includes theirs (at 0 s it would sit before the sub-session it
+  follows);
 - a step with no duration is a *marker*: an instant at its start, never a bar.
 
 When no row records a duration and no sub-session starts after its parent, the axis is
@@ -33,6 +37,12 @@ from .step_walk import WalkEntry, step_walk
 from ..model.totals import step_duration_ms
 
 HEADER_KIND = "Sub-session"
+# An idle stretch of the "ms" axis (no step, no band running) is drawn compressed when it lasts
+# at least IDLE_MIN_MS and takes at least IDLE_SHARE of the axis: a supervisor whose sub-agents
+# started an hour apart would otherwise draw seconds of work as slivers of an 83-minute axis.
+IDLE_MIN_MS = 60_000.0
+IDLE_SHARE = 0.2
+GAP_SHARE = 0.06  # of the drawn axis, per idle stretch drawn compressed
 
 
 @dataclass
@@ -87,6 +97,7 @@ def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
     clock: dict[str, float] = {}  # session IRI -> when its next step starts
     began: dict[str, tuple[float, datetime | None]] = {walk[0].session.id: (0.0, walk[0].session.time)} if walk else {}
     header_of: dict[str, int] = {}  # sub-session IRI -> the row of its header
+    bands_end: dict[str, float] = {}  # session IRI -> when the sub-session bands in it so far end
     for index, (entry, duration) in enumerate(zip(walk, durations)):
         owner = entry.session
         band = header_of.get(owner.id, -1) if entry.depth else -1
@@ -102,9 +113,11 @@ def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
             began[owner.id] = (start, owner.time)
         else:
             start = clock.get(owner.id, 0.0)
-            for parent in entry.step.parents:
-                if parent not in owner.nodes and parent in end_of:
-                    start = max(start, end_of[parent])
+            outside = [p for p in entry.step.parents if p not in owner.nodes and p in end_of]
+            for parent in outside:
+                start = max(start, end_of[parent])
+            if duration is None and not outside:
+                start = max(start, bands_end.get(owner.id, 0.0))
             end = start + (duration or 0.0)
             clock[owner.id] = end
         if entry.header:
@@ -112,6 +125,11 @@ def waterfall(session: Session, sessions: Mapping[str, Session] | None = None,
         end_of[entry.id] = end
         _append(out, entry, start, end, duration, band)
         _stretch(out, band, end)
+        while band >= 0 and out.axis == "ms":  # the bands' ends, for the later steps of the sessions they hang in
+            outer = enclosing[band]
+            if outer is not None:
+                bands_end[outer.id] = max(bands_end.get(outer.id, 0.0), out.ends[band])
+            band = out.bands[band]
         if entry.depth and not entry.header and out.axis == "ms":
             end_of[owner.id] = max(end_of.get(owner.id, end), end)
     return out
@@ -179,6 +197,49 @@ def _stretch(out: Waterfall, band: int, end: float) -> None:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def idle_gaps(rows: Waterfall) -> list[tuple[float, float]]:
+    """The idle stretches of ``rows``' "ms" axis to draw compressed: (start, end) ms, in order,
+    each at least ``IDLE_MIN_MS`` long and ``IDLE_SHARE`` of the axis, when no row (step, band)
+    runs; [] on the "order" axis."""
+    return idle_stretches(rows.starts, rows.ends) if rows.axis == "ms" else []
+
+
+def idle_stretches(starts: list[float], ends: list[float]) -> list[tuple[float, float]]:
+    """``idle_gaps`` of rows given by their ``starts`` and ``ends`` (ms from 0)."""
+    if not len(starts):
+        return []
+    least = max(IDLE_MIN_MS, IDLE_SHARE * max(ends))
+    gaps, reached = [], 0.0
+    for start, end in sorted(zip(starts, ends)):
+        if start - reached >= least:
+            gaps.append((reached, start))
+        reached = max(reached, end)
+    return gaps
+
+
+def compressed_axis(gaps: list[tuple[float, float]], end: float) -> list[tuple[float, float, float]]:
+    """The drawn axis of a span of ``end`` ms whose idle ``gaps`` are drawn ``GAP_SHARE`` of it
+    each: its pieces in order as (drawn start, real start, real ms per drawn ms), the last piece
+    running to the end. Without gaps, one piece ``(0, 0, 1)``."""
+    idle = sum(b - a for a, b in gaps)
+    width = max(end - idle, 1.0) * GAP_SHARE / max(0.05, 1 - GAP_SHARE * len(gaps)) if gaps else 0.0
+    pieces, cut = [(0.0, 0.0, 1.0)], 0.0
+    for a, b in gaps:
+        pieces.append((a - cut, a, (b - a) / width))
+        cut += (b - a) - width
+        pieces.append((b - cut, b, 1.0))
+    return pieces
+
+
+def drawn_ms(t: float, pieces: list[tuple[float, float, float]]) -> float:
+    """Real time ``t`` (ms) on the drawn axis of ``compressed_axis``'s ``pieces``."""
+    drawn = t
+    for at, real, rate in pieces:
+        if t >= real:
+            drawn = at + (t - real) / rate
+    return drawn
 
 
 def waterfall_data(rows: Waterfall) -> dict[str, Any]:

@@ -11,6 +11,8 @@ controls shown, which the component writes with ``textContent`` only)::
       "session": {"id", "question", "mechanism", "pattern", "started" (ISO-8601 or None),
                   "parent_session" (IRI or None), "problems": [str]},
       "axis": "ms" | "order",          # "order": no durations anywhere, rows are counted
+      "idle_gaps": [[start, end]],     # idle stretches of the axis drawn compressed (views.waterfall.idle_gaps)
+      "axis_pieces": [[drawn, real, rate]],   # the compressed axis (views.waterfall.compressed_axis)
       "kinds": [{"name", "colour"}],   # the step kinds, indexed by each step's "kind"
       "palette": {kind: colour}, "other_colour": colour,   # every kind's colour (graph nodes; an
                                                              # Iteration is its Analysis's)
@@ -70,7 +72,7 @@ from .step_labels import clip, step_tag
 from .step_sections import step_sections
 from .step_walk import WalkEntry, step_walk
 from .visible_text import visible_controls
-from .waterfall import Waterfall, waterfall
+from .waterfall import Waterfall, compressed_axis, idle_gaps, waterfall
 
 VERSION = 1
 
@@ -95,6 +97,7 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
     elif layout is None:
         layout = whole_layout(session, sessions)
     rows = waterfall(session, walk=walk)
+    gaps = idle_gaps(rows)
     graph = graph_data(session, layout, sessions, walk, unfolded)
     holders = {member: node.id for node in layout.nodes for member in node.members}
     folds = {node.id for node in layout.nodes if node.role == "folded"}
@@ -130,6 +133,8 @@ def workspace_data(session: Session, sessions: Mapping[str, Session] | None = No
                     "parent_session": session.parent_session,
                     "problems": [visible_controls(w) for w in session.warnings]},
         "axis": rows.axis,
+        "idle_gaps": [[round(a, 3), round(b, 3)] for a, b in gaps],
+        "axis_pieces": [list(piece) for piece in compressed_axis(gaps, max(rows.ends))] if gaps else [],
         "kinds": [{"name": k, "colour": kind_colour(k)} for k in kinds],
         "palette": {**KIND_COLOURS, ITERATION: kind_colour("Analysis")}, "other_colour": OTHER_KIND_COLOUR,
         "steps": steps,

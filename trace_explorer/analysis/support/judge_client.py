@@ -27,6 +27,10 @@ from ...sources.secret_scrub import SecretScrub
 from ...sources.trustgraph.gateway import Gateway, GatewayError
 from .judge_config import JudgeSettings
 
+# Requests to the judge's endpoint at once: as many as ``judge_run`` sends (its WORKERS); the
+# gateway client holds every request of a Gateway to its number of workers.
+REQUESTS_AT_ONCE = 4
+
 MAX_REPLY_BYTES = 1024 * 1024  # a verdict is a few hundred bytes; an answer past this is refused
 
 
@@ -49,7 +53,7 @@ class TextCompletion:
 
     def __init__(self, settings: JudgeSettings, pins=None):
         self._gateway = Gateway(settings.url, settings.token, flow=settings.flow, timeout=settings.timeout_s,
-                                workers=1, pins=pins, max_bytes=MAX_REPLY_BYTES)
+                                workers=REQUESTS_AT_ONCE, pins=pins, max_bytes=MAX_REPLY_BYTES)
         self._secrets = SecretScrub(settings.token)
         self.label = f"TrustGraph text-completion at {self._gateway.url} (flow {settings.flow})"
 

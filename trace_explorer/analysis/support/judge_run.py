@@ -23,12 +23,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .judge import SYSTEM, JudgePrompt, Verdict, failed, judge_prompt, parse_verdict, source_words
-from .judge_client import Completion, JudgeError, completion
+from .judge_client import REQUESTS_AT_ONCE, Completion, JudgeError, completion
 from .judge_config import judge_settings
 from .support import AnswerSupport, SentenceSupport
 
 MAX_JUDGED = 8  # sentences asked about per answer
-WORKERS = 4  # requests at once
+WORKERS = REQUESTS_AT_ONCE  # requests at once
 CACHE_ENTRIES = 4096
 FAILURE_TTL_S = 60.0
 ANSWERS_KEPT = 16  # as many as the app keeps supports

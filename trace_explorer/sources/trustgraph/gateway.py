@@ -22,8 +22,12 @@ error message (``secret_scrub``: scrubbed before any cut, in every text quoted f
 Every answer is read with ``bounded_http``'s limits: a byte cap, one deadline for the whole
 exchange, and a JSON answer of at most ``MAX_JSON_ITEMS`` values. With ``pins`` (from
 ``EndpointPolicy.pin``) connections go only to the addresses the policy checked. Requests are
-concurrent (``map``: a pool of ``workers`` threads), never repeated
-and never delayed: nothing here sleeps.
+concurrent (``map``: a pool of ``workers`` threads), and no more than ``workers`` are in flight
+at once whoever sends them, fewer while the gateway resets connections or answers "busy"
+(``read_retry.InFlightLimit``), so a gateway with a short queue of connections is not flooded. A
+request whose connection is refused, reset or closed before an answer, or that is answered
+"busy" (HTTP 503, 429), is sent again after a growing pause (``read_retry``: every request here
+is a read); a failure that stays names its cause and the tries made.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ import json
 import threading
 import weakref
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -43,10 +47,14 @@ import pyoxigraph as ox
 from ...read.wire import WireFormatError, decode_term, encode_term
 from ..bounded_http import DEFAULT_TIMEOUT_S, HttpFailure, bounded_post, max_response_bytes
 from ..pinned_http import Pins, pinned_session
+from ..read_retry import InFlightLimit, retried
 from ..secret_scrub import SecretScrub
 from ..source import SourceError
 from .ids import checked_id, flow_service
 
+# concurrent requests to one gateway: enough to hide a round trip's latency, few enough for a
+# gateway whose queue of connections is short (16 at once had some reset)
+WORKERS = 6
 MAX_LIMIT = 100_000  # the largest ``limit`` a triples query takes (TriplesQueryRequest.yaml)
 STREAM_CHUNK = 4 * 1024 * 1024  # bytes asked for per stream-document answer
 # The most values (objects, arrays, strings, numbers) one JSON answer may hold, counted before it
@@ -95,13 +103,13 @@ class Gateway:
     """One TrustGraph deployment's API gateway: ``url`` (its base, such as
     ``http://localhost:8888/``), ``token`` (bearer, may be None), ``flow``, ``collection`` and
     ``workspace`` ids, ``timeout`` in seconds for each request in all (connect, wait, read),
-    ``workers`` concurrent requests, ``pins`` the addresses to connect to (``{(host, port):
+    ``workers`` requests in flight at once at most, ``pins`` the addresses to connect to (``{(host, port):
     (address, ...)}``, as ``EndpointPolicy.pin`` checked them; None: resolve the name),
     ``max_bytes`` the cap on one answer (None: ``bounded_http.max_response_bytes()``).
     ``requests`` counts the requests sent. Raises SourceError: ``api_base``, ``ids.checked_id``."""
 
     def __init__(self, url: str, token: str | None = None, *, flow: str = "default", collection: str = "default",
-                 workspace: str = "default", timeout: float = DEFAULT_TIMEOUT_S, workers: int = 16, pins: Pins | None = None,
+                 workspace: str = "default", timeout: float = DEFAULT_TIMEOUT_S, workers: int = WORKERS, pins: Pins | None = None,
                  max_bytes: int | None = None):
         self.url = api_base(url)
         self._token = token or None
@@ -110,10 +118,9 @@ class Gateway:
         self.flow, self.collection, self.workspace = (checked_id(k, v) for k, v in zip(
             ("flow", "collection", "workspace"), (flow, collection, workspace)))
         self.timeout, self.workers = timeout, workers
-        self.requests = 0
-        self._count_lock = threading.Lock()
-        self._local = threading.local()
-        self._pool: ThreadPoolExecutor | None = None
+        self.requests, self._count_lock = 0, threading.Lock()
+        self._local, self._pool = threading.local(), None  # the pool: a ThreadPoolExecutor once needed
+        self._in_flight = InFlightLimit(workers)  # requests sent at once, from any thread
         self._stream_documents = True  # False once the librarian has refused stream-document
 
     def __repr__(self) -> str:  # the token stays out of every representation
@@ -131,21 +138,10 @@ class Gateway:
         another HTTP status, no complete answer within ``timeout``, an answer over the byte cap,
         a body that is not a JSON object (or holds more than ``MAX_JSON_ITEMS`` values), or an
         ``error`` object in the answer."""
-        session = getattr(self._local, "session", None)
-        if session is None:
-            session = self._local.session = pinned_session(self._pins)
-            with self._count_lock:
-                self._sessions.append(session)
-        headers = {"Content-Type": "application/json"}
-        if self._token:
-            headers["Authorization"] = f"Bearer {self._token}"
         where = f"{self.label}: {path}"
         target = within_api(self.url, path)
-        with self._count_lock:
-            self.requests += 1
         try:
-            response = bounded_post(session, target, json=body, headers=headers,
-                                    timeout=self.timeout, max_bytes=self.max_bytes)
+            response = retried(lambda: self._send(target, body), self._in_flight)
         except HttpFailure as failure:
             raise GatewayError(f"{where}: {self._secrets.clean(failure)}", path=path) from None
         status = response.status
@@ -169,16 +165,34 @@ class Gateway:
             raise ServiceRefusal(f"{where}: the service answered with an error: {detail}", detail)
         return answer
 
+    def _send(self, target: str, body: dict[str, Any]):
+        """One try of ``post``'s request to ``target`` (a URL under the gateway's API), on this
+        thread's connection."""
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = pinned_session(self._pins)
+            with self._count_lock:
+                self._sessions.append(session)
+        headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {self._token}"}
+                                                           if self._token else {})}
+        with self._count_lock:
+            self.requests += 1
+        return bounded_post(session, target, json=body, headers=headers,
+                            timeout=self.timeout, max_bytes=self.max_bytes)
+
     def map(self, function: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``[function(item) for item in items]``, run concurrently on ``workers`` threads, in
-        order; the first exception raised is raised here."""
+        order; every call ends first (none is left sending its tries after a failure), then the
+        first item's exception raised is raised here."""
         items = list(items)
         if len(items) <= 1:
             return [function(i) for i in items]
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="trustgraph")
             weakref.finalize(self, self._pool.shutdown, wait=False)  # its threads go with the gateway
-        return list(self._pool.map(function, items))
+        futures = [self._pool.submit(function, item) for item in items]
+        wait(futures)
+        return [future.result() for future in futures]
 
     # -- the triples service ------------------------------------------------------------------
     def triples(self, s: ox.NamedNode | None = None, p: ox.NamedNode | None = None,
@@ -268,7 +282,7 @@ class Gateway:
                                    f"{cap / 1024 / 1024:g} MiB limit (or in more than {MAX_CHUNKS:,} chunks)")
             answer = self._librarian({"operation": "stream-document", "chunk-index": index,
                                       "chunk-size": STREAM_CHUNK}, document)
-            parts.append(self._base64(answer, document))
+            parts.append(self._content(document, answer))
             size += len(parts[-1])
             total = answer.get("total-chunks", 1) if isinstance(answer.get("total-chunks", 1), int) else 1
             index += 1
@@ -276,10 +290,8 @@ class Gateway:
                 break
         return b"".join(parts)
 
-    def _content(self, document: str) -> bytes:
-        return self._base64(self._librarian({"operation": "get-document-content"}, document), document)
-
-    def _base64(self, answer: dict[str, Any], document: str) -> bytes:
+    def _content(self, document: str, answer: dict[str, Any] | None = None) -> bytes:  # the answer's, or asked whole
+        answer = self._librarian({"operation": "get-document-content"}, document) if answer is None else answer
         return content_bytes(answer, f"{self.label}: librarian: the content of {document}")
 
     def close(self) -> None:

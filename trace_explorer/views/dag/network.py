@@ -256,7 +256,7 @@ def _finish(html: str, selected: str | None, legend: list[dict[str, Any]]) -> st
     if loaded:
         raise RuntimeError(f"pyvis page still loads an external resource: {loaded[0]}")
     style = ("<style>html, body { margin: 0; padding: 0; background: #ffffff; } .card { border: 0 !important; "
-             "padding: 0 4px; } #mynetwork { float: none !important; border: 1px solid #e5e7eb !important; "
+             "padding: 0 4px; box-sizing: border-box; } #mynetwork { float: none !important; border: 1px solid #e5e7eb !important; "
              "border-radius: 8px; }\n" + dag_view_asset("css") + "</style>")
     html = html.replace("</head>", style + "</head>", 1)
     script = ("<script type=\"text/javascript\">" + script_safe(dag_view_asset("js")) + "</script>"

@@ -6,7 +6,8 @@
  *   adopt(network, nodes, edges, host, graph, hooks) -> view   the exported page: pyvis's network
  * graph = {nodes, edges, options, legend, key} as views/dag.py builds it: every node has
  * level and slot (views/dag/layout.py), hover (plain text) and kind.
- * hooks = {click(nodeId)} is called when a node is clicked.
+ * hooks = {click(nodeId)} is called when a node is clicked. The wheel scrolls the page; Ctrl +
+ * wheel zooms the graph.
  * view.update(graph), view.select(nodeId, reveal), view.pointOf(nodeId), view.fit().
  *
  * Levels run left to right and wrap into rows as words do, the number per row chosen so that
@@ -144,6 +145,11 @@
     network.on("hoverNode", function () { parts.canvas.style.cursor = "pointer"; });
     network.on("blurNode", function () { parts.canvas.style.cursor = "default"; });
     if (parts.fit) { parts.fit.addEventListener("click", function () { self.fit(true); }); }
+    // the wheel scrolls the page; with Ctrl (or Cmd) held it zooms the graph: vis-network would
+    // take every wheel event over the graph, and a page could not be scrolled past it
+    parts.canvas.addEventListener("wheel", function (event) {
+      if (!(event.ctrlKey || event.metaKey)) { event.stopImmediatePropagation(); }
+    }, {passive: true, capture: true});
   }
 
   View.prototype.layout = function (graph) {
