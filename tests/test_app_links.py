@@ -135,8 +135,10 @@ def configure(app_env, url: str, token_line: str = 'token_env = "LAPTOP_TOKEN"')
         f'collection = "{COLLECTION}"\n')
 
 
-def test_a_configured_gateway_is_picked_by_name_and_a_reload_uses_its_token(app_env, monkeypatch, corpus_gateway):
-    # no allowlist: a configured loopback gateway is allowed, a typed one is not
+def test_a_configured_gateway_is_picked_by_name_and_a_reload_uses_its_token(app_env, monkeypatch, corpus_gateway,
+                                                                           served_at):
+    # no allowlist, served to other machines: a configured loopback gateway is allowed, a typed one is not
+    served_at("0.0.0.0")
     monkeypatch.setenv("LAPTOP_TOKEN", TOKEN)
     configure(app_env, corpus_gateway.url)
     at = fresh()

@@ -186,7 +186,8 @@ def test_sparql_endpoint_source(app_env, monkeypatch, virtuoso_url):
     assert titled(shape["steps"][0], "Action")["text"] == "document-query"  # the first step's action, inspected
 
 
-def test_loopback_endpoint_refused_without_an_allowlist(app_env, virtuoso_url):
+def test_loopback_endpoint_refused_without_an_allowlist(app_env, virtuoso_url, served_at):
+    served_at("0.0.0.0")  # served to other machines: this machine's services are not theirs to reach
     at = start()
     at.sidebar.segmented_control(key="te_source_kind").set_value("SPARQL endpoint").run()
     at.sidebar.text_input(key="te_endpoint_url").set_value(virtuoso_url)

@@ -84,8 +84,12 @@ def test_a_check_past_its_deadline_says_so_and_costs_this_process_nothing(tmp_pa
     support = support_in_worker(session, limits=limits)
     after = resource.getrusage(resource.RUSAGE_SELF)
     assert support.sentences == [] and support.answer == session.answer
-    assert support.unchecked == ("answer support took too long for this answer: it ran past the deadline of 1 s "
-                                 f"(the limit set by {SUPPORT_VARIABLE})")
+    # the CPU limit or the wall-clock deadline, whichever the machine's load makes come first
+    assert support.unchecked in (
+        f"answer support took too long for this answer: it ran past the deadline of 1 s (the limit set by "
+        f"{SUPPORT_VARIABLE})",
+        f"answer support took too long for this answer: it needed more than 1 s of CPU time (the limit set by "
+        f"{SUPPORT_VARIABLE})")
     assert (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime) < 0.5
     started = time.monotonic()  # the same answer and texts again, read anew: the verdict kept
     (tmp_path / "again").mkdir()

@@ -144,26 +144,7 @@ class Gateway:
             response = retried(lambda: self._send(target, body), self._in_flight)
         except HttpFailure as failure:
             raise GatewayError(f"{where}: {self._secrets.clean(failure)}", path=path) from None
-        status = response.status
-        if status in (401, 403):
-            raise GatewayError(f"{where}: the gateway refused the token (HTTP {status}): give a token this "
-                               f"deployment accepts (the command line reads it from TRUSTGRAPH_TOKEN)", status, path)
-        if status == 404:
-            raise GatewayError(f"{where}: not found (HTTP 404): is there a flow {self.flow!r} on this gateway?",
-                               status, path)
-        if status != 200:
-            words = self._secrets.clean(response.body, 200, cut_short=response.cut_short)
-            raise GatewayError(f"{where}: HTTP {status}: {words}", status, path)
-        answer = json_answer(response.body, where, self._secrets.clean)
-        if not isinstance(answer, dict):
-            raise GatewayError(f"{where}: expected a JSON object, got {type(answer).__name__}")
-        error = answer.get("error")
-        if error:
-            if isinstance(error, dict):
-                error = f"{error.get('type', 'error')}: {error.get('message', '')}"
-            detail = self._secrets.clean(error, 300)
-            raise ServiceRefusal(f"{where}: the service answered with an error: {detail}", detail)
-        return answer
+        return _answer(response, where, path, self.flow, self._secrets)
 
     def _send(self, target: str, body: dict[str, Any]):
         """One try of ``post``'s request to ``target`` (a URL under the gateway's API), on this
@@ -314,6 +295,32 @@ def api_base(url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment or "@" in parts.netloc:
         raise SourceError(f"expected a gateway URL of the form http(s)://host[:port]/path/, got {base!r:.100}")
     return base
+
+
+def _answer(response, where: str, path: str, flow: str, secrets: SecretScrub) -> dict[str, Any]:
+    """The JSON object of a gateway's ``response`` to ``path`` (``where`` names it in messages,
+    ``flow`` the flow asked for; every quoted text passes through ``secrets``). Raises
+    GatewayError for a refused token (401/403), an unknown flow or path (404), another status,
+    a body that is not a JSON object; ServiceRefusal for an ``error`` object in the answer."""
+    status = response.status
+    if status in (401, 403):
+        raise GatewayError(f"{where}: the gateway refused the token (HTTP {status}): give a token this "
+                           f"deployment accepts (the command line reads it from TRUSTGRAPH_TOKEN)", status, path)
+    if status == 404:
+        raise GatewayError(f"{where}: not found (HTTP 404): is there a flow {flow!r} on this gateway?", status, path)
+    if status != 200:
+        words = secrets.clean(response.body, 200, cut_short=response.cut_short)
+        raise GatewayError(f"{where}: HTTP {status}: {words}", status, path)
+    answer = json_answer(response.body, where, secrets.clean)
+    if not isinstance(answer, dict):
+        raise GatewayError(f"{where}: expected a JSON object, got {type(answer).__name__}")
+    error = answer.get("error")
+    if error:
+        if isinstance(error, dict):
+            error = f"{error.get('type', 'error')}: {error.get('message', '')}"
+        detail = secrets.clean(error, 300)
+        raise ServiceRefusal(f"{where}: the service answered with an error: {detail}", detail)
+    return answer
 
 
 def within_api(base: str, path: str) -> str:
