@@ -77,7 +77,9 @@ def test_a_gateway_that_keeps_resetting_is_named_as_the_cause(busy):
     with pytest.raises(SourceError) as raised:
         gateway.sparql_select("SELECT ?s WHERE { ?s ?p ?o } LIMIT 1")
     message = str(raised.value)
-    assert "the server reset the connection, as a busy server does when its queue of connections is full" in message
+    # a connection closed at once is a reset or, when the close wins the race with the request, no answer
+    assert ("the server reset the connection, as a busy server does when its queue of connections is full" in message
+            or "the server closed the connection without an answer (RemoteDisconnected)" in message)
     assert "4 tries over" in message and busy.resets == 4 and gateway.requests == 4
 
 
