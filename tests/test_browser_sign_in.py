@@ -29,8 +29,13 @@ USER_COOKIE = "_streamlit_user"  # Streamlit's identity cookie
 def oidc_provider(users: list[dict]):
     """An OpenID Connect provider on a free port of 127.0.0.1 whose sign-in form offers
     ``users`` (each a ``sub`` and its claims) as one-click buttons; yields its base URL."""
+    import warnings
+
     import werkzeug.serving
-    from oidc_provider_mock import User, app
+    with warnings.catch_warnings():  # the provider imports authlib's older API, which warns (not ours to mend)
+        import authlib.deprecate  # noqa: F401  (its import sets its own warnings to "always": ignored after it)
+        warnings.simplefilter("ignore")
+        from oidc_provider_mock import User, app
 
     claims = [User(sub=u["sub"], claims={k: v for k, v in u.items() if k != "sub"}) for u in users]
     server = werkzeug.serving.make_server("127.0.0.1", 0, app(user_claims=claims), threaded=True)
