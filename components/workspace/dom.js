@@ -48,19 +48,21 @@ function clipped(text, limit) {
   return value.slice(0, end) + "…";
 }
 
-/* Write ``text`` into ``node`` as ``markedText`` does, its first ``limit`` characters only,
- * then a "Show all N characters" button that writes the whole text in their place. */
-function clippedText(node, text, needle, limit) {
+/* Write ``text`` into ``node`` as ``markedText`` does (or as ``write(node, shown)`` does, given),
+ * its first ``limit`` characters only, then a "Show all N characters" button that writes the
+ * whole text in their place. */
+function clippedText(node, text, needle, limit, write) {
   const value = String(text);
-  if (value.length <= limit) { markedText(node, value, needle); return; }
-  markedText(node, clipped(value, limit), needle);
+  const put = write || ((into, shown) => markedText(into, shown, needle));
+  if (value.length <= limit) { put(node, value); return; }
+  put(node, clipped(value, limit));
   const more = el("button", "te-clip-more", "Show all " + value.length.toLocaleString("en") + " characters");
   more.type = "button";
   more.addEventListener("click", (event) => {
     event.stopPropagation();
     clear(node);
     node.classList.add("te-clip-whole");
-    markedText(node, value, needle);
+    put(node, value);
   });
   node.appendChild(document.createTextNode(" "));
   node.appendChild(more);

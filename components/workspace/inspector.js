@@ -39,19 +39,8 @@ function supportMarked(node, text, matches, needle, limit) {
   const value = String(text);
   const ranges = supportRanges(value, matches);
   if (!ranges.length) { clippedText(node, value, needle, limit); return; }
-  if (value.length <= limit) { writeRanges(node, value, ranges); return; }
-  const shown = clipped(value, limit);
-  writeRanges(node, shown, ranges.filter(([a]) => a < limit).map(([a, b]) => [a, Math.min(b, limit)]));
-  const more = el("button", "te-clip-more", "Show all " + value.length.toLocaleString("en") + " characters");
-  more.type = "button";
-  more.addEventListener("click", (event) => {
-    event.stopPropagation();
-    clear(node);
-    node.classList.add("te-clip-whole");
-    writeRanges(node, value, ranges);
-  });
-  node.appendChild(document.createTextNode(" "));
-  node.appendChild(more);
+  clippedText(node, value, needle, limit, (into, shown) => writeRanges(into, shown, ranges
+    .filter(([a]) => a < shown.length).map(([a, b]) => [a, Math.min(b, shown.length)])));
 }
 
 /* ``value`` into ``node``, the support's matching ``ranges`` (sorted, apart) each in a <mark>. */
