@@ -11,7 +11,7 @@ from components.compare_view import FILTER_KEY, PAGE_KEY, comparison_view
 from components.navigation import ensure_entry_run
 from components.text import COMPARE_PAGE, SESSIONS_PAGE, md_escape
 from trace_explorer.analysis.compare.compare import compare_sessions
-from trace_explorer.sources.family import fetch_family
+from trace_explorer.index.family import fetch_family
 from trace_explorer.sources.source import SourceError
 
 RESULT_KEY = "te_compare_result"

@@ -222,7 +222,7 @@ def store_support(path: str) -> None:
     every support (its JSON record and missing terms, in the check's order)."""
     from trace_explorer.analysis.health import checks
     from trace_explorer.analysis.support import bounded
-    from trace_explorer.sources.local_store import local_source
+    from trace_explorer.store.local_store import local_source
 
     shipped = bounded.session_support  # what the check's default ``supports_here`` calls
     spent, answers, unsupported, digest = 0.0, 0, 0, hashlib.sha256()

@@ -24,9 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.hostile_server import HostileServer  # noqa: E402
-from trace_explorer.sources.bounded_http import bounded_post  # noqa: E402
+from trace_explorer.network.bounded_http import bounded_post  # noqa: E402
 from trace_explorer.sources.endpoint import EndpointSource  # noqa: E402
-from trace_explorer.sources.pinned_http import pinned_session  # noqa: E402
+from trace_explorer.network.pinned_http import pinned_session  # noqa: E402
 
 
 def measured(call) -> tuple[float, float, object]:

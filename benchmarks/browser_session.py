@@ -120,7 +120,7 @@ def long_store(folder: Path, iterations: int) -> tuple[Path, str, int]:
     from synthetic import make_react_session
 
     from trace_explorer.analysis.health.index import refresh_health
-    from trace_explorer.sources.local_store import ingest_file, open_local_store
+    from trace_explorer.store.local_store import ingest_file, open_local_store
 
     root, quads, documents = make_react_session(iterations, question=f"A long run of {iterations} tool calls")
     trace = folder / "long.nq"

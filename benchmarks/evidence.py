@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from trace_explorer.analysis.evidence.evidence import session_evidence  # noqa: E402
 from trace_explorer.analysis.evidence.used_by import used_by, used_by_documents  # noqa: E402
-from trace_explorer.sources.catalog import fetch_session  # noqa: E402
-from trace_explorer.sources.store import StoreSource  # noqa: E402
+from trace_explorer.index.catalog import fetch_session  # noqa: E402
+from trace_explorer.sources.store_source import StoreSource  # noqa: E402
 
 TG = "https://trustgraph.ai/ns/"
 PROV = "http://www.w3.org/ns/prov#"

@@ -258,8 +258,8 @@ def profile_call(directory: Path | None, name: str, function) -> None:
 def scaled_source(store_dir: Path, times: int):
     """The store's source with its session index copied ``times`` over (new IRIs, same fields)
     into a temporary SQLite file: the list of a store ``times`` as large, without ingesting it."""
-    from trace_explorer.sources.local_store import local_source
-    from trace_explorer.sources.session_index import SessionIndex
+    from trace_explorer.store.local_store import local_source
+    from trace_explorer.index.session_index import SessionIndex
 
     source = local_source(store_dir)
     bigger = SessionIndex(Path(tempfile.mkdtemp()) / "scaled.sqlite")
@@ -279,8 +279,8 @@ def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budg
     """One measurement on the store, in a fresh process: the app after a restart (the store
     reopened from disk, nothing cached in Python; its newest snapshot, as every reader opens
     it). Prints timings and this process's peak RSS."""
-    from trace_explorer.sources.catalog import SessionFilter, fetch_session, list_sessions
-    from trace_explorer.sources.local_store import local_source
+    from trace_explorer.index.catalog import SessionFilter, fetch_session, list_sessions
+    from trace_explorer.store.local_store import local_source
 
     out: dict = {}
     if what.startswith("scaled"):  # the store read-only: a writer beside it may compact its files away
@@ -330,8 +330,8 @@ def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budg
 def benchmark(sessions: int, work: Path, *, seed: int, repeat: int, profile: Path | None,
               long_steps: tuple[int, int] = LONG_STEPS, budget_s: float = 20.0,
               timeout_s: float = 300.0) -> tuple[list[Row], dict]:
-    from trace_explorer.sources.catalog import SessionFilter, count_sessions
-    from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+    from trace_explorer.index.catalog import SessionFilter, count_sessions
+    from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
 
     rows: list[Row] = []
     data = work / "data"

@@ -56,7 +56,7 @@ for path in (str(REPO), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from trace_explorer.sources.snapshots import SNAPSHOTS_DIR  # noqa: E402
+from trace_explorer.store.snapshots import SNAPSHOTS_DIR  # noqa: E402
 
 MB = 1024 * 1024
 SNAPSHOTS = SNAPSHOTS_DIR  # a local store's snapshots: hard links to the live directory's files, not counted
@@ -148,10 +148,10 @@ def measure_ingest(work: Path, made: dict, sessions: int, health: bool) -> dict:
 def views_child(store: str, react: str, repeat: int) -> None:
     """In a child process: time every view on ``store``, print JSON ``{label: [ms, cpu ms]}``."""
     from trace_explorer.analysis.stats import collection_stats
-    from trace_explorer.sources.catalog import count_sessions, list_sessions
+    from trace_explorer.index.catalog import count_sessions, list_sessions
     from trace_explorer.sources.fetch import fetch_session
     from trace_explorer.sources.filter import SORT_KEYS, SessionFilter, SessionOrder
-    from trace_explorer.sources.local_store import local_source
+    from trace_explorer.store.local_store import local_source
 
     source = local_source(store)
     everything = SessionFilter(include_sub=True)
@@ -244,7 +244,7 @@ def measure_endpoint(work: Path, made: dict, repeat: int) -> dict:
     alone when it took over ``ENDPOINT_ONCE_S``). A query that fails (the server's time limit,
     ``ENDPOINT_TIMEOUT_S``) is NaN, its error printed. Also the seconds of the load."""
     from tests.virtuoso_support import virtuoso_endpoint
-    from trace_explorer.sources.catalog import SPARQL_SORT_KEYS, list_sessions
+    from trace_explorer.index.catalog import SPARQL_SORT_KEYS, list_sessions
     from trace_explorer.sources.endpoint import EndpointSource
     from trace_explorer.sources.filter import SORT_KEYS, SessionFilter, SessionOrder
     from trace_explorer.sources.source import SourceError
@@ -321,7 +321,7 @@ def measure_views(work: Path, ingest: dict, bulk: dict, bare: dict | None, info:
     ``--sparql``, its database in ``work``) on the store ``ingest`` made; every figure of one size."""
     react = info["notable"]["react_12"]
     if args.views_only:  # the index of a store made by an earlier version gets what this one keeps
-        subprocess.run([sys.executable, "-c", "import sys; from trace_explorer.sources.local_store import "
+        subprocess.run([sys.executable, "-c", "import sys; from trace_explorer.store.local_store import "
                         "open_local_store; open_local_store(sys.argv[1]).close()", str(ingest["store"])],
                        cwd=REPO, check=True)
     print(f"{sessions:,} sessions: views ...", file=sys.stderr, flush=True)

@@ -1,7 +1,7 @@
 """A few sessions added to a large local store: the wall time of ``trace-explorer ingest`` of a
 small generated file (with the health check after it), and of that check's lookup of the
 entities under the new roots (``analysis.health.checks.entities_under``), once with the typed IRIs
-the session index keeps (``sources.index_typed``) and once with the store scanned for them, as
+the session index keeps (``index.typed``) and once with the store scanned for them, as
 before that table (its mark ignored).
 
     python benchmarks/small_ingest.py STORE [--sessions 6] [--work FOLDER]
@@ -26,8 +26,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from trace_explorer.analysis.health import checks, index as health_index  # noqa: E402
 from trace_explorer.cli.main import main  # noqa: E402
-from trace_explorer.sources import index_typed  # noqa: E402
-from trace_explorer.sources.local_store import open_local_store  # noqa: E402
+from trace_explorer.index import typed as index_typed  # noqa: E402
+from trace_explorer.store.local_store import open_local_store  # noqa: E402
 
 
 def _small_file(folder: Path, sessions: int) -> list[Path]:

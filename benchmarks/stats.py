@@ -41,7 +41,7 @@ def build(store_dir: Path, data_dir: Path, sessions: int) -> dict:
     """Generate ``sessions`` sessions and ingest them (without the health check) into ``store_dir``."""
     from synthetic import generate
 
-    from trace_explorer.sources.local_store import ingest_file, open_local_store
+    from trace_explorer.store.local_store import ingest_file, open_local_store
 
     made = generate(data_dir, sessions)
     store = open_local_store(store_dir)
@@ -56,7 +56,7 @@ def measure(store_dir: Path, repeat: int, sample: int) -> dict:
     from trace_explorer.analysis.health.checks import check_sessions, entities_under
     from trace_explorer.analysis.stats import collection_stats
     from trace_explorer.sources.filter import SessionFilter
-    from trace_explorer.sources.local_store import local_source
+    from trace_explorer.store.local_store import local_source
 
     source = local_source(store_dir)
     rows = []

@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 
-from trace_explorer.sources.local_store import open_local_store  # noqa: E402
+from trace_explorer.store.local_store import open_local_store  # noqa: E402
 
 
 def timed(count) -> tuple[int, float, float]:

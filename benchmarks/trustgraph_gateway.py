@@ -58,12 +58,12 @@ from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, corpus_deployment  
 from trace_explorer.analysis.evidence.evidence import session_evidence  # noqa: E402
 from trace_explorer.analysis.evidence.used_by import used_by, used_by_documents  # noqa: E402
 from trace_explorer.model.vocabulary import RDF_TYPE, TG, WAS_DERIVED_FROM  # noqa: E402
-from trace_explorer.sources.catalog import SessionFilter, list_sessions  # noqa: E402
-from trace_explorer.sources.family import fetch_family  # noqa: E402
-from trace_explorer.sources.local_store import open_local_store  # noqa: E402
+from trace_explorer.index.catalog import SessionFilter, list_sessions  # noqa: E402
+from trace_explorer.index.family import fetch_family  # noqa: E402
+from trace_explorer.store.local_store import open_local_store  # noqa: E402
 from trace_explorer.sources.trustgraph.source import TrustGraphSource  # noqa: E402
 from trace_explorer.sources.trustgraph.gateway import Gateway  # noqa: E402
-from trace_explorer.sources.trustgraph.sync import sync  # noqa: E402
+from trace_explorer.store.trustgraph_sync import sync  # noqa: E402
 
 RETRIEVAL = ox.NamedNode("urn:graph:retrieval")
 MODES = {"SPARQL service": True, "triple patterns": False}

@@ -14,8 +14,8 @@ from typing import Any
 
 import streamlit as st
 
-from trace_explorer.sources.catalog import find_session_ids
-from trace_explorer.sources.catalog import SessionFilter
+from trace_explorer.index.catalog import find_session_ids
+from trace_explorer.index.catalog import SessionFilter
 from trace_explorer.sources.source import SourceError
 
 from .collection import Collection

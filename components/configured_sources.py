@@ -13,7 +13,7 @@ import streamlit as st
 
 from trace_explorer.sources.configured import (DEFAULT_PATH, SOURCES_VARIABLE, SourcesConfig, SourcesConfigError,
                                                load_sources)
-from trace_explorer.sources.endpoint_policy import EndpointPolicy, served_on_loopback_only
+from trace_explorer.network.endpoint_policy import EndpointPolicy, served_on_loopback_only
 
 OTHER = "Another (enter it)"  # the choice beside the configured sources' names
 TIMEOUT_LABEL = "Timeout per request (s)"  # the typed-in sources' forms: each request, its answer read whole

@@ -415,7 +415,7 @@ def matching_sessions(collection: Any, filters: Any, order: Any = None) -> Calla
     ``filters`` (a ``catalog.SessionFilter``), in the list's order (``order``, a
     ``catalog.SessionOrder``; newest first when None), all pages: read when a download is
     clicked. Reads the source only (thread-safe), never the collection's caches."""
-    from trace_explorer.sources.catalog import SessionOrder, list_sessions
+    from trace_explorer.index.catalog import SessionOrder, list_sessions
 
     source = collection.source
 

@@ -11,7 +11,7 @@ import streamlit as st
 
 from trace_explorer.analysis.health.rules import RULES
 from trace_explorer.model.session import MECHANISMS, PATTERNS
-from trace_explorer.sources.session_insights import HEALTH_CHOICES
+from trace_explorer.index.insights import HEALTH_CHOICES
 
 from .collection import Collection
 from .health import HEALTH_KEY, indexed

@@ -20,10 +20,10 @@ from trace_explorer.analysis.health.checks import Finding, check_sessions, count
 from trace_explorer.analysis.health.rules import RULES, SEVERITIES
 from trace_explorer.analysis.support.bounded import supports_in_worker
 from trace_explorer.model.session import Session
-from trace_explorer.sources.catalog import indexed as catalog_indexed
-from trace_explorer.sources.session_insights import HEALTH_CHOICES, health_of
+from trace_explorer.index.catalog import indexed as catalog_indexed
+from trace_explorer.index.insights import HEALTH_CHOICES, health_of
 from trace_explorer.sources.source import SourceError
-from trace_explorer.sources.store import StoreSource
+from trace_explorer.sources.store_source import StoreSource
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 
 from .collection import Collection, supports

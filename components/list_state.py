@@ -14,7 +14,7 @@ from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from trace_explorer.model.session import MECHANISMS, PATTERNS
-from trace_explorer.sources.catalog import text_search
+from trace_explorer.index.catalog import text_search
 from trace_explorer.sources.filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from trace_explorer.sources.search import MAX_SEARCH_CHARS
 

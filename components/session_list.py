@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from trace_explorer.sources.catalog import SessionFilter, SessionOrder, sort_keys, unreached_sessions
+from trace_explorer.index.catalog import SessionFilter, SessionOrder, sort_keys, unreached_sessions
 from trace_explorer.sources.source import SourceError
 
 from .collection import Collection

@@ -25,7 +25,7 @@ import streamlit as st
 from trace_explorer.model.roots import session_id
 from trace_explorer.model.totals import TOTAL_PREFIX
 from trace_explorer.sources.filter import SessionOrder
-from trace_explorer.sources.index_words import snippet_parts
+from trace_explorer.index.words import snippet_parts
 from trace_explorer.views.visible_text import visible_controls
 
 from .session_table_assets import CSS, JS

@@ -4,7 +4,7 @@ Sources: *Files* (the bundled demo and uploaded files, read into memory), *Local
 pyoxigraph store in a directory; uploads are saved into it, all or nothing, with a progress bar)
 and *SPARQL endpoint* (read-only, checked against the deployment's endpoint policy).
 
-A local store is read from its newest snapshot (``trace_explorer.sources.local_store``): the app
+A local store is read from its newest snapshot (``trace_explorer.store.local_store``): the app
 never holds the store open for writing, except while it saves a person's uploads, so
 ``trace-explorer ingest`` may add files from another process while people browse; each page run
 checks for a newer snapshot and opens it, so what the ingest added appears on the next run.
@@ -40,9 +40,9 @@ import streamlit as st
 from trace_explorer.read.formats import SUPPORTED_SUFFIXES
 from trace_explorer.read.limits import (MAX_FILE_VARIABLE, MIB, file_too_big, format_size, max_expanded_bytes,
                                         max_file_bytes)
-from trace_explorer.sources.bounded_http import DEFAULT_TIMEOUT_S
+from trace_explorer.network.bounded_http import DEFAULT_TIMEOUT_S
 from trace_explorer.sources.endpoint import EndpointSource
-from trace_explorer.sources.endpoint_policy import EndpointRefused
+from trace_explorer.network.endpoint_policy import EndpointRefused
 from trace_explorer.sources.source import SourceError
 from trace_explorer.views.visible_text import visible_controls
 

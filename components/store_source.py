@@ -1,11 +1,11 @@
 """The sidebar's *Local store* source: a store the operator offers, picked by name
-(``trace_explorer.sources.store_offer``: the configured stores, ``TRACE_EXPLORER_STORE``, the
+(``trace_explorer.store.offer``: the configured stores, ``TRACE_EXPLORER_STORE``, the
 stores inside ``TRACE_EXPLORER_STORE_ROOT``), or a new one made by name inside the root. A
 visitor never names a server path: the page and the address (``?store=NAME``) carry the
 store's name only, and any name that cannot be opened (unknown, gone, not a store, refused by
 the system) gets one message, ``CANNOT_OPEN``, the reason going to the server's log.
 
-A store is read from its newest snapshot (``trace_explorer.sources.local_store``): the app never
+A store is read from its newest snapshot (``trace_explorer.store.local_store``): the app never
 holds it open for writing, except while it saves a person's uploads, so ``trace-explorer
 ingest`` may add files from another process while people browse; each page run checks for a
 newer snapshot and opens it. The app never writes into a folder that is not a Trace Explorer
@@ -21,10 +21,10 @@ import streamlit as st
 from trace_explorer.analysis.health.index import refresh_health
 from trace_explorer.analysis.support.bounded import supports_in_worker
 from trace_explorer.read.errors import TraceLoadError
-from trace_explorer.sources.ingest_phases import HEALTH, UNITS, Phases
-from trace_explorer.sources.local_store import StoreBusy, ingest_file, local_source, open_local_store
+from trace_explorer.index.ingest_phases import HEALTH, UNITS, Phases
+from trace_explorer.store.local_store import StoreBusy, ingest_file, local_source, open_local_store
 from trace_explorer.sources.source import SourceError
-from trace_explorer.sources.store_offer import NEW_NAME, OfferedStore, StoreOffer
+from trace_explorer.store.offer import NEW_NAME, OfferedStore, StoreOffer
 
 from .collection import Collection, current_collection, not_connected, set_collection
 from .configured_sources import sources_config

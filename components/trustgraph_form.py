@@ -23,9 +23,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
 
-from trace_explorer.sources.bounded_http import DEFAULT_TIMEOUT_S
+from trace_explorer.network.bounded_http import DEFAULT_TIMEOUT_S
 from trace_explorer.sources.configured import SOURCES_VARIABLE, TOKEN_VARIABLE, URL_VARIABLE, ConfiguredSource
-from trace_explorer.sources.endpoint_policy import EndpointRefused
+from trace_explorer.network.endpoint_policy import EndpointRefused
 from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.trustgraph.gateway import Gateway, api_base
 from trace_explorer.sources.trustgraph.ids import KINDS as ID_KINDS

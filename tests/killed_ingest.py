@@ -71,8 +71,8 @@ class WatchedStore:
 
 def main(argv: list[str]) -> None:
     from trace_explorer.read.files import read_trace_file
-    from trace_explorer.sources import local_store
-    from trace_explorer.sources.session_index import SessionIndex
+    from trace_explorer.store import local_store
+    from trace_explorer.index.session_index import SessionIndex
 
     store_dir, stop, rest = argv[0], argv[1], argv[2:]
     unpublished = "--unpublished" in rest

@@ -403,7 +403,7 @@ def test_no_local_copy_means_no_data_or_prov(corpus_collection):
     collection, sessions = corpus_collection
     assert trace_store(SimpleNamespace(source=SimpleNamespace(url="http://x/sparql"))) is None
     assert trace_store(SimpleNamespace(store=collection)) is collection
-    from trace_explorer.sources.store import StoreSource
+    from trace_explorer.sources.store_source import StoreSource
     wrapped = trace_store(SimpleNamespace(source=StoreSource(collection.store, documents=collection.documents)))
     assert isinstance(wrapped, TraceStore)
     assert data_file(wrapped, sessions[REACT_12], sessions, "TriG", True).data == \

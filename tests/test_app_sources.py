@@ -17,8 +17,8 @@ from tests.conftest import CORPUS, MANIFEST, demo_sessions, file_graph, manifest
 from tests.store_copies import SESSIONS_PER_COPY, SOURCE, TOP_PER_COPY, copies, copy_iri
 from tests.test_app import REPO, header_question, table_ids, unescape
 from trace_explorer.cli.main import main
-from trace_explorer.sources.catalog import SessionFilter, count_sessions, fetch_session
-from trace_explorer.sources.local_store import local_source
+from trace_explorer.index.catalog import SessionFilter, count_sessions, fetch_session
+from trace_explorer.store.local_store import local_source
 
 DEMO_TOP = [s["session"] for s in demo_sessions() if s["parent"] is None]
 SEED = [s["session"] for s in manifest_sessions("seed-sessions.ttl")]

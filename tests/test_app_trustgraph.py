@@ -130,7 +130,7 @@ def test_a_sessions_health_on_a_gateway_is_checked_when_asked_with_every_text(ap
     # finds what a check of the same session read from files finds
     from trace_explorer.analysis.health.checks import check_sessions
     from trace_explorer.read.collection import load_collection
-    from trace_explorer.sources.store import StoreSource
+    from trace_explorer.sources.store_source import StoreSource
     from tests.conftest import CORPUS
 
     monkeypatch.setenv("TRACE_EXPLORER_ENDPOINT_ALLOW", "127.0.0.1")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
-from trace_explorer.sources.catalog import SessionFilter, count_sessions
-from trace_explorer.sources.local_store import local_source
+from trace_explorer.index.catalog import SessionFilter, count_sessions
+from trace_explorer.store.local_store import local_source
 
 REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = REPO / "benchmarks"

@@ -23,7 +23,7 @@ from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
 from trace_explorer.read.worker import WorkerLimits
 from trace_explorer.sources.demo import demo_paths
-from trace_explorer.sources.store import StoreSource
+from trace_explorer.sources.store_source import StoreSource
 
 FDA = "urn:trustgraph:agent:fda01076-05c7-49ae-b2c8-e06e75031b24"  # 2 of its 3 sentences unsupported
 

@@ -15,8 +15,8 @@ from playwright.sync_api import expect
 from tests.browser_support import REPO_ROOT, chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
 from tests.conftest import MANIFEST, demo_sessions, newest_first
 from tests.list_support import LIST_ROW, expect_rows, open_row, row_ids
-from trace_explorer.sources.catalog import SessionFilter, SessionOrder, list_sessions
-from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.index.catalog import SessionFilter, SessionOrder, list_sessions
+from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
 
 pytestmark = pytest.mark.browser
 

@@ -2,7 +2,7 @@
 connects the TrustGraph form to a server that drips one byte every 2 s, and while the app is
 still reading it the server process gets SIGTERM. It must be gone within a few seconds, far
 sooner than the form's 30 s deadline: the reads in flight are ended when the interpreter shuts
-down (``trace_explorer.sources.http_deadline.abort_all``), so no worker thread holds it."""
+down (``trace_explorer.network.http_deadline.abort_all``), so no worker thread holds it."""
 
 from __future__ import annotations
 

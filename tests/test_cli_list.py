@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import demo_sessions
 from trace_explorer.cli.main import main
-from trace_explorer.sources.local_store import open_local_store
+from trace_explorer.store.local_store import open_local_store
 from trace_explorer.sources.search import fold
 
 ALL = demo_sessions()

@@ -15,7 +15,7 @@ from tests.conftest import CORPUS, MANIFEST, manifest_sessions
 from trace_explorer.cli.main import main
 from trace_explorer.read.files import read_trace_file
 from trace_explorer.read.limits import NO_LIMIT
-from trace_explorer.sources.local_store import open_local_store
+from trace_explorer.store.local_store import open_local_store
 
 TOP = sorted((s for s in manifest_sessions() if s["parent"] is None), key=lambda s: s["started"], reverse=True)
 
@@ -155,7 +155,7 @@ def test_a_content_file_value_that_is_no_string_is_refused_alike_on_every_path(t
     from trace_explorer.read import json_files
     from trace_explorer.read.errors import TraceLoadError
     from trace_explorer.read.worker import read_in_worker
-    from trace_explorer.sources.local_store import ingest_file
+    from trace_explorer.store.local_store import ingest_file
 
     data = b'{"urn:trustgraph:doc:1": "a text",\n "urn:trustgraph:doc:2": ["not", "a", "text"]}\n'
     path, store = tmp_path / "texts.documents.json", tmp_path / "store"
@@ -189,7 +189,7 @@ def test_a_content_file_key_given_again_with_another_text_is_refused_alike_on_ev
     from trace_explorer.read import json_files
     from trace_explorer.read.errors import TraceLoadError
     from trace_explorer.read.worker import read_in_worker
-    from trace_explorer.sources.local_store import ingest_file
+    from trace_explorer.store.local_store import ingest_file
 
     data = b'{"urn:trustgraph:doc:1": "a text",\n "urn:trustgraph:doc:2": "b",\n  "urn:trustgraph:doc:1": "c"}\n'
     words = 'expected one text for each document IRI; the key "urn:trustgraph:doc:1" is given again, with another text'
@@ -254,7 +254,7 @@ def test_a_folder_of_other_files_is_refused_as_a_store_and_an_empty_one_is_made_
     refused in one line naming it, by ``ingest`` and ``reindex`` alike, and left as it was; an
     empty or missing folder becomes a store, and a folder a store's own files are in (its
     traces, index, snapshots, or only the lock of a writer killed at once) stays one."""
-    from trace_explorer.sources.write_journal import WRITER_LOCK
+    from trace_explorer.store.write_journal import WRITER_LOCK
 
     home = tmp_path / "home"
     (home / "Documents").mkdir(parents=True)
@@ -281,8 +281,8 @@ def test_a_folder_of_other_files_is_refused_as_a_store_and_an_empty_one_is_made_
 def test_a_snapshot_of_a_store_is_refused_and_left_as_it_was(tmp_path, capsys):
     """A published snapshot is read through its store: given as a store itself, reading or
     writing it would put an index, a lock and snapshots of its own inside it."""
-    from trace_explorer.sources.local_store import local_source
-    from trace_explorer.sources.snapshots import SNAPSHOTS_DIR
+    from trace_explorer.store.local_store import local_source
+    from trace_explorer.store.snapshots import SNAPSHOTS_DIR
     from trace_explorer.sources.source import SourceError
 
     store = tmp_path / "store"

@@ -10,8 +10,9 @@ import socket
 
 import pytest
 
-from trace_explorer.sources.configured import SourcesConfigError, load_sources, same_endpoint
-from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused
+from trace_explorer.network.endpoint_policy import same_endpoint
+from trace_explorer.sources.configured import SourcesConfigError, load_sources
+from trace_explorer.network.endpoint_policy import EndpointPolicy, EndpointRefused
 
 FILE = """
 [uploads]

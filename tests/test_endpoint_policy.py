@@ -7,7 +7,7 @@ import socket
 import pytest
 
 from tests.loopback_server import serve_in_thread
-from trace_explorer.sources.endpoint_policy import EndpointPolicy, EndpointRefused, served_on_loopback_only
+from trace_explorer.network.endpoint_policy import EndpointPolicy, EndpointRefused, served_on_loopback_only
 
 
 def fake_dns(table):
@@ -112,7 +112,7 @@ def test_a_pinned_session_connects_to_the_checked_address_whatever_dns_says_late
     import requests
 
     from tests.hostile_server import HostileServer
-    from trace_explorer.sources.pinned_http import pinned_session
+    from trace_explorer.network.pinned_http import pinned_session
 
     with HostileServer("json", body=b'{"ok": true}') as server:
         policy = EndpointPolicy.from_environment({"TRACE_EXPLORER_ENDPOINT_ALLOW": "127.0.0.0/8"})
@@ -136,7 +136,7 @@ def test_a_pinned_https_connection_keeps_the_name_for_sni_and_the_certificate(tm
 
     import requests
 
-    from trace_explorer.sources.pinned_http import pinned_session
+    from trace_explorer.network.pinned_http import pinned_session
 
     def certificate(name: str):
         key, cert = tmp_path / f"{name}.key", tmp_path / f"{name}.pem"

@@ -17,9 +17,9 @@ from trace_explorer.analysis.evidence.evidence import session_evidence
 from trace_explorer.analysis.evidence.report import CHUNK_KEYS, EDGE_KEYS, evidence_record, evidence_text
 from trace_explorer.analysis.evidence.used_by import describe_document, used_by, used_by_documents
 from trace_explorer.read.collection import load_collection
-from trace_explorer.sources.catalog import fetch_session
-from trace_explorer.sources.session_index import build_index
-from trace_explorer.sources.store import StoreSource
+from trace_explorer.index.catalog import fetch_session
+from trace_explorer.index.session_index import build_index
+from trace_explorer.sources.store_source import StoreSource
 
 EXPECTED = {s["session"]: s for s in MANIFEST["evidence.trig"]["sessions"]}
 TEXTS = json.loads(EVIDENCE_TEXTS.read_text(encoding="utf-8"))

@@ -23,7 +23,7 @@ from trace_explorer.analysis.evidence.used_by import used_by
 from trace_explorer.cli.main import main
 from trace_explorer.model.vocabulary import SOURCE_GRAPH, WAS_DERIVED_FROM
 from trace_explorer.sources.trustgraph import patterns as trustgraph_patterns
-from trace_explorer.sources.catalog import fetch_session
+from trace_explorer.index.catalog import fetch_session
 from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 from trace_explorer.sources.trustgraph.gateway import Gateway

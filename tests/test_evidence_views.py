@@ -16,7 +16,7 @@ from trace_explorer.analysis.evidence.evidence import session_evidence
 from trace_explorer.analysis.evidence.graph import evidence_branch
 from trace_explorer.export.evidence_section import evidence_section
 from trace_explorer.export.images import dag_dot
-from trace_explorer.sources.catalog import fetch_session
+from trace_explorer.index.catalog import fetch_session
 from trace_explorer.views.marked_text import find_marks, marked_html, marked_plain, pieces
 from trace_explorer.views.visible_text import visible_controls
 

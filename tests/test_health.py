@@ -18,8 +18,8 @@ from trace_explorer.analysis.health.rules import RULES
 from trace_explorer.model.triple_index import TripleIndex
 from trace_explorer.model.vocabulary import CONTENT
 from trace_explorer.read.collection import TraceStore, load_collection
-from trace_explorer.sources.session_index import build_index
-from trace_explorer.sources.store import StoreSource
+from trace_explorer.index.session_index import build_index
+from trace_explorer.sources.store_source import StoreSource
 
 THE_TEN = ("arguments-not-json", "bad-literal", "dangling-derivation", "unreachable-step", "cycle", "unknown-type",
            "time-before-parent", "damaged-quoted-triple", "missing-text", "unfinished")
@@ -188,7 +188,7 @@ def test_messages_keep_hostile_text_as_text():
 
 
 def test_lint_reads_a_store_and_an_in_memory_collection_alike(tmp_path):
-    from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+    from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
 
     trace, texts, _ = BROKEN["missing-text"]
     (tmp_path / "broken.trig").write_text(trace)

@@ -24,9 +24,9 @@ from trace_explorer.cli import ingest_progress as cli_progress
 from trace_explorer.cli import store as cli_store
 from trace_explorer.cli.store import texts_first
 from trace_explorer.read import rdf_stream
-from trace_explorer.sources import local_store
-from trace_explorer.sources.local_store import ingest_file, open_local_store
-from trace_explorer.sources.session_index import INDEX_FILE
+from trace_explorer.store import local_store
+from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.index.session_index import INDEX_FILE
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"
 SESSIONS = 120
@@ -291,7 +291,7 @@ def test_ctrl_c_ends_an_ingest_with_a_line_and_status_130(tmp_path, synthetic, m
 
 
 def test_what_a_killed_ingest_left_beside_the_store_goes_with_the_next_writer(tmp_path, synthetic):
-    from trace_explorer.sources.local_store import LEFTOVERS
+    from trace_explorer.store.local_store import LEFTOVERS
 
     store = tmp_path / "store"
     assert main(["ingest", str(synthetic[1]), "--store", str(store), "--quiet"]) == 0

@@ -17,7 +17,7 @@ import tracemalloc
 import pytest
 
 from tests.hostile_server import HostileServer, finishes_within
-from trace_explorer.sources.bounded_http import ERROR_BODY_BYTES, MAX_BYTES_VARIABLE
+from trace_explorer.network.bounded_http import ERROR_BODY_BYTES, MAX_BYTES_VARIABLE
 from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.trustgraph.gateway import Gateway, GatewayError

@@ -13,12 +13,12 @@ import pytest
 from tests.conftest import CORPUS, corpus_paths, manifest_sessions
 from trace_explorer.analysis.stats import _from_index, _from_sessions, collection_stats, summarize
 from trace_explorer.read.collection import expand_paths, load_collection
-from trace_explorer.sources import index_aggregates
+from trace_explorer.index import aggregates as index_aggregates
 from trace_explorer.sources.filter import SORT_KEYS, SessionFilter, SessionOrder
-from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
-from trace_explorer.sources.session_index import INDEX_FILE, SessionIndex, _where, build_index
-from trace_explorer.sources.session_insights import HEALTH_CHOICES, forget_health, write_health
-from trace_explorer.sources.store import StoreSource
+from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.index.session_index import INDEX_FILE, SessionIndex, _where, build_index
+from trace_explorer.index.insights import HEALTH_CHOICES, forget_health, write_health
+from trace_explorer.sources.store_source import StoreSource
 
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 
@@ -114,7 +114,7 @@ def test_a_page_of_the_list_in_its_default_order_reads_an_index_in_order_with_or
     """No page sorts every row (at 100,000 sessions the list with sub-sessions took 22 ms a
     page sorting them, 0.02 ms reading an index)."""
     from trace_explorer.sources.filter import DEFAULT_ORDER
-    from trace_explorer.sources.session_index import _order_by
+    from trace_explorer.index.session_index import _order_by
 
     _, index = corpus
     for filters in (SessionFilter(), SessionFilter(include_sub=True), SessionFilter(include_sub=True, mechanism="Agent")):
@@ -180,7 +180,7 @@ def test_durations_spread_over_buckets_give_the_nearest_rank_percentiles():
 def test_a_rebuild_over_every_row_empties_the_index_at_once_and_counts_as_before(corpus, tmp_path, monkeypatch):
     """``reindex`` replaces every row: the index is emptied at once (``_emptied``), its counts,
     rows, triggers and indexes then as a new index's, and a write after it counted as ever."""
-    from trace_explorer.sources import session_index
+    from trace_explorer.index import session_index
 
     collection, _ = corpus
     index = build_index(collection.store, SessionIndex(tmp_path / INDEX_FILE))

@@ -14,10 +14,10 @@ from trace_explorer.model.reader import read_sessions
 from trace_explorer.model.summary import answer_preview
 from trace_explorer.read import rdf_stream
 from trace_explorer.read.collection import expand_paths, load_collection
-from trace_explorer.sources import index_previews
+from trace_explorer.index import previews as index_previews
 from trace_explorer.sources import store as store_module
-from trace_explorer.sources.catalog import SessionFilter, list_sessions
-from trace_explorer.sources.local_store import ingest_file, open_local_store
+from trace_explorer.index.catalog import SessionFilter, list_sessions
+from trace_explorer.store.local_store import ingest_file, open_local_store
 from trace_explorer.sources.source import CONTENT, DOCUMENTS_GRAPH
 
 ALL = SessionFilter(include_sub=True)

@@ -1,4 +1,4 @@
-"""The session index keeps every typed IRI of its store (``sources.index_typed``), so that the
+"""The session index keeps every typed IRI of its store (``index.typed``), so that the
 health check finds the entities under a few roots without scanning the store. Whatever path the
 store was filled by (an empty store's ingest, a small file after, a large file streamed into a
 store that has sessions, a reindex, a streamed file that failed), the table must hold exactly
@@ -19,10 +19,10 @@ from trace_explorer.analysis.health.checks import check_source, entities_under
 from trace_explorer.cli.main import main
 from trace_explorer.read import rdf_stream
 from trace_explorer.read.errors import TraceLoadError
-from trace_explorer.sources import index_typed
-from trace_explorer.sources.index_typed import COMPLETE_KEY, TABLE
-from trace_explorer.sources.local_store import ingest_file, open_local_store
-from trace_explorer.sources.session_index import INDEX_FILE
+from trace_explorer.index import typed as index_typed
+from trace_explorer.index.typed import COMPLETE_KEY, TABLE
+from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.index.session_index import INDEX_FILE
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"
 SESSIONS = 60

@@ -18,10 +18,10 @@ from tests.conftest import CORPUS, manifest_sessions
 from trace_explorer.analysis.stats import _from_index, _from_sessions, collection_stats, summarize
 from trace_explorer.read.collection import expand_paths
 from trace_explorer.sources.filter import SessionFilter, SessionOrder
-from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
 from trace_explorer.sources.search import search_terms, text_match
-from trace_explorer.sources.session_index import _WALK_PAGES, SessionIndex
-from trace_explorer.sources.store import StoreSource
+from trace_explorer.index.session_index import _WALK_PAGES, SessionIndex
+from trace_explorer.sources.store_source import StoreSource
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"
 EVERYTHING = SessionFilter(include_sub=True)

@@ -1,5 +1,5 @@
 """Health after an ingest into an empty store reads each session's triples from what was just
-written (``sources.written_triples``) instead of asking the store: the findings must be exactly
+written (``store.written_triples``) instead of asking the store: the findings must be exactly
 those read from the store, and ``ingest`` must leave the same index and health rows either way."""
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from trace_explorer.cli.main import main
 from trace_explorer.cli.store import texts_first
 from trace_explorer.read.collection import expand_paths
 from trace_explorer.sources.fetch import session_triples
-from trace_explorer.sources.local_store import ingest_file, open_local_store
-from trace_explorer.sources.written_triples import WrittenTriples
+from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.store.written_triples import WrittenTriples
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"
 
@@ -179,6 +179,6 @@ def test_a_check_that_did_not_follow_its_ingest_is_made_by_the_next_one(tmp_path
     assert "already in the store, nothing added" in capsys.readouterr().err
     assert index_tables(tmp_path / "later")["health"] == index_tables(tmp_path / "both")["health"] != lacking
     with open_local_store(tmp_path / "later") as local:
-        from trace_explorer.sources.session_insights import mending_due
+        from trace_explorer.index.insights import mending_due
 
         assert not mending_due(local.index)

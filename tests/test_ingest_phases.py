@@ -11,8 +11,8 @@ import pytest
 
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.cli.main import main
-from trace_explorer.sources.ingest_phases import FULL_TEXT, HEALTH, INDEX, PARSE, STORE, Phases
-from trace_explorer.sources.local_store import ingest_file, open_local_store
+from trace_explorer.index.ingest_phases import FULL_TEXT, HEALTH, INDEX, PARSE, STORE, Phases
+from trace_explorer.store.local_store import ingest_file, open_local_store
 
 ORCHESTRATED = MANIFEST["orchestrated.nq"]
 # the distinct quads of orchestrated.nq: its lines repeat 17 (an agent's type and label in each session)
@@ -63,7 +63,7 @@ def _streamed_phases(path, monkeypatch, tmp_path) -> list:
 def test_a_streamed_file_is_checked_in_one_pass_then_parsed_each_with_its_total(tmp_path, monkeypatch):
     # the pre-scan and the digest read the file once, as the check bar shows; the parse bar's
     # total is the text's bytes, known once that pass is done
-    from trace_explorer.sources.ingest_phases import CHECK
+    from trace_explorer.index.ingest_phases import CHECK
 
     path = CORPUS / "orchestrated.nq"
     size, sessions = path.stat().st_size, len(ORCHESTRATED["sessions"])
@@ -75,7 +75,7 @@ def test_a_streamed_file_is_checked_in_one_pass_then_parsed_each_with_its_total(
 def test_a_streamed_gz_file_checks_in_its_own_bytes_and_parses_in_its_text(tmp_path, monkeypatch):
     import gzip
 
-    from trace_explorer.sources.ingest_phases import CHECK
+    from trace_explorer.index.ingest_phases import CHECK
 
     text = (CORPUS / "orchestrated.nq").read_bytes()
     path = tmp_path / "orchestrated.nq.gz"
@@ -156,7 +156,7 @@ def test_the_apps_progress_text_names_each_phase(tmp_path):
 
 def test_a_streamed_file_checks_health_in_its_index_pass(tmp_path, capsys, monkeypatch):
     from trace_explorer.read import rdf_stream
-    from trace_explorer.sources.ingest_phases import INDEX_HEALTH
+    from trace_explorer.index.ingest_phases import INDEX_HEALTH
 
     monkeypatch.setattr(rdf_stream, "STREAM_BYTES", 0)
     path = CORPUS / "orchestrated.nq"
@@ -178,7 +178,7 @@ def test_a_streamed_file_checks_health_in_its_index_pass(tmp_path, capsys, monke
 def test_texts_for_steps_already_in_the_store_draw_a_words_bar(tmp_path, capsys):
     # a content file given after its trace: its texts are looked up for the sessions whose
     # searched words they add to, with a bar of their own, named in the totals line
-    from trace_explorer.sources.ingest_phases import WORDS
+    from trace_explorer.index.ingest_phases import WORDS
 
     store = tmp_path / "store"
     assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(store), "--quiet"]) == 0
@@ -197,7 +197,7 @@ def test_the_cpu_seconds_count_worker_processes_once_waited_for():
     import subprocess
     import sys
 
-    from trace_explorer.sources.ingest_phases import cpu_seconds
+    from trace_explorer.index.ingest_phases import cpu_seconds
 
     before = cpu_seconds()
     subprocess.run([sys.executable, "-c", "import time\nend = time.process_time() + 0.3\n"
@@ -267,7 +267,7 @@ def test_reindex_draws_the_index_bars_as_ingest_does(tmp_path, capsys):
     """With the health check, one pass reads each session's row and health, as a large file's
     ingest does; with ``--no-health``, the rows are read from the summary triples and written
     after. Each bar names what runs before its first unit and after its last."""
-    from trace_explorer.sources.ingest_phases import INDEX_HEALTH
+    from trace_explorer.index.ingest_phases import INDEX_HEALTH
 
     store = tmp_path / "store"
     assert main(["ingest", str(CORPUS / "orchestrated.nq"), str(CORPUS / "collection.trig"),
@@ -299,7 +299,7 @@ def test_reindex_draws_the_index_bars_as_ingest_does(tmp_path, capsys):
 def test_reindex_counts_the_rows_written_a_batch_at_a_time(tmp_path, monkeypatch):
     """The full-text bar of a rebuild moves as each batch of rows is written, not once at the
     end of its one transaction; then it names what ends the transaction."""
-    from trace_explorer.sources import session_index
+    from trace_explorer.index import session_index
 
     class Events(Phases):
         def __init__(self):
@@ -356,7 +356,7 @@ def test_an_eta_is_measured_from_when_the_units_began(wait):
     import io
 
     from trace_explorer.cli.ingest_progress import BarPhases
-    from trace_explorer.sources.ingest_phases import INDEX_HEALTH
+    from trace_explorer.index.ingest_phases import INDEX_HEALTH
 
     out = io.StringIO()
     with BarPhases(file=out) as phases:
@@ -414,7 +414,7 @@ def test_a_ctrl_c_leaves_the_bar_above_the_interrupted_line_and_draws_nothing_af
     for ``reindex``."""
     import signal
 
-    from trace_explorer.sources import local_store
+    from trace_explorer.store import local_store
 
     whole = tmp_path / "whole"
     assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(whole), "--quiet"]) == 0

@@ -59,7 +59,7 @@ def test_a_ctrl_c_while_a_worker_starts_gives_the_ingest_s_one_line_and_no_worke
     assert done.stdout.split()[0] == "worker"
     # --quiet: the one line, and no traceback
     assert done.stderr.strip().splitlines() == ["trace-explorer: interrupted"], done.stderr[-3000:]
-    from trace_explorer.sources.local_store import open_local_store
+    from trace_explorer.store.local_store import open_local_store
 
     with open_local_store(tmp_path / "store") as local:  # the content file, which went in first, is in whole
         assert local.texts() == 4_502

@@ -17,11 +17,11 @@ from tests.conftest import CORPUS, manifest_sessions
 from tests.killed_ingest import BATCH, ingest_until
 from tests.store_copies import SESSIONS_PER_COPY, copies
 from trace_explorer.cli.main import main
-from trace_explorer.sources.catalog import SessionFilter, count_sessions
-from trace_explorer.sources.local_store import BULK_QUADS, ingest_file, local_source, open_local_store
+from trace_explorer.index.catalog import SessionFilter, count_sessions
+from trace_explorer.store.local_store import BULK_QUADS, ingest_file, local_source, open_local_store
 from trace_explorer.model.vocabulary import RDF_TYPE
-from trace_explorer.sources.index_typed import COMPLETE_KEY as TYPED_COMPLETE, TABLE as TYPED_TABLE
-from trace_explorer.sources.session_index import INDEX_FILE, build_index
+from trace_explorer.index.typed import COMPLETE_KEY as TYPED_COMPLETE, TABLE as TYPED_TABLE
+from trace_explorer.index.session_index import INDEX_FILE, build_index
 
 pytestmark = pytest.mark.long  # every test here runs subprocesses for seconds
 
@@ -85,7 +85,7 @@ def _assert_like(path, reference, lint: bool = True) -> None:
     assert listed == in_traces == want_listed
     if lint:
         assert findings == want_findings
-    # the index still keeps exactly the store's typed IRIs (``sources.index_typed``), and says so
+    # the index still keeps exactly the store's typed IRIs (``index.typed``), and says so
     with sqlite3.connect(path / INDEX_FILE) as db:
         kept = {iri for (iri,) in db.execute(f"SELECT iri FROM {TYPED_TABLE}")}
         assert db.execute("SELECT 1 FROM meta WHERE key = ?", (TYPED_COMPLETE,)).fetchone()
@@ -154,7 +154,7 @@ def test_a_roll_back_cut_short_is_done_again_by_the_next_writer(tmp_path, files)
     # (CURRENT is the first file it removes): the one after finishes the job
     import pyoxigraph as ox
 
-    from trace_explorer.sources.snapshots import current_generation
+    from trace_explorer.store.snapshots import current_generation
 
     path = tmp_path / "store"
     _store(path, files["base"])

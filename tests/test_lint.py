@@ -12,10 +12,10 @@ from tests.conftest import CORPUS, manifest_sessions
 from tests.health_traces import BROKEN, BROKEN_ID, HEALTHY, documents, healthy
 from trace_explorer.analysis.health.index import refresh_health
 from trace_explorer.cli.main import main
-from trace_explorer.sources.catalog import list_sessions
+from trace_explorer.index.catalog import list_sessions
 from trace_explorer.sources.filter import SessionFilter
-from trace_explorer.sources.local_store import ingest_file, open_local_store
-from trace_explorer.sources.session_insights import health_of
+from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.index.insights import health_of
 
 KEYS = ["rule", "severity", "session", "step", "message", "triple"]
 
@@ -227,7 +227,7 @@ def test_a_large_store_is_checked_in_worker_processes_with_the_same_findings(cap
     assert json.loads(capsys.readouterr().out) == alone
     assert "dangling-derivation" in {f["rule"] for f in alone} and len(alone) > 5
     from trace_explorer.analysis.health.checks import all_roots
-    from trace_explorer.sources.local_store import local_source
+    from trace_explorer.store.local_store import local_source
 
     roots = all_roots(local_source(tmp_path / "store"))  # every session, 3 at a time
     assert len(roots) > 9 and sum(batches) == len(roots) and max(batches) == 3
@@ -239,7 +239,7 @@ def test_a_ctrl_c_while_workers_check_ends_them_and_the_command_says_interrupted
 
     from trace_explorer.analysis.health import lint_workers
     from trace_explorer.analysis.health.checks import all_roots
-    from trace_explorer.sources.local_store import local_source
+    from trace_explorer.store.local_store import local_source
 
     store = open_local_store(tmp_path / "store")
     for path in [CORPUS / "collection.trig", CORPUS / "orchestrated.nq"]:

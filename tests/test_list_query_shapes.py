@@ -11,8 +11,8 @@ import pytest
 
 from tests.conftest import manifest_sessions, newest_first
 from tests.test_catalog import _memory
-from trace_explorer.sources import catalog
-from trace_explorer.sources.catalog import SessionFilter, SessionOrder, count_sessions, list_sessions
+from trace_explorer.index import catalog
+from trace_explorer.index.catalog import SessionFilter, SessionOrder, count_sessions, list_sessions
 
 TOP = [s for s in manifest_sessions() if s["parent"] is None]
 TG = "https://trustgraph.ai/ns/"

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from trace_explorer.sources.secret_scrub import SecretScrub
+from trace_explorer.network.secret_scrub import SecretScrub
 
 TOKEN = "tok/\"9f8e7d6c5b4a"
 

@@ -15,11 +15,11 @@ from trace_explorer.model.summary import session_summary
 from trace_explorer.read.collection import expand_paths, load_collection
 from tests.totals_support import expected_totals
 from trace_explorer.model.totals import FIGURES, TOTAL_PREFIX
-from trace_explorer.sources.catalog import SessionFilter, count_sessions, count_steps, list_sessions
+from trace_explorer.index.catalog import SessionFilter, count_sessions, count_steps, list_sessions
 from trace_explorer.sources.filter import SessionOrder
-from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
-from trace_explorer.sources.session_index import INDEX_FILE, SessionIndex, build_index
-from trace_explorer.sources.store import StoreSource
+from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.index.session_index import INDEX_FILE, SessionIndex, build_index
+from trace_explorer.sources.store_source import StoreSource
 
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"
 REACT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"  # 12 iterations
@@ -278,7 +278,7 @@ def test_index_files_are_shared_safely_between_threads(tmp_path):
 
 def test_large_files_written_in_bulk_give_the_same_store(tmp_path, monkeypatch):
     # above BULK_QUADS a file's quads go in by Store.bulk_extend: the same result
-    from trace_explorer.sources import local_store
+    from trace_explorer.store import local_store
 
     small = open_local_store(tmp_path / "small")
     for path in expand_paths([CORPUS]):

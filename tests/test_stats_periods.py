@@ -15,10 +15,10 @@ import pytest
 from tests.test_index_aggregates import counted_afresh, kept
 from trace_explorer.model.periods import MAX_PERIODS, period_of, period_unit, periods_between, unit_label
 from trace_explorer.analysis.stats import _from_index, collection_stats, summarize
-from trace_explorer.sources import index_aggregates, index_reach
+from trace_explorer.index import aggregates as index_aggregates, reach as index_reach
 from trace_explorer.sources.filter import SessionFilter
-from trace_explorer.sources.session_index import INDEX_FILE, SessionIndex
-from trace_explorer.sources.store import StoreSource
+from trace_explorer.index.session_index import INDEX_FILE, SessionIndex
+from trace_explorer.sources.store_source import StoreSource
 
 TOP, EVERY = SessionFilter(), SessionFilter(include_sub=True)
 

@@ -21,9 +21,9 @@ from components.store_source import BAD_NEW_NAME, cannot_open
 from tests.conftest import CORPUS, demo_sessions, manifest_sessions
 from tests.test_app import REPO, table_ids, unescape, walk
 from trace_explorer.cli.main import main
-from trace_explorer.sources.local_store import local_source, open_local_store
+from trace_explorer.store.local_store import local_source, open_local_store
 from trace_explorer.sources.source import SourceError
-from trace_explorer.sources.store_offer import StoreOffer
+from trace_explorer.store.offer import StoreOffer
 from trace_explorer.sources.configured import SourcesConfig
 
 SEED = sorted(s["session"] for s in manifest_sessions("seed-sessions.ttl"))

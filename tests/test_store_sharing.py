@@ -14,9 +14,9 @@ import pytest
 from tests.conftest import CORPUS, manifest_sessions
 from tests.store_copies import SESSIONS_PER_COPY, TOP_PER_COPY, copies
 from trace_explorer.cli.main import main
-from trace_explorer.sources.catalog import SessionFilter, count_sessions, fetch_session
-from trace_explorer.sources.local_store import StoreBusy, ingest_file, local_source, open_local_store
-from trace_explorer.sources.snapshots import SNAPSHOTS_DIR, current_generation
+from trace_explorer.index.catalog import SessionFilter, count_sessions, fetch_session
+from trace_explorer.store.local_store import StoreBusy, ingest_file, local_source, open_local_store
+from trace_explorer.store.snapshots import SNAPSHOTS_DIR, current_generation
 
 REPO = Path(__file__).resolve().parents[1]
 COPIES_PER_FILE = 17  # about 10,400 quads a file: written by bulk_extend, which sets compactions going
@@ -88,7 +88,7 @@ def test_a_directory_is_opened_once_per_process(tmp_path):
 
 HOLD = """
 import sys, time
-from trace_explorer.sources.local_store import open_local_store
+from trace_explorer.store.local_store import open_local_store
 with open_local_store(sys.argv[1]):
     print("open", flush=True)
     time.sleep(float(sys.argv[2]))

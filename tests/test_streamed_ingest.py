@@ -19,9 +19,9 @@ from tests.store_copies import SESSIONS_PER_COPY, copies
 from trace_explorer.read import rdf_stream
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.read.files import read_trace_file, stream_trace_file
-from trace_explorer.sources.local_store import ingest_file, local_source, open_local_store
-from trace_explorer.sources.session_index import StreamedIndexUpdate
-from trace_explorer.sources.written_triples import WrittenTriples
+from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.index.session_index import StreamedIndexUpdate
+from trace_explorer.store.written_triples import WrittenTriples
 
 COPIES = 6
 BATCH = 1_000

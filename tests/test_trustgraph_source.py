@@ -19,12 +19,12 @@ from trace_explorer.model.reader import SessionReader
 from trace_explorer.model.texts import apply_texts
 from trace_explorer.model.triple_index import TripleIndex
 from trace_explorer.read.collection import load_collection
-from trace_explorer.sources.catalog import SessionFilter, list_sessions
-from trace_explorer.sources.local_store import open_local_store
+from trace_explorer.index.catalog import SessionFilter, list_sessions
+from trace_explorer.store.local_store import open_local_store
 from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 from trace_explorer.sources.trustgraph.gateway import Gateway
-from trace_explorer.sources.trustgraph.sync import sync
+from trace_explorer.store.trustgraph_sync import sync
 from trace_explorer.views.report import session_detail
 
 ALL = manifest_sessions()

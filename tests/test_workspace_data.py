@@ -136,7 +136,7 @@ def test_the_evidence_branch_is_sent_apart_from_the_main_graph():
     from tests.evidence_traces import EVIDENCE, EVIDENCE_TEXTS, GRAPHRAG_TRAPPIST, TRAPPIST
     from tests.test_evidence import files_source
     from trace_explorer.analysis.evidence.evidence import session_evidence
-    from trace_explorer.sources.catalog import fetch_session
+    from trace_explorer.index.catalog import fetch_session
 
     source = files_source(EVIDENCE, EVIDENCE_TEXTS)
     session = fetch_session(source, GRAPHRAG_TRAPPIST)

@@ -1,4 +1,4 @@
-"""The triples an ingest keeps by subject (``sources.written_triples``): a session's triples come
+"""The triples an ingest keeps by subject (``store.written_triples``): a session's triples come
 back each once and in the order written, whatever graphs and batches repeated them, with the
 entities its steps point at, and the derivations and typed IRIs read off the written text."""
 
@@ -8,7 +8,7 @@ import pyoxigraph as ox
 
 from trace_explorer.sources.fetch import POINTERS
 from trace_explorer.sources.triples_text import TriplesText, objects_of
-from trace_explorer.sources.written_triples import WrittenTriples
+from trace_explorer.store.written_triples import WrittenTriples
 
 DERIVED = "<http://www.w3.org/ns/prov#wasDerivedFrom>"
 GENERATED = "<http://www.w3.org/ns/prov#wasGeneratedBy>"
@@ -90,7 +90,7 @@ def test_the_subjects_given_a_text_are_read_off_the_lines_that_give_one():
     asking each quad finds them (``session_index.content_subjects``): not a literal that reads
     like such a line, not an object, not a blank node, any graph."""
     from trace_explorer.model.vocabulary import CONTENT
-    from trace_explorer.sources.session_index import content_subjects
+    from trace_explorer.index.session_index import content_subjects
     from trace_explorer.sources.triples_text import subjects_of
 
     quads = _quads(f"""<urn:a> <{CONTENT}> "x" <urn:g:documents> .

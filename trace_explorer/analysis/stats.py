@@ -2,10 +2,10 @@
 ``trace-explorer stats`` print the same).
 
 On a source with a session index (a local store, files read into memory) every number comes from
-the index's tables (``sources.session_insights``) by a few queries that read no session: about
+the index's tables (``index.insights``) by a few queries that read no session: about
 60-80 ms at 10,000 sessions (``benchmarks/stats.py``); the numbers of every session
 (``stats --all``) and of every top-level session (the default view) from the groups the index
-keeps as rows are written (``sources.index_aggregates``): 1.0-1.4 ms of CPU at 100,000 sessions
+keeps as rows are written (``index.aggregates``): 1.0-1.4 ms of CPU at 100,000 sessions
 against 0.8-0.9 ms at 1,000 (README, "Statistics at 100,000 sessions"). Sessions over time are
 counted by day, week, month or year, whichever keeps the series within ``periods.MAX_PERIODS``
 periods: the answer, and its cost, does not grow with the days the sessions span. A SPARQL
@@ -24,11 +24,11 @@ from typing import Any
 
 from ..model.periods import period_of, period_unit
 from ..model.totals import family
-from ..sources import index_aggregates, index_reach
-from ..sources.catalog import indexed, list_sessions
+from ..index import aggregates as index_aggregates, reach as index_reach
+from ..index.catalog import indexed, list_sessions
 from ..sources.filter import SessionFilter
-from ..sources.session_index import _where as index_where
-from ..sources.session_insights import COMPLETE_KEY, NO_TERMINATION, insight_row
+from ..index.session_index import _where as index_where
+from ..index.insights import COMPLETE_KEY, NO_TERMINATION, insight_row
 from ..sources.source import SourceError, TraceSource
 
 _PAGE = 200  # sessions read per page from a source without an index

@@ -1,5 +1,5 @@
 """The command line's progress for ``ingest``: a tqdm bar for each phase
-(``sources.ingest_phases``: parse, index, store, full-text, health) with its count and ETA, each
+(``index.ingest_phases``: parse, index, store, full-text, health) with its count and ETA, each
 left on its own line when done (none for a phase with nothing to do), redrawn each second so that
 its clock moves while work with nothing to count runs (named after the file: ``step``); on a
 terminal only: elsewhere (a log file) a bar is written as a line every ``LOG_TICK`` seconds, and
@@ -17,7 +17,7 @@ import threading
 import time
 from typing import IO
 
-from ..sources.ingest_phases import FULL_TEXT, PHASES, UNITS, Phases, cpu_seconds
+from ..index.ingest_phases import FULL_TEXT, PHASES, UNITS, Phases, cpu_seconds
 from . import interrupt
 from .interrupt import check
 

@@ -10,7 +10,7 @@ then rolls the write back and exits with status 130.
 A second Ctrl-C, while the first is being handled (a write rolled back, worker processes waited
 for), stops at once: the worker processes are killed and the process exits with status 130, as a
 kill would leave it; the next writer to open the store undoes a write left part way
-(``sources.write_journal``). Without it, a second Ctrl-C that landed while the workers were
+(``store.write_journal``). Without it, a second Ctrl-C that landed while the workers were
 waited for left them waiting for work that never came, and the command never ended.
 
 A Ctrl-C while the command's modules are still being imported (about half a second, before

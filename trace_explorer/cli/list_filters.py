@@ -9,9 +9,9 @@ import sys
 from ..analysis.health.rules import RULES
 from ..model.session import AGENT, DOCRAG, GRAPHRAG, PATTERNS
 from ..sources.filter import SORT_KEYS, SessionFilter, SessionOrder
-from ..sources.session_insights import HEALTH_CHOICES
+from ..index.insights import HEALTH_CHOICES
 from ..sources.source import TraceSource
-from ..sources.store import StoreSource
+from ..sources.store_source import StoreSource
 
 TYPE_CHOICES = {"agent": AGENT, "graphrag": GRAPHRAG, "docrag": DOCRAG}
 STATUS_CHOICES = ("answered", "unfinished")

@@ -16,9 +16,9 @@ from ..export.table import session_rows, sessions_csv
 from ..model.session import Session
 from ..model.totals import TOTAL_PREFIX
 from ..read.diagnosis import clip
-from ..sources.catalog import find_session_ids, list_sessions, unreached_sessions
-from ..sources.family import fetch_family
-from ..sources.index_words import snippet_parts
+from ..index.catalog import find_session_ids, list_sessions, unreached_sessions
+from ..index.family import fetch_family
+from ..index.words import snippet_parts
 from ..sources.source import TraceSource
 from ..views.report import session_detail, session_text
 from ..views.visible_text import visible_controls

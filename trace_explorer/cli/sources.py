@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 from ..read.collection import expand_paths, folders_left_out, load_collection
 from ..read.errors import TraceLoadError
 from ..read.formats import DOCUMENTS_JSON, format_for_name
-from ..sources.bounded_http import DEFAULT_TIMEOUT_S
+from ..network.bounded_http import DEFAULT_TIMEOUT_S
 from ..sources.demo import demo_paths
-from ..sources.local_store import holds_store, local_source
-from ..sources.session_index import build_index
+from ..store.local_store import holds_store, local_source
+from ..index.session_index import build_index
 from ..sources.source import SourceError, TraceSource
-from ..sources.store import StoreSource
+from ..sources.store_source import StoreSource
 from ..views.visible_text import visible_controls
 
 if TYPE_CHECKING:

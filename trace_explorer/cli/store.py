@@ -14,11 +14,11 @@ from ..read.collection import empty_folders, expand_paths, folders_left_out
 from ..read.errors import TraceLoadError
 from ..read.files import check_before_opening, reckoned_text_bytes
 from ..read.formats import DOCUMENTS_JSON, format_for_name
-from ..sources.ingest_phases import HEALTH
-from ..sources.local_store import ingest_file, open_local_store, reindex
-from ..sources.session_insights import mending_due
+from ..index.ingest_phases import HEALTH
+from ..store.local_store import ingest_file, open_local_store, reindex
+from ..index.insights import mending_due
 from ..sources.source import SourceError
-from ..sources.written_triples import WrittenTriples
+from ..store.written_triples import WrittenTriples
 from ..views.visible_text import visible_controls
 from .ingest_progress import BarPhases, count
 from .sources import add_demo_argument, given_paths, report

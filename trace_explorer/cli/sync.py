@@ -1,12 +1,12 @@
 """``trace-explorer sync``: mirror a TrustGraph deployment's sessions and texts into a local
-store, incrementally (``sources.trustgraph.sync``), with a progress bar by sessions."""
+store, incrementally (``store.trustgraph_sync``), with a progress bar by sessions."""
 
 from __future__ import annotations
 
 import sys
 
-from ..sources.bounded_http import DEFAULT_TIMEOUT_S
-from ..sources.local_store import open_local_store
+from ..network.bounded_http import DEFAULT_TIMEOUT_S
+from ..store.local_store import open_local_store
 from ..sources.source import SourceError
 from ..views.visible_text import visible_controls
 from .sources import TOKEN_VARIABLE, add_trustgraph_arguments, report, seconds, trustgraph_source
@@ -28,7 +28,7 @@ def add_parser(commands) -> None:
 def _sync(args) -> int:
     from tqdm import tqdm
 
-    from ..sources.trustgraph.sync import SyncReport, sync  # the HTTP client loads for this command only
+    from ..store.trustgraph_sync import SyncReport, sync  # the HTTP client loads for this command only
 
     try:
         local = open_local_store(args.store, adopt=True)

@@ -5,7 +5,7 @@ history (a dashboard's time buckets, as Langfuse and Phoenix choose them by the 
 
 Periods are UTC and named by text that sorts in time order: a day ``YYYY-MM-DD``, a week by its
 Monday's day ``YYYY-MM-DD`` (ISO 8601 weeks start on Monday), a month ``YYYY-MM``, a year
-``YYYY``. The session index keeps the same three first periods (``sources.index_aggregates``'
+``YYYY``. The session index keeps the same three first periods (``index.aggregates``'
 ``PERIODS``); a year is summed from its months.
 """
 

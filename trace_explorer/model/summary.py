@@ -42,7 +42,7 @@ def session_summary(session: Session, sessions: Mapping[str, Session] | None = N
     llm_ms, tool_ms, duration_ms) and the same with its sub-sessions found in ``sessions``
     (IRI -> Session), recursively: ``total_tokens``, ``total_duration_ms``... and
     ``sub_sessions`` (how many were counted). The session index sets the totals again from its
-    rows, so that a sub-session read later still counts (``sources.session_index``)."""
+    rows, so that a sub-session read later still counts (``index.session_index``)."""
     figures = session_totals(session, sessions)
     parent_session = session.parent_session or (step_owner(session.parent) if session.parent else None)
     return {

@@ -1,4 +1,6 @@
-"""The project's own error type: every reader raises it (and only it) on bad input."""
+"""The project's own error types: every reader raises ``TraceLoadError`` (and only it) on bad
+input; every source, and the HTTP guard rails under them, raise ``SourceError`` when they cannot
+answer."""
 
 from __future__ import annotations
 
@@ -26,3 +28,8 @@ class TraceLoadError(ValueError):
             if column is not None:
                 where += f":{column}"
         super().__init__(f"{where}: expected {expected}" + (f"; {found}" if found else ""))
+
+
+class SourceError(RuntimeError):
+    """A source could not answer: the store is unavailable, the endpoint failed or timed out,
+    or the query was refused (an update). The message says which and where."""

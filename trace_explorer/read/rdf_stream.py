@@ -6,7 +6,7 @@ the digest a store skips a file it has by, whether the text is blank or names a 
 the pre-scan's refusals (``prescan``), all in that one pass. Then ``BATCH`` lines at a time (``StreamedFile.batches``), each
 batch parsed by pyoxigraph, its quoted triples brought to one spelling (``quoted_triples``),
 and handed out with its text (``Batch``), which the writer's store loads itself while the next
-batch is parsed (``sources.local_store``). A parse error part way raises TraceLoadError,
+batch is parsed (``store.local_store``). A parse error part way raises TraceLoadError,
 naming the file's line, after the batches before it were handed out: the writer undoes what it
 wrote of them.
 

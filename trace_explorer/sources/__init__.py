@@ -1,3 +1,3 @@
-"""Where sessions come from: files read into memory, the local store and its session index,
-SPARQL endpoints and the policy that admits them; and the catalog (the session list, its
-filters and counts) answered on any of them."""
+"""Where sessions come from: files read into memory, the local store, SPARQL endpoints and a
+TrustGraph gateway, each read as a ``TraceSource``; the query text they share (SPARQL, search
+terms, filters) and the lineage lookups they answer."""

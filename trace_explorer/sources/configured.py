@@ -47,7 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .bounded_http import DEFAULT_TIMEOUT_S
+from ..network.bounded_http import DEFAULT_TIMEOUT_S
+from ..network.endpoint_policy import same_endpoint
 from .trustgraph.ids import KINDS as ID_KINDS
 from .trustgraph.ids import InvalidId, checked_id
 
@@ -121,19 +122,6 @@ class SourcesConfig:
     def store_paths(self) -> tuple[str, ...]:
         """Every configured store's directory, resolved."""
         return tuple(str(Path(s.path).expanduser().resolve()) for s in self.sources if s.kind == "store")
-
-
-def same_endpoint(a: str, b: str) -> bool:
-    """Whether URLs ``a`` and ``b`` name the same endpoint: scheme, host and port (the
-    scheme's default when absent) equal, paths equal but for a trailing slash; no user info."""
-    try:
-        x, y = urlsplit(a.strip()), urlsplit(b.strip())
-        ports = (x.port or (443 if x.scheme == "https" else 80), y.port or (443 if y.scheme == "https" else 80))
-    except ValueError:
-        return False
-    return (x.scheme.lower() == y.scheme.lower() and bool(x.hostname) and x.hostname == y.hostname
-            and ports[0] == ports[1] and x.path.rstrip("/") == y.path.rstrip("/") and not (y.username or y.password)
-            and not y.query and not y.fragment)
 
 
 def load_sources(environ: Mapping[str, str] | None = None, cwd: Path | None = None) -> SourcesConfig:

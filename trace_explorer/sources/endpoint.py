@@ -17,9 +17,9 @@ import pyoxigraph as ox
 
 from ..read.errors import TraceLoadError
 from ..read.prescan import check_before_parsing
-from .bounded_http import DEFAULT_TIMEOUT_S, HttpFailure, bounded_post
-from .pinned_http import Pins, pinned_session
-from .secret_scrub import SecretScrub
+from ..network.bounded_http import DEFAULT_TIMEOUT_S, HttpFailure, bounded_post
+from ..network.pinned_http import Pins, pinned_session
+from ..network.secret_scrub import SecretScrub
 from .source import SourceError, Term, TraceSource, check_read_only, solution_rows
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 
+from ..read.errors import SourceError  # raised by every source, and below them by the network's guard rails
 from .search import REGEX_SEARCH, TextSearch
 from .sparql_text import PREFIXES, iri_batches, values_clause
 
@@ -21,11 +22,6 @@ CONTENT = "https://trustgraph.ai/ns/content"
 
 _PROLOGUE = re.compile(r"\A(?:\s+|#[^\n]*\n|(?:PREFIX\s+[^\s:]*:\s*<[^>]*>)|(?:BASE\s+<[^>]*>))*", re.I)
 _QUERY_FORMS = ("SELECT", "CONSTRUCT", "ASK", "DESCRIBE")
-
-
-class SourceError(RuntimeError):
-    """A source could not answer: the store is unavailable, the endpoint failed or timed out,
-    or the query was refused (an update). The message says which and where."""
 
 
 def check_read_only(query: str) -> str:

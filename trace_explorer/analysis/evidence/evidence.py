@@ -29,7 +29,7 @@ from ...model.session import Session
 from ...model.triple_index import TripleIndex
 from ...model.vocabulary import (CHUNK_INDEX, COMPONENT_VERSION, DC_TITLE, LLM_MODEL, MIME_TYPE, PAGE_NUMBER,
                                  STARTED_AT_TIME, WAS_ASSOCIATED_WITH, WAS_DERIVED_FROM, WAS_GENERATED_BY, local_name)
-from ...sources.catalog import fetch_sessions
+from ...index.catalog import fetch_sessions
 from ...sources.source import TraceSource
 
 PAGE_KINDS = ("Page", "Section", "Image")

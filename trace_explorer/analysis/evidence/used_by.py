@@ -20,7 +20,7 @@ from ...model.literals import parse_time
 from ...model.roots import ROOT_PREFIXES
 from ...model.triple_index import TripleIndex
 from ...model.vocabulary import DC_TITLE, MIME_TYPE, TG
-from ...sources.catalog import fetch_sessions
+from ...index.catalog import fetch_sessions
 from ...sources.source import TraceSource
 from .evidence import chosen_chunks
 

@@ -33,11 +33,11 @@ from ...model.triple_index import DERIVATION_RELATIONS, TripleIndex
 from ...model.vocabulary import (DOCUMENT, PROV, QUERY, RDF_TYPE, STARTED_AT_TIME, TG, WAS_DERIVED_FROM,
                                  WAS_GENERATED_BY)
 from ...read.diagnosis import clip
-from ...sources.catalog import indexed
+from ...index.catalog import indexed
 from ...sources.fetch import parent_session, queried_roots, session_triples
 from ...sources.source import TraceSource
 from ...sources.sparql_text import PREFIXES, iri_batches, is_iri, literal, values_clause
-from ...sources.store import StoreSource
+from ...sources.store_source import StoreSource
 from . import shacl, shape_checks
 from .mending import finding_wants, session_wants, text_wants
 from ..support.evidence import unread_chunks
@@ -81,7 +81,7 @@ def check_sessions(source: TraceSource, roots: list[str], extending: dict[str, l
     whose IRI extends each root (``entities_under``; found here when not given).
     ``triples_of(roots)``: the sessions' own triples, as ``fetch.session_triples`` reads them
     from ``source``, or as quads (graph names are not read) (by default it is asked;
-    ``sources.written_triples`` has them in memory after an ingest into an empty store).
+    ``store.written_triples`` has them in memory after an ingest into an empty store).
     ``supports``: what checks the answers' support (``analysis.support.bounded``: in this process
     by default; the app sends a visitor's traces to a worker process under a deadline). Raises
     SourceError when the source fails."""
@@ -158,12 +158,12 @@ def entities_under(source: TraceSource, roots: list[str], *, scan: bool = False,
     """The typed entities whose IRI extends a root of ``roots`` (``{root}/...``: TRACE-MODEL.md,
     "Agent patterns"), by root: what no derivation may reach. A few roots are looked up by
     their prefix on an endpoint; on a pyoxigraph store whose session index keeps every typed
-    IRI of the store (``sources.index_typed``; ``from_index`` False: not used), by one indexed
+    IRI of the store (``index.typed``; ``from_index`` False: not used), by one indexed
     range a root (a few milliseconds for a few roots, whatever the store's size); else, with
     ``scan``, or on a pyoxigraph store (where a prefix filter reads every typed IRI anyway),
     every typed IRI holding a "/" is read once: about 5 s at 10,000 sessions (13 s at 100,000),
     so one scan serves a whole lint or index refresh. ``typed``: every typed IRI of the source
-    holding a "/", known already (``sources.written_triples``): no query then. The same entities
+    holding a "/", known already (``store.written_triples``): no query then. The same entities
     either way; each root's in the order found."""
     if typed is None and from_index and isinstance(source, StoreSource) and _keeps_typed(source.index):
         typed = dict.fromkeys(source.index.typed_under(roots))  # an IRI under two roots is read twice

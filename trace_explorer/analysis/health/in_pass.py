@@ -3,7 +3,7 @@ sessions is read once, for its rows and its findings alike, where it was read tw
 third of an ingest's CPU at 10,000 sessions: ``benchmarks/scale.py``), and the batches are
 shared between this process and worker processes.
 
-``HealthInPass`` is the ``session_index.RowsReader`` ``sources.local_store.ingest_file`` takes
+``HealthInPass`` is the ``session_index.RowsReader`` ``store.local_store.ingest_file`` takes
 for a file read a batch at a time (``read.rdf_stream``). For each batch of ``checks.BATCH``
 sessions, ``read_and_check`` reads them (``checks.read_and_check``: their triples, texts and
 what they derive from outside themselves) and gives their ``index_row`` dicts and their health
@@ -32,12 +32,12 @@ import pyoxigraph as ox
 
 from ...read.collector import collector_paused
 from ...read.worker_start import ctrl_c_held, ctrl_c_left_to_parent
-from ...sources.ingest_phases import INDEX_HEALTH
-from ...sources.local_store import LocalStore
-from ...sources.session_index import RowsReader, index_row
-from ...sources.session_insights import health_record, hold_health, write_held_health
-from ...sources.store import StoreSource
-from ...sources.written_triples import WrittenTriples, parsed_text
+from ...index.ingest_phases import INDEX_HEALTH
+from ...store.local_store import LocalStore
+from ...index.session_index import RowsReader, index_row
+from ...index.insights import health_record, hold_health, write_held_health
+from ...sources.store_source import StoreSource
+from ...store.written_triples import WrittenTriples, parsed_text
 from .checks import BATCH, entities_under, owning_root, read_and_check, summaries
 from .pass_workers import workers_for
 
@@ -69,7 +69,7 @@ def _rows(source: StoreSource, chunk: list[str], extending: Mapping[str, list[st
 class HealthInPass(RowsReader):
     """``session_index.RowsReader`` that checks each session's health as it reads its row (see
     the module docstring), for an ingest into the local store ``local``
-    (``sources.local_store.LocalStore``: its writer's source is asked for at each pass, never
+    (``store.local_store.LocalStore``: its writer's source is asked for at each pass, never
     held, so that a rolled-back write can open the store again). ``written``: its kept triples,
     when kept; ``workers``: worker processes (``workers_for()`` by default); ``sent``: the
     batches of the last pass that workers read. The workers read a checkpoint of the store made

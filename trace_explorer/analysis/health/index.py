@@ -1,5 +1,5 @@
 """Health in the session index: each session's counts of errors, warnings and infos and its
-rule ids, kept in the index's ``health`` table (``sources.session_insights``) so the session
+rule ids, kept in the index's ``health`` table (``index.insights``) so the session
 list shows and filters them without reading a session.
 
 A session's health row goes when its index row is rewritten (a file added steps to it) and is
@@ -8,7 +8,7 @@ app saves uploads into a store, and when it reads files into memory. What a late
 (a text, a derivation target, a parent session) is checked again after an ingest that brought
 what it lacked (``mending``). Checking takes about 3 ms of CPU a session on a 2-core machine, after one
 scan of the store (2 s of CPU at 10,000 sessions): ``benchmarks/stats.py``; a local store whose
-index keeps its typed IRIs (``sources.index_typed``) needs no scan: a few sessions added to
+index keeps its typed IRIs (``index.typed``) needs no scan: a few sessions added to
 10,000 are checked in milliseconds (``benchmarks/small_ingest.py``).
 """
 
@@ -20,9 +20,9 @@ from typing import Protocol
 from pyoxigraph import Quad
 
 from ...read.collector import collector_paused
-from ...sources.session_insights import forget_health, mending_done, mending_due, unchecked_roots, write_health
-from ...sources.store import StoreSource
-from ...sources.written_triples import WrittenTriples
+from ...index.insights import forget_health, mending_done, mending_due, unchecked_roots, write_health
+from ...sources.store_source import StoreSource
+from ...store.written_triples import WrittenTriples
 from ..support.bounded import Supports, supports_here
 from .checks import BATCH, check_sessions, entities_under, summaries
 from .mending import CONTEXT_RULES, mended
@@ -50,7 +50,7 @@ def refresh_health(source: StoreSource, *, after_ingest: bool = False,
     hints ``texts_given``, the IRIs it gave a text to, and ``only_texts``). Returns
     how many sessions were checked (0 when the source has no writable index). ``progress(n)``
     after each batch of ``n``, ``total(n)`` first with the number to check. ``written``: every triple of ``source`` (an ingest into an empty
-    store kept them: ``sources.written_triples``), read instead of the store's for the sessions'
+    store kept them: ``store.written_triples``), read instead of the store's for the sessions'
     own triples. A check after an ingest that did not finish (``session_insights.mending_due``:
     a Ctrl-C, a kill, ``ingest --no-health``) is made by the next call, looking every finding
     up; a caller whose ingest follows such a one gives no hints (``texts_given`` None,

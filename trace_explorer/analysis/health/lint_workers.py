@@ -3,7 +3,7 @@ a time (``checks.BATCH``) in ``pass_workers.workers_for()`` + 1 processes, this 
 them, so a large store is checked on every core (about 2 ms of CPU a session: a minute and more
 at 100,000 sessions on one core).
 
-A snapshot never changes once published (``sources.snapshots``), and this process holds it
+A snapshot never changes once published (``store.snapshots``), and this process holds it
 open (its shared lock) while the workers read it, so each worker opens the same directory
 read-only. The typed entities under each root (``checks.entities_under``) are found once, here,
 and each batch is sent with its own. Findings come back in the roots' order: the same findings,
@@ -18,9 +18,9 @@ from multiprocessing import get_context
 import pyoxigraph as ox
 
 from ...read.worker_start import ctrl_c_left_to_parent
-from ...sources.local_store import SnapshotSource
+from ...store.local_store import SnapshotSource
 from ...sources.source import TraceSource
-from ...sources.store import StoreSource
+from ...sources.store_source import StoreSource
 from .checks import BATCH, Finding, check_sessions, entities_under
 from .pass_workers import workers_for
 

@@ -98,7 +98,7 @@ def mended(store: ox.Store, wants: Iterable[str], texts_given: Collection[str] |
         try:
             subject = ox.NamedNode(iri)
         except ValueError:  # "chunk-id-1": no store holds a text or a description for it
-            continue          # (``sources.store.StoreSource.document_texts`` skips it too)
+            continue          # (``sources.store_source.StoreSource.document_texts`` skips it too)
         if any(next(iter(store.quads_for_pattern(subject, ox.NamedNode(p), None, None)), None) is not None
                  for p in _MENDING[kind]):
             out.add(want)

@@ -44,7 +44,7 @@ def session_sources(session: Session, chunk_texts: Mapping[str, str] | None = No
 
     ``chunk_texts``: chunk IRI -> text, for an Exploration's chunks (their texts live in the
     source, not in the session); a chunk without text is left out. ``family``: the session and
-    its sub-sessions by IRI (``sources.family.fetch_family``); a sub-session not in it is left
+    its sub-sessions by IRI (``index.family.fetch_family``); a sub-session not in it is left
     out. Each sub-session is read once, however it is reached."""
     chunk_texts = chunk_texts or {}
     out: list[Source] = []

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 from typing import Protocol
 
-from ...sources.bounded_http import HttpFailure, bounded_post
-from ...sources.endpoint_policy import EndpointPolicy, EndpointRefused
-from ...sources.pinned_http import pinned_session
-from ...sources.secret_scrub import SecretScrub
+from ...network.bounded_http import HttpFailure, bounded_post
+from ...network.endpoint_policy import EndpointPolicy, EndpointRefused
+from ...network.pinned_http import pinned_session
+from ...network.secret_scrub import SecretScrub
 from ...sources.trustgraph.gateway import Gateway, GatewayError
 from .judge_config import JudgeSettings
 

@@ -97,7 +97,7 @@ def session_support(session: Session, chunk_texts: Mapping[str, str] | None = No
     """The support of ``session``'s answer (see the module for what it holds).
 
     ``chunk_texts``: chunk IRI -> text for a DocRAG Exploration's chunks (read from the source);
-    ``family``: the session and its sub-sessions by IRI (``sources.family.fetch_family``): the
+    ``family``: the session and its sub-sessions by IRI (``index.family.fetch_family``): the
     texts of its sub-sessions back its answer too (a tool that ran GraphRAG, a supervisor's
     sub-agents);
     ``vectors``: the word embeddings (default: ``embedding.word_vectors()``, loaded once per

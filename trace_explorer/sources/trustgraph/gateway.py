@@ -45,10 +45,10 @@ from urllib.parse import urlsplit
 import pyoxigraph as ox
 
 from ...read.wire import WireFormatError, decode_term, encode_term
-from ..bounded_http import DEFAULT_TIMEOUT_S, HttpFailure, bounded_post, max_response_bytes
-from ..pinned_http import Pins, pinned_session
-from ..read_retry import InFlightLimit, retried
-from ..secret_scrub import SecretScrub
+from ...network.bounded_http import DEFAULT_TIMEOUT_S, HttpFailure, bounded_post, max_response_bytes
+from ...network.pinned_http import Pins, pinned_session
+from ...network.read_retry import InFlightLimit, retried
+from ...network.secret_scrub import SecretScrub
 from ..source import SourceError
 from .ids import checked_id, flow_service
 

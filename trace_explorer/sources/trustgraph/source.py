@@ -34,7 +34,7 @@ from ...model.vocabulary import DOCUMENT, QUESTION, RDF_TYPE, RETRIEVAL_GRAPH, S
 from ...read.collector import collector_paused
 from ..filter import SessionFilter
 from ..search import GATEWAY_SEARCH, text_match
-from ..store import StoreSource
+from ..store_source import StoreSource
 from ..source import SourceError, Term, TraceSource
 from .catalog import RootInfo, candidates, fetch_roots, row_matches
 from .gateway import Gateway, GatewayError, MissingDocument, ServiceRefusal

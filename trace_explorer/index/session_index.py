@@ -33,26 +33,24 @@ from ..model.session import Session
 from ..model.summary import session_summary
 from ..model.totals import FIGURES, TOTAL_PREFIX, add_totals
 from ..model.triple_index import TripleIndex
-from ..model.vocabulary import (PROV, QUERY, QUESTION, RDF_TYPE, SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_TIME, TG,
-                                THOUGHT, WAS_DERIVED_FROM)
+from ..model.vocabulary import PROV, QUERY, QUESTION, RDF_TYPE, SELECTED_CHUNK, SELECTED_EDGE, STARTED_AT_TIME, TG, THOUGHT, WAS_DERIVED_FROM
 from ..model.words import WORD_FIELDS, session_words
 from ..read.collector import collector_paused
-from .fetch import DERIVED, ROOTS, fetch_sessions, queried_roots
-from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
+from ..sources.fetch import DERIVED, ROOTS, fetch_sessions, queried_roots
+from ..sources.filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, WORDS, Phases
-from . import index_aggregates, index_previews, index_reach, index_typed
-from .index_typed import TypedWrite
-from .index_write_records import PUBLISHED_KEY, WriteRecords
-from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
-from .search import MARKS, fold, fts_query
-from .session_insights import (HEALTH_CHOICES, INSIGHT_PREDICATES, add_rows, filter_clauses, forget_rows,
-                               insight_row, mark_complete, note_mending_due, prepare)
-from .session_insights import TABLES as INSIGHT_TABLES
-from .source import DOCUMENTS_GRAPH
-from .sparql_text import PREFIXES, iri_batches, values_clause
-from .store import StoreSource
-from .triples_text import TriplesText, is_iri, subjects_of
-from .triples_text import iri as triple_iri
+from . import aggregates as index_aggregates, previews as index_previews, reach as index_reach, typed as index_typed
+from .typed import TypedWrite
+from .write_records import PUBLISHED_KEY, WriteRecords
+from .words import GraphTexts, documents_named, match_rows, words_of_documents
+from ..sources.search import MARKS, fold, fts_query
+from .insights import HEALTH_CHOICES, INSIGHT_PREDICATES, add_rows, filter_clauses, forget_rows, insight_row, mark_complete, note_mending_due, prepare
+from .insights import TABLES as INSIGHT_TABLES
+from ..sources.source import DOCUMENTS_GRAPH
+from ..sources.sparql_text import PREFIXES, iri_batches, values_clause
+from ..sources.store_source import StoreSource
+from ..sources.triples_text import TriplesText, is_iri, subjects_of
+from ..sources.triples_text import iri as triple_iri
 
 INDEX_FILE = "trace-explorer-sessions.sqlite"
 VERSION = "3"

@@ -34,13 +34,25 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .configured import same_endpoint
 
 ALLOWLIST_VARIABLE = "TRACE_EXPLORER_ENDPOINT_ALLOW"
 NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052: the IPv4 address is the last 32 bits
 NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: local use, never public
 IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # RFC 4291 2.5.5.1 (deprecated): the last 32 bits
 
+
+
+def same_endpoint(a: str, b: str) -> bool:
+    """Whether URLs ``a`` and ``b`` name the same endpoint: scheme, host and port (the
+    scheme's default when absent) equal, paths equal but for a trailing slash; no user info."""
+    try:
+        x, y = urlsplit(a.strip()), urlsplit(b.strip())
+        ports = (x.port or (443 if x.scheme == "https" else 80), y.port or (443 if y.scheme == "https" else 80))
+    except ValueError:
+        return False
+    return (x.scheme.lower() == y.scheme.lower() and bool(x.hostname) and x.hostname == y.hostname
+            and ports[0] == ports[1] and x.path.rstrip("/") == y.path.rstrip("/") and not (y.username or y.password)
+            and not y.query and not y.fragment)
 
 class EndpointRefused(ValueError):
     """The endpoint URL is not one this deployment may reach; the message says why."""

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 import pyoxigraph as ox
 
 from ..model.summary import answer_preview
-from .store import StoreSource
+from ..sources.store_source import StoreSource
 
 COMPLETE_KEY = "answer_previews"  # meta: every row has its answer's preview when the store has the text
 

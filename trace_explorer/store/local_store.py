@@ -65,14 +65,14 @@ from ..read.worker import read_in_worker
 from ..read.loaded import LoadedFile
 from ..read.rdf_stream import StreamedFile
 from ..read.streams import Progress
-from .filter import SessionFilter
-from .index_typed import TypedWrite
-from .ingest_phases import CHECK, NO_PHASES, PARSE, STORE, Phases, cpu_seconds
-from .session_index import INDEX_FILE, IndexUpdate, RowsReader, SessionIndex, StreamedIndexUpdate, build_index
+from ..sources.filter import SessionFilter
+from ..index.typed import TypedWrite
+from ..index.ingest_phases import CHECK, NO_PHASES, PARSE, STORE, Phases, cpu_seconds
+from ..index.session_index import INDEX_FILE, IndexUpdate, RowsReader, SessionIndex, StreamedIndexUpdate, build_index
 from .snapshots import SNAPSHOTS_DIR, Snapshot, current_generation, open_snapshot, publish
-from .source import CONTENT, DOCUMENTS_GRAPH, SourceError
-from .store import StoreSource, stored_texts
-from .triples_text import TriplesText
+from ..sources.source import CONTENT, DOCUMENTS_GRAPH, SourceError
+from ..sources.store_source import StoreSource, stored_texts
+from ..sources.triples_text import TriplesText
 from .write_journal import WRITER_LOCK, begin, lock_writer, needs_publishing, roll_back, undo
 from .written_triples import WrittenTriples
 

@@ -20,15 +20,15 @@ import pyoxigraph as ox
 from ..model.roots import named_by
 from ..model.session import AGENT, Session
 from ..model.summary import answer_preview, session_summary
-from .fetch import ROOTS as _ROOTS
-from .fetch import fetch_session, fetch_sessions
-from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
-from . import index_reach
-from .search import INDEX_SEARCH, TextSearch
-from .session_insights import sparql_clauses
-from .source import SourceError, TraceSource
-from .sparql_text import PREFIXES, literal
-from .store import StoreSource
+from ..sources.fetch import ROOTS as _ROOTS
+from ..sources.fetch import fetch_session, fetch_sessions
+from ..sources.filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
+from . import reach as index_reach
+from ..sources.search import INDEX_SEARCH, TextSearch
+from .insights import sparql_clauses
+from ..sources.source import SourceError, TraceSource
+from ..sources.sparql_text import PREFIXES, literal
+from ..sources.store_source import StoreSource
 
 __all__ = ["SessionFilter", "SessionOrder", "SessionPage", "count_sessions", "count_steps", "fetch_session",
            "fetch_sessions", "find_session_ids", "indexed_summary", "list_sessions", "sort_keys", "text_search"]

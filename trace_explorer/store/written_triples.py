@@ -31,10 +31,10 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from ..model.vocabulary import RDF_TYPE, WAS_DERIVED_FROM, WAS_GENERATED_BY
-from .fetch import POINTERS
-from .index_typed import under
-from .session_index import SessionIndex
-from .triples_text import TriplesText, iri, is_node, objects_of
+from ..sources.fetch import POINTERS
+from ..index.typed import under
+from ..index.session_index import SessionIndex
+from ..sources.triples_text import TriplesText, iri, is_node, objects_of
 
 _DERIVED = (WAS_DERIVED_FROM.encode(), WAS_GENERATED_BY.encode())
 _RDF_TYPE = RDF_TYPE.encode()

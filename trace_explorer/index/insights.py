@@ -25,9 +25,9 @@ from typing import Any
 
 from ..model.session import Session
 from ..model.vocabulary import TG
-from .filter import SessionFilter
-from .source import SourceError
-from .sparql_text import literal
+from ..sources.filter import SessionFilter
+from ..sources.source import SourceError
+from ..sources.sparql_text import literal
 
 # Predicates the index reads beyond a summary's, for these rows.
 HealthRecord = tuple[str, int, int, int, str, "str | None"]  # root, errors, warnings, infos, rule ids and

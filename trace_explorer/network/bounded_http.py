@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .http_deadline import Deadline
-from .source import SourceError
+from ..read.errors import SourceError
 
 MAX_BYTES_VARIABLE = "TRACE_EXPLORER_RESPONSE_MAX_MB"
 DEFAULT_MAX_MB = 128

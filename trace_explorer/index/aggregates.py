@@ -44,7 +44,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import index_reach
+from . import reach as index_reach
 
 BUCKET_MS = 64  # width of a duration bucket, in ms
 # The period of each unit kept, from a row's ``time`` (``YYYY-MM-DDTHH:MM:SS...Z``, UTC): its day,

@@ -23,8 +23,8 @@ from ..model.fields import kind_of
 from ..model.roots import step_owner
 from ..model.vocabulary import DOCUMENT, RDF_TYPE
 from ..model.words import DOCUMENT_FIELDS, WORD_FIELDS
-from .search import MARKS, text_match
-from .source import CONTENT, DOCUMENTS_GRAPH
+from ..sources.search import MARKS, text_match
+from ..sources.source import CONTENT, DOCUMENTS_GRAPH
 
 
 

@@ -39,10 +39,10 @@ from typing import IO, Sequence
 
 import pyoxigraph as ox
 
-from .index_write_records import PendingWrite
-from .session_index import SessionIndex
+from ..index.write_records import PendingWrite
+from ..index.session_index import SessionIndex
 from .snapshots import READERS_FILE, current_generation, snapshots_dir
-from .source import SourceError
+from ..sources.source import SourceError
 
 WRITER_LOCK = "trace-explorer-writer.lock"
 # The files of a RocksDB database (a pyoxigraph store) that a checkpoint holds and a roll back

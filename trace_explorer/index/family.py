@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model.session import Session
 from .catalog import fetch_sessions
-from .source import TraceSource
+from ..sources.source import TraceSource
 
 
 def fetch_family(source: TraceSource, session_id: str) -> dict[str, Session]:

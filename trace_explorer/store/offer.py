@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .configured import SourcesConfig
+from ..sources.configured import SourcesConfig
 from .local_store import ours
 
 STORE_VARIABLE, ROOT_VARIABLE = "TRACE_EXPLORER_STORE", "TRACE_EXPLORER_STORE_ROOT"
