@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from tests.test_export_images import react_session
-from trace_explorer.export.markdown import code_block, code_span, escape_markdown, session_markdown
+from trace_explorer.export.markdown import session_markdown
+from trace_explorer.export.markdown_text import code_block, code_span, escape_markdown
 
 AGENT_12 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"

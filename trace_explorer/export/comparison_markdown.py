@@ -16,7 +16,7 @@ from ..analysis.compare.summary import (STATUS_LABELS, STATUS_MARKS, item_text, 
 from ..analysis.compare.diffs import ADDED, EQUAL, REMOVED, FieldDiff, delta_text, describe, value_text
 from ..analysis.compare.selections import Split
 from ..model.session import Session
-from .markdown import code_span, escape_markdown
+from .markdown_text import code_span, escape_markdown
 
 TEXT_LIMIT = 20_000  # characters of one diffed text; the rest is said, not shown
 LIST_ITEMS_SHOWN = 30

@@ -5,7 +5,7 @@ the words of theirs that match.
 Every sentence, text and IRI is trace text: in HTML each piece is escaped (``html.escape``) after
 its control characters are made visible, and the matching words are marked by
 ``views.marked_text.marked_html`` (which writes no markup but ``<mark>``); in Markdown it goes
-through ``markdown.escape_markdown`` / ``code_span`` so nothing in it renders as markup.
+through ``markdown_text.escape_markdown`` / ``code_span`` so nothing in it renders as markup.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import html
 from ..analysis.support.support import AnswerSupport, Backing, verdict
 from ..views.marked_text import marked_html
 from ..views.visible_text import visible_controls
+from .markdown_text import code_span, escape_markdown
 
 TEXT_CHARS = 2000  # of one backing text in the page
 
@@ -66,8 +67,6 @@ def support_markdown(support: AnswerSupport, hashes: str = "##") -> str:
     2 (supported):** ..." or "(unsupported, nothing in this trace supports it)"), followed by a
     list of its backing steps (kind, IRI as a code span, score, the matching words). "" when the
     answer has no sentence; for an answer that was not checked, why."""
-    from .markdown import code_span, escape_markdown  # markdown.py imports this module
-
     if support.unchecked:
         return f"{hashes} Answer support\n\n{escape_markdown(support.unchecked)}"
     if not support.sentences:
