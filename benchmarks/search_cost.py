@@ -22,7 +22,7 @@ from run import REPO  # noqa: E402 - beside this file; it puts the repository on
 
 from trace_explorer.read.collection import load_collection  # noqa: E402
 from trace_explorer.index.catalog import SessionFilter, list_sessions  # noqa: E402
-from trace_explorer.index.session_index import build_index  # noqa: E402
+from trace_explorer.index.build import build_index  # noqa: E402
 from trace_explorer.sources.store_source import StoreSource  # noqa: E402
 
 TARGET_S = 0.5

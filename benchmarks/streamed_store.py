@@ -48,7 +48,8 @@ from trace_explorer.read.collector import collector_paused  # noqa: E402
 from trace_explorer.read.files import stream_trace_file  # noqa: E402
 from trace_explorer.read.limits import NO_LIMIT  # noqa: E402
 from trace_explorer.read.streams import TextStream  # noqa: E402
-from trace_explorer.index.session_index import SessionIndex, StreamedIndexUpdate  # noqa: E402
+from trace_explorer.index.session_index import SessionIndex
+from trace_explorer.index.updates import StreamedIndexUpdate  # noqa: E402
 from trace_explorer.sources.triples_text import TriplesText  # noqa: E402
 from trace_explorer.store.written_triples import WrittenTriples  # noqa: E402
 

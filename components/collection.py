@@ -39,7 +39,8 @@ from trace_explorer.read.loaded import LoadedFile
 from trace_explorer.read.upload_budget import OverBudget
 from trace_explorer.index.catalog import SessionFilter, SessionOrder, SessionPage, count_sessions, count_steps, fetch_sessions, find_session_ids, indexed_summary, list_sessions
 from trace_explorer.sources.demo import demo_paths
-from trace_explorer.index.session_index import SessionIndex, build_index
+from trace_explorer.index.session_index import SessionIndex
+from trace_explorer.index.build import build_index
 from trace_explorer.sources.source import SourceError, TraceSource
 from trace_explorer.sources.sparql_text import iri
 from trace_explorer.sources.store_source import StoreSource

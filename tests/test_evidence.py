@@ -18,7 +18,7 @@ from trace_explorer.analysis.evidence.report import CHUNK_KEYS, EDGE_KEYS, evide
 from trace_explorer.analysis.evidence.used_by import describe_document, used_by, used_by_documents
 from trace_explorer.read.collection import load_collection
 from trace_explorer.index.catalog import fetch_session
-from trace_explorer.index.session_index import build_index
+from trace_explorer.index.build import build_index
 from trace_explorer.sources.store_source import StoreSource
 
 EXPECTED = {s["session"]: s for s in MANIFEST["evidence.trig"]["sessions"]}

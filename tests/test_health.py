@@ -18,7 +18,7 @@ from trace_explorer.analysis.health.rules import RULES
 from trace_explorer.model.triple_index import TripleIndex
 from trace_explorer.model.vocabulary import CONTENT
 from trace_explorer.read.collection import TraceStore, load_collection
-from trace_explorer.index.session_index import build_index
+from trace_explorer.index.build import build_index
 from trace_explorer.sources.store_source import StoreSource
 
 THE_TEN = ("arguments-not-json", "bad-literal", "dangling-derivation", "unreachable-step", "cycle", "unknown-type",

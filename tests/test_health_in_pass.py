@@ -26,7 +26,7 @@ from trace_explorer.cli.store import texts_first
 from trace_explorer.read import rdf_stream
 from trace_explorer.store import local_store
 from trace_explorer.store.local_store import ingest_file, open_local_store
-from trace_explorer.index.session_index import INDEX_FILE
+from trace_explorer.index.schema import INDEX_FILE
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"
 SESSIONS = 120

@@ -16,7 +16,10 @@ from trace_explorer.read.collection import expand_paths, load_collection
 from trace_explorer.index import aggregates as index_aggregates
 from trace_explorer.sources.filter import SORT_KEYS, SessionFilter, SessionOrder
 from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
-from trace_explorer.index.session_index import INDEX_FILE, SessionIndex, _where, build_index
+from trace_explorer.index.schema import INDEX_FILE
+from trace_explorer.index.session_index import SessionIndex
+from trace_explorer.index.list_pages import _where
+from trace_explorer.index.build import build_index
 from trace_explorer.index.insights import HEALTH_CHOICES, forget_health, write_health
 from trace_explorer.sources.store_source import StoreSource
 
@@ -114,7 +117,7 @@ def test_a_page_of_the_list_in_its_default_order_reads_an_index_in_order_with_or
     """No page sorts every row (at 100,000 sessions the list with sub-sessions took 22 ms a
     page sorting them, 0.02 ms reading an index)."""
     from trace_explorer.sources.filter import DEFAULT_ORDER
-    from trace_explorer.index.session_index import _order_by
+    from trace_explorer.index.list_pages import _order_by
 
     _, index = corpus
     for filters in (SessionFilter(), SessionFilter(include_sub=True), SessionFilter(include_sub=True, mechanism="Agent")):
@@ -180,20 +183,20 @@ def test_durations_spread_over_buckets_give_the_nearest_rank_percentiles():
 def test_a_rebuild_over_every_row_empties_the_index_at_once_and_counts_as_before(corpus, tmp_path, monkeypatch):
     """``reindex`` replaces every row: the index is emptied at once (``_emptied``), its counts,
     rows, triggers and indexes then as a new index's, and a write after it counted as ever."""
-    from trace_explorer.index import session_index
+    from trace_explorer.index import table_writes
 
     collection, _ = corpus
     index = build_index(collection.store, SessionIndex(tmp_path / INDEX_FILE))
     roots = sorted(index.roots())
     write_health(index, {r: {"error": i % 2, "warning": 0, "info": 1, "rules": ["r"]} for i, r in enumerate(roots)})
     schema = index._query("SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') ORDER BY name")
-    original, emptied = session_index._emptied, []
+    original, emptied = table_writes._emptied, []
 
     def counted(db):
         emptied.append(1)
         original(db)
 
-    monkeypatch.setattr(session_index, "_emptied", counted)
+    monkeypatch.setattr(table_writes, "_emptied", counted)
     build_index(collection.store, index)
     assert emptied == [1]
     assert sorted(r["root"] for r in index.rows()) == roots

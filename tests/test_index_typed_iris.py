@@ -22,7 +22,7 @@ from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.index import typed as index_typed
 from trace_explorer.index.typed import COMPLETE_KEY, TABLE
 from trace_explorer.store.local_store import ingest_file, open_local_store
-from trace_explorer.index.session_index import INDEX_FILE
+from trace_explorer.index.schema import INDEX_FILE
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"
 SESSIONS = 60

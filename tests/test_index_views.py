@@ -20,7 +20,8 @@ from trace_explorer.read.collection import expand_paths
 from trace_explorer.sources.filter import SessionFilter, SessionOrder
 from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
 from trace_explorer.sources.search import search_terms, text_match
-from trace_explorer.index.session_index import _WALK_PAGES, SessionIndex
+from trace_explorer.index.list_pages import _WALK_PAGES
+from trace_explorer.index.session_index import SessionIndex
 from trace_explorer.sources.store_source import StoreSource
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"

@@ -299,7 +299,8 @@ def test_reindex_draws_the_index_bars_as_ingest_does(tmp_path, capsys):
 def test_reindex_counts_the_rows_written_a_batch_at_a_time(tmp_path, monkeypatch):
     """The full-text bar of a rebuild moves as each batch of rows is written, not once at the
     end of its one transaction; then it names what ends the transaction."""
-    from trace_explorer.index import session_index
+    from trace_explorer.index import build
+    from trace_explorer.sources.filter import SessionFilter
 
     class Events(Phases):
         def __init__(self):
@@ -314,12 +315,12 @@ def test_reindex_counts_the_rows_written_a_batch_at_a_time(tmp_path, monkeypatch
         def step(self, what):
             self.seen.append(("step", what))
 
-    monkeypatch.setattr(session_index, "_WRITE_BATCH", 4)
+    monkeypatch.setattr(build, "_WRITE_BATCH", 4)
     with open_local_store(tmp_path / "store") as local:
         ingest_file(local, str(CORPUS / "orchestrated.nq"))
         phases = Events()
-        session_index.build_index(local._open(), local.index, phases=phases)
-        rows = local.index.count(session_index.SessionFilter(include_sub=True))
+        build.build_index(local._open(), local.index, phases=phases)
+        rows = local.index.count(SessionFilter(include_sub=True))
     sessions = len(ORCHESTRATED["sessions"])
     assert rows == sessions > 4  # two batches at least
     full_text = phases.seen[phases.seen.index(("begin", FULL_TEXT, sessions)) + 1:]

@@ -21,7 +21,8 @@ from trace_explorer.index.catalog import SessionFilter, count_sessions
 from trace_explorer.store.local_store import BULK_QUADS, ingest_file, local_source, open_local_store
 from trace_explorer.model.vocabulary import RDF_TYPE
 from trace_explorer.index.typed import COMPLETE_KEY as TYPED_COMPLETE, TABLE as TYPED_TABLE
-from trace_explorer.index.session_index import INDEX_FILE, build_index
+from trace_explorer.index.schema import INDEX_FILE
+from trace_explorer.index.build import build_index
 
 pytestmark = pytest.mark.long  # every test here runs subprocesses for seconds
 

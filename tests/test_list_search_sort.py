@@ -19,7 +19,8 @@ from trace_explorer.sources.filter import SORT_KEYS
 from trace_explorer.store.local_store import ingest_file, open_local_store
 from trace_explorer.sources.search import (CONTAINS_SEARCH, INDEX_SEARCH, NO_SEARCH, REGEX_SEARCH, fts_query,
                                            search_words, word_regex)
-from trace_explorer.index.session_index import INDEX_FILE, SessionIndex
+from trace_explorer.index.schema import INDEX_FILE
+from trace_explorer.index.session_index import SessionIndex
 from trace_explorer.sources.source import SourceError
 
 ALL = manifest_sessions()

@@ -20,7 +20,7 @@ from trace_explorer.model.totals import FIGURES, TOTAL_PREFIX
 from trace_explorer.read.collection import load_collection
 from trace_explorer.index.catalog import SessionFilter, list_sessions
 from trace_explorer.sources.filter import SessionOrder
-from trace_explorer.index.session_index import build_index
+from trace_explorer.index.build import build_index
 from trace_explorer.sources.store_source import StoreSource
 from trace_explorer.views.timeline import timeline_rows
 from trace_explorer.views.waterfall import waterfall

@@ -18,7 +18,9 @@ from trace_explorer.model.totals import FIGURES, TOTAL_PREFIX
 from trace_explorer.index.catalog import SessionFilter, count_sessions, count_steps, list_sessions
 from trace_explorer.sources.filter import SessionOrder
 from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
-from trace_explorer.index.session_index import INDEX_FILE, SessionIndex, build_index
+from trace_explorer.index.schema import INDEX_FILE
+from trace_explorer.index.session_index import SessionIndex
+from trace_explorer.index.build import build_index
 from trace_explorer.sources.store_source import StoreSource
 
 SUPERVISOR = "urn:trustgraph:agent:4787f93b-ca44-4b86-8726-e25cfd56a926"

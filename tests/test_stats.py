@@ -15,7 +15,7 @@ from trace_explorer.analysis.stats import collection_stats, percentile
 from trace_explorer.cli.main import main
 from trace_explorer.read.collection import load_collection
 from trace_explorer.sources.filter import SessionFilter
-from trace_explorer.index.session_index import build_index
+from trace_explorer.index.build import build_index
 from trace_explorer.sources.store_source import StoreSource
 
 

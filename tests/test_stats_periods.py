@@ -17,7 +17,8 @@ from trace_explorer.model.periods import MAX_PERIODS, period_of, period_unit, pe
 from trace_explorer.analysis.stats import _from_index, collection_stats, summarize
 from trace_explorer.index import aggregates as index_aggregates, reach as index_reach
 from trace_explorer.sources.filter import SessionFilter
-from trace_explorer.index.session_index import INDEX_FILE, SessionIndex
+from trace_explorer.index.schema import INDEX_FILE
+from trace_explorer.index.session_index import SessionIndex
 from trace_explorer.sources.store_source import StoreSource
 
 TOP, EVERY = SessionFilter(), SessionFilter(include_sub=True)

@@ -90,7 +90,7 @@ def test_the_subjects_given_a_text_are_read_off_the_lines_that_give_one():
     asking each quad finds them (``session_index.content_subjects``): not a literal that reads
     like such a line, not an object, not a blank node, any graph."""
     from trace_explorer.model.vocabulary import CONTENT
-    from trace_explorer.index.session_index import content_subjects
+    from trace_explorer.index.build import content_subjects
     from trace_explorer.sources.triples_text import subjects_of
 
     quads = _quads(f"""<urn:a> <{CONTENT}> "x" <urn:g:documents> .

@@ -27,7 +27,7 @@ from ..model.totals import family
 from ..index import aggregates as index_aggregates, reach as index_reach
 from ..index.catalog import indexed, list_sessions
 from ..sources.filter import SessionFilter
-from ..index.session_index import _where as index_where
+from ..index.list_pages import _where as index_where
 from ..index.insights import COMPLETE_KEY, NO_TERMINATION, insight_row
 from ..sources.source import SourceError, TraceSource
 

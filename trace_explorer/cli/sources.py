@@ -18,7 +18,7 @@ from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..network.bounded_http import DEFAULT_TIMEOUT_S
 from ..sources.demo import demo_paths
 from ..store.local_store import holds_store, local_source
-from ..index.session_index import build_index
+from ..index.build import build_index
 from ..sources.source import SourceError, TraceSource
 from ..sources.store_source import StoreSource
 from ..views.visible_text import visible_controls

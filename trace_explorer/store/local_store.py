@@ -68,7 +68,10 @@ from ..read.streams import Progress
 from ..sources.filter import SessionFilter
 from ..index.typed import TypedWrite
 from ..index.ingest_phases import CHECK, NO_PHASES, PARSE, STORE, Phases, cpu_seconds
-from ..index.session_index import INDEX_FILE, IndexUpdate, RowsReader, SessionIndex, StreamedIndexUpdate, build_index
+from ..index.schema import INDEX_FILE
+from ..index.updates import IndexUpdate, StreamedIndexUpdate
+from ..index.build import RowsReader, build_index
+from ..index.session_index import SessionIndex
 from .snapshots import SNAPSHOTS_DIR, Snapshot, current_generation, open_snapshot, publish
 from ..sources.source import CONTENT, DOCUMENTS_GRAPH, SourceError
 from ..sources.store_source import StoreSource, stored_texts

@@ -34,7 +34,8 @@ from ...read.collector import collector_paused
 from ...read.worker_start import ctrl_c_held, ctrl_c_left_to_parent
 from ...index.ingest_phases import INDEX_HEALTH
 from ...store.local_store import LocalStore
-from ...index.session_index import RowsReader, index_row
+from ...index.build import RowsReader
+from ...index.schema import index_row
 from ...index.insights import health_record, hold_health, write_held_health
 from ...sources.store_source import StoreSource
 from ...store.written_triples import WrittenTriples, parsed_text
