@@ -217,7 +217,8 @@ def search_store(probe: Probe) -> float:
 def prepare_store(sessions: int, work: Path) -> Path:
     """A local store of ``sessions`` synthetic sessions with their texts, made in ``work``."""
     import synthetic
-    from trace_explorer.store.local_store import ingest_file, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import open_local_store
 
     print(f"generating and ingesting {sessions:,} sessions ...", file=sys.stderr, flush=True)
     made = synthetic.generate(work / "data", sessions)

@@ -120,7 +120,8 @@ def long_store(folder: Path, iterations: int) -> tuple[Path, str, int]:
     from synthetic import make_react_session
 
     from trace_explorer.analysis.health.index import refresh_health
-    from trace_explorer.store.local_store import ingest_file, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import open_local_store
 
     root, quads, documents = make_react_session(iterations, question=f"A long run of {iterations} tool calls")
     trace = folder / "long.nq"

@@ -43,7 +43,8 @@ def phase(how: str, path: Path, store: Path) -> dict:
     """Read ``path`` one way (in this process); the error's words, seconds and peak RSS."""
     from trace_explorer.read.errors import TraceLoadError
     from trace_explorer.read.files import read_trace_file
-    from trace_explorer.store.local_store import ingest_file, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import open_local_store
 
     start = time.perf_counter()
     try:

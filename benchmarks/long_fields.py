@@ -55,7 +55,8 @@ def long_field_store(folder: Path, steps: int, kb: int) -> tuple[Path, str, str]
     import pyoxigraph as ox
     from synthetic import make_react_session
 
-    from trace_explorer.store.local_store import ingest_file, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import open_local_store
 
     root, quads, documents = make_react_session(max(1, (steps - 2) // 2), question="Long single-line actions")
     action = long_line(kb)

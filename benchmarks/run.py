@@ -331,7 +331,8 @@ def benchmark(sessions: int, work: Path, *, seed: int, repeat: int, profile: Pat
               long_steps: tuple[int, int] = LONG_STEPS, budget_s: float = 20.0,
               timeout_s: float = 300.0) -> tuple[list[Row], dict]:
     from trace_explorer.index.catalog import SessionFilter, count_sessions
-    from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import local_source, open_local_store
 
     rows: list[Row] = []
     data = work / "data"

@@ -41,7 +41,8 @@ def build(store_dir: Path, data_dir: Path, sessions: int) -> dict:
     """Generate ``sessions`` sessions and ingest them (without the health check) into ``store_dir``."""
     from synthetic import generate
 
-    from trace_explorer.store.local_store import ingest_file, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import open_local_store
 
     made = generate(data_dir, sessions)
     store = open_local_store(store_dir)

@@ -22,7 +22,8 @@ from trace_explorer.analysis.health.index import refresh_health
 from trace_explorer.analysis.support.bounded import supports_in_worker
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.index.ingest_phases import HEALTH, UNITS, Phases
-from trace_explorer.store.local_store import StoreBusy, ingest_file, local_source, open_local_store
+from trace_explorer.store.local_store import StoreBusy, local_source, open_local_store
+from trace_explorer.store.ingest import ingest_file
 from trace_explorer.sources.source import SourceError
 from trace_explorer.store.offer import NEW_NAME, OfferedStore, StoreOffer
 

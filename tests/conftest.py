@@ -13,7 +13,8 @@ from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
 from trace_explorer.sources.demo import DEMO_DIR, SERVICES_DIR, SERVICES_MANIFEST
 from trace_explorer.sources.demo import MANIFEST as MANIFEST_PATH
-from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import open_local_store
 from trace_explorer.index.schema import INDEX_FILE
 from trace_explorer.sources.source import CONTENT, DOCUMENTS_GRAPH
 

@@ -71,13 +71,13 @@ class WatchedStore:
 
 def main(argv: list[str]) -> None:
     from trace_explorer.read.files import read_trace_file
-    from trace_explorer.store import local_store
+    from trace_explorer.store import ingest, local_store
     from trace_explorer.index.session_index import SessionIndex
 
     store_dir, stop, rest = argv[0], argv[1], argv[2:]
     unpublished = "--unpublished" in rest
     files = [f for f in rest if not f.startswith("--")]
-    local_store.BULK_BATCH = BATCH
+    ingest.BULK_BATCH = BATCH
     if "--streamed" in rest:  # every N-Quads file read and written a batch at a time
         from trace_explorer.read import rdf_stream
 
@@ -104,9 +104,9 @@ def main(argv: list[str]) -> None:
     local_store.publish = watched_publish
     for name in files:
         if unpublished:
-            local_store.ingest_loaded(local, read_trace_file(name), publish=False)
+            ingest.ingest_loaded(local, read_trace_file(name), publish=False)
         else:
-            local_store.ingest_file(local, name)
+            ingest.ingest_file(local, name)
         say("ingested")
     local.close()
 

@@ -224,7 +224,8 @@ def service_sources(tmp_path_factory):
     from tests.sparql_server import SparqlServer
     from tests.trustgraph_server import TOKEN, FakeGateway, corpus_deployment, gateway_args
     from trace_explorer.model.vocabulary import CONTENT
-    from trace_explorer.store.local_store import ingest_file, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import open_local_store
     from trace_explorer.sources.source import DOCUMENTS_GRAPH
 
     folder = tmp_path_factory.mktemp("support-store")

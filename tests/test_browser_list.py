@@ -16,7 +16,8 @@ from tests.browser_support import REPO_ROOT, chromium_page, screenshot, streamli
 from tests.conftest import MANIFEST, demo_sessions, newest_first
 from tests.list_support import LIST_ROW, expect_rows, open_row, row_ids
 from trace_explorer.index.catalog import SessionFilter, SessionOrder, list_sessions
-from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import local_source, open_local_store
 
 pytestmark = pytest.mark.browser
 

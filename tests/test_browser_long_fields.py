@@ -26,7 +26,8 @@ TG_ACTION = "https://trustgraph.ai/ns/action"
 @pytest.fixture(scope="module")
 def long_action_url(tmp_path_factory):
     from tests.browser_support import streamlit_server
-    from trace_explorer.store.local_store import ingest_file, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import open_local_store
 
     folder = tmp_path_factory.mktemp("long-fields")
     quads = [ox.Quad(q.subject, q.predicate, ox.Literal(ACTION), q.graph_name)

@@ -385,7 +385,8 @@ def long_store_url(tmp_path_factory):
     from tests.test_timeline import long_react_files
     from tests.browser_support import streamlit_server
     from trace_explorer.analysis.health.index import refresh_health
-    from trace_explorer.store.local_store import ingest_file, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import open_local_store
 
     root, nquads, documents = long_react_files(ITERATIONS)
     folder = tmp_path_factory.mktemp("long-store")
@@ -538,7 +539,8 @@ def test_a_2002_step_run_scrolls_moves_and_opens_its_folds(long_store_url):
 def hostile_store_url(tmp_path_factory):
     from tests import hostile_traces as hostile
     from tests.browser_support import streamlit_server
-    from trace_explorer.store.local_store import ingest_file, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import open_local_store
 
     folder = tmp_path_factory.mktemp("hostile-store")
     store = open_local_store(folder / "store")

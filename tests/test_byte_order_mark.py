@@ -18,7 +18,8 @@ from trace_explorer.read import rdf_stream
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.read.files import read_trace_file, stream_trace_file
 from trace_explorer.read.streams import TextStream
-from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import local_source, open_local_store
 
 BOM = b"\xef\xbb\xbf"
 RDF_FILES = ["orchestrated.nq", "collection.trig", "seed-sessions.ttl", "graph-dump.ttl"]

@@ -11,7 +11,8 @@ from trace_explorer.read.collection import expand_paths, load_collection
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.index.catalog import SessionFilter, count_sessions, fetch_session, list_sessions
 from trace_explorer.sources.endpoint import EndpointSource
-from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import local_source, open_local_store
 from trace_explorer.index.build import build_index
 from trace_explorer.sources.source import SourceError, check_read_only
 from trace_explorer.sources.store_source import StoreSource

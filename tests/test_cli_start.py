@@ -13,7 +13,8 @@ import sys
 import pytest
 
 from tests.conftest import CORPUS, MANIFEST
-from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import open_local_store
 
 HEAVY = ("numpy", "simplemma", "bm25s", "wordllama", "rdflib", "graphviz", "prov", "urllib3")
 FILE = "seed-sessions.ttl"

@@ -155,7 +155,7 @@ def test_a_content_file_value_that_is_no_string_is_refused_alike_on_every_path(t
     from trace_explorer.read import json_files
     from trace_explorer.read.errors import TraceLoadError
     from trace_explorer.read.worker import read_in_worker
-    from trace_explorer.store.local_store import ingest_file
+    from trace_explorer.store.ingest import ingest_file
 
     data = b'{"urn:trustgraph:doc:1": "a text",\n "urn:trustgraph:doc:2": ["not", "a", "text"]}\n'
     path, store = tmp_path / "texts.documents.json", tmp_path / "store"
@@ -189,7 +189,7 @@ def test_a_content_file_key_given_again_with_another_text_is_refused_alike_on_ev
     from trace_explorer.read import json_files
     from trace_explorer.read.errors import TraceLoadError
     from trace_explorer.read.worker import read_in_worker
-    from trace_explorer.store.local_store import ingest_file
+    from trace_explorer.store.ingest import ingest_file
 
     data = b'{"urn:trustgraph:doc:1": "a text",\n "urn:trustgraph:doc:2": "b",\n  "urn:trustgraph:doc:1": "c"}\n'
     words = 'expected one text for each document IRI; the key "urn:trustgraph:doc:1" is given again, with another text'

@@ -14,7 +14,8 @@ from trace_explorer.export.data import export_session_data
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
 from trace_explorer.sources.demo import demo_paths
-from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import local_source, open_local_store
 from trace_explorer.sources.source import DOCUMENTS_GRAPH
 from trace_explorer.sources.source_texts import SourceTexts
 from trace_explorer.read.collection import TraceStore

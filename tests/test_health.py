@@ -188,7 +188,8 @@ def test_messages_keep_hostile_text_as_text():
 
 
 def test_lint_reads_a_store_and_an_in_memory_collection_alike(tmp_path):
-    from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import local_source, open_local_store
 
     trace, texts, _ = BROKEN["missing-text"]
     (tmp_path / "broken.trig").write_text(trace)

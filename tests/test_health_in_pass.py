@@ -24,8 +24,9 @@ from trace_explorer.cli import ingest_progress as cli_progress
 from trace_explorer.cli import store as cli_store
 from trace_explorer.cli.store import texts_first
 from trace_explorer.read import rdf_stream
-from trace_explorer.store import local_store
-from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.index.updates import IndexUpdate
+from trace_explorer.store.local_store import open_local_store
 from trace_explorer.index.schema import INDEX_FILE
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"
@@ -330,7 +331,7 @@ def test_ctrl_c_that_native_code_let_pass_still_ends_the_ingest(tmp_path, monkey
     """A SIGINT whose KeyboardInterrupt a native call swallowed (its handler ran, nothing raised
     after) still stops the ingest at the next phase step, with status 130; the next ingest of
     the file writes what a clean one writes."""
-    original = local_store.IndexUpdate.apply
+    original = IndexUpdate.apply
 
     def swallowed(self, *args, **kwargs):
         try:
@@ -339,11 +340,11 @@ def test_ctrl_c_that_native_code_let_pass_still_ends_the_ingest(tmp_path, monkey
             pass
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(local_store.IndexUpdate, "apply", swallowed)
+    monkeypatch.setattr(IndexUpdate, "apply", swallowed)
     trace = str(CORPUS / "orchestrated.nq")
     assert main(["ingest", trace, "--store", str(tmp_path / "store"), "--quiet"]) == 130
     assert capsys.readouterr().err.strip().splitlines()[-1] == "trace-explorer: interrupted"
-    monkeypatch.setattr(local_store.IndexUpdate, "apply", original)
+    monkeypatch.setattr(IndexUpdate, "apply", original)
     assert main(["ingest", trace, "--store", str(tmp_path / "store"), "--quiet"]) == 0
     assert main(["ingest", trace, "--store", str(tmp_path / "clean"), "--quiet"]) == 0
     assert index_tables(tmp_path / "store") == index_tables(tmp_path / "clean")

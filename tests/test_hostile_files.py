@@ -229,7 +229,8 @@ def test_after_a_hostile_file_a_good_file_loads_and_the_earlier_ones_stay():
 
 
 def test_an_upload_saved_into_a_store_is_read_in_the_worker_and_a_hostile_one_adds_nothing(tmp_path):
-    from trace_explorer.store.local_store import ingest_file, open_local_store
+    from trace_explorer.store.ingest import ingest_file
+    from trace_explorer.store.local_store import open_local_store
 
     with open_local_store(tmp_path / "store") as store:
         done = ingest_file(store, "seed-sessions.ttl", (CORPUS / "seed-sessions.ttl").read_bytes(), untrusted=True)

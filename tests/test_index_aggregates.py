@@ -15,7 +15,8 @@ from trace_explorer.analysis.stats import _from_index, _from_sessions, collectio
 from trace_explorer.read.collection import expand_paths, load_collection
 from trace_explorer.index import aggregates as index_aggregates
 from trace_explorer.sources.filter import SORT_KEYS, SessionFilter, SessionOrder
-from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import local_source, open_local_store
 from trace_explorer.index.schema import INDEX_FILE
 from trace_explorer.index.session_index import SessionIndex
 from trace_explorer.index.list_pages import _where

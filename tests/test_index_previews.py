@@ -17,7 +17,8 @@ from trace_explorer.read.collection import expand_paths, load_collection
 from trace_explorer.index import previews as index_previews
 from trace_explorer.sources import store as store_module
 from trace_explorer.index.catalog import SessionFilter, list_sessions
-from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import open_local_store
 from trace_explorer.sources.source import CONTENT, DOCUMENTS_GRAPH
 
 ALL = SessionFilter(include_sub=True)

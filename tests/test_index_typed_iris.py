@@ -21,7 +21,8 @@ from trace_explorer.read import rdf_stream
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.index import typed as index_typed
 from trace_explorer.index.typed import COMPLETE_KEY, TABLE
-from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import open_local_store
 from trace_explorer.index.schema import INDEX_FILE
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"

@@ -18,7 +18,8 @@ from tests.conftest import CORPUS, manifest_sessions
 from trace_explorer.analysis.stats import _from_index, _from_sessions, collection_stats, summarize
 from trace_explorer.read.collection import expand_paths
 from trace_explorer.sources.filter import SessionFilter, SessionOrder
-from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import local_source, open_local_store
 from trace_explorer.sources.search import search_terms, text_match
 from trace_explorer.index.list_pages import _WALK_PAGES
 from trace_explorer.index.session_index import SessionIndex

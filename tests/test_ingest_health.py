@@ -20,7 +20,8 @@ from trace_explorer.cli.main import main
 from trace_explorer.cli.store import texts_first
 from trace_explorer.read.collection import expand_paths
 from trace_explorer.sources.fetch import session_triples
-from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import open_local_store
 from trace_explorer.store.written_triples import WrittenTriples
 
 BENCHMARKS = CORPUS.parents[1] / "benchmarks"

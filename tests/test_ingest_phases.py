@@ -12,7 +12,9 @@ import pytest
 from tests.conftest import CORPUS, MANIFEST
 from trace_explorer.cli.main import main
 from trace_explorer.index.ingest_phases import FULL_TEXT, HEALTH, INDEX, PARSE, STORE, Phases
-from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.index.updates import IndexUpdate
+from trace_explorer.store.local_store import open_local_store
 
 ORCHESTRATED = MANIFEST["orchestrated.nq"]
 # the distinct quads of orchestrated.nq: its lines repeat 17 (an agent's type and label in each session)
@@ -415,11 +417,11 @@ def test_a_ctrl_c_leaves_the_bar_above_the_interrupted_line_and_draws_nothing_af
     for ``reindex``."""
     import signal
 
-    from trace_explorer.store import local_store
+    from trace_explorer.store import ingest
 
     whole = tmp_path / "whole"
     assert main(["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(whole), "--quiet"]) == 0
-    original = local_store.IndexUpdate.apply
+    original = IndexUpdate.apply
 
     def swallowed(self, *args, **kwargs):
         try:
@@ -433,8 +435,8 @@ def test_a_ctrl_c_leaves_the_bar_above_the_interrupted_line_and_draws_nothing_af
         phases.advance(1)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(local_store.IndexUpdate, "apply", swallowed)
-    monkeypatch.setattr(local_store, "build_index", interrupted)
+    monkeypatch.setattr(IndexUpdate, "apply", swallowed)
+    monkeypatch.setattr(ingest, "build_index", interrupted)
     for argv, bar in ((["ingest", str(CORPUS / "orchestrated.nq"), "--store", str(tmp_path / "store")], STORE),
                       (["reindex", "--store", str(whole)], INDEX)):
         assert main(argv) == 130

@@ -18,7 +18,8 @@ from tests.killed_ingest import BATCH, ingest_until
 from tests.store_copies import SESSIONS_PER_COPY, copies
 from trace_explorer.cli.main import main
 from trace_explorer.index.catalog import SessionFilter, count_sessions
-from trace_explorer.store.local_store import BULK_QUADS, ingest_file, local_source, open_local_store
+from trace_explorer.store.ingest import BULK_QUADS, ingest_file
+from trace_explorer.store.local_store import local_source, open_local_store
 from trace_explorer.model.vocabulary import RDF_TYPE
 from trace_explorer.index.typed import COMPLETE_KEY as TYPED_COMPLETE, TABLE as TYPED_TABLE
 from trace_explorer.index.schema import INDEX_FILE

@@ -14,7 +14,8 @@ from trace_explorer.analysis.health.index import refresh_health
 from trace_explorer.cli.main import main
 from trace_explorer.index.catalog import list_sessions
 from trace_explorer.sources.filter import SessionFilter
-from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import open_local_store
 from trace_explorer.index.insights import health_of
 
 KEYS = ["rule", "severity", "session", "step", "message", "triple"]

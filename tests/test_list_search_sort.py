@@ -16,7 +16,8 @@ from tests.test_catalog import _memory, local_store_dir, source  # noqa: F401 - 
 from trace_explorer.read.collection import load_collection
 from trace_explorer.index.catalog import SPARQL_SORT_KEYS, SessionFilter, SessionOrder, find_session_ids, list_sessions, sort_keys, text_search
 from trace_explorer.sources.filter import SORT_KEYS
-from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import open_local_store
 from trace_explorer.sources.search import (CONTAINS_SEARCH, INDEX_SEARCH, NO_SEARCH, REGEX_SEARCH, fts_query,
                                            search_words, word_regex)
 from trace_explorer.index.schema import INDEX_FILE

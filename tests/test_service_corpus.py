@@ -21,7 +21,8 @@ from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, FakeGateway, corpus
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import load_collection
 from trace_explorer.index.catalog import SessionFilter, fetch_session, list_sessions
-from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import local_source, open_local_store
 from trace_explorer.sources.store_source import StoreSource
 from trace_explorer.sources.trustgraph.gateway import Gateway
 from trace_explorer.sources.trustgraph.source import TrustGraphSource

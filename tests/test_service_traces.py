@@ -22,7 +22,8 @@ from tests.conftest import CORPUS
 from tests.trustgraph_server import TOKEN, FakeGateway, corpus_deployment, gateway_args
 from trace_explorer.cli.main import main
 from trace_explorer.model.session import EVIDENCE_KINDS, PARSE_ERROR_ACTION
-from trace_explorer.store.local_store import ingest_file, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import open_local_store
 from trace_explorer.views.step_labels import UNPARSED_REPLY, has_error, node_label, timeline_label, tool_note
 from trace_explorer.views.waterfall import waterfall
 

@@ -17,7 +17,8 @@ from tests.totals_support import expected_totals
 from trace_explorer.model.totals import FIGURES, TOTAL_PREFIX
 from trace_explorer.index.catalog import SessionFilter, count_sessions, count_steps, list_sessions
 from trace_explorer.sources.filter import SessionOrder
-from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import local_source, open_local_store
 from trace_explorer.index.schema import INDEX_FILE
 from trace_explorer.index.session_index import SessionIndex
 from trace_explorer.index.build import build_index
@@ -280,12 +281,12 @@ def test_index_files_are_shared_safely_between_threads(tmp_path):
 
 def test_large_files_written_in_bulk_give_the_same_store(tmp_path, monkeypatch):
     # above BULK_QUADS a file's quads go in by Store.bulk_extend: the same result
-    from trace_explorer.store import local_store
+    from trace_explorer.store import ingest
 
     small = open_local_store(tmp_path / "small")
     for path in expand_paths([CORPUS]):
         ingest_file(small, str(path))
-    monkeypatch.setattr(local_store, "BULK_QUADS", 0)
+    monkeypatch.setattr(ingest, "BULK_QUADS", 0)
     large = open_local_store(tmp_path / "large")
     timings: dict[str, float] = {}
     for path in expand_paths([CORPUS]):

@@ -15,7 +15,8 @@ from tests.conftest import CORPUS, manifest_sessions
 from tests.store_copies import SESSIONS_PER_COPY, TOP_PER_COPY, copies
 from trace_explorer.cli.main import main
 from trace_explorer.index.catalog import SessionFilter, count_sessions, fetch_session
-from trace_explorer.store.local_store import StoreBusy, ingest_file, local_source, open_local_store
+from trace_explorer.store.local_store import StoreBusy, local_source, open_local_store
+from trace_explorer.store.ingest import ingest_file
 from trace_explorer.store.snapshots import SNAPSHOTS_DIR, current_generation
 
 REPO = Path(__file__).resolve().parents[1]

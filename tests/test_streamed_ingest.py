@@ -19,7 +19,8 @@ from tests.store_copies import SESSIONS_PER_COPY, copies
 from trace_explorer.read import rdf_stream
 from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.read.files import read_trace_file, stream_trace_file
-from trace_explorer.store.local_store import ingest_file, local_source, open_local_store
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import local_source, open_local_store
 from trace_explorer.index.updates import StreamedIndexUpdate
 from trace_explorer.store.written_triples import WrittenTriples
 

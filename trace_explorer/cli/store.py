@@ -15,7 +15,8 @@ from ..read.errors import TraceLoadError
 from ..read.files import check_before_opening, reckoned_text_bytes
 from ..read.formats import DOCUMENTS_JSON, format_for_name
 from ..index.ingest_phases import HEALTH
-from ..store.local_store import ingest_file, open_local_store, reindex
+from ..store.ingest import ingest_file, reindex
+from ..store.local_store import open_local_store
 from ..index.insights import mending_due
 from ..sources.source import SourceError
 from ..store.written_triples import WrittenTriples

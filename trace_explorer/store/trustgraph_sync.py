@@ -29,7 +29,8 @@ from ..model.triple_index import TripleIndex
 from ..model.vocabulary import CONTAINS, EDGE, RDFS_LABEL, WAS_DERIVED_FROM
 from ..read.collector import collector_paused
 from ..read.loaded import LoadedFile
-from .local_store import LocalStore, ingest_loaded, publish_snapshot
+from .local_store import LocalStore
+from .ingest import ingest_loaded, publish_snapshot
 from ..sources.trustgraph.source import TrustGraphSource, documents_in, sparql_or_patterns
 from ..sources.trustgraph.walk import Walk, edge_context
 
