@@ -92,7 +92,8 @@ def silent_endpoint_seconds(timeout_s: float) -> tuple[float, str]:
 
 
 def measure(huge_iterations: int, repeat: int) -> list[Row]:
-    from trace_explorer.export.images import dag_image, timeline_image
+    from trace_explorer.export.images import dag_image
+    from trace_explorer.export.timeline_image import timeline_image
     from trace_explorer.views.dag.network import dag_html, fold_base, folded_layout
     from trace_explorer.views.timeline import timeline_chart, timeline_rows, window_bounds, window_of
 

@@ -42,7 +42,8 @@ from typing import Any
 import streamlit as st
 
 from trace_explorer.export.data import DataExport, data_archive, documents_path, export_session_data
-from trace_explorer.export.images import dag_image, timeline_image
+from trace_explorer.export.images import dag_image
+from trace_explorer.export.timeline_image import timeline_image
 from trace_explorer.analysis.support.support import AnswerSupport
 from trace_explorer.export.markdown import session_markdown
 from trace_explorer.export.page import session_page

@@ -16,7 +16,8 @@ from typing import Any
 
 import streamlit as st
 
-from trace_explorer.analysis.health.checks import Finding, check_sessions, counts
+from trace_explorer.analysis.health.finding import Finding
+from trace_explorer.analysis.health.checks import check_sessions, counts
 from trace_explorer.analysis.health.rules import RULES, SEVERITIES
 from trace_explorer.analysis.support.bounded import supports_in_worker
 from trace_explorer.model.session import Session

@@ -16,8 +16,8 @@ import pyoxigraph as ox
 import pytest
 from PIL import Image
 
-from trace_explorer.export.images import (IMAGE_FORMATS, LABEL_CHARS, dag_dot, dag_image, dag_layout, image_format,
-                                          timeline_image, timeline_spec)
+from trace_explorer.export.images import IMAGE_FORMATS, LABEL_CHARS, dag_dot, dag_image, dag_layout, image_format
+from trace_explorer.export.timeline_image import timeline_image, timeline_spec
 from trace_explorer.model.reader import read_sessions
 from trace_explorer.read.collection import TraceStore
 from trace_explorer.views.dag.folding import FOLDED, ITERATION, MAX_DRAWN_NODES

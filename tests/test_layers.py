@@ -1,13 +1,15 @@
 """The package's folders are layers, and imports run only downward (README, "Layout"):
-model <- read <- sources <- views <- analysis <- export <- cli. Nothing in the core imports
-Streamlit or the app (``app.py``, ``app_pages/``, ``components/``), and no class outgrows a module's
-one job."""
+model <- read <- network <- sources <- index <- store <- views <- analysis <- export <- cli.
+Nothing in the core imports Streamlit or the app (``app.py``, ``app_pages/``, ``components/``), no
+two modules import each other (directly or round a longer circle, lazily inside a function
+too), and no class or module outgrows one job."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "trace_explorer"
@@ -15,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "trace_explorer"
 LAYERS = ("model", "read", "network", "sources", "index", "store", "views", "analysis", "export", "cli")
 APP_MODULES = ("streamlit", "components", "app_pages", "app")
 MAX_CLASS_LINES = 200
+MAX_MODULE_LINES = 400
 
 
 def module_name(path: Path) -> str:
@@ -114,3 +117,34 @@ def test_no_class_is_over_two_hundred_lines(path):
     long = [(n.name, n.end_lineno - n.lineno + 1) for n in ast.walk(tree)
             if isinstance(n, ast.ClassDef) and n.end_lineno - n.lineno + 1 > MAX_CLASS_LINES]
     assert long == []
+
+
+@pytest.mark.parametrize("path", core_modules(), ids=lambda p: module_name(p))
+def test_no_module_is_over_four_hundred_lines(path):
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_MODULE_LINES
+
+
+def import_graph(sources: dict[str, str] | None = None) -> nx.DiGraph:
+    """Module -> the package's modules it imports, at any depth of the code (a lazy import
+    inside a function closes a circle as surely as one at the top). ``sources``: module name ->
+    text, standing in for the package's files (for the check's own test)."""
+    if sources is None:
+        sources = {module_name(p): p.read_text(encoding="utf-8") for p in core_modules()}
+    packages = {module_name(p) for p in core_modules() if p.name == "__init__.py"}
+    graph = nx.DiGraph()
+    for name, source in sources.items():
+        for _, module in imported_modules(source, name, name in packages):
+            if module in sources and module != name and module not in packages:
+                graph.add_edge(name, module)
+    return graph
+
+
+def test_no_modules_import_each_other():
+    assert sorted(nx.simple_cycles(import_graph())) == []
+
+
+def test_the_circle_check_finds_a_lazy_circle():
+    sources = {"trace_explorer.export.markdown": "from .support_section import support_markdown\n",
+               "trace_explorer.export.support_section": "def f():\n    from .markdown import code_span\n"}
+    assert [sorted(c) for c in nx.simple_cycles(import_graph(sources))] == [
+        ["trace_explorer.export.markdown", "trace_explorer.export.support_section"]]

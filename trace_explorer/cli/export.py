@@ -66,7 +66,8 @@ def _export(args, source: TraceSource) -> int:
     from ..analysis.evidence.evidence import session_evidence
     from ..analysis.evidence.graph import evidence_branch
     from ..analysis.support.support import session_support
-    from ..export.images import ImageExportError, dag_image, image_format, timeline_image
+    from ..export.images import ImageExportError, dag_image, image_format
+    from ..export.timeline_image import timeline_image
     from ..export.page import session_page
 
     session, by_id = session_family(source, args.session)

@@ -17,7 +17,7 @@ from ..views.visible_text import visible_controls
 from .sources import add_source_arguments
 
 if TYPE_CHECKING:
-    from ..analysis.health.checks import Finding
+    from ..analysis.health.finding import Finding
 
 
 def add_parser(commands) -> None:

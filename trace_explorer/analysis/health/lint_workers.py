@@ -21,7 +21,8 @@ from ...read.worker_start import ctrl_c_left_to_parent
 from ...store.local_store import SnapshotSource
 from ...sources.source import TraceSource
 from ...sources.store_source import StoreSource
-from .checks import BATCH, Finding, check_sessions, entities_under
+from .checks import BATCH, check_sessions, entities_under
+from .finding import Finding
 from .pass_workers import workers_for
 
 PARALLEL_FROM = 2_000  # sessions: fewer are checked in this process alone (a worker takes 1-2 s to start)
