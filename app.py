@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.heap import freeze_new_imports
+from components.hosting.heap import freeze_new_imports
 from components.navigation import app_pages, mark_entry_run
-from components.serving import guard
-from components.sign_in import require_sign_in
-from components.source_picker import collection_sidebar
+from components.hosting.serving import guard
+from components.hosting.sign_in import require_sign_in
+from components.sidebar.source_picker import collection_sidebar
 
 require_sign_in()  # before any page, link, upload or download handler: stops the run for anyone else
 page = st.navigation(app_pages())

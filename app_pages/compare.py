@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from components.collection import current_collection
-from components.compare_picker import compare_picker, requested_pair, resolve
-from components.compare_view import FILTER_KEY, PAGE_KEY, comparison_view
+from components.compare.compare_picker import compare_picker, requested_pair, resolve
+from components.compare.compare_view import FILTER_KEY, PAGE_KEY, comparison_view
 from components.navigation import ensure_entry_run
 from components.text import COMPARE_PAGE, SESSIONS_PAGE, md_escape
 from trace_explorer.analysis.compare.compare import compare_sessions

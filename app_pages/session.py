@@ -1,20 +1,20 @@
 """Session page, reachable as ``?session=<IRI>`` (a shareable link; ``&step=<IRI>`` opens a step):
-header, exports, and the views of one selected step (``components/session_views.py``)."""
+header, exports, and the views of one selected step (``components/session/session_views.py``)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from components.answer_support import answer_support_panel
+from components.session.answer_support import answer_support_panel
 from components.collection import current_collection, large_session_steps
-from components.downloads import session_exports
-from components.evidence import evidence_panel
+from components.session.downloads import session_exports
+from components.session.evidence import evidence_panel
 from components.health import health_panel
 from components.navigation import ensure_entry_run
-from components.session_cache import shared_session
-from components.session_header import session_header
-from components.session_views import session_views
-from components.step_texts import show_texts
+from components.session.session_cache import shared_session
+from components.session.session_header import session_header
+from components.session.session_views import session_views
+from components.session.step_texts import show_texts
 from components.text import SESSION_PAGE, SESSIONS_PAGE, counted, md_escape
 from trace_explorer.sources.source import SourceError
 

@@ -1,6 +1,6 @@
 """Session list page: top-level sessions (sub-sessions on request), filtered, searched, sorted
 and paged by queries on the source; a click on a row opens the session page at
-``?session=<IRI>``. The list's state lives in the URL (``components/list_state.py``), so a link
+``?session=<IRI>``. The list's state lives in the URL (``components/sessions/list_state.py``), so a link
 reproduces the view. A session link that lands here (``/?session=<IRI or unique part>``, as
 the session page takes it) is passed on to the session page."""
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import streamlit as st
 
 from components.collection import current_collection
-from components.list_state import list_filters, list_view, restore_list_url
+from components.sessions.list_state import list_filters, list_view, restore_list_url
 from components.navigation import ensure_entry_run
-from components.session_list import session_list
+from components.sessions.session_list import session_list
 from components.text import SESSION_PAGE, SESSIONS_PAGE
 
 LIST_SHOWN = "te_list_shown"

@@ -5,7 +5,7 @@ the session list with its filters and counts, and one session (with its sub-sess
 parent) fetched when it is opened. Nothing reads every session: the list, filters, counts and
 pages are queries on the source, so a store of 100,000 sessions browses like one of ten.
 
-Sources (``components/source_picker.py`` draws the choice): files (the bundled demo and the
+Sources (``components/sidebar/source_picker.py`` draws the choice): files (the bundled demo and the
 files a person uploads, read into memory), a local store (a directory) or a SPARQL endpoint.
 
 Per user: the collection lives in ``st.session_state`` (never in a module global). Shared
@@ -45,7 +45,7 @@ from trace_explorer.sources.source import SourceError, TraceSource
 from trace_explorer.sources.sparql_text import iri
 from trace_explorer.sources.store_source import StoreSource
 
-from .parsed_uploads import parse_upload
+from .sidebar.parsed_uploads import parse_upload
 
 STATE_KEY = "te_collection"
 CACHE_LIMIT = 64  # sessions kept per collection once fetched

@@ -21,7 +21,7 @@ from trace_explorer.views.insight_charts import FAILED, PICK, InsightChart, char
 
 from .collection import Collection
 from .health import HEALTH_KEY
-from .filter_values import BOUND_PARAMS, filter_choices, known_values, warn_left_out
+from .sessions.filter_values import BOUND_PARAMS, filter_choices, known_values, warn_left_out
 from .text import SESSIONS_PAGE, md_escape
 
 # The query parameters (and the widget keys) the charts set: SessionFilter field -> parameter.
@@ -60,7 +60,7 @@ def current_filter(collection: Collection) -> SessionFilter:
     """The filter the session list shows now: the one the page's URL gives when it names any
     (a link to ``/insights?type=Agent``, or the page opened from the list, whose parameters
     the navigation carries), else the list's widgets' values, which they keep for the session
-    (``components.list_state`` names them). A value the list does not know is left out, any
+    (``components.sessions.list_state`` names them). A value the list does not know is left out, any
     case taken, as the list takes it (``filter_values``), and named in a warning."""
     params = st.query_params
     if not _names_filters():

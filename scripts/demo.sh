@@ -10,7 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/setup.sh --no-browser
 ADDRESS="${ADDRESS:-127.0.0.1}"
-.venv/bin/python -m components.serving "$ADDRESS"   # refuses, or warns, before anything listens
+.venv/bin/python -m components.hosting.serving "$ADDRESS"   # refuses, or warns, before anything listens
 exec .venv/bin/streamlit run app.py \
     --server.headless true \
     --server.address "$ADDRESS" \

@@ -1,13 +1,13 @@
 """Reading the session list's table in ``streamlit.testing.v1.AppTest``: the table is an
 ``st.components.v2`` component, which AppTest keeps as its proto; the rows are the JSON it was
-given (``components.session_table.table_rows``)."""
+given (``components.sessions.session_table.table_rows``)."""
 
 from __future__ import annotations
 
 import json
 
-from components.session_list import TABLE_KEY
-from components.source_picker import FILES_PANEL_KEY
+from components.sessions.session_list import TABLE_KEY
+from components.sidebar.source_picker import FILES_PANEL_KEY
 from tests.browser_support import poll
 
 

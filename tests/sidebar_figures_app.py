@@ -1,4 +1,4 @@
-"""The sidebar's figures alone (``components.source_picker``: Sessions, Steps, Triples), at the
+"""The sidebar's figures alone (``components.sidebar.source_picker``: Sessions, Steps, Triples), at the
 counts the environment names, for a browser to measure: ``TE_FIGURES="sessions=100000,top=62000,
 steps=1234567,triples=7654321"``. A store of 100,000 sessions takes minutes to build; the
 figures' layout depends only on the counts."""
@@ -9,7 +9,7 @@ import os
 
 import streamlit as st
 
-from components.source_picker import _stats
+from components.sidebar.source_picker import _stats
 
 
 class Counted:

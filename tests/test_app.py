@@ -12,7 +12,7 @@ import pyoxigraph as ox
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from components.session_table import short_id
+from components.sessions.session_table import short_id
 from tests.list_support import files_table, list_ids, list_rows, list_table
 from tests.conftest import CORPUS, MANIFEST, SERVICES_FILES, demo_sessions
 from tests.totals_support import expected_totals
@@ -523,7 +523,7 @@ def test_a_short_id_that_matches_several_sessions_says_so():
 def test_a_step_of_the_session_itself_is_never_called_a_sub_sessions():
     # opened again (a reload, a shared link), the page's session is read anew while the step walk
     # is kept: its own steps must still be its own, never "a step of the sub-session" linking to itself
-    from components import session_cache
+    from components.session import session_cache
 
     docrag = "urn:trustgraph:docrag:e2015522-40cb-4cd0-a49a-45845dbe3023"
     for step in (docrag, docrag + "/focus", docrag + "/focus"):

@@ -239,7 +239,7 @@ def test_a_clean_session_has_no_problem_warning():
 
 
 def test_many_problems_are_cut_in_the_warning_and_all_listed_below_it(problems_app, monkeypatch):
-    from components import session_header
+    from components.session import session_header
     monkeypatch.setattr(session_header, "WARNINGS_SHOWN", 2)
     at = open_uploaded(problems_app, AGENT)
     lines = header_warnings(at)[0].split("\n")

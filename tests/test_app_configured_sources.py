@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.test_app import REPO, header_question, table_ids, unescape
 from tests.test_app_sources import _param, start
-from components.store_source import cannot_open
+from components.sidebar.store_source import cannot_open
 from trace_explorer.cli.main import main
 
 SEED = {s["session"]: s for s in manifest_sessions("seed-sessions.ttl")}

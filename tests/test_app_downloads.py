@@ -1,4 +1,4 @@
-"""The download buttons (components/downloads.py), run headless with Streamlit's AppTest.
+"""The download buttons (components/session/downloads.py), run headless with Streamlit's AppTest.
 
 AppTest cannot fetch what a download button serves (no runtime, no media server), so every call
 to ``st.download_button`` is recorded (label, data, file name, MIME type, key, disabled): the
@@ -22,10 +22,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from components import downloads
-from components.downloads import (BUTTON_KEYS, CHILDREN_KEY, DATA_FORMAT_KEY, DATA_FORMATS, IMAGE_FORMAT_KEY,
-                                  POPOVER_KEY, PROV_FORMAT_KEY, PROV_FORMATS, data_file, file_stem, image_file,
-                                  list_file, prov_file, trace_store, unmapped_warning)
+from components.session import downloads
+from components.session.downloads import BUTTON_KEYS, CHILDREN_KEY, DATA_FORMAT_KEY, DATA_FORMATS, IMAGE_FORMAT_KEY, POPOVER_KEY, PROV_FORMAT_KEY, PROV_FORMATS, data_file, file_stem, image_file, list_file, prov_file, trace_store, unmapped_warning
 from tests.list_support import list_ids
 from tests.test_app import BY_ID, CORPUS, MANIFEST, MECHANISMS, PLAN, REACT_12, REPO, SESSIONS, SUPERVISOR, TOP  # noqa: F401
 from trace_explorer.export.data import export_session_data

@@ -114,7 +114,7 @@ def test_a_sort_or_page_the_list_cannot_read_is_named_and_the_default_taken():
 def test_the_parent_column_is_on_every_page_that_lists_sub_sessions():
     """With sub-sessions listed, a page of top-level sessions alone still has the Parent column
     (its header sorts every page); without them, only a page holding a sub-session has it."""
-    from components.session_table import table_columns, table_rows
+    from components.sessions.session_table import table_columns, table_rows
 
     tops = table_rows([{"id": s["session"], "step_count": 1} for s in TOP[:3]])
     keys = lambda **kw: [c["key"] for c in table_columns(tops, {"parent", "time"}, **kw)]

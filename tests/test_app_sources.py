@@ -213,7 +213,7 @@ def test_a_source_not_connected_shows_an_empty_state_never_the_last_sources_sess
 
 
 def test_large_counts_fit_the_sidebar_metrics():
-    from components.source_picker import _compact
+    from components.sidebar.source_picker import _compact
 
     assert [_compact(n) for n in (0, 60_298, 99_999, 768_266, 999_499, 999_600, 1_000_000, 1_254_000,
                                   999_499_999, 999_600_000, 3_400_000_000)] == \

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from tests import hostile_traces as hostile
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
-from components.session_table import short_id
+from components.sessions.session_table import short_id
 from tests.list_support import LIST_ROW, expect_rows
 from tests.test_compare import FORTS, TRAPPIST_AGENT
 from trace_explorer.analysis.compare.compare import compare_sessions

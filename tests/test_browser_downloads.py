@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from components.downloads import BUTTON_KEYS, file_stem
+from components.session.downloads import BUTTON_KEYS, file_stem
 from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
 from tests.list_support import LIST_ROW
 from trace_explorer.model.reader import read_sessions

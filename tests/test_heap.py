@@ -1,4 +1,4 @@
-"""components/heap.py: the objects of imported modules leave the full collection once, not per run."""
+"""components/hosting/heap.py: the objects of imported modules leave the full collection once, not per run."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import gc
 import importlib
 import sys
 
-from components.heap import freeze_new_imports
+from components.hosting.heap import freeze_new_imports
 
 
 def test_the_heap_is_frozen_once_per_new_import():

@@ -136,7 +136,7 @@ def test_quiet_prints_no_bar_no_file_line_and_no_totals(tmp_path, capsys):
 
 
 def test_the_apps_progress_text_names_each_phase(tmp_path):
-    from components.store_source import _PhaseText
+    from components.sidebar.store_source import _PhaseText
 
     class Bar:
         def __init__(self):

@@ -1,6 +1,6 @@
 """Who the app serves without sign-in: ``scripts/demo.sh`` listens on 127.0.0.1 only, refuses to
 listen beyond it without sign-in or ``TRACE_EXPLORER_ALLOW_REMOTE=1``, and warns when so allowed;
-the app turns away a visitor from another machine (``components/serving.py``)."""
+the app turns away a visitor from another machine (``components/hosting/serving.py``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from streamlit.runtime.context import ContextProxy
 from streamlit.testing.v1 import AppTest
 
-from components.serving import REFUSAL, WARNING, is_loopback, serves_beyond_loopback
+from components.hosting.serving import REFUSAL, WARNING, is_loopback, serves_beyond_loopback
 from tests.browser_support import REPO_ROOT, free_port
 from tests.test_app import table_ids
 
@@ -83,7 +83,7 @@ def test_the_start_check_reads_sign_in_from_the_secrets_file(tmp_path, secrets, 
     if secrets:
         (tmp_path / ".streamlit" / "secrets.toml").write_text(secrets, encoding="utf-8")
     env = _environment(PYTHONPATH=str(REPO_ROOT), HOME=str(tmp_path), TRACE_EXPLORER_ALLOW_REMOTE=allow)
-    checked = subprocess.run([sys.executable, "-m", "components.serving", "0.0.0.0"], cwd=tmp_path, env=env,
+    checked = subprocess.run([sys.executable, "-m", "components.hosting.serving", "0.0.0.0"], cwd=tmp_path, env=env,
                              capture_output=True, text=True, timeout=60)
     assert checked.returncode == status and checked.stderr.strip().startswith(said)
     assert bool(checked.stderr.strip()) == bool(said)
@@ -131,7 +131,7 @@ def test_the_app_says_at_its_first_run_that_it_serves_beyond_loopback(monkeypatc
 
     import streamlit as st
 
-    import components.serving as serving
+    import components.hosting.serving as serving
 
     monkeypatch.setattr(serving, "_warned", threading.Event())  # a new process, as far as the warning knows
     option = st.get_option

@@ -14,18 +14,7 @@ from streamlit import config
 from streamlit.runtime.secrets import Secrets
 from streamlit.testing.v1 import AppTest
 
-from components.sign_in import (
-    DOMAINS_ENV,
-    EMAILS_ENV,
-    AllowList,
-    SignInSettingsError,
-    allow_list,
-    auth_problems,
-    auth_table,
-    display_name,
-    providers,
-    sign_in_configured,
-)
+from components.hosting.sign_in import DOMAINS_ENV, EMAILS_ENV, AllowList, SignInSettingsError, allow_list, auth_problems, auth_table, display_name, providers, sign_in_configured
 from tests.conftest import demo_sessions
 
 REPO = Path(__file__).resolve().parents[1]

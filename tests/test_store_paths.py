@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from components.store_source import BAD_NEW_NAME, cannot_open
+from components.sidebar.store_source import BAD_NEW_NAME, cannot_open
 from tests.conftest import CORPUS, demo_sessions, manifest_sessions
 from tests.test_app import REPO, table_ids, unescape, walk
 from trace_explorer.cli.main import main
@@ -191,7 +191,7 @@ def test_the_offer_names_given_stores_first_and_ignores_symlinks(tmp_path):
 
 
 def test_a_save_that_fails_says_so_without_the_servers_words(rooted, monkeypatch):
-    import components.store_source as store_source
+    import components.sidebar.store_source as store_source
 
     def failing(*args, **kwargs):
         raise OSError(f"[Errno 28] No space left on device: '{rooted}/team/000042.sst' (pid 4242)")

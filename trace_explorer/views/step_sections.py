@@ -1,5 +1,5 @@
 """Everything recorded about one step as a list of *sections*: plain data the session workspace
-(``components/workspace/``) draws as the step inspector, in the order a person reads them.
+(``components/session/workspace/``) draws as the step inspector, in the order a person reads them.
 
 An Analysis shows its thought, its action with the arguments and the observation it got back
 together (as Langfuse shows a call's input and output), so no one has to move to the
@@ -24,7 +24,7 @@ Every text is trace text: untrusted, with its invisible controls shown (``visibl
 the component writes it with ``textContent``. Long values are cut at ``CELL_LIMIT`` characters
 in tables and ``TEXT_LIMIT`` in prose, lines and code (the cut says how long the whole was): a
 bound on the data. The component then writes the first few hundred characters of each text and
-the rest on a click (``components/workspace/dom.js``, ``clippedText``).
+the rest on a click (``components/session/workspace/dom.js``, ``clippedText``).
 """
 
 from __future__ import annotations

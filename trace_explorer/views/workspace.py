@@ -1,4 +1,4 @@
-"""A session as the one JSON shape the session workspace draws (``components/workspace/``): its
+"""A session as the one JSON shape the session workspace draws (``components/session/workspace/``): its
 waterfall, its provenance graph and every step's inspector, built once, as Jaeger UI turns a
 trace into its model once. Everything a person does many times a minute (select, search,
 filter, fold, the Evidence switch) then runs in the browser on this data.

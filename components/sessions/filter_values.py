@@ -13,9 +13,9 @@ from trace_explorer.analysis.health.rules import RULES
 from trace_explorer.model.session import MECHANISMS, PATTERNS
 from trace_explorer.index.insights import HEALTH_CHOICES
 
-from .collection import Collection
-from .health import HEALTH_KEY, indexed
-from .text import md_escape
+from ..collection import Collection
+from ..health import HEALTH_KEY, indexed
+from ..text import md_escape
 
 STATUSES = ("answered", "unfinished")
 MULTI = ("type", "pattern")  # the filters that take several values; the others one

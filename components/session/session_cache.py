@@ -23,7 +23,7 @@ import streamlit as st
 
 from trace_explorer.model.session import Session
 
-from .collection import Collection
+from ..collection import Collection
 
 CACHE_SESSIONS = 16  # opened sessions kept (each with its sub-sessions and parent)
 

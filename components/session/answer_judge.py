@@ -23,8 +23,8 @@ from trace_explorer.analysis.support.judge_config import SECRETS_PATH, JudgeConf
 from trace_explorer.analysis.support.judge_run import Judge, Judged, Judgement, configured_judge
 from trace_explorer.analysis.support.support import AnswerSupport
 
-from .configured_sources import config_key
-from .text import md_escape
+from ..sidebar.configured_sources import config_key
+from ..text import md_escape
 
 _log = logging.getLogger(__name__)
 

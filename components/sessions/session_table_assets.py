@@ -5,7 +5,7 @@ Every text of a row (question, answer, ids) is trace text: the script builds the
 ``textContent`` and ``title`` only, never ``innerHTML`` with data, so nothing in a trace becomes
 markup. The only markup written from a string is the fixed SVG of the copy icon below.
 
-What the script sends back (``components/session_table.py`` reads it):
+What the script sends back (``components/sessions/session_table.py`` reads it):
 
 - trigger ``open``: the IRI of the session a click on a row (or Enter on it, or a click on a
   parent's id) opens; a click with Ctrl, Shift or the middle button follows the row's link in a

@@ -13,8 +13,8 @@ from trace_explorer.model.texts import apply_texts, note_missing_texts, step_doc
 from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 
-from .collection import Collection
-from .text import md_escape
+from ..collection import Collection
+from ..text import md_escape
 
 
 def show_texts(session: Session, step_ids: list[str | None], collection: Collection) -> None:

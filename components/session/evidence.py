@@ -24,8 +24,8 @@ from trace_explorer.model.vocabulary import local_name
 from trace_explorer.sources.source import SourceError
 from trace_explorer.views.marked_text import find_marks, marked_html
 
-from .collection import Collection
-from .text import DOCUMENTS_PAGE, SESSION_PAGE, clip, counted, md_escape
+from ..collection import Collection
+from ..text import DOCUMENTS_PAGE, SESSION_PAGE, clip, counted, md_escape
 
 CACHE_KEY = "te_evidence"
 CACHE_LIMIT = 16  # sessions' evidence kept per person

@@ -17,8 +17,8 @@ from trace_explorer.model.session import Session
 from trace_explorer.model.summary import status
 from trace_explorer.model.totals import session_totals, totals_text
 
-from .collection import Collection
-from .text import SESSION_PAGE, SESSIONS_PAGE, badge_escape, clip, format_ms, long_text, md_escape
+from ..collection import Collection
+from ..text import SESSION_PAGE, SESSIONS_PAGE, badge_escape, clip, format_ms, long_text, md_escape
 
 MECHANISM_COLOURS = {"Agent": "blue", "GraphRAG": "violet", "DocRAG": "orange"}
 QUESTION_LIMIT = 400  # characters of the question in the heading

@@ -8,14 +8,14 @@ import streamlit as st
 from trace_explorer.index.catalog import SessionFilter, SessionOrder, sort_keys, unreached_sessions
 from trace_explorer.sources.source import SourceError
 
-from .collection import Collection
-from .compare_picker import compare_ticked
-from .downloads import matching_sessions, session_list_downloads
-from .health import with_health
+from ..collection import Collection
+from ..compare.compare_picker import compare_ticked
+from ..session.downloads import matching_sessions, session_list_downloads
+from ..health import with_health
 from .list_state import set_list_view
 from .session_table import session_table
-from .source_picker import source_query
-from .text import SESSION_PAGE, counted, md_escape
+from ..sidebar.source_picker import source_query
+from ..text import SESSION_PAGE, counted, md_escape
 
 PAGE_SIZE = 50
 TABLE_KEY = "session_table"

@@ -27,10 +27,10 @@ from trace_explorer.store.ingest import ingest_file
 from trace_explorer.sources.source import SourceError
 from trace_explorer.store.offer import NEW_NAME, OfferedStore, StoreOffer
 
-from .collection import Collection, current_collection, not_connected, set_collection
+from ..collection import Collection, current_collection, not_connected, set_collection
 from .configured_sources import sources_config
 from .source_picker import _ERRORS_KEY, _UPLOADER_GEN_KEY, STORE_PARAM, _oversized, _uploader, upload_limit
-from .text import md_escape
+from ..text import md_escape
 
 CHOICE_KEY, NEW_KEY, CREATE_KEY = "te_store_choice", "te_store_new", "te_store_create"
 _ASKED_KEY = "te_store_asked"  # a name the address gave that no offered store has

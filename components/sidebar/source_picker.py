@@ -8,7 +8,7 @@ A local store is read from its newest snapshot (``trace_explorer.store.local_sto
 never holds the store open for writing, except while it saves a person's uploads, so
 ``trace-explorer ingest`` may add files from another process while people browse; each page run
 checks for a newer snapshot and opens it, so what the ingest added appears on the next run.
-The stores are the operator's, picked by name (``components/store_source.py``); the store a
+The stores are the operator's, picked by name (``components/sidebar/store_source.py``); the store a
 person chose is remembered in their browser's address, as ``?store=NAME`` (a reload, a bookmark
 or a shared link opens it again), never on the server: another visitor starts on the demo, or on
 the deployment's ``TRACE_EXPLORER_STORE``. With no store offered, the *Local store* source is
@@ -16,10 +16,10 @@ not shown and ``?store=`` opens nothing.
 
 Uploaded files are kept in session state and the uploader is emptied after each batch: the
 uploader's own value does not survive a switch to another page. They are also kept on the
-server under the digest of their content (``components/kept_uploads.py``), which the address
+server under the digest of their content (``components/sidebar/kept_uploads.py``), which the address
 carries as ``?files=<digest>``: a reload, a new tab or a shared link reads them again, exactly as
 an upload is read. A TrustGraph gateway or SPARQL endpoint is in the address too (never its
-token or password), and the operator's configured sources (``components/configured_sources.py``)
+token or password), and the operator's configured sources (``components/sidebar/configured_sources.py``)
 are picked by name.
 
 Bad files never break the page: each one that cannot be read is reported in the sidebar as
@@ -46,11 +46,10 @@ from trace_explorer.network.endpoint_policy import EndpointRefused
 from trace_explorer.sources.source import SourceError
 from trace_explorer.views.visible_text import visible_controls
 
-from .collection import (Collection, FileRead, credential_digest, current_collection, demo_files, files_collection,
-                         not_connected, read_file, set_collection)
+from ..collection import Collection, FileRead, credential_digest, current_collection, demo_files, files_collection, not_connected, read_file, set_collection
 from .configured_sources import OTHER, TIMEOUT_LABEL, endpoint_policy, sources_config, typed_in_form
 from .kept_uploads import FILES_PARAM, gone_message, keep, kept_bytes, limits_text, reopen
-from .text import counted, md_escape
+from ..text import counted, md_escape
 from .trustgraph_form import PARAMS as TRUSTGRAPH_PARAMS
 from .trustgraph_form import URL_PARAM as TRUSTGRAPH_PARAM
 from .trustgraph_form import trustgraph_source_form

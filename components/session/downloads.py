@@ -55,7 +55,7 @@ from trace_explorer.read.collection import TraceStore
 from trace_explorer.sources.source_texts import SourceTexts
 
 from .answer_support import answer_support
-from .text import md_escape
+from ..text import md_escape
 
 # label -> (format / suffix, MIME type)
 IMAGE_FORMATS: dict[str, tuple[str, str]] = {

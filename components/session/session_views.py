@@ -12,7 +12,7 @@ import streamlit as st
 
 from trace_explorer.model.session import Session
 
-from .collection import Collection
+from ..collection import Collection
 from .workspace import workspace
 
 

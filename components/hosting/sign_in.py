@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from .sign_in_return import go_back_once, keep_address
-from .text import md_escape
+from ..text import md_escape
 
 _LOG = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ def require_sign_in() -> None:
 
     An anonymous visitor is sent to the provider (``st.login``) when there is one, or offered a
     button per provider, and comes back to the address they asked for
-    (``components/sign_in_return.py``); a refused one is told so with a sign-out button;
+    (``components/hosting/sign_in_return.py``); a refused one is told so with a sign-out button;
     settings that cannot work refuse everyone with a message naming the keys."""
     if not sign_in_configured():
         return

@@ -44,10 +44,10 @@ from trace_explorer.views.step_labels import clip
 from trace_explorer.views.step_walk import WalkEntry, step_walk
 from trace_explorer.views.workspace import workspace_data
 
-from ..collection import Collection
+from ...collection import Collection
 from ..evidence import cached_evidence, has_evidence
 from ..step_texts import show_texts
-from ..text import DOCUMENTS_PAGE, md_escape
+from ...text import DOCUMENTS_PAGE, md_escape
 
 COMPONENT_KEY = "te_workspace"
 TEXTS_KEY = "te_texts_wanted"  # a step IRI whose librarian texts the browser asked for

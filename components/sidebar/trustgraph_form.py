@@ -1,7 +1,7 @@
 """The sidebar's *TrustGraph* source: a running deployment's API gateway, its bearer token, flow
 and collection.
 
-A gateway the operator configured (``components/configured_sources.py``: the config file, or
+A gateway the operator configured (``components/sidebar/configured_sources.py``: the config file, or
 ``TRUSTGRAPH_URL`` and ``TRUSTGRAPH_TOKEN`` in the environment) is picked by its name and
 connects at once; its token stays on the server. Another gateway's URL is typed in, with its
 token, and checked against the deployment's endpoint policy (``TRACE_EXPLORER_ENDPOINT_ALLOW``)
@@ -12,7 +12,7 @@ address.
 The connection is in the address (``?trustgraph=URL&flow=…&collection=…``, never the token), so
 a reload or a shared link reopens it: with the configured token when the URL is a configured
 gateway's, else the form is filled in and asks for the token again, naming the gateway. Texts are
-fetched from the librarian when a step is shown (``components/step_texts.py``) and kept for the
+fetched from the librarian when a step is shown (``components/session/step_texts.py``) and kept for the
 session.
 """
 
@@ -32,9 +32,9 @@ from trace_explorer.sources.trustgraph.ids import KINDS as ID_KINDS
 from trace_explorer.sources.trustgraph.ids import checked_id
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 
-from .collection import Collection, current_collection, not_connected, set_collection
+from ..collection import Collection, current_collection, not_connected, set_collection
 from .configured_sources import OTHER, TIMEOUT_LABEL, endpoint_policy, sources_config, typed_in_form
-from .text import md_escape
+from ..text import md_escape
 
 KIND = "trustgraph"
 URL_PARAM, FLOW_PARAM, COLLECTION_PARAM = "trustgraph", "flow", "collection"

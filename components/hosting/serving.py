@@ -96,7 +96,7 @@ def start_check(bind_address: str | None, environ: Mapping[str, str] | None = No
                f"sign-in ([auth] in .streamlit/secrets.toml), or set {ALLOW_REMOTE_VARIABLE}=1")
 
 
-if __name__ == "__main__":  # scripts/demo.sh, before the server starts: python -m components.serving ADDRESS
+if __name__ == "__main__":  # scripts/demo.sh, before the server starts: python -m components.hosting.serving ADDRESS
     status, said = start_check(sys.argv[1] if len(sys.argv) > 1 else None)
     if said:
         print(f"{'WARNING' if status == 0 else 'error'}: {said}", file=sys.stderr)

@@ -22,8 +22,8 @@ from trace_explorer.export.comparison_page import (COMPARISON_CSS, answer_html, 
                                                    rows_table)
 from trace_explorer.views.visible_text import visible_controls
 
-from .downloads import file_stem
-from .text import md_escape
+from ..session.downloads import file_stem
+from ..text import md_escape
 
 ROWS_PER_PAGE = 100
 FILTER_KEY = "te_compare_filter"

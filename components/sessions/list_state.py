@@ -18,11 +18,11 @@ from trace_explorer.index.catalog import text_search
 from trace_explorer.sources.filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from trace_explorer.sources.search import MAX_SEARCH_CHARS
 
-from .collection import Collection
-from .health import health_filter
-from .insights import insight_filters
-from .text import md_escape
-from .compare_picker import QUERY_KEY as COMPARE_KEY
+from ..collection import Collection
+from ..health import health_filter
+from ..insights import insight_filters
+from ..text import md_escape
+from ..compare.compare_picker import QUERY_KEY as COMPARE_KEY
 from .filter_values import BOUND_PARAMS, MULTI, STATUSES, filter_choices, known_values, warn_left_out
 
 SORT_PARAM, PAGE_PARAM = "sort", "page"

@@ -29,7 +29,7 @@ from trace_explorer.index.words import snippet_parts
 from trace_explorer.views.visible_text import visible_controls
 
 from .session_table_assets import CSS, JS
-from .text import counted, format_ms
+from ..text import counted, format_ms
 
 QUESTION_LIMIT = 500  # characters of a question in a row (the search sees all of it)
 TITLE_LIMIT = 2000  # characters of a question in its tooltip

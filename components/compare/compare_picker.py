@@ -18,8 +18,8 @@ from trace_explorer.index.catalog import find_session_ids
 from trace_explorer.index.catalog import SessionFilter
 from trace_explorer.sources.source import SourceError
 
-from .collection import Collection
-from .text import COMPARE_PAGE, clip, counted
+from ..collection import Collection
+from ..text import COMPARE_PAGE, clip, counted
 
 QUERY_KEY = "compare"
 CHOICES_SHOWN = 200  # newest sessions offered in the compare page's boxes (any other may be typed)

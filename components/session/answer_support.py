@@ -31,8 +31,8 @@ from trace_explorer.model.session import Session
 from trace_explorer.views.marked_text import marked_html
 
 from .answer_judge import answer_judgement, judge_caption, judge_details
-from .collection import Collection
-from .text import clip, md_escape
+from ..collection import Collection
+from ..text import clip, md_escape
 from .workspace import select_step
 
 SENTENCE_KEY = "te_support_sentence"  # (session IRI, index of the sentence clicked)

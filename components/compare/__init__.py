@@ -1,0 +1,1 @@
+"""The compare page's widgets: picking two sessions and drawing what differs."""
