@@ -1,4 +1,4 @@
-"""The package's folders are layers, and imports run only downward (README, "Layout"):
+"""The package's folders are layers, and imports run only downward (docs/architecture.md, "The layers"):
 model <- read <- sources <- views <- analysis <- export <- cli. Nothing in the core imports
 Streamlit or the app (``app.py``, ``app_pages/``, ``components/``), and no class outgrows a module's
 one job."""

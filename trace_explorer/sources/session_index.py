@@ -142,7 +142,7 @@ def index_row(session: Session) -> dict[str, Any]:
     """The row of one session: ``root``, ``top`` (1 when it has no parent step), ``time`` (UTC,
     ``YYYY-MM-DDTHH:MM:SS.ffffffZ``, sortable as text; None when undated), ``mechanism``,
     ``pattern``, ``status``, ``steps``, the sort keys ``question_key`` (the question folded:
-    ``search.fold``), ``duration`` (ms) and ``tokens`` (with sub-sessions, README "Totals": the
+    ``search.fold``), ``duration`` (ms) and ``tokens`` (with sub-sessions, docs/reading-traces.md, "Totals": the
     session's own until ``SessionIndex.replace`` adds its sub-sessions' rows), ``tool_errors``,
     ``parent`` (the parent session), ``search`` (the words searched, by field:
     ``model.words.session_words``, without the characters that mark a match: ``search.MARKS``),
@@ -613,7 +613,7 @@ def _parent_map(db: sqlite3.Connection, roots: Sequence[str]) -> dict[str, str |
 
 
 def _refresh_totals(db: sqlite3.Connection, roots: Sequence[str], fresh: Iterable[str] = ()) -> None:
-    """Set the totals with sub-sessions (README, "Totals"; ``model.totals``) of the rows of
+    """Set the totals with sub-sessions (docs/reading-traces.md, "Totals"; ``model.totals``) of the rows of
     ``roots`` and of every row above them, from the rows themselves: a row's ``total_*``
     figures are its own plus its sub-sessions' totals (the rows whose ``parent`` is its root),
     the ``duration`` and ``tokens`` columns the totals. So a sub-session indexed before or after
