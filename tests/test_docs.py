@@ -206,6 +206,34 @@ def test_every_demo_command_runs(where, argv, run_folder, monkeypatch, capsys):
         assert key in out.lower(), f"{where}: the output names no session {key!r}"
 
 
+_CITATION = re.compile(r'(README|docs/[\w-]+\.md),\s+"([^"]+)"')
+_CITING = ("app.py", "app_pages", "components", "trace_explorer", "tests", "scripts", "benchmarks", ".streamlit")
+
+
+def citations() -> list[tuple[str, str, str]]:
+    """``[(file, page, section)]``: each ``(docs/PAGE.md, "Section")`` a module, test or script cites."""
+    found = []
+    for top in _CITING:
+        for path in sorted((ROOT / top).rglob("*") if (ROOT / top).is_dir() else [ROOT / top]):
+            if path.suffix in (".py", ".sh", ".toml", ".js") and path.is_file() and path.name != "test_docs.py":
+                for page, section in _CITATION.findall(path.read_text(encoding="utf-8")):
+                    found.append((str(path.relative_to(ROOT)), page, " ".join(section.split())))
+    return found
+
+
+def test_every_section_the_code_cites_is_a_heading_of_its_page():
+    found = citations()
+    assert len(found) >= 30
+    missing = []
+    for where, page, section in found:
+        path = ROOT / page
+        headings = [anchor(line.lstrip("#").strip()) for _, line in split_blocks(path.read_text(encoding="utf-8"))[0]
+                    if line.startswith("#")] if page != "README" and path.is_file() else []
+        if not any(heading.startswith(anchor(section)) for heading in headings):  # "At scale" cites "At scale: …"
+            missing.append(f"{where}: {page}, {section!r}")
+    assert missing == []
+
+
 def test_the_cli_reference_is_written_from_the_parser():
     page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     module = _cli_reference()
