@@ -45,7 +45,7 @@ def reference(parser: argparse.ArgumentParser) -> str:
         for title, rows in found:
             if title not in _PLAIN:
                 seen.setdefault((title, rows), []).append(name)
-    shared = {key for key, users in seen.items() if len(users) > 1}
+    shared = [key for key, users in seen.items() if len(users) > 1]  # in the order they first come
     out = ["## Every command and option", "",
            f"Generated from the parser by `{COMMAND}`; `trace-explorer COMMAND --help` prints the same.", "",
            "| command | what it does |", "|---|---|"]
@@ -53,7 +53,7 @@ def reference(parser: argparse.ArgumentParser) -> str:
             for name, (help_text, _) in commands.items()]
     if shared:
         out += ["", "### Shared options", ""]
-        for title, rows in sorted(shared, key=lambda key: seen[key][0]):
+        for title, rows in shared:
             users = ", ".join(f"`{user}`" for user in seen[(title, rows)])
             out += [f"#### {_title(title)}", "", f"Taken by {users}.", "", rows, ""]
         out.pop()

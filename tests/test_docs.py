@@ -8,6 +8,7 @@ command line's ``main``."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import importlib.util
 import io
@@ -232,6 +233,20 @@ def test_every_section_the_code_cites_is_a_heading_of_its_page():
         if not any(heading.startswith(anchor(section)) for heading in headings):  # "At scale" cites "At scale: …"
             missing.append(f"{where}: {page}, {section!r}")
     assert missing == []
+
+
+def test_the_reference_lists_shared_options_in_the_order_the_commands_give_them():
+    """Not in a set's order, which changes from one process to the next (hash seeds)."""
+    parser = argparse.ArgumentParser(prog="tool")
+    commands = parser.add_subparsers(dest="command")
+    for name in ("one", "two"):
+        sub = commands.add_parser(name, help=f"the {name} command")
+        for title in ("zeta", "alpha", "mu"):
+            sub.add_argument_group(title).add_argument(f"--{title}", help=f"the {title} option")
+    text = _cli_reference().reference(parser)
+    assert [line for line in text.splitlines() if line.startswith("#### ")] == ["#### Zeta", "#### Alpha", "#### Mu"]
+    assert "Zeta: see [Shared options](#zeta)." in text
+    assert "| `--zeta ZETA` | the zeta option |  |" in text
 
 
 def test_the_cli_reference_is_written_from_the_parser():
