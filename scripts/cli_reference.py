@@ -49,8 +49,7 @@ def reference(parser: argparse.ArgumentParser) -> str:
     out = ["## Every command and option", "",
            f"Generated from the parser by `{COMMAND}`; `trace-explorer COMMAND --help` prints the same.", "",
            "| command | what it does |", "|---|---|"]
-    out += [f"| [`{name}`](#{_anchor('trace-explorer ' + name)}) | {_cell(help_text)} |"
-            for name, (help_text, _) in commands.items()]
+    out += [f"| [`{name}`](#{_anchor(sub.prog)}) | {_cell(help_text)} |" for name, (help_text, sub) in commands.items()]
     if shared:
         out += ["", "### Shared options", ""]
         for title, rows in shared:
@@ -58,7 +57,7 @@ def reference(parser: argparse.ArgumentParser) -> str:
             out += [f"#### {_title(title)}", "", f"Taken by {users}.", "", rows, ""]
         out.pop()
     for name, (help_text, sub) in commands.items():
-        out += ["", f"### trace-explorer {name}", ""]
+        out += ["", f"### {sub.prog}", ""]
         out += [_sentence(help_text)] if help_text else []
         if sub.description:
             out += ["", _sentence(sub.description)]
@@ -86,11 +85,18 @@ def expected_page(page: str) -> str:
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, tuple[str, argparse.ArgumentParser]]:
-    """``{name: (help, parser)}`` of the parser's subcommands, in the order they were added."""
+    """``{name: (help, parser)}`` of the parser's subcommands, in the order they were added: each
+    once (not again under an alias), and none whose help is suppressed."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
-            return {name: (helps.get(name, ""), sub) for name, sub in action.choices.items()}
+            # a command added without help has no entry here
+            helps = {choice.dest: choice.help for choice in action._choices_actions}
+            found, seen = {}, set()
+            for name, sub in action.choices.items():
+                if id(sub) not in seen and helps.get(name) is not argparse.SUPPRESS:
+                    found[name] = (helps.get(name) or "", sub)
+                seen.add(id(sub))
+            return found
     return {}
 
 

@@ -25,8 +25,10 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 README_MOST_LINES = 250
 # The command line the README's first lines give: CI and the tests' set-up start from them.
 FIRST_LINES = ["# Trace Explorer", "", "```bash",
-               "bash scripts/demo.sh    # set up .venv and start the app on the bundled demo traces: http://localhost:8501",
-               "bash scripts/test.sh    # set up .venv (and Debian's Chromium for the browser tests) and run every test",
+               "bash scripts/demo.sh    # set up .venv and start the app on the bundled demo traces: "
+               "http://localhost:8501",
+               "bash scripts/test.sh    # set up .venv (and Debian's Chromium for the browser tests) "
+               "and run every test",
                "```"]
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LINK = re.compile(r"!?\[[^\]]*\]\(([^()\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -235,15 +237,20 @@ def test_every_section_the_code_cites_is_a_heading_of_its_page():
     assert missing == []
 
 
-def test_the_reference_lists_shared_options_in_the_order_the_commands_give_them():
-    """Not in a set's order, which changes from one process to the next (hash seeds)."""
+def test_the_reference_lists_commands_and_shared_options_in_the_order_they_come():
+    """Shared groups not in a set's order, which changes from one process to the next (hash seeds);
+    every command the parser takes once, a command added without help too, a hidden one not."""
     parser = argparse.ArgumentParser(prog="tool")
     commands = parser.add_subparsers(dest="command")
     for name in ("one", "two"):
         sub = commands.add_parser(name, help=f"the {name} command")
         for title in ("zeta", "alpha", "mu"):
             sub.add_argument_group(title).add_argument(f"--{title}", help=f"the {title} option")
+    commands.add_parser("three", aliases=["3"]).add_argument("--only", help="an option of its own")
+    commands.add_parser("hidden", help=argparse.SUPPRESS)
     text = _cli_reference().reference(parser)
+    assert [line for line in text.splitlines() if line.startswith("### tool ")] == [
+        "### tool one", "### tool two", "### tool three"]  # without help too; an alias once; a hidden one not
     assert [line for line in text.splitlines() if line.startswith("#### ")] == ["#### Zeta", "#### Alpha", "#### Mu"]
     assert "Zeta: see [Shared options](#zeta)." in text
     assert "| `--zeta ZETA` | the zeta option |  |" in text
