@@ -30,7 +30,8 @@ _PLAIN = ("positional arguments", "options", "optional arguments")  # argparse's
 
 def command_parser() -> argparse.ArgumentParser:
     """The ``trace-explorer`` parser, as the command builds it."""
-    sys.path.insert(0, str(ROOT))
+    if str(ROOT) not in sys.path:  # run as a script from anywhere
+        sys.path.insert(0, str(ROOT))
     from trace_explorer.cli.main import _parser
     return _parser()
 
@@ -57,10 +58,9 @@ def reference(parser: argparse.ArgumentParser) -> str:
             out += [f"#### {_title(title)}", "", f"Taken by {users}.", "", rows, ""]
         out.pop()
     for name, (help_text, sub) in commands.items():
-        out += ["", f"### {sub.prog}", ""]
-        out += [_sentence(help_text)] if help_text else []
-        if sub.description:
-            out += ["", _sentence(sub.description)]
+        out += ["", f"### {sub.prog}"]
+        for text in (help_text, sub.description):
+            out += ["", _sentence(text)] if text else []
         out += ["", "```text", _usage(sub), "```"]
         for title, rows in groups[name]:
             if (title, rows) in shared:
