@@ -1,7 +1,8 @@
 """The README and the pages under docs/ hold up: every relative link leads to a file (and an
 ``#anchor`` to a heading of it, by GitHub's anchor rules), every ``trace-explorer`` command in a
 code block is one the parser takes, the commands that read only the bundled demo run and exit
-with 0, and docs/cli.md's reference is what ``scripts/cli_reference.py`` writes from the parser.
+with 0, docs/cli.md's reference is what ``scripts/cli_reference.py`` writes from the parser, and
+every ``(docs/PAGE.md, "Section")`` that code cites is a heading of that page.
 
 Cheap on purpose: no server, no subprocess; the commands run in this process through the
 command line's ``main``."""
