@@ -257,6 +257,16 @@ def test_the_reference_lists_commands_and_shared_options_in_the_order_they_come(
     assert "| `--zeta ZETA` | the zeta option |  |" in text
 
 
+@pytest.mark.parametrize("cores", [1, 2, 8])
+def test_the_reference_is_the_same_on_any_machine(cores, monkeypatch):
+    """Nothing of the machine that writes it (``--workers``' help named this machine's default)."""
+    module = _cli_reference()
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    assert module.expected_page(page) == page
+
+
 def test_the_cli_reference_is_written_from_the_parser():
     page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     module = _cli_reference()
