@@ -210,6 +210,19 @@ def test_every_demo_command_runs(where, argv, run_folder, monkeypatch, capsys):
         assert key in out.lower(), f"{where}: the output names no session {key!r}"
 
 
+_NAMED_FILE = re.compile(r"`((?:[\w.-]+/)+[\w.-]+\.(?:py|md|toml|ttl|trig|nq|json|txt|js|css|sh))`")
+_WRITTEN_BY_A_PERSON = {".streamlit/secrets.toml", ".streamlit/sources.toml"}  # named to be made, not shipped
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_file_the_pages_name_is_there(page):
+    """A module, test or benchmark named as ``folder/name.py`` (from the checkout or from
+    ``trace_explorer/``) exists, so that a file moved or renamed shows in the pages that name it."""
+    named = set(_NAMED_FILE.findall(page.read_text(encoding="utf-8"))) - _WRITTEN_BY_A_PERSON
+    missing = [name for name in named if not any((base / name).is_file() for base in (ROOT, ROOT / "trace_explorer"))]
+    assert sorted(missing) == []
+
+
 _CITATION = re.compile(r'(README|docs/[\w-]+\.md),\s+"([^"]+)"')
 _CITING = ("app.py", "app_pages", "components", "trace_explorer", "tests", "scripts", "benchmarks", ".streamlit")
 
