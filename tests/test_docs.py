@@ -2,7 +2,8 @@
 ``#anchor`` to a heading of it, by GitHub's anchor rules), every ``trace-explorer`` command in a
 code block is one the parser takes, the commands that read only the bundled demo run and exit
 with 0, docs/cli.md's reference is what ``scripts/cli_reference.py`` writes from the parser, and
-every ``(docs/PAGE.md, "Section")`` that code cites is a heading of that page.
+every ``(docs/PAGE.md, "Section")`` that code cites is a heading of that page, and every file the
+pages name (``folder/name.py``) is there.
 
 Cheap on purpose: no server, no subprocess; the commands run in this process through the
 command line's ``main``."""
