@@ -21,7 +21,7 @@ require_sign_in()  # before any page, link, upload or download handler: stops th
 page = st.navigation(app_pages())
 # after st.navigation, so the tab shows this title and icon (an emoji: no icon font download)
 st.set_page_config(page_title="Trace Explorer", page_icon="🧭", layout="wide")
-guard()  # without sign-in, visitors from this machine only (README, "Hosting")
+guard()  # without sign-in, visitors from this machine only (docs/sources-and-hosting.md, "Hosting")
 collection_sidebar()
 mark_entry_run()
 page.run()

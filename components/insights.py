@@ -98,7 +98,7 @@ def name_in_address(filters: SessionFilter) -> None:
 def describe(filters: SessionFilter) -> str:
     """The filter in words ("top-level sessions with their sub-sessions' calls · Agent · tool
     calculator")."""
-    # a session's calls hold its sub-sessions' either way (README, "Totals")
+    # a session's calls hold its sub-sessions' either way (docs/reading-traces.md, "Totals")
     parts = ["every session" if filters.include_sub else "top-level sessions with their sub-sessions' calls"]
     parts += [", ".join(filters.mechanisms)] if filters.mechanisms else []
     parts += [", ".join(filters.patterns)] if filters.patterns else []

@@ -46,7 +46,7 @@ def demo():
 
 
 # The figures ``benchmarks/answer_support.py`` printed for the shipped matcher on each half of the
-# labelled set, read from the service-made trace (README, "Answer support"): a change that loses
+# labelled set, read from the service-made trace (docs/evidence-and-support.md, "Answer support"): a change that loses
 # any of them fails here. (sentences, invented, pairs, cited, flag precision, flag recall)
 MEASURED = {"dev": (85, 20, 0.78, 0.68, 0.70, 0.60), "held-out": (94, 21, 0.66, 0.55, 0.45, 0.61)}
 

@@ -242,7 +242,7 @@ def test_supervisor_session_page_links_its_sub_sessions():
     # (the Health panel's links name a step of this session: its answer's unsupported sentence)
     links = [l.proto.query_string for l in page_links(at) if l.proto.page == "session" and "&step=" not in l.proto.query_string]
     assert sorted(links) == sorted("session=" + c.replace(":", "%3A") for c in children)
-    # README, "Totals": the header gives the supervisor's own figures and those with its sub-agents
+    # docs/reading-traces.md, "Totals": the header gives the supervisor's own figures and those with its sub-agents
     own = expected_totals("orchestrated.nq", SUPERVISOR, sub_sessions=False)
     total = expected_totals("orchestrated.nq", SUPERVISOR)
     metrics = {m.label: m.value for m in at.main.metric}

@@ -71,7 +71,7 @@ def test_the_insights_page_counts_what_the_manifest_says():
     at.switch_page("app_pages/insights.py").run()
     assert not at.exception, at.exception
     metrics = {m.label: m.value for m in at.main.metric}
-    # the calls of the top-level sessions and of every session below them (README, "Totals")
+    # the calls of the top-level sessions and of every session below them (docs/reading-traces.md, "Totals")
     below = {m for s in manifest_sessions() if s["parent"] is None for m in family_of(s["file"], s["session"])}
     # the service corpus names each session's sub-sessions (``children``)
     services = {s["session"]: s for s in service_sessions()}

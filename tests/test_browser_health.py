@@ -133,7 +133,8 @@ def test_insights_charts_filter_the_list_and_download(app_url):
             page.get_by_test_id("stDownloadButton").filter(has_text="CSV").nth(1).locator("button").click()
         text = open(csv.value.path(), encoding="utf-8").read()
         assert text.splitlines()[0] == "tool,calls,errors,error_rate,p50_ms,p95_ms"
-        calls = {}  # the top-level sessions' calls and their sub-sessions' (README, "Totals"): every session's
+        # the top-level sessions' calls and their sub-sessions' (docs/reading-traces.md, "Totals"): all calls
+        calls = {}
         for s in SESSIONS:
             for action in s.get("actions") or []:
                 calls[action] = calls.get(action, 0) + 1

@@ -360,7 +360,7 @@ def test_the_table_fits_its_width_and_narrows_with_the_window(app_url):
             else:
                 assert row.locator("td.c-errors").inner_text() == "1"
                 assert row.locator("td.c-tokens").inner_text() == "27,228"
-            # a supervisor's figures count its sub-agents' (README, "Totals"), its own under them
+            # a supervisor's figures count its sub-agents' (docs/reading-traces.md, "Totals"), its own under them
             supervisor = page.locator(f'{LIST_ROW}[data-session="{SUPERVISOR}"]')
             if width == 1000:
                 assert "22.5 s · 13,333 tokens · 5 steps" in supervisor.inner_text()

@@ -1,4 +1,4 @@
-"""The package's folders are layers, and imports run only downward (README, "Layout"):
+"""The package's folders are layers, and imports run only downward (docs/architecture.md, "The layers"):
 model <- read <- network <- sources <- index <- store <- views <- analysis <- export <- cli.
 Nothing in the core imports Streamlit or the app (``app.py``, ``app_pages/``, ``components/``), no
 two modules import each other (directly or round a longer circle, lazily inside a function

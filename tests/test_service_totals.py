@@ -1,7 +1,7 @@
 """Totals with sub-sessions and sub-sessions at their own start, on the traces TrustGraph 2.11.1's
 own services wrote (demo_data/services), checked against the manifest taken from what the
 stand-ins were asked and answered: a supervisor with three sub-agents, a ReAct agent whose tool
-ran GraphRAG, a plan whose step ran GraphRAG (README, "Totals"; ``views.waterfall``)."""
+ran GraphRAG, a plan whose step ran GraphRAG (docs/reading-traces.md, "Totals"; ``views.waterfall``)."""
 
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def _without_preview(summary: dict) -> dict:
 
 
 def _summaries(collection) -> dict[str, dict]:
-    """Each session's summary, its totals with its sub-sessions (README, "Totals")."""
+    """Each session's summary, its totals with its sub-sessions (docs/reading-traces.md, "Totals")."""
     sessions = {s.id: s for s in read_sessions(collection)}
     return {iri: _without_preview(session_summary(s, sessions)) for iri, s in sessions.items()}
 
@@ -141,7 +141,7 @@ def test_a_sub_session_added_later_joins_its_parents_row(tmp_path):
 
 @pytest.mark.parametrize("order", ["parent first", "sub-session first"])
 def test_totals_count_a_sub_session_whichever_file_comes_first(tmp_path, order):
-    # README, "Totals": the supervisor's row counts its sub-agents' tokens and time, whether a
+    # docs/reading-traces.md, "Totals": the supervisor's row counts its sub-agents' tokens and time, whether a
     # sub-agent's file is ingested before or after the supervisor's
     whole, _ = load_collection([CORPUS / "orchestrated.nq"])
     sessions = {s.id: s for s in read_sessions(whole)}
@@ -232,7 +232,7 @@ def test_filters_on_the_index_equal_filters_on_the_traces():
 
 
 def test_a_tool_or_model_filter_keeps_the_sessions_whose_sub_sessions_made_the_call():
-    # README, "Totals": a session's calls count its sub-sessions', on an index as on the traces
+    # docs/reading-traces.md, "Totals": a session's calls count its sub-sessions', on an index as on the traces
     collection, _ = load_collection([CORPUS])
     bare = StoreSource(collection.store)
     indexed = StoreSource(collection.store, index=build_index(collection.store))

@@ -30,7 +30,7 @@ def sources():
 
 def expected(include_sub: bool) -> tuple[Counter, int, Counter, int]:
     """Tool calls, tool errors, sessions by mechanism and sessions of the chosen sessions: the
-    calls and errors counted over the chosen sessions and every session below them (README,
+    calls and errors counted over the chosen sessions and every session below them (docs/reading-traces.md,
     "Totals"), each once."""
     chosen = [s for s in manifest_sessions() if include_sub or s["parent"] is None]
     below = {m for s in chosen for m in family_of(s["file"], s["session"])}

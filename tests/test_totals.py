@@ -1,4 +1,4 @@
-"""The totals rule (README, "Totals"; ``model.totals``) on the corpus's seed shape and current
+"""The totals rule (docs/reading-traces.md, "Totals"; ``model.totals``) on the corpus's seed shape and current
 shape: tool time once per tool call, figures missing stay missing, sub-sessions counted once."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What a corpus session spent, counted from the trace file's own literals and the manifest's
-parent links, apart from the reader: the expected values of the totals tests (README, "Totals")."""
+parent links, apart from the reader: the expected values of the totals tests (docs/reading-traces.md, "Totals")."""
 
 from __future__ import annotations
 

@@ -136,7 +136,7 @@ def _short(problem: str, session: Session) -> str:
 
 def _totals(session: Session, collection: Collection) -> None:
     """The figures that matter, each the session's own and, when its sub-sessions add to it,
-    with them: "780 own · 13,333 with sub-sessions" (README, "Totals"; ``model.totals``)."""
+    with them: "780 own · 13,333 with sub-sessions" (docs/reading-traces.md, "Totals"; ``model.totals``)."""
     figures = session_totals(session, collection.by_id)
     own, total = figures["own"], figures["total"]
 

@@ -6,7 +6,7 @@ JavaScript, trace text set as text only). Columns: a tick box; the session's sho
 first characters of its UUID; the full IRI in the tooltip, a button copies it; sub-sessions
 marked ↳ and indented); the question with the answer's first words under it (and, under a
 search, where its words were found, marked); type and pattern;
-time; duration (LLM + tool) and tokens, with the sub-sessions' (README, "Totals"; the session's own
+time; duration (LLM + tool) and tokens, with the sub-sessions' (docs/reading-traces.md, "Totals"; the session's own
 under them when they differ); steps; tool errors; status; and, when sub-sessions are
 listed, the parent session. Rows are ``model.summary.session_summary`` dicts: a new column is a
 new key there and an entry in ``COLUMNS``.
@@ -139,7 +139,7 @@ def table_rows(summaries: Iterable[dict[str, Any]],
         question = visible_controls(s.get("question") or "")
         answer = s.get("answer_preview")
         time = s.get("time") or ""
-        # with its sub-sessions (README, "Totals"): what the list sorts on; its own figure under it
+        # with its sub-sessions (docs/reading-traces.md, "Totals"): what the list sorts on; its own figure under it
         duration, tokens = s.get("total_duration_ms", s.get("duration_ms")), s.get("total_tokens", s.get("tokens"))
         own_duration, own_tokens = s.get("duration_ms"), s.get("tokens")
         errors = s.get("tool_errors") or 0

@@ -346,7 +346,7 @@ def totals(s, by_iri):
 
 
 def build(deployment, layout, runs):
-    """``{"generator", "sessions": [...], "documents": [...]}``: see the README."""
+    """``{"generator", "sessions": [...], "documents": [...]}``: see ``trace_explorer/demo_data/README.md``."""
     edges = edge_texts(deployment.store.triples)
     evidence, chunk_home = evidence_index(layout)
     out = []

@@ -6,7 +6,7 @@ the index's tables (``index.insights``) by a few queries that read no session: a
 60-80 ms at 10,000 sessions (``benchmarks/stats.py``); the numbers of every session
 (``stats --all``) and of every top-level session (the default view) from the groups the index
 keeps as rows are written (``index.aggregates``): 1.0-1.4 ms of CPU at 100,000 sessions
-against 0.8-0.9 ms at 1,000 (README, "Statistics at 100,000 sessions"). Sessions over time are
+against 0.8-0.9 ms at 1,000 (docs/performance.md, "Statistics at 100,000 sessions"). Sessions over time are
 counted by day, week, month or year, whichever keeps the series within ``periods.MAX_PERIODS``
 periods: the answer, and its cost, does not grow with the days the sessions span. A SPARQL
 endpoint has no index: its sessions are read a page at a time and counted the same way.
@@ -50,7 +50,7 @@ def collection_stats(source: TraceSource, filters: SessionFilter | None = None) 
     that the agent could not parse, ``tg:action "__parse_error__"``: LLM calls, never counted
     among ``tools``). Durations in ms; a figure with no value is None. Sessions, steps and
     termination count the chosen sessions; the calls (tools, durations, tokens, parse errors)
-    count theirs and their sub-sessions', each session once (README, "Totals"): a supervisor's
+    count theirs and their sub-sessions', each session once (docs/reading-traces.md, "Totals"): a supervisor's
     figures hold its sub-agents' calls. Raises SourceError when the source fails, or when its
     index predates these tables."""
     filters = filters or SessionFilter()
@@ -202,7 +202,7 @@ def _from_index(index, filters: SessionFilter) -> Groups:
 
 def _family_calls(index, where: str, params: list) -> Groups:
     """The calls (tools, LLM, parse errors) of the sessions ``where`` (``session_index._where``'s
-    FROM … WHERE …) chooses and of every session below them, each once (README, "Totals"). One
+    FROM … WHERE …) chooses and of every session below them, each once (docs/reading-traces.md, "Totals"). One
     query, so that the sessions below are found once (SQLite keeps a WITH table named twice):
     at 100,000 sessions, the 50,000 Agent sessions' calls in 0.65 s of CPU, 1.05 s as three."""
     rows = index._query(

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.health.pass_workers import workers_for
 from ..read.collection import empty_folders, expand_paths, folders_left_out
 from ..read.errors import TraceLoadError
 from ..read.files import check_before_opening, reckoned_text_bytes
@@ -61,8 +60,7 @@ def _add_workers_argument(parser, sessions: str) -> None:
     and health (``analysis.health.in_pass``), for ``ingest`` and ``reindex`` alike."""
     parser.add_argument("--workers", type=_workers, default=None, metavar="N",
                         help=f"worker processes that read {sessions} for their rows and health beside this one "
-                             f"(default: one for each further core, at most 3: {workers_for()} here; "
-                             "0: none, about 250 MB less memory)")
+                             "(default: one for each further core, at most 3; 0: none, about 250 MB less memory)")
 
 
 def _reindex(args) -> int:

@@ -2,7 +2,7 @@
 
 Rows are ``model.summary.session_summary``: id, type, pattern, question, time, parent,
 has_answer, actions, tool_errors, parse_errors, step_count, status, children, then what the session spent
-(README, "Totals"): its own tokens in, out and in all, LLM ms, tool ms and duration ms, the same
+(docs/reading-traces.md, "Totals"): its own tokens in, out and in all, LLM ms, tool ms and duration ms, the same
 with its sub-sessions (``total_...``) and how many sub-sessions were counted. In CSV, lists are joined with
 "; " and a text cell that a spreadsheet would run as a formula (it starts with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return: trace text is untrusted) gets a leading ``'``.

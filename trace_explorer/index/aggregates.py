@@ -1,6 +1,6 @@
 """Counts the session index keeps up to date as rows are written, so that the list's "1-50 of N"
 and the statistics of every session (``stats --all``) read a few small tables instead of every
-row: their cost does not grow with the store (README, "At scale").
+row: their cost does not grow with the store (docs/performance.md, "At scale").
 
 SQLite triggers on the index's tables (``session_index``'s ``sessions``, ``session_insights``'
 ``health``, ``insight_tools``, ``insight_llm``, ``insight_sessions``) add or take one off a
@@ -33,7 +33,7 @@ answered by counting the rows, as before (``present``).
 Rows replaced by ``INSERT OR REPLACE`` are counted out by a BEFORE INSERT trigger (SQLite fires no
 delete trigger for them unless ``recursive_triggers`` is on, which this index never turns on).
 
-The calls of the top-level sessions are theirs and those of every session below them (README,
+The calls of the top-level sessions are theirs and those of every session below them (docs/reading-traces.md,
 "Totals"): those of every session when each one's chain of parents reaches a top-level row,
 which the writer counts (``index_reach``).
 """

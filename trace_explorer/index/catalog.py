@@ -181,7 +181,7 @@ def list_sessions(source: TraceSource, filters: SessionFilter | None = None, lim
     one query on the index (plus one count) and reads no session; elsewhere the page's sessions
     are read to summarise them. ``read``: fill ``sessions`` with the rows' sessions in any case.
     ``sessions`` (when read) also holds the rows' sub-sessions, recursively: what their totals
-    count (README, "Totals").
+    count (docs/reading-traces.md, "Totals").
     Raises SourceError when the source fails, cannot search, or cannot sort on ``order``'s key
     (``sort_keys``).
     """

@@ -126,7 +126,7 @@ def _facts(insights: str | Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 # The sessions that made a call (``calls``: a query of roots) and every session above them: a
-# session's calls count its sub-sessions' (README, "Totals"), as the SPARQL filters do.
+# session's calls count its sub-sessions' (docs/reading-traces.md, "Totals"), as the SPARQL filters do.
 _OR_ABOVE = ("root IN (WITH RECURSIVE found(root) AS ({calls} UNION "
              "SELECT s.parent FROM sessions s JOIN found f ON s.root = f.root WHERE s.parent IS NOT NULL) "
              "SELECT root FROM found)")

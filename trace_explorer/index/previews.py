@@ -5,7 +5,7 @@ A row's summary holds its ``answer_preview`` when the answer's text was at hand 
 read: inline, in a content file given with the traces, or in the store's documents graph
 (``index_words.GraphTexts``). A text that comes later (a content file ingested after its
 traces) used to reach the list only by the page asking the store, four look-ups a row without a
-preview on every page shown: half a page's time at 100,000 sessions (README, Performance),
+preview on every page shown: half a page's time at 100,000 sessions (docs/performance.md, "Views at 100,000 sessions"),
 although most such answers have no text anywhere. Now the index says, in its ``meta`` table
 under ``COMPLETE_KEY``, that every row has the preview of any text the store holds for its
 answer, and keeps that true as texts arrive:

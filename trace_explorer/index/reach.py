@@ -1,6 +1,6 @@
 """How many indexed sessions no top-level session reaches: sub-sessions whose chain of parents
 ends at a session that is not indexed, or loops. The calls of the top-level sessions are theirs
-and those of every session below them (README, "Totals"); when every session is reached they
+and those of every session below them (docs/reading-traces.md, "Totals"); when every session is reached they
 are the calls of every session, which the index keeps counted (``index_aggregates``), so the
 statistics' default view reads no row.
 

@@ -98,7 +98,7 @@ def index_row(session: Session) -> dict[str, Any]:
     """The row of one session: ``root``, ``top`` (1 when it has no parent step), ``time`` (UTC,
     ``YYYY-MM-DDTHH:MM:SS.ffffffZ``, sortable as text; None when undated), ``mechanism``,
     ``pattern``, ``status``, ``steps``, the sort keys ``question_key`` (the question folded:
-    ``search.fold``), ``duration`` (ms) and ``tokens`` (with sub-sessions, README "Totals": the
+    ``search.fold``), ``duration`` (ms) and ``tokens`` (with sub-sessions, docs/reading-traces.md, "Totals": the
     session's own until ``SessionIndex.replace`` adds its sub-sessions' rows), ``tool_errors``,
     ``parent`` (the parent session), ``search`` (the words searched, by field:
     ``model.words.session_words``, without the characters that mark a match: ``search.MARKS``),

@@ -165,7 +165,7 @@ def _parent_map(db: sqlite3.Connection, roots: Sequence[str]) -> dict[str, str |
 
 
 def _refresh_totals(db: sqlite3.Connection, roots: Sequence[str], fresh: Iterable[str] = ()) -> None:
-    """Set the totals with sub-sessions (README, "Totals"; ``model.totals``) of the rows of
+    """Set the totals with sub-sessions (docs/reading-traces.md, "Totals"; ``model.totals``) of the rows of
     ``roots`` and of every row above them, from the rows themselves: a row's ``total_*``
     figures are its own plus its sub-sessions' totals (the rows whose ``parent`` is its root),
     the ``duration`` and ``tokens`` columns the totals. So a sub-session indexed before or after

@@ -1,4 +1,4 @@
-"""What a session spent, on its own and with its sub-sessions (README, "Totals").
+"""What a session spent, on its own and with its sub-sessions (docs/reading-traces.md, "Totals").
 
 One rule, used by the list, the session header, the sort, the comparison, ``stats`` and the
 exports alike:

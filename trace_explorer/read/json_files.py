@@ -43,7 +43,7 @@ def parse_json_file(name: str, data: bytes):
 def read_documents(name: str, value, read: Opener | None = None, size: int = 0,
                    repeated: Sequence[tuple[str, object, object]] = ()) -> dict[str, str]:
     """The texts ``{document IRI: text}`` of the content file ``name`` whose JSON value is
-    ``value`` (README, "Reading traces"). Raises TraceLoadError when ``value`` is no object,
+    ``value`` (docs/reading-traces.md, "Formats and sessions"). Raises TraceLoadError when ``value`` is no object,
     for its first member whose value is no string: naming the key (clipped to
     ``_KEY_CHARACTERS``) and what the value is instead, and for a key given again with another
     text (``repeated``: ``(key, text before, text again)`` in the order read,

@@ -3,8 +3,8 @@ what stands there instead.
 
 Python's parser (``json.JSONDecodeError``) gives a message that is cut at its place ("Expecting
 ',' delimiter", "Unterminated string starting at") and the place itself. ``syntax_error``
-turns both into the project's message, ``file:line:col: expected …; found …`` (README, "Bad
-files"), such as ``docs.documents.json:2:20: expected "," or "}" after the value of a key;
+turns both into the project's message, ``file:line:col: expected …; found …`` (docs/reading-traces.md, "Bad files
+and odd traces"), such as ``docs.documents.json:2:20: expected "," or "}" after the value of a key;
 found '"http://a/3": "z"}'``. The messages are those of CPython's ``json.decoder`` and
 ``_json`` (3.8 to 3.13); any other is given in the parser's words.
 """

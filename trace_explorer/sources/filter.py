@@ -9,7 +9,7 @@ from .search import capped_note, search_terms
 
 # The keys the list sorts on, with their default direction (True: descending, as a header's
 # first click sorts). "time": the Question's prov:startedAtTime; "duration": LLM + tool time in
-# ms and "tokens": tokens in + out, both with the session's sub-sessions (README, "Totals");
+# ms and "tokens": tokens in + out, both with the session's sub-sessions (docs/reading-traces.md, "Totals");
 # "parent": the parent session's IRI.
 SORT_KEYS = {"time": True, "id": False, "type": False, "pattern": False, "question": False,
              "steps": True, "status": False, "duration": True, "tokens": True, "tool_errors": True,

@@ -62,7 +62,7 @@ def session_detail(session: Session, sessions: Mapping[str, Session] | None = No
 
 def session_text(session: Session, width: int = 100, sessions: Mapping[str, Session] | None = None) -> str:
     """The whole session as readable text: a header (with what it spent, own and with the
-    sub-sessions found in ``sessions``: README "Totals"; the session's own warnings: a cycle, a
+    sub-sessions found in ``sessions``: docs/reading-traces.md, "Totals"; the session's own warnings: a cycle, a
     root without types, a step two sessions claim), then every step in order with its fields
     and warnings."""
     lines = [

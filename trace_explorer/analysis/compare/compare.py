@@ -182,7 +182,7 @@ def comparison_totals(session: Session, sessions: Mapping[str, Session] | None =
     """What ``session`` and its loaded sub-sessions (recursively: ``model.totals.family``) took
     together: ``steps``, ``sub_sessions``, ``tool_calls`` (Analysis steps naming a tool),
     ``errors`` (failed tool calls, ``Session.tool_errors``), and the figures of
-    ``model.totals.session_totals`` with sub-sessions (README, "Totals"): ``in_tokens``,
+    ``model.totals.session_totals`` with sub-sessions (docs/reading-traces.md, "Totals"): ``in_tokens``,
     ``out_tokens``, ``tokens``, ``llm_ms``, ``tool_ms`` and ``time_ms`` (LLM + tool). A figure
     is None when no step records it."""
     members = family(session, sessions)
