@@ -15,7 +15,7 @@ from trace_explorer.model.summary import answer_preview
 from trace_explorer.read import rdf_stream
 from trace_explorer.read.collection import expand_paths, load_collection
 from trace_explorer.index import previews as index_previews
-from trace_explorer.sources import store as store_module
+from trace_explorer.sources import store_source as store_module
 from trace_explorer.index.catalog import SessionFilter, list_sessions
 from trace_explorer.store.ingest import ingest_file
 from trace_explorer.store.local_store import open_local_store
