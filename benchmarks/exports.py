@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import REPO, Row, print_rows, verdict  # noqa: E402 - beside this file
+from measuring import Row, print_rows, verdict  # noqa: E402 - beside this file
+from run import REPO  # noqa: E402
 
 TARGET_S = 3.0
 SESSION = "62c33a4f"  # the demo's 26-step agent session (a unique part of its IRI)

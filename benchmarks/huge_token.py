@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import peak_rss_mb  # noqa: E402 - beside this file; it puts the repository on the path too
+from measuring import peak_rss_mb  # noqa: E402 - beside this file
+import run  # noqa: E402,F401 - it puts the repository on the path
 
 TARGET_RSS_MB = 300
 MIB = 1024 * 1024

@@ -28,7 +28,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import Row, print_rows, verdict  # noqa: E402 - beside this file; it puts the repository on the path too
+from measuring import Row, print_rows, verdict  # noqa: E402 - beside this file
+import run  # noqa: E402,F401 - it puts the repository on the path
 
 
 def react(iterations: int):

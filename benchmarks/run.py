@@ -37,26 +37,24 @@ import argparse
 import gc
 import json
 import os
-import platform
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+
 for path in (str(REPO), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-QUICK_SESSIONS = 500
-MB = 1024 * 1024
+from measuring import MB, Row, machine_info, ms_row, peak_rss_mb, verdict  # noqa: E402 - beside this file
+from run_phases import SCALE_ROWS, phase_bulk_load, phase_generate, phase_measure, phase_rdflib, profile_call  # noqa: E402 - beside this file
 
+QUICK_SESSIONS = 500
 # Row labels, in print order (tests/test_benchmark_quick.py checks every one is printed).
 INGEST = "ingest into local store (ingest_file)"
 VS_BULK = "  ratio to pyoxigraph bulk_load (floor)"
@@ -68,7 +66,6 @@ LIST_FIRST = "session list: first page (50)"
 LIST_MECHANISM = "session list: mechanism = GraphRAG"
 LIST_TEXT = 'session list: text "bronze"'
 LIST_WORDS = 'session list: text "upstream timed out" (observations, errors)'
-SCALE_ROWS = 10  # the list measured again with the session index copied this many times over
 LIST_SCALED = "  same four, index rows x{n}: {what}"
 TARGET_SEARCH_SCALED_MS = 50  # a search of every session's texts at SCALE_ROWS times the sessions
 OPEN_12 = "open 12-step session"
@@ -90,108 +87,13 @@ def labels(long_steps: tuple[int, int] = LONG_STEPS) -> tuple[str, ...]:
             LIST_WORDS, *(LIST_SCALED.format(n=SCALE_ROWS, what=w)
                           for w in ("first page", "GraphRAG", "bronze", "upstream timed out")), OPEN_12, open_long_label(long_steps[0]), dag_label(long_steps[1]), PEAK_RSS)
 
+
 TARGET_BULK_RATIO = 1.5
 TARGET_RDFLIB_SPEEDUP = 10.0
 TARGET_LIST_MS = 100.0
 TARGET_OPEN_12_MS = 50.0
 TARGET_DAG_MS = 500.0
 TARGET_RSS_MB = 1.5 * 1024
-
-
-@dataclass
-class Row:
-    label: str
-    result: str
-    target: str = ""
-    verdict: str = ""
-    note: str = ""
-
-
-def peak_rss_mb() -> float:
-    """Peak resident set size of this process image, in MiB.
-
-    Linux: ``VmHWM`` from /proc/self/status. Not ``ru_maxrss``: Linux carries a parent's peak over
-    fork and exec into the child's ``ru_maxrss``, so a child started by a big parent would report
-    the parent's peak. Elsewhere ``ru_maxrss`` (KiB on Linux, bytes on macOS)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / MB if sys.platform == "darwin" else peak / 1024
-
-
-def machine_info() -> dict[str, str]:
-    import pyoxigraph
-    info = {
-        "cores": str(os.cpu_count()),
-        "cpu": platform.processor() or platform.machine(),
-        "python": platform.python_version() + f" ({platform.python_implementation()})",
-        "pyoxigraph": pyoxigraph.__version__,
-        "os": platform.platform(terse=True),
-    }
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                info["cpu"] = line.split(":", 1)[1].strip()
-                break
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                info["memory"] = f"{int(line.split()[1]) / MB:.1f} GiB"
-                break
-    except OSError:
-        pass
-    try:
-        import rdflib
-        info["rdflib"] = rdflib.__version__
-    except ImportError:
-        info["rdflib"] = "not installed"
-    return info
-
-
-def timed(function, repeat: int, budget_s: float = float("inf")) -> tuple[float, float, object]:
-    """(first call ms, median ms of ``repeat`` more calls, last result). A first call slower than
-    ``budget_s`` is not repeated: its time is the median too."""
-    start = time.perf_counter()
-    result = function()
-    first = (time.perf_counter() - start) * 1000
-    runs = []
-    for _ in range(repeat if first <= budget_s * 1000 else 0):
-        start = time.perf_counter()
-        result = function()
-        runs.append((time.perf_counter() - start) * 1000)
-    return first, statistics.median(runs) if runs else first, result
-
-
-def cpu_ms(function, repeat: int) -> float:
-    """The median CPU milliseconds of ``repeat`` more calls of ``function`` (at least one): what
-    a call costs this process, whatever else the machine runs."""
-    runs = []
-    for _ in range(max(1, repeat)):
-        start = time.process_time()
-        function()
-        runs.append((time.process_time() - start) * 1000)
-    return statistics.median(runs)
-
-
-def verdict(value: float, target: float, *, higher_is_better: bool = False) -> str:
-    ok = value >= target if higher_is_better else value <= target
-    ratio = value / target if target else float("inf")
-    return f"{'PASS' if ok else 'MISS'} ({ratio:.2f}x of target)"
-
-
-def ms_row(label: str, first: float, median: float, target: float | None, note: str = "",
-           budget_s: float = float("inf")) -> Row:
-    result = f"{median:,.1f} ms"
-    if first > budget_s * 1000:
-        note = f"one run (over the {budget_s:g} s budget, not repeated); " + note
-    elif abs(first - median) > 0.2 * median:
-        note = f"first (cold) {first:,.1f} ms; " + note
-    if target is None:
-        return Row(label, result, "", "", note.rstrip("; "))
-    return Row(label, result, f"< {target:,.0f} ms", verdict(median, target), note.rstrip("; "))
 
 
 def run_child(args: list[str], timeout_s: float | None = None) -> dict:
@@ -202,129 +104,6 @@ def run_child(args: list[str], timeout_s: float | None = None) -> dict:
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(args[:2])} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-# -- phases run in a child process ---------------------------------------------------------------
-
-def phase_generate(out: Path, sessions: int, seed: int, long_steps: tuple[int, int]) -> dict:
-    import synthetic
-    start = time.perf_counter()
-    made = synthetic.generate(out, sessions, seed=seed, long_steps=long_steps)
-    return dict(made.info, seconds=time.perf_counter() - start, nquads_path=str(made.nquads),
-                documents_path=str(made.documents))
-
-
-def phase_bulk_load(nq: Path, store_dir: Path) -> dict:
-    import pyoxigraph as ox
-    store = ox.Store(str(store_dir))
-    start, cpu = time.perf_counter(), time.process_time()
-    store.bulk_load(path=str(nq), format=ox.RdfFormat.N_QUADS)
-    store.flush()
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    return {"seconds": seconds, "cpu": cpu, "quads": len(store), "rss_mb": peak_rss_mb()}
-
-
-def phase_rdflib(nq: Path, work: Path) -> dict:
-    import rdflib
-    plain = work / "without-quoted-triples.nq"
-    removed = 0
-    with open(nq, encoding="utf-8") as source, open(plain, "w", encoding="utf-8") as target:
-        for line in source:
-            if "<<(" in line:
-                removed += 1
-            else:
-                target.write(line)
-    dataset = rdflib.Dataset()
-    start = time.perf_counter()
-    dataset.parse(str(plain), format="nquads")
-    seconds = time.perf_counter() - start
-    quads = sum(1 for _ in dataset.quads((None, None, None, None)))
-    plain.unlink()
-    return {"seconds": seconds, "quads": quads, "removed": removed, "rss_mb": peak_rss_mb()}
-
-
-# -- the benchmark ------------------------------------------------------------------------------
-
-def profile_call(directory: Path | None, name: str, function) -> None:
-    if directory is None:
-        return
-    import cProfile
-    directory.mkdir(parents=True, exist_ok=True)
-    profiler = cProfile.Profile()
-    profiler.runcall(function)
-    profiler.dump_stats(str(directory / f"{name}.prof"))
-
-
-def scaled_source(store_dir: Path, times: int):
-    """The store's source with its session index copied ``times`` over (new IRIs, same fields)
-    into a temporary SQLite file: the list of a store ``times`` as large, without ingesting it."""
-    from trace_explorer.store.local_store import local_source
-    from trace_explorer.index.session_index import SessionIndex
-
-    source = local_source(store_dir)
-    bigger = SessionIndex(Path(tempfile.mkdtemp()) / "scaled.sqlite")
-    rows, copies = source.index.rows(), []
-    for copy in range(times):
-        for row in rows:
-            root = f"{row['root']}-{copy}"
-            copies.append(dict(row, root=root, search=dict(row["search"], iri=f"{row['search']['iri']}-{copy}"),
-                               summary=json.dumps(dict(json.loads(row["summary"]), id=root))))
-    bigger.replace([], copies)
-    source.index = bigger
-    return source
-
-
-def phase_measure(store_dir: Path, what: str, iri: str | None, repeat: int, budget_s: float,
-                  profile: Path | None) -> dict:
-    """One measurement on the store, in a fresh process: the app after a restart (the store
-    reopened from disk, nothing cached in Python; its newest snapshot, as every reader opens
-    it). Prints timings and this process's peak RSS."""
-    from trace_explorer.index.catalog import SessionFilter, fetch_session, list_sessions
-    from trace_explorer.store.local_store import local_source
-
-    out: dict = {}
-    if what.startswith("scaled"):  # the store read-only: a writer beside it may compact its files away
-        source = scaled_source(store_dir, SCALE_ROWS)
-        what = "list" + what[len("scaled"):]
-    else:
-        source = local_source(store_dir)
-    if what.startswith("list"):
-        filters = {"list_first": None, "list_graphrag": SessionFilter(mechanism="GraphRAG"),
-                   "list_bronze": SessionFilter(text="bronze"),
-                   "list_words": SessionFilter(text="upstream timed out")}[what]
-
-        def function():
-            return list_sessions(source, filters, limit=50)
-
-        first, median, page = timed(function, repeat, budget_s)
-        out["note"] = f"{len(page.rows)} rows of {page.total:,}; CPU {cpu_ms(function, repeat):,.1f} ms"
-    elif what == "open":
-        from trace_explorer.views.timeline import timeline_rows  # pandas and Altair: not in a list's process
-
-        def function():
-            session = fetch_session(source, iri)
-            return session, timeline_rows(session)
-
-        first, median, (session, frame) = timed(function, repeat, budget_s)
-        out["note"] = (f"fetch_session + timeline_rows; {len(session.steps):,} steps, "
-                       f"{session.graph.number_of_nodes():,} graph nodes, {len(frame):,} timeline rows")
-    elif what == "dag":
-        from trace_explorer.views.dag.network import dag_html
-
-        fetch_ms, _, session = timed(lambda: fetch_session(source, iri), 0)
-
-        def function():
-            return dag_html(session)
-
-        first, median, html = timed(function, repeat, budget_s)
-        out["note"] = (f"dag_html only ({session.graph.number_of_nodes():,} nodes, {len(html) / 1024:,.0f} KiB); "
-                       f"fetch_session before it {fetch_ms:,.0f} ms")
-    else:
-        raise ValueError(f"unknown measurement {what}")
-    if profile is not None:
-        profile_call(profile, what if what != "open" else f"open-{iri.rsplit(':', 1)[-1]}", function)
-    out.update(first=first, median=median, rss_mb=peak_rss_mb())
-    return out
 
 
 def benchmark(sessions: int, work: Path, *, seed: int, repeat: int, profile: Path | None,
@@ -432,16 +211,6 @@ def benchmark(sessions: int, work: Path, *, seed: int, repeat: int, profile: Pat
     if check != made["sessions"]:
         rows.append(Row("WARNING", f"{check:,} sessions in the store", f"{made['sessions']:,} generated"))
     return rows, made
-
-
-def print_rows(rows: list[Row]) -> None:
-    """The rows as an aligned table (label, result, target, verdict, note), then the load
-    average: the short report of the scripts that time one thing."""
-    widths = [max(len(getattr(r, f)) for r in rows) for f in ("label", "result", "target", "verdict")]
-    for r in rows:
-        print("  ".join(v.ljust(w) for v, w in zip((r.label, r.result, r.target, r.verdict), widths))
-              + ("  " + r.note if r.note else ""))
-    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
 
 
 def print_report(rows: list[Row], made: dict, info: dict, sessions: int, seconds: float, options: str = "") -> None:

@@ -49,42 +49,18 @@ from ..views.visible_text import visible_controls
 from .suffixes import IMAGE_FORMATS
 
 GROUP_ABOVE_NODES = 60
-
-
 FAN_ROW = 3
-
-
 LABEL_CHARS = 30
-
-
 TOOLTIP_CHARS = 300
-
-
 DOT_TIMEOUT_S = 60
-
-
 PNG_DPI = 144
-
-
 FONT = "DejaVu Sans"
-
-
 # Relations from a step to its parts (thought, selections): drawn below the step.
 PART_RELATIONS = frozenset({"selectedEdge", "selectedChunk", "thought"})
-
-
 SHAPES = {"Entity": "ellipse", "Activity": "box", "Agent": "house"}
-
-
 _COMMENT = re.compile(r"<!--.*?-->\s*", re.S)
-
-
 _DOCTYPE = re.compile(r"<!DOCTYPE[^>]*>\s*", re.S)
-
-
 _PDF_DATE = re.compile(rb"(/(?:CreationDate|ModDate) \(D:)(\d+)")
-
-
 _TEXT_FIELDS = ("thought", "observation", "error", "answer", "result", "finding", "text")
 
 

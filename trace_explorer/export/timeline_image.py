@@ -13,11 +13,7 @@ from .images import ImageExportError
 from .suffixes import IMAGE_FORMATS
 
 TIMELINE_WIDTH_PX = 760
-
-
 IMAGE_ROW_PX = 13
-
-
 TIMELINE_FONT = "DejaVu Sans, Verdana, sans-serif"
 
 

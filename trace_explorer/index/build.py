@@ -23,8 +23,6 @@ from .session_index import SessionIndex
 from .words import GraphTexts, words_of_documents
 
 _BATCH = 200  # sessions read from a store per query batch
-
-
 _WRITE_BATCH = 1000  # rows a rebuild writes between two counts on its bar (``build_index``)
 
 

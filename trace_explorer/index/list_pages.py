@@ -23,11 +23,9 @@ from .words import match_rows
 # size once its pages walk. On an index of 100,000 sessions, a page of "bronze" (18,190
 # matches) takes 0.12 ms walked against 9 ms sorted, of "sarbanes" (4,540) 0.6 against 5 ms; a
 # word in 20 sessions 0.05 ms sorted, 35 ms walked.
-_MATCHES_KEPT = 4  # searches whose matching row ids are kept between writes (about 60 bytes a match)
 _WALK_COST = 2
-
-
 _WALK_PAGES = 10
+_MATCHES_KEPT = 4  # searches whose matching row ids are kept between writes (about 60 bytes a match)
 
 
 class ListPages:

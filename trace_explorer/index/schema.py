@@ -26,11 +26,7 @@ from . import typed as index_typed
 from .insights import INSIGHT_PREDICATES, insight_row
 
 INDEX_FILE = "trace-explorer-sessions.sqlite"
-
-
 VERSION = "3"
-
-
 # What a session's summary (``model.summary.session_summary``) is read from: membership
 # (types, derivations, links to thoughts and selections), the question, time, pattern, tool
 # names and errors, durations and tokens, and the fields that tell a GraphRAG Exploration from a
@@ -41,21 +37,13 @@ SUMMARY_PREDICATES = frozenset({
     TG + "entity", TG + "chunkCount", TG + "llmDurationMs", TG + "toolDurationMs", TG + "inToken",
     TG + "outToken",
 }) | INSIGHT_PREDICATES
-
-
 # What the search's words are read from besides (``model.words``): inline texts, links to a
 # step's Thought and Observation, ``tg:document`` (its text from the store's documents), tools
 # and their arguments, reasoning, plan steps, goals and concepts.
 WORD_PREDICATES = frozenset(TG + p for p in ("answer", "content", "thought", "observation", "document", "arguments",
                                              "reasoning", "planStep", "subagentGoal", "concept"))
-
-
 INDEX_PREDICATES = SUMMARY_PREDICATES | WORD_PREDICATES
-
-
 _CONTENT = TG + "content"
-
-
 # The list's columns in a narrow table (a covering index serves the default order and the
 # filters; the other sort keys are columns too, so a sort is one query on the whole result), the
 # searched words in an FTS5 table (rowid = sessions.id; a column per ``model.words.WORD_FIELDS``
@@ -63,8 +51,6 @@ _CONTENT = TG + "content"
 # summaries in a table of their own: a filter over 100,000 rows then reads a few megabytes, not
 # every summary.
 _TABLES = ("meta", "sessions", "search", "summaries", "files", "pending", index_typed.TABLE)
-
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
@@ -82,14 +68,10 @@ CREATE TABLE IF NOT EXISTS files (digest TEXT PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS pending (id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL, generation INTEGER,
     undo BLOB);
 """ + index_typed.SCHEMA
-
-
 # SessionOrder keys -> the column sorted on
 _SORT_COLUMNS = {"time": "time", "id": "root", "type": "mechanism", "pattern": "pattern",
                  "question": "question_key", "steps": "steps", "status": "status", "duration": "duration",
                  "tokens": "tokens", "tool_errors": "tool_errors", "parent": "parent"}
-
-
 _ROW_COLUMNS = ("root", "top", "time", "mechanism", "pattern", "status", "steps", "question_key", "duration",
                 "tokens", "tool_errors", "parent")
 

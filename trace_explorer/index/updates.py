@@ -116,17 +116,9 @@ class IndexUpdate:
 
 
 _ROOT_TYPES = frozenset({QUESTION}) | SUBTYPES.keys()  # a subject typed one of these is a root (``model.roots.is_root``)
-
-
 _ROOT_SHAPES = tuple(prefix for prefix, _ in ROOT_PREFIXES)  # ... as is one of these with a ``tg:query``
-
-
 _ROOT_TYPES_WRITTEN = frozenset(f"<{t}>".encode() for t in _ROOT_TYPES)  # as ``TriplesText`` writes them
-
-
 _ROOT_SHAPES_WRITTEN = tuple(f"<{p}".encode() for p in _ROOT_SHAPES)
-
-
 _RDF_TYPE_BYTES, _QUERY_BYTES, _DERIVED_BYTES = RDF_TYPE.encode(), QUERY.encode(), WAS_DERIVED_FROM.encode()
 _CONTENT_WRITTEN = f" <{_CONTENT}> ".encode()
 

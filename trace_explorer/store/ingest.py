@@ -55,9 +55,8 @@ from .write_journal import begin
 from .written_triples import WrittenTriples
 
 BULK_QUADS = 10_000  # larger files go in with Store.bulk_extend,
-
-
 BULK_BATCH = 50_000  # this many quads a call: on 750,000 quads, 3.9 s and no memory beyond the
+# quads themselves, against 6.4 s and 640 MiB more in one call
 
 
 def reindex(local: LocalStore, phases: Phases = NO_PHASES, rows_reader: RowsReader | None = None) -> int:

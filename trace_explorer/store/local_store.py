@@ -42,28 +42,16 @@ from ..sources.store_source import StoreSource
 from .snapshots import SNAPSHOTS_DIR, Snapshot, current_generation, open_snapshot, publish
 from .write_journal import WRITER_LOCK, lock_writer, needs_publishing, roll_back, undo
 
-# quads themselves, against 6.4 s and 640 MiB more in one call
 ROCKSDB_MARK = "CURRENT"  # the file every RocksDB directory (a pyoxigraph store) has
-
-
 _writers: weakref.WeakValueDictionary[Path, LocalStore] = weakref.WeakValueDictionary()
-
-
 _writers_lock = threading.Lock()
-
-
 _snapshots: weakref.WeakValueDictionary[tuple[Path, int], Snapshot] = weakref.WeakValueDictionary()
-
-
 _snapshots_lock = threading.Lock()
-
 
 # Left in a store's folder by a writer killed part way, and by no one else while the writers' lock
 # is held: a health pass's checkpoint for its workers (``analysis.health.in_pass``), and the
 # files ``Store.bulk_load`` builds before it hands them to the store.
 LEFTOVERS = ("trace-explorer-pass-*", "bulk-*.sst")
-
-
 # Any of these names in a folder makes it a store (or what is left of one, such as the writers'
 # lock of a writer killed before the store was made): its traces, its session index, its snapshots
 STORE_MARKS = frozenset({ROCKSDB_MARK, INDEX_FILE, SNAPSHOTS_DIR, WRITER_LOCK})

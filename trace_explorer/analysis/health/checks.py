@@ -49,8 +49,6 @@ from .session_rules import (
 )
 
 BATCH = 200  # sessions checked together (one fetch, one run of the shapes)
-
-
 _DESCRIBING = frozenset({RDF_TYPE, QUERY, WAS_DERIVED_FROM, WAS_GENERATED_BY, STARTED_AT_TIME})
 
 
