@@ -5,6 +5,8 @@ gateway cost it the requests one does; a source that stops answering says so onc
 
 from __future__ import annotations
 
+import time
+
 import pyoxigraph as ox
 import pytest
 
@@ -105,6 +107,15 @@ def test_ten_followers_cost_the_gateway_what_one_does(growing_gateway, deploymen
         for subscription in subscriptions:
             subscription.close()
     assert counts == [5, 5]  # one request a poll, with one follower and with ten
+    # as the app's list does: each visitor's page run polls when the last poll is an interval old
+    poller.interval = 0.3
+    before, polls = growing_gateway.requests, poller.polls
+    for _ in range(3):
+        time.sleep(0.35)
+        for visitor in visitors:
+            poller_for(visitor).poll_if_due()
+        poller.events(poller.cursor)
+    assert poller.polls - polls == 3 and growing_gateway.requests - before == 3  # one a round, not ten
     bodies = [body for path, body, _ in growing_gateway.log[-5:]]
     assert all(path.endswith("/service/sparql-query") for path, _, _ in growing_gateway.log[-5:])
     assert all("startedAtTime" in body["query"] for body in bodies)
