@@ -64,6 +64,11 @@ class Following:
     def events(self) -> list[dict]:
         return [json.loads(line) for line in self.out.texts()]
 
+    def join(self, timeout: float) -> int | None:
+        """The command's exit status once it ended by itself (``--for``), waiting up to ``timeout`` s."""
+        self.thread.join(timeout)
+        return self.status
+
     def interrupt(self) -> int | None:
         """Ctrl-C in the command's thread (a KeyboardInterrupt raised there, as Python's handler
         of SIGINT raises it in the main thread); its exit status once it ended."""

@@ -21,6 +21,8 @@ from trace_explorer.sources.trustgraph.gateway import Gateway
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 from tests.trustgraph_server import COLLECTION, FLOW
 
+pytestmark = pytest.mark.long  # sources written over a few seconds each: scheduled with the long tests
+
 # A ReAct session of the corpus: PatternDecision, two Analysis/Observation rounds, Conclusion
 FOLLOWED = "urn:trustgraph:agent:4ecadea2-81b6-4bb5-b866-64ae64a149f5"
 WITHIN_S = 3.0
@@ -224,3 +226,34 @@ def test_follow_files_in_text_until_ctrl_c(tmp_path, deployment):
     assert lines[-1].split()[1:3] == ["answer", live.root + ":"]
     assert lines[-1].rstrip("\n").split(": ", 1)[1] == expected_answer(live)  # shorter than a line's 200 characters
     assert out == ""
+
+
+def test_from_start_replays_the_sessions_there_and_session_keeps_to_one(tmp_path, deployment, monkeypatch):
+    """``--from-start`` prints what the files hold already; ``--session`` only that session's
+    events (named by the start of its UUID), its answer with the corpus's words."""
+    first, second = copy_session(*deployment, FOLLOWED), copy_session(*deployment, FOLLOWED)
+    trace = tmp_path / "two.nq"
+    trace.write_bytes(ox.serialize(first.quads + second.quads, format=ox.RdfFormat.N_QUADS))
+    texts = tmp_path / "two.documents.json"
+    texts.write_text(__import__("json").dumps(first.documents | second.documents), encoding="utf-8")
+    short = second.root.rsplit(":", 1)[1][:8]
+    following = Following([str(trace), str(texts), "--from-start", "--session", short, "--format", "jsonl",
+                           "--interval", "0.2", "--for", "1.5"], monkeypatch)
+    assert following.join(10) == 0
+    events = following.events()
+    assert {e["session"] for e in events} == {second.root}
+    assert [e["step"] for e in events if e["event"] == "step"] == second.steps
+    assert [e["text"] for e in events if e["event"] == "answer"] == [expected_answer(second)]
+
+
+def test_a_flow_without_the_sparql_service_is_refused_with_what_to_do(deployment, monkeypatch):
+    server = FakeGateway(*deployment, sparql=False)
+    server.start()
+    try:
+        monkeypatch.setenv("TRUSTGRAPH_TOKEN", TOKEN)
+        following = Following([*gateway_args(server.url), "--for", "5"], monkeypatch)
+        assert following.join(10) == 2
+    finally:
+        server.stop()
+    assert any("following needs the flow's SPARQL service" in line and "trace-explorer sync" in line
+               for line in following.err.texts())
