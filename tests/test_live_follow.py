@@ -246,14 +246,20 @@ def test_from_start_replays_the_sessions_there_and_session_keeps_to_one(tmp_path
     assert [e["text"] for e in events if e["event"] == "answer"] == [expected_answer(second)]
 
 
-def test_a_flow_without_the_sparql_service_is_refused_with_what_to_do(deployment, monkeypatch):
+def test_a_flow_without_the_sparql_service_is_followed_with_triple_patterns(deployment, monkeypatch):
     server = FakeGateway(*deployment, sparql=False)
     server.start()
+    live = copy_session(*deployment, FOLLOWED)
+    server.documents.update(live.documents)
     try:
         monkeypatch.setenv("TRUSTGRAPH_TOKEN", TOKEN)
-        following = Following([*gateway_args(server.url), "--for", "5"], monkeypatch)
-        assert following.join(10) == 2
+        following = Following([*gateway_args(server.url), "--format", "jsonl", "--interval", "0.2", "--for", "30"],
+                              monkeypatch)
+        assert following.err.wait_for(lambda line: "following TrustGraph" in line, 10.0)
+        delays = write_over_time(live, server.store.extend, following)
+        assert following.interrupt() == 0
     finally:
         server.stop()
-    assert any("following needs the flow's SPARQL service" in line and "trace-explorer sync" in line
-               for line in following.err.texts())
+    check_followed(following, live, delays)
+    # the SPARQL service was asked once, whether the flow runs it (it does not: HTTP 404)
+    assert sum(path.endswith("/sparql-query") for path, _, _ in server.log) == 1
