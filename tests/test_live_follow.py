@@ -263,3 +263,26 @@ def test_a_flow_without_the_sparql_service_is_followed_with_triple_patterns(depl
     check_followed(following, live, delays)
     # the SPARQL service was asked once, whether the flow runs it (it does not: HTTP 404)
     assert sum(path.endswith("/sparql-query") for path, _, _ in server.log) == 1
+
+
+def test_a_gateway_list_takes_in_a_new_session_without_reading_every_root_again(growing_gateway, deployment):
+    from trace_explorer.live.absorb import take_in
+    from trace_explorer.sources.catalog import SessionFilter, list_sessions
+
+    visitor = TrustGraphSource(Gateway(growing_gateway.url, TOKEN, flow=FLOW, collection=COLLECTION), eager_texts=False)
+    before = list_sessions(visitor, SessionFilter(), limit=0)
+    poller = poller_for(visitor)
+    poller.poll_now()
+    cursor = poller.cursor
+    live = copy_session(*deployment, FOLLOWED)
+    growing_gateway.documents.update(live.documents)
+    growing_gateway.store.extend(live.quads)
+    poller.poll_now()
+    asked = len(growing_gateway.log)
+    assert take_in(visitor, poller.events(cursor)) == {live.root}
+    after = list_sessions(visitor, SessionFilter(), limit=0)
+    assert after.total == before.total + 1 and after.rows[0]["id"] == live.root  # the newest first
+    assert after.rows[0]["question"] == question_of(FOLLOWED) and after.rows[0]["step_count"] == len(live.steps)
+    # only the new session was read: no request for the roots' list (its triple patterns)
+    assert not any(body.get("p", {}).get("i") == "http://www.w3.org/ns/prov#startedAtTime"
+                   for _, body, _ in growing_gateway.log[asked:])
