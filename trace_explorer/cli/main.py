@@ -22,16 +22,16 @@ that ``list``, ``show`` and ``stats`` start in about half the time (0.45 s again
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 from ..sources.source import SourceError
-from . import diff, evidence, export, lint, sessions, stats, store, support, sync
+from . import diff, evidence, export, follow, lint, sessions, stats, store, support, sync
 from .interrupt import catching
+from .output_gone import READER_GONE, let_stdout_go
 from .sources import open_source, report
 
-COMMANDS = (sessions, export, diff, evidence, support, store, sync, lint, stats)
+COMMANDS = (sessions, export, diff, evidence, support, store, sync, follow, lint, stats)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -60,10 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         report(["interrupted"])
         return 130
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as Python's docs advise
-        _let_stdout_go()
+        let_stdout_go()
         return READER_GONE
     except OSError as error:  # the output could not be written (a full disk): one line, not a traceback
-        _let_stdout_go()
+        let_stdout_go()
         report([f"cannot write the output: {error.strerror or error}"])
         return 2
     finally:
@@ -92,18 +92,6 @@ class _InPieces:
 
     def __getattr__(self, name):
         return getattr(self._out, name)
-
-
-READER_GONE = 128 + 13  # SIGPIPE's number: not 1, which says a file failed to load
-
-
-def _let_stdout_go() -> None:
-    """Point standard output at /dev/null, so that what is left in its buffer raises no second
-    error when Python flushes it at exit."""
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):  # no file descriptor (output captured in memory)
-        pass
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -244,6 +244,17 @@ class TrustGraphSource(TraceSource):
         return StoreSource(self.store, label=self.label, documents=self.documents)
 
 
+def note_written(source: TrustGraphSource, roots: Iterable[RootInfo] = (), changed: Iterable[str] = ()) -> None:
+    """Take into ``source`` what was written since its roots were read, as a poll found it
+    (``live``), without reading every root again: ``roots`` join its list (once it has been
+    read), and the rows and words of the ``changed`` sessions are read again when next listed."""
+    if source._roots is not None:
+        source._roots.update((info.root, info) for info in roots)
+    for root in changed:
+        source._rows.pop(root, None)
+        source.words.pop(root, None)
+
+
 def sparql_or_patterns(source: TrustGraphSource, work: Callable[[bool], T]) -> T:
     """``work(sparql)`` with the SPARQL service when ``source`` uses it; when that service drops
     the request (``GatewayError.sparql_dropped``), ``work(False)`` with triple patterns instead,
