@@ -14,8 +14,14 @@ then holds Streamlit's front end, as for a person coming back), then ``--repeat`
 median is printed, with its ratio to the bare page's median and its verdict against the target.
 
 A page counts as on screen when what it is for is drawn (the session table's rows, their count
-checked) and Streamlit is idle (its script not running); a click counts as settled when the
-rows it asks for are drawn and Streamlit is idle again. To add a measurement, write a function
+checked; a session's heading, timeline rows and step inspector) and Streamlit is idle (its
+script not running), and both still hold 300 ms later (a rerun that starts just after moves the
+time to its own end); a click counts as settled when the rows it asks for are drawn and
+Streamlit is idle again. The first views alone, side by side in one run (docs/page-speed.md):
+
+    python benchmarks/browser.py --no-store --only first_page_demo session_from_link
+
+ To add a measurement, write a function
 of a ``Probe`` that returns seconds and decorate it: ``@measurement("label", "demo",
 ratio=2.0)`` (target: at most 2x the bare page) or ``seconds=0.5`` (target: at most 0.5 s).
 Numbers are printed, never asserted.
@@ -32,6 +38,7 @@ import statistics
 import sys
 import tempfile
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,17 +56,18 @@ BARE_APP = 'import streamlit as st\n\nst.write("Trace Explorer bare page")\n'
 BARE_TEXT = "Trace Explorer bare page"
 SERVERS = ("bare", "demo", "store")
 TIMEOUT_MS = 120_000
+SETTLE_MS = 300  # a page load counts once what it drew still stands this long after
 
-# JavaScript: the elements matching a selector anywhere in the page, shadow roots included (the
-# session table is an st.components.v2 component, drawn inside a shadow root).
+# JavaScript: the elements matching a selector in the page and in the shadow roots of
+# st.components.v2 components (the session table and the session workspace are drawn in one).
+# Only the components' hosts are searched for shadow roots: a walk of every element on every
+# frame would itself hold the page's main thread back while it is drawing.
 DEEP_QUERY = """
 window.__teDeep = window.__teDeep || function (selector) {
-  const found = [];
-  const visit = (root) => {
-    found.push(...root.querySelectorAll(selector));
-    for (const el of root.querySelectorAll('*')) { if (el.shadowRoot) visit(el.shadowRoot); }
-  };
-  visit(document);
+  const found = [...document.querySelectorAll(selector)];
+  for (const host of document.querySelectorAll('[data-testid="stBidiComponentIsolated"]')) {
+    if (host.shadowRoot) found.push(...host.shadowRoot.querySelectorAll(selector));
+  }
   return found;
 };
 """
@@ -83,10 +91,26 @@ class Probe:
     def until(self, predicate_js: str, arg: object = None) -> None:
         """Wait (polling every frame) until ``predicate_js`` (a JS function of ``arg``) is true
         and Streamlit is idle."""
-        self.page.wait_for_function(f"""(arg) => {{ {DEEP_QUERY}
-            const ready = ({predicate_js})(arg);
-            return ready && ({_IDLE_JS})();
-        }}""", arg=arg, polling="raf", timeout=TIMEOUT_MS)
+        self.page.wait_for_function(self._ready(predicate_js), arg=arg, polling="raf", timeout=TIMEOUT_MS)
+
+    def settled(self, predicate_js: str, arg: object = None) -> float:
+        """The time (perf_counter) at which ``predicate_js`` first held with Streamlit idle, and
+        still held ``SETTLE_MS`` later: a rerun that starts just after (a query parameter
+        written, a fragment) moves the time to its own end."""
+        while True:
+            self.until(predicate_js, arg)
+            held = time.perf_counter()
+            self.page.wait_for_timeout(SETTLE_MS)
+            if self.page.evaluate(self._ready(predicate_js), arg):
+                return held
+
+    @staticmethod
+    def _ready(predicate_js: str) -> str:
+        # Streamlit idle first: the cheaper test, and the page's own test is not run while the
+        # script still runs
+        return f"""(arg) => {{ {DEEP_QUERY}
+            return ({_IDLE_JS})() && !!({predicate_js})(arg);
+        }}"""
 
 
 @dataclass
@@ -124,8 +148,7 @@ CAPTION = """(text) => Array.from(document.querySelectorAll('[data-testid="stCap
 @measurement("bare one-line Streamlit page", "bare")
 def bare_page(probe: Probe) -> float:
     start = probe.open("/")
-    probe.until("(text) => document.body.innerText.includes(text)", BARE_TEXT)
-    return time.perf_counter() - start
+    return probe.settled("(text) => document.body.innerText.includes(text)", BARE_TEXT) - start
 
 
 def _first_rows(probe: Probe) -> int:
@@ -142,8 +165,7 @@ def _demo_top_level() -> int:
 
 def _list_on_screen(probe: Probe, path: str = "/") -> float:
     start = probe.open(path)
-    probe.until(f"(n) => ({ROWS_DRAWN})(n) && ({CAPTION})('matching')", _first_rows(probe))
-    return time.perf_counter() - start
+    return probe.settled(f"(n) => ({ROWS_DRAWN})(n) && ({CAPTION})('matching')", _first_rows(probe)) - start
 
 
 @measurement("the list's first page (demo)", "demo", ratio=1.5)
@@ -154,6 +176,20 @@ def list_first_page_demo(probe: Probe) -> float:
 @measurement("the list's first page (10,000-session store)", "store", ratio=1.5)
 def list_first_page_store(probe: Probe) -> float:
     return _list_on_screen(probe)
+
+
+# the 26-step ReAct session of the demo (its steps: the corpus manifest)
+REACT_26 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
+SESSION_DRAWN = """() => { const main = document.querySelector('[data-testid="stMain"]');
+  if (!main || !main.querySelector('[data-testid="stHeading"]')) return false;
+  const ws = window.__teDeep('[data-te-workspace="drawn"]')[0];
+  return !!ws && !!ws.querySelector('.te-wf-row') && !!ws.querySelector('.te-ins-title'); }"""
+
+
+@measurement("a 26-step session from a link, settled (demo)", "demo", ratio=2.0)
+def session_from_link_demo(probe: Probe) -> float:
+    start = probe.open("/session?session=" + urllib.parse.quote(REACT_26, safe=""))
+    return probe.settled(SESSION_DRAWN) - start
 
 
 def _filter_click(probe: Probe, pill: str, rows_js: str) -> float:
