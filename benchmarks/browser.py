@@ -2,7 +2,7 @@
 Streamlit page served and measured in the same run.
 
     python benchmarks/browser.py [--repeat 5] [--store DIR | --sessions 10000 | --no-store]
-                                 [--only NAME ...] [--list]
+                                 [--only NAME ...] [--where] [--list]
 
 Starts three Streamlit servers on loopback (``tests/browser_support.streamlit_server``): a bare
 page (``st.write`` of one line), the app on its demo, and the app on a local store of
@@ -24,7 +24,9 @@ Streamlit is idle again. The first views alone, side by side in one run (docs/pa
  To add a measurement, write a function
 of a ``Probe`` that returns seconds and decorate it: ``@measurement("label", "demo",
 ratio=2.0)`` (target: at most 2x the bare page) or ``seconds=0.5`` (target: at most 0.5 s).
-Numbers are printed, never asserted.
+Numbers are printed, never asserted. ``--where`` adds, per measurement, the browser main
+thread's CPU time by who spent it (``benchmarks/main_thread.py``): steadier than wall time on a
+busy machine.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ for path in (str(REPO), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
+from main_thread import KINDS, busy_ms  # noqa: E402
 from tests.browser_support import _IDLE_JS, chromium_page, streamlit_server, use_browser  # noqa: E402
 from trace_explorer.sources.demo import MANIFEST, SERVICES_MANIFEST  # noqa: E402
 
@@ -124,6 +127,7 @@ class Measurement:
     ratio: float | None = None
     seconds: float | None = None
     times: list[float] = field(default_factory=list)
+    busy: list[dict[str, float]] = field(default_factory=list)  # with --where: main-thread ms by kind
 
 
 MEASUREMENTS: list[Measurement] = []
@@ -282,8 +286,9 @@ def servers(work: Path, store: Path | None, names: set[str]) -> Iterator[dict[st
         yield urls
 
 
-def run(chosen: list[Measurement], urls: dict[str, str], repeat: int) -> None:
-    """Time each measurement: one warm-up, then ``repeat`` runs, each on a fresh page."""
+def run(chosen: list[Measurement], urls: dict[str, str], repeat: int, where: bool = False) -> None:
+    """Time each measurement: one warm-up, then ``repeat`` runs, each on a fresh page; with
+    ``where``, each run under the sampling profiler too (``main_thread.busy_ms``)."""
     with chromium_page(viewport=(1400, 1000), default_timeout_ms=TIMEOUT_MS) as first:
         browser_context = first.context
         for item in chosen:
@@ -292,12 +297,18 @@ def run(chosen: list[Measurement], urls: dict[str, str], repeat: int) -> None:
             print(f"{item.label} ...", file=sys.stderr, flush=True)
             for attempt in range(repeat + 1):
                 page = browser_context.new_page()
+                probe, timed, spent = Probe(page, urls[item.server], item.server), [], None
                 try:
-                    seconds = item.run(Probe(page, urls[item.server], item.server))
+                    if where:
+                        spent = busy_ms(browser_context, page, lambda: timed.append(item.run(probe)))
+                    else:
+                        timed.append(item.run(probe))
                 finally:
                     page.close()
                 if attempt:  # the first run warms the browser's cache and the server up
-                    item.times.append(seconds)
+                    item.times.append(timed[0])
+                    if spent:
+                        item.busy.append(spent)
 
 
 def report(chosen: list[Measurement], repeat: int) -> None:
@@ -325,8 +336,22 @@ def report(chosen: list[Measurement], repeat: int) -> None:
     print("-" * (sum(widths) + 2 * (len(widths) - 1)))
     for row in rows:
         print("  ".join(str(v).ljust(w) for v, w in zip(row, widths)))
+    if any(item.busy for item in chosen):
+        report_busy(chosen)
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\n{os.cpu_count()} cores, load average at the end {load}; Chromium and the servers share them")
+
+
+def report_busy(chosen: list[Measurement]) -> None:
+    """The main thread's CPU per measurement (medians, ms), by who spent it (``--where``)."""
+    print("\nthe browser's main thread, CPU ms (medians; the profiler's own cost is in the times above)")
+    width = max(len(item.label) for item in chosen)
+    print(f"{'measurement':<{width}}  {'busy':>6}  " + "  ".join(f"{k.split(':')[0]:>10}" for k in KINDS))
+    for item in chosen:
+        if item.busy:
+            cells = [statistics.median(b[k] for b in item.busy) for k in ("busy", *KINDS)]
+            print(f"{item.label:<{width}}  " + "  ".join(f"{v:>{6 if i == 0 else 10}.0f}" for i, v in enumerate(cells)))
+    print("; ".join(KINDS))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -338,6 +363,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", metavar="NAME", help="only the measurements whose function name "
                         "or label contains one of these (the bare page is always measured)")
     parser.add_argument("--list", action="store_true", help="list the measurements and stop")
+    parser.add_argument("--where", action="store_true", help="also profile each run's main thread in Chromium "
+                        "and print its CPU by who spent it (Streamlit's front end, the app's components, the engine)")
     args = parser.parse_args(argv)
     use_browser()  # Debian's chromium, as people run it
     if args.list:
@@ -354,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
         if any(m.server == "store" for m in chosen):
             store = Path(args.store).resolve() if args.store else prepare_store(args.sessions, work)
         with servers(work, store, {m.server for m in chosen}) as urls:
-            run(chosen, urls, max(1, args.repeat))
+            run(chosen, urls, max(1, args.repeat), args.where)
         print("Trace Explorer in the browser (headless Chromium, 1400 x 1000)")
         report(chosen, max(1, args.repeat))
     finally:
