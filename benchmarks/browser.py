@@ -51,7 +51,7 @@ for path in (str(REPO), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from main_thread import KINDS, busy_ms  # noqa: E402
+from main_thread import KINDS, SHORT, busy_ms  # noqa: E402
 from tests.browser_support import _IDLE_JS, chromium_page, streamlit_server, use_browser  # noqa: E402
 from trace_explorer.sources.demo import MANIFEST, SERVICES_MANIFEST  # noqa: E402
 
@@ -346,7 +346,7 @@ def report_busy(chosen: list[Measurement]) -> None:
     """The main thread's CPU per measurement (medians, ms), by who spent it (``--where``)."""
     print("\nthe browser's main thread, CPU ms (medians; the profiler's own cost is in the times above)")
     width = max(len(item.label) for item in chosen)
-    print(f"{'measurement':<{width}}  {'busy':>6}  " + "  ".join(f"{k.split(':')[0]:>10}" for k in KINDS))
+    print(f"{'measurement':<{width}}  {'busy':>6}  " + "  ".join(f"{SHORT[k]:>10}" for k in KINDS))
     for item in chosen:
         if item.busy:
             cells = [statistics.median(b[k] for b in item.busy) for k in ("busy", *KINDS)]

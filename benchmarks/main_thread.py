@@ -12,11 +12,12 @@ from __future__ import annotations
 import collections
 from collections.abc import Callable
 
+STREAMLIT = "streamlit: Streamlit's front end (React, styles, Markdown, protobuf)"
+OURS = "components: the app's st.components.v2 scripts"
 ENGINE = "engine: parse, compile, style, layout, GC"
-STREAMLIT = "Streamlit's front end: React, styles, markdown, protobuf"
-OURS = "the app's components' scripts"
 OTHER = "other: DOM calls, the probe's polls"
 KINDS = (STREAMLIT, OURS, ENGINE, OTHER)
+SHORT = {kind: kind.split(":")[0] for kind in KINDS}  # column heads
 SAMPLING_US = 500
 
 
