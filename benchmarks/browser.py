@@ -2,7 +2,7 @@
 Streamlit page served and measured in the same run.
 
     python benchmarks/browser.py [--repeat 5] [--store DIR | --sessions 10000 | --no-store]
-                                 [--only NAME ...] [--list]
+                                 [--only NAME ...] [--where] [--list]
 
 Starts three Streamlit servers on loopback (``tests/browser_support.streamlit_server``): a bare
 page (``st.write`` of one line), the app on its demo, and the app on a local store of
@@ -14,11 +14,19 @@ then holds Streamlit's front end, as for a person coming back), then ``--repeat`
 median is printed, with its ratio to the bare page's median and its verdict against the target.
 
 A page counts as on screen when what it is for is drawn (the session table's rows, their count
-checked) and Streamlit is idle (its script not running); a click counts as settled when the
-rows it asks for are drawn and Streamlit is idle again. To add a measurement, write a function
+checked; a session's heading, timeline rows and step inspector) and Streamlit is idle (its
+script not running), and both still hold 300 ms later (a rerun that starts just after moves the
+time to its own end); a click counts as settled when the rows it asks for are drawn and
+Streamlit is idle again. The first views alone, side by side in one run (docs/page-speed.md):
+
+    python benchmarks/browser.py --no-store --only first_page_demo session_from_link
+
+ To add a measurement, write a function
 of a ``Probe`` that returns seconds and decorate it: ``@measurement("label", "demo",
 ratio=2.0)`` (target: at most 2x the bare page) or ``seconds=0.5`` (target: at most 0.5 s).
-Numbers are printed, never asserted.
+Numbers are printed, never asserted. ``--where`` adds, per measurement, the browser main
+thread's CPU time by who spent it (``benchmarks/main_thread.py``): steadier than wall time on a
+busy machine.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import statistics
 import sys
 import tempfile
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +51,7 @@ for path in (str(REPO), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
+from main_thread import KINDS, SHORT, busy_ms  # noqa: E402
 from tests.browser_support import _IDLE_JS, chromium_page, streamlit_server, use_browser  # noqa: E402
 from trace_explorer.sources.demo import MANIFEST, SERVICES_MANIFEST  # noqa: E402
 
@@ -49,17 +59,18 @@ BARE_APP = 'import streamlit as st\n\nst.write("Trace Explorer bare page")\n'
 BARE_TEXT = "Trace Explorer bare page"
 SERVERS = ("bare", "demo", "store")
 TIMEOUT_MS = 120_000
+SETTLE_MS = 300  # a page load counts once what it drew still stands this long after
 
-# JavaScript: the elements matching a selector anywhere in the page, shadow roots included (the
-# session table is an st.components.v2 component, drawn inside a shadow root).
+# JavaScript: the elements matching a selector in the page and in the shadow roots of
+# st.components.v2 components (the session table and the session workspace are drawn in one).
+# Only the components' hosts are searched for shadow roots: a walk of every element on every
+# frame would itself hold the page's main thread back while it is drawing.
 DEEP_QUERY = """
 window.__teDeep = window.__teDeep || function (selector) {
-  const found = [];
-  const visit = (root) => {
-    found.push(...root.querySelectorAll(selector));
-    for (const el of root.querySelectorAll('*')) { if (el.shadowRoot) visit(el.shadowRoot); }
-  };
-  visit(document);
+  const found = [...document.querySelectorAll(selector)];
+  for (const host of document.querySelectorAll('[data-testid="stBidiComponentIsolated"]')) {
+    if (host.shadowRoot) found.push(...host.shadowRoot.querySelectorAll(selector));
+  }
   return found;
 };
 """
@@ -83,10 +94,26 @@ class Probe:
     def until(self, predicate_js: str, arg: object = None) -> None:
         """Wait (polling every frame) until ``predicate_js`` (a JS function of ``arg``) is true
         and Streamlit is idle."""
-        self.page.wait_for_function(f"""(arg) => {{ {DEEP_QUERY}
-            const ready = ({predicate_js})(arg);
-            return ready && ({_IDLE_JS})();
-        }}""", arg=arg, polling="raf", timeout=TIMEOUT_MS)
+        self.page.wait_for_function(self._ready(predicate_js), arg=arg, polling="raf", timeout=TIMEOUT_MS)
+
+    def settled(self, predicate_js: str, arg: object = None) -> float:
+        """The time (perf_counter) at which ``predicate_js`` first held with Streamlit idle, and
+        still held ``SETTLE_MS`` later: a rerun that starts just after (a query parameter
+        written, a fragment) moves the time to its own end."""
+        while True:
+            self.until(predicate_js, arg)
+            held = time.perf_counter()
+            self.page.wait_for_timeout(SETTLE_MS)
+            if self.page.evaluate(self._ready(predicate_js), arg):
+                return held
+
+    @staticmethod
+    def _ready(predicate_js: str) -> str:
+        # Streamlit idle first: the cheaper test, and the page's own test is not run while the
+        # script still runs
+        return f"""(arg) => {{ {DEEP_QUERY}
+            return ({_IDLE_JS})() && !!({predicate_js})(arg);
+        }}"""
 
 
 @dataclass
@@ -100,6 +127,7 @@ class Measurement:
     ratio: float | None = None
     seconds: float | None = None
     times: list[float] = field(default_factory=list)
+    busy: list[dict[str, float]] = field(default_factory=list)  # with --where: main-thread ms by kind
 
 
 MEASUREMENTS: list[Measurement] = []
@@ -124,8 +152,7 @@ CAPTION = """(text) => Array.from(document.querySelectorAll('[data-testid="stCap
 @measurement("bare one-line Streamlit page", "bare")
 def bare_page(probe: Probe) -> float:
     start = probe.open("/")
-    probe.until("(text) => document.body.innerText.includes(text)", BARE_TEXT)
-    return time.perf_counter() - start
+    return probe.settled("(text) => document.body.innerText.includes(text)", BARE_TEXT) - start
 
 
 def _first_rows(probe: Probe) -> int:
@@ -142,8 +169,7 @@ def _demo_top_level() -> int:
 
 def _list_on_screen(probe: Probe, path: str = "/") -> float:
     start = probe.open(path)
-    probe.until(f"(n) => ({ROWS_DRAWN})(n) && ({CAPTION})('matching')", _first_rows(probe))
-    return time.perf_counter() - start
+    return probe.settled(f"(n) => ({ROWS_DRAWN})(n) && ({CAPTION})('matching')", _first_rows(probe)) - start
 
 
 @measurement("the list's first page (demo)", "demo", ratio=1.5)
@@ -154,6 +180,20 @@ def list_first_page_demo(probe: Probe) -> float:
 @measurement("the list's first page (10,000-session store)", "store", ratio=1.5)
 def list_first_page_store(probe: Probe) -> float:
     return _list_on_screen(probe)
+
+
+# the 26-step ReAct session of the demo (its steps: the corpus manifest)
+REACT_26 = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
+SESSION_DRAWN = """() => { const main = document.querySelector('[data-testid="stMain"]');
+  if (!main || !main.querySelector('[data-testid="stHeading"]')) return false;
+  const ws = window.__teDeep('[data-te-workspace="drawn"]')[0];
+  return !!ws && !!ws.querySelector('.te-wf-row') && !!ws.querySelector('.te-ins-title'); }"""
+
+
+@measurement("a 26-step session from a link, settled (demo)", "demo", ratio=2.0)
+def session_from_link_demo(probe: Probe) -> float:
+    start = probe.open("/session?session=" + urllib.parse.quote(REACT_26, safe=""))
+    return probe.settled(SESSION_DRAWN) - start
 
 
 def _filter_click(probe: Probe, pill: str, rows_js: str) -> float:
@@ -247,8 +287,9 @@ def servers(work: Path, store: Path | None, names: set[str]) -> Iterator[dict[st
         yield urls
 
 
-def run(chosen: list[Measurement], urls: dict[str, str], repeat: int) -> None:
-    """Time each measurement: one warm-up, then ``repeat`` runs, each on a fresh page."""
+def run(chosen: list[Measurement], urls: dict[str, str], repeat: int, where: bool = False) -> None:
+    """Time each measurement: one warm-up, then ``repeat`` runs, each on a fresh page; with
+    ``where``, each run under the sampling profiler too (``main_thread.busy_ms``)."""
     with chromium_page(viewport=(1400, 1000), default_timeout_ms=TIMEOUT_MS) as first:
         browser_context = first.context
         for item in chosen:
@@ -257,12 +298,18 @@ def run(chosen: list[Measurement], urls: dict[str, str], repeat: int) -> None:
             print(f"{item.label} ...", file=sys.stderr, flush=True)
             for attempt in range(repeat + 1):
                 page = browser_context.new_page()
+                probe, timed, spent = Probe(page, urls[item.server], item.server), [], None
                 try:
-                    seconds = item.run(Probe(page, urls[item.server], item.server))
+                    if where:
+                        spent = busy_ms(browser_context, page, lambda: timed.append(item.run(probe)))
+                    else:
+                        timed.append(item.run(probe))
                 finally:
                     page.close()
                 if attempt:  # the first run warms the browser's cache and the server up
-                    item.times.append(seconds)
+                    item.times.append(timed[0])
+                    if spent:
+                        item.busy.append(spent)
 
 
 def report(chosen: list[Measurement], repeat: int) -> None:
@@ -290,8 +337,22 @@ def report(chosen: list[Measurement], repeat: int) -> None:
     print("-" * (sum(widths) + 2 * (len(widths) - 1)))
     for row in rows:
         print("  ".join(str(v).ljust(w) for v, w in zip(row, widths)))
+    if any(item.busy for item in chosen):
+        report_busy(chosen)
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\n{os.cpu_count()} cores, load average at the end {load}; Chromium and the servers share them")
+
+
+def report_busy(chosen: list[Measurement]) -> None:
+    """The main thread's CPU per measurement (medians, ms), by who spent it (``--where``)."""
+    print("\nthe browser's main thread, CPU ms (medians; the profiler's own cost is in the times above)")
+    width = max(len(item.label) for item in chosen)
+    print(f"{'measurement':<{width}}  {'busy':>6}  " + "  ".join(f"{SHORT[k]:>10}" for k in KINDS))
+    for item in chosen:
+        if item.busy:
+            cells = [statistics.median(b[k] for b in item.busy) for k in ("busy", *KINDS)]
+            print(f"{item.label:<{width}}  " + "  ".join(f"{v:>{6 if i == 0 else 10}.0f}" for i, v in enumerate(cells)))
+    print("; ".join(KINDS))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -303,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", metavar="NAME", help="only the measurements whose function name "
                         "or label contains one of these (the bare page is always measured)")
     parser.add_argument("--list", action="store_true", help="list the measurements and stop")
+    parser.add_argument("--where", action="store_true", help="also profile each run's main thread in Chromium "
+                        "and print its CPU by who spent it (Streamlit's front end, the app's components, the engine)")
     args = parser.parse_args(argv)
     use_browser()  # Debian's chromium, as people run it
     if args.list:
@@ -319,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
         if any(m.server == "store" for m in chosen):
             store = Path(args.store).resolve() if args.store else prepare_store(args.sessions, work)
         with servers(work, store, {m.server for m in chosen}) as urls:
-            run(chosen, urls, max(1, args.repeat))
+            run(chosen, urls, max(1, args.repeat), args.where)
         print("Trace Explorer in the browser (headless Chromium, 1400 x 1000)")
         report(chosen, max(1, args.repeat))
     finally:

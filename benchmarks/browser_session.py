@@ -103,6 +103,8 @@ ARM = "([kind, words]) => {" + _DEEP + """
   });
   seen.observe(box, {childList: true, subtree: true, characterData: true});
 }"""
+# JS: the graph is drawn (its library, vis-network, is sent when the graph is first shown)
+GRAPH_DRAWN = "() => {" + _DEEP + " const dag = deep('.te-dag'); return !!dag && dag.getAttribute('data-te-dag') === 'drawn'; }"
 WORKSPACE = "([script, arg]) => {" + _DEEP + " return new Function('w', 'arg', 'return (' + script + ')(w, arg)')(deep('.te-ws').__teWorkspace, arg); }"
 
 
@@ -189,6 +191,7 @@ def interaction_timed(browser, url: str, viewport: tuple[int, int], name: str) -
         page.keyboard.press("j")
         times[f"{name}: press j, next step's words shown"] = _took(page)
         page.evaluate(WORKSPACE, ["w => w.showView('graph')", None])
+        page.wait_for_function(GRAPH_DRAWN, timeout=TIMEOUT_MS, polling=POLL_MS)  # its library comes on first show
         target = page.evaluate(WORKSPACE, ["""w => { const here = w.steps[w.selected].node;
             const n = w.graph.graph.nodes.find(n => n.step && n.id !== here && w.graph.visible(n.id)
                                                  && w.steps[w.index.get(n.step)].node === n.id);

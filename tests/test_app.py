@@ -472,7 +472,11 @@ def test_hostile_graphrag_and_docrag_pages():
 def test_header_says_why_a_session_stopped():
     at = open_session(REACT_12)
     badges = [m.value for m in at.main.markdown if "badge[" in m.value]  # st.badge is Markdown
-    assert any("stopped: max-iterations" in unescape(b) for b in badges), badges
+    # one element holds them all (the browser draws each element of a first view in turn)
+    assert badges == [":blue-badge[:material/hub: Agent] :gray-badge[:material/alt_route: react] "
+                      ":green-badge[:material/check_circle: answered] :orange-badge[:material/block: stopped\\: "
+                      "max\\-iterations] :red-badge[:material/error: 1 tool error]"], badges
+    assert BY_ID[REACT_12]["tool_errors"] == 1 and BY_ID[REACT_12]["pattern"] == "react"
 
 
 def test_inspector_says_when_a_thought_is_not_loaded():

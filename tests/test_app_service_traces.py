@@ -25,8 +25,8 @@ def test_an_unreadable_reply_is_shown_as_such_not_as_a_tool():
     action = next(a for a in expected["actions"] if a["parse_error"])
     assert len(expected["parse_errors"]) == 1
     badges = [m.value for m in walk(at.main) if getattr(m, "type", None) == "markdown" and "-badge[" in m.value]
-    assert ":orange-badge[:material/error: 1 model reply not parsed]" in badges
-    assert not [b for b in badges if "tool error" in b]
+    assert len(badges) == 1 and ":orange-badge[:material/error: 1 model reply not parsed]" in badges[0]
+    assert "tool error" not in badges[0]
     metrics = {m.label: m.value for m in at.main.metric}
     assert metrics["Tool calls"] == str(len(expected["tool_order"]))
     step = step_of(at, action["analysis"])

@@ -106,3 +106,21 @@ def test_browser_benchmark_lists_its_measurements():
         assert item.server in browser.SERVERS and f"{item.run.__name__:32s} {item.server:6s} {item.label}" in done.stdout
     # every measurement but the bare page has a target: a ratio to the bare page or seconds
     assert all((m.ratio is None) != (m.seconds is None) for m in browser.MEASUREMENTS[1:])
+    # the first views side by side: the list at 1.5x the bare page, a 26-step session from its link at 2x
+    by_name = {m.run.__name__: m for m in browser.MEASUREMENTS}
+    assert by_name["list_first_page_demo"].ratio == 1.5 and by_name["session_from_link_demo"].ratio == 2.0
+    react = next(s for f in json.loads((REPO / "trace_explorer/demo_data/manifest.json").read_text(encoding="utf-8")).values()
+                 for s in f["sessions"] if s["session"] == browser.REACT_26)
+    assert react["pattern"] == "react" and react["parent"] is None
+    assert 2 * react["analysis_steps"] + 2 == 26  # question, pattern decision, an analysis and observation each, answer
+
+
+def test_main_thread_time_is_told_apart_by_who_spent_it():
+    main_thread = _module("benchmark_main_thread", BENCHMARKS / "main_thread.py")
+    kind = main_thread.kind_of
+    assert kind("http://127.0.0.1:8501/static/js/react-dom.Dzbslgj4.js", "Ho") == main_thread.STREAMLIT
+    assert kind("http://127.0.0.1:8501/session/static/js/index.DormvYxC.js", "") == main_thread.STREAMLIT
+    assert kind("blob:http://127.0.0.1:8501/0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d", "drawAxis") == main_thread.OURS
+    assert kind("http://127.0.0.1:8501/0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d", "draw") == main_thread.OURS
+    assert [kind("", f) for f in ("(program)", "(garbage collector)", "(root)")] == [main_thread.ENGINE] * 3
+    assert kind("", "visit") == main_thread.OTHER and kind("", "(idle)") is None

@@ -58,6 +58,8 @@ def test_keys_clicks_the_url_search_and_filters_on_a_react_run(app_url, sessions
         wait_drawn(page)
         wait_for_streamlit_idle(page)
         assert selected(page) == walk[0] and step_in_url(page) is None
+        # the first view shows the timeline: the graph's library (vis-network) is not sent with it
+        assert page.evaluate("typeof globalThis.vis") == "undefined"
         assert shown_rows(page)[:5] == walk[:5]
         # two quick presses: neither is lost, the URL follows, the words are on screen at once
         page.locator('[data-testid="stMain"] h3').first.click()
@@ -132,7 +134,9 @@ def test_keys_clicks_the_url_search_and_filters_on_a_react_run(app_url, sessions
         screenshot(page, "session-react-workspace")
         # the graph: a click selects its step; a Thought its Analysis; the Question the first step
         target = REACT_12 + "/i3"
-        click_node(page, target)
+        click_node(page, target)  # shows the graph: its library comes then, and it draws every node
+        assert page.evaluate("typeof globalThis.vis.Network") == "function"
+        assert dag(page, "v => v.nodes.length") == len(data["graph"]["nodes"])
         assert selected(page) == target and page.locator(DAG).get_attribute("data-selected") == target
         wait_step(page, target, timeout_ms=3000)
         assert session.nodes[target].fields["thought"] in inspector_text(page)
@@ -455,6 +459,10 @@ def test_a_2002_step_run_scrolls_moves_and_opens_its_folds(long_store_url):
         sent = len(frames)
         assert sent > 0  # the page did send its first run request: the count below can tell
         show(page, "graph")
+        # its first showing asks for the graph's library, once (a rerun of the library's fragment,
+        # not of the workspace: its 4,002 steps are not sent again); nothing after
+        assert len(frames) == sent + 1
+        sent = len(frames)
         drawn = dag(page, "v => v.shown.map(n => [n.id, n.role])")
         last = session.steps[-2].id.removesuffix("/observation")
         assert last in dict(drawn)  # the last iteration, drawn

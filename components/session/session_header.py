@@ -61,26 +61,26 @@ def session_header(session: Session, collection: Collection, actions: Callable[[
         with st.expander(f"The whole question ({len(question):,} characters)"):
             long_text(question, name="question", key="te_full_question")
 
-    badges = st.container(horizontal=True, gap="small", vertical_alignment="center")
-    with badges:
-        st.badge(badge_escape(session.mechanism), color=MECHANISM_COLOURS.get(session.mechanism, "gray"),
-                 icon=":material/hub:")
-        if session.pattern:
-            st.badge(badge_escape(session.pattern), color="gray", icon=":material/alt_route:")
-        answered = status(session) == "answered"
-        st.badge(status(session), color="green" if answered else "orange",
-                 icon=":material/check_circle:" if answered else ":material/pending:")
-        reason = session.nodes[session.answer_id].fields.get("termination_reason") if session.answer_id else None
-        if reason and reason not in ("final-answer", "plan-complete"):
-            st.badge(badge_escape(f"stopped: {reason}"), color="orange", icon=":material/block:")
-        if session.tool_errors:
-            st.badge(f"{session.tool_errors} tool error" + ("s" if session.tool_errors > 1 else ""),
-                     color="red", icon=":material/error:")
-        if session.parse_errors:  # a failed LLM call, not a tool's
-            st.badge(f"{session.parse_errors} model repl" + ("ies" if session.parse_errors > 1 else "y")
-                     + " not parsed", color="orange", icon=":material/error:")
-        if session.shape == "seed":
-            st.badge("seed shape", color="gray")
+    answered = status(session) == "answered"
+    reason = session.nodes[session.answer_id].fields.get("termination_reason") if session.answer_id else None
+    badges = [(badge_escape(session.mechanism), MECHANISM_COLOURS.get(session.mechanism, "gray"), ":material/hub:"),
+              (badge_escape(session.pattern), "gray", ":material/alt_route:") if session.pattern else None,
+              (status(session), "green" if answered else "orange",
+               ":material/check_circle:" if answered else ":material/pending:")]
+    if reason and reason not in ("final-answer", "plan-complete"):
+        badges.append((badge_escape(f"stopped: {reason}"), "orange", ":material/block:"))
+    if session.tool_errors:
+        badges.append((f"{session.tool_errors} tool error" + ("s" if session.tool_errors > 1 else ""), "red",
+                       ":material/error:"))
+    if session.parse_errors:  # a failed LLM call, not a tool's
+        badges.append((f"{session.parse_errors} model repl" + ("ies" if session.parse_errors > 1 else "y")
+                       + " not parsed", "orange", ":material/error:"))
+    if session.shape == "seed":
+        badges.append(("seed shape", "gray", None))
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        # one Markdown element for every badge (st.badge draws one each; the browser draws each
+        # element of a first view in turn)
+        st.markdown(" ".join(badge_markdown(*b) for b in badges if b), width="content")
         st.caption(md_escape(f"{format_time(session.time) or 'time unknown'} · {session.id}"), width="content")
 
     session_warnings(session)
@@ -101,6 +101,14 @@ def session_header(session: Session, collection: Collection, actions: Callable[[
             st.caption(f"Sub-sessions ({len(session.children)}):", width="content")
             for child in session.children:
                 session_link(child, collection, icon=":material/subdirectory_arrow_right:")
+
+
+def badge_markdown(label: str, color: str, icon: str | None = None) -> str:
+    """The Markdown of one badge, as ``st.badge(label, color=color, icon=icon)`` writes it
+    (Streamlit's ``:color-badge[icon label]`` directive, the label's square brackets escaped);
+    ``label`` as ``badge_escape`` gives it."""
+    escaped = label.replace("[", "\\[").replace("]", "\\]")
+    return f":{color}-badge[{icon + ' ' if icon else ''}{escaped}]"
 
 
 def problems(session: Session) -> list[str]:

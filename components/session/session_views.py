@@ -3,7 +3,8 @@ session's waterfall, provenance graph and step inspector in one client-side comp
 
 It runs as one ``st.fragment``: when the component calls back (a librarian text to fetch, a
 folded run of the graph to open), only the workspace reruns, never the page's header, exports
-or sidebar.
+or sidebar. vis-network, which draws the graph, is sent by a fragment of its own
+(``components/session/workspace/graph_library.py``) once the graph is first shown.
 """
 
 from __future__ import annotations
@@ -14,10 +15,16 @@ from trace_explorer.model.session import Session
 
 from ..collection import Collection
 from .workspace import workspace
+from .workspace.graph_library import graph_library
+
+
+def session_views(session: Session, collection: Collection) -> None:
+    """Draw the workspace of ``session``, and below it the loader of its graph's library."""
+    _views(session, collection)
+    graph_library()
 
 
 @st.fragment
-def session_views(session: Session, collection: Collection) -> None:
-    """Draw the workspace of ``session``."""
+def _views(session: Session, collection: Collection) -> None:
     st.markdown("##### :material/view_timeline: Steps", anchors=False)
     workspace(session, collection)

@@ -18,8 +18,10 @@ it even when it is the step the server last sent and the person has moved on sin
 steps that back a sentence of the answer (``supporting``) and, in the inspector, the words of
 their texts that match it (``matching``).
 
-The script is vis-network as the pyvis package ships it, then ``dom.js``, ``waterfall.js``,
-``folds.js``, ``overview.js``, ``graph.js``, ``inspector.js`` and ``workspace.js``, inlined (nothing is fetched).
+The script is ``dom.js``, ``waterfall.js``, ``folds.js``, ``overview.js``, ``graph.js``,
+``inspector.js`` and ``workspace.js``, inlined (nothing is fetched). vis-network, which draws the
+graph, comes only when the graph is first shown (``graph_library.py``): a session opens on its
+timeline.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 from trace_explorer.views.dag.folding import ITERATION
 from trace_explorer.views.dag.network import (MAX_OPEN, OPEN_WINDOW, fold_base, folded_layout, is_long, script_safe,
-                                              vis_network_js, whole_layout)
+                                              whole_layout)
 from trace_explorer.views.step_labels import clip
 from trace_explorer.views.step_walk import WalkEntry, step_walk
 from trace_explorer.views.workspace import workspace_data
@@ -108,12 +110,11 @@ _HTML = """
 
 @functools.lru_cache(maxsize=1)
 def _component() -> Any:
-    """The registered component (made once: its script holds vis-network, about 470 KB)."""
+    """The registered workspace component (made once; about 90 KB of script)."""
     ours = "\n".join((_HERE / name).read_text(encoding="utf-8") for name in _SCRIPTS)
-    script = vis_network_js().split("//# sourceMappingURL=")[0]
     return st.components.v2.component(
         "trace_explorer_workspace", html=_HTML, css=(_HERE / "workspace.css").read_text(encoding="utf-8"),
-        js=script + "\n;\nconst vis = globalThis.vis;\n" + script_safe(ours))
+        js=script_safe(ours))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

@@ -1,4 +1,4 @@
-/* The provenance graph, drawn by vis-network (inlined from the pyvis package before this file).
+/* The provenance graph, drawn by vis-network (globalThis.vis: sent when the graph is first shown, see workspace.js).
  * Layered: a node's level (views/dag/layout.py) is its column, left to right, its slot its row;
  * no wrapping, so no edge wraps around. Nodes are filled with a light tint of their kind's
  * colour and bordered in it; labels stay at least 12 px on screen (the view never zooms out

@@ -8,6 +8,7 @@
  * Triggers back to Python (only for what needs the server):
  *   "texts" = step IRI   its texts are still in a TrustGraph librarian: fetch them;
  *   "open"  = {page: "session" | "documents", id}   go to another session or a document.
+ * vis-network is not sent with the page: graph_library.py sends it when the graph is first shown.
  */
 let current = null;      // the workspace on screen (the key handler works on it)
 let keysBound = false;
@@ -167,6 +168,7 @@ class Workspace {
     this.host.querySelectorAll("[data-view]").forEach((b) => b.setAttribute("aria-pressed", String(b.getAttribute("data-view") === view)));
     this.placeInspector();
     if (view === "graph") {
+      if (!this.graph && !globalThis.vis) { this.askForVis(); return; }
       if (!this.graph) {
         this.graph = new Graph(this.host.querySelector(".te-dag"), this);
         this.graph.evidenceOn = !!this.evidenceOn;
@@ -176,6 +178,18 @@ class Workspace {
     } else {
       this.waterfall.schedule();
     }
+  }
+
+  /* vis-network is sent only when the graph is first shown (a first view shows the timeline):
+   * ask for it once (graph_library.py), and draw the graph when its script has run, if the graph
+   * is still the view shown. */
+  askForVis() {
+    this.host.querySelector(".te-dag").setAttribute("data-te-dag", "loading");
+    if (this.visAsked) { return; }
+    this.visAsked = true;
+    window.addEventListener("te-vis-network", () => { if (this.view === "graph" && !this.graph) { this.showView("graph"); } });
+    globalThis.__teWantVis = true;
+    window.dispatchEvent(new Event("te-want-vis"));
   }
 
   fillChoices() {
