@@ -5,7 +5,8 @@ the gateway's own requestors (``trustgraph.gateway.dispatch``: ``AgentRequestor`
 ``GraphRagRequestor``, ``DocumentRagRequestor``, which decode the request and encode every
 response with TrustGraph's translators). Each frame is wrapped as the gateway's ``Mux`` wraps
 it: ``{"id", "response", "complete"}``. The requests are the ones ``SocketClient``'s
-``agent_explain``, ``graph_rag_explain`` and ``document_rag_explain`` send.
+``agent_explain``, ``graph_rag_explain`` and ``document_rag_explain`` send (no ``session_id``:
+the orchestrator then makes one, and writes no PatternDecision, as 2.11.1 does for that client).
 
 Also written: the triples the services stored (the explainability topic's, plus the
 collection's knowledge and extraction provenance) and the librarian's texts, so that a
@@ -46,15 +47,12 @@ import fakes
 import scenarios
 import writers
 
-AGENT_SESSION = "6f1c2a55-0d7e-4c3b-9a41-7be2d5c0a001"
-FAILED_SESSION = "6f1c2a55-0d7e-4c3b-9a41-7be2d5c0a002"
 Q_AGENT = "How deep is Lake Baikal?"
 Q_FAILING = "What is the water temperature of Lake Baikal in winter?"
 
 # name, service, the request SocketClient sends, the scenario whose LLM replies it uses, start
 RUNS = [
-    ("agent", "agent", {"question": Q_AGENT, "collection": "default", "streaming": True,
-                        "session_id": AGENT_SESSION}, "asked", "2026-12-01T09:00:00Z"),
+    ("agent", "agent", {"question": Q_AGENT, "collection": "default", "streaming": True}, "asked", "2026-12-01T09:00:00Z"),
     ("graph-rag", "graph-rag", {"query": scenarios.Q_GRAPHRAG, "collection": "default", "entity-limit": 50,
                                 "triple-limit": 30, "max-subgraph-size": 1000, "max-path-length": 2,
                                 "edge-score-limit": 30, "edge-limit": 25, "max-reranker-input": 350,
@@ -62,8 +60,7 @@ RUNS = [
     ("document-rag", "document-rag", {"query": scenarios.Q_DOCRAG_RERANK, "collection": "default",
                                       "doc-limit": 4, "fetch-limit": 0, "streaming": True, "explainable": True},
      "docrag-rerank", "2026-12-01T09:20:00Z"),
-    ("agent-failed", "agent", {"question": Q_FAILING, "collection": "default", "streaming": True,
-                               "session_id": FAILED_SESSION}, "failing", "2026-12-01T09:30:00Z"),
+    ("agent-failed", "agent", {"question": Q_FAILING, "collection": "default", "streaming": True}, "failing", "2026-12-01T09:30:00Z"),
 ]
 
 
