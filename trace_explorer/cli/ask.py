@@ -4,7 +4,8 @@ that wrote it arrives, then the answer (``ask.client``, ``ask.live_trace``).
 
 Text lines: ``+SECONDS  KIND  TAG  WORDS`` a step, ``answer: …`` at the end, or ``failed: …`` /
 ``cancelled`` with how many steps came. ``--format jsonl``: one JSON object a line, as
-``follow`` writes them: ``{"event": "session" | "step" | "answer" | "failed" | "cancelled",
+``follow`` writes them (``live.events.LiveEvent.record``): ``{"event": "session" | "step" |
+"answer" | "failed" | "cancelled",
 "session": IRI, "step": IRI or null, "kind": TrustGraph class name or null, "text": the step's
 words, the answer or the reason, or null, "at": ISO-8601 when it was seen}``.
 
@@ -19,6 +20,7 @@ import os
 import threading
 from datetime import UTC, datetime
 
+from ..live.events import LiveEvent, now
 from ..views.step_labels import clip, step_tag
 from ..views.visible_text import visible_controls
 from .sources import TOKEN_VARIABLE, add_trustgraph_arguments, report, seconds
@@ -81,9 +83,8 @@ class _Printer:
 
     def _line(self, event: str, step: str | None, kind: str | None, text: str | None, text_line: str) -> None:
         if self.form == "jsonl":
-            print(json.dumps({"event": event, "session": self.session, "step": step, "kind": kind, "text": text,
-                              "at": datetime.now(UTC).isoformat(timespec="milliseconds")}, ensure_ascii=False),
-                  flush=True)
+            line = LiveEvent(event, self.session, step, kind, text, now()).record()
+            print(json.dumps(line, ensure_ascii=False), flush=True)
         else:
             print(text_line, flush=True)
 
