@@ -26,13 +26,16 @@ DOCUMENT = TG + "document"
 class LiveTrace:
     """The trace of one run. ``steps``: the IRIs explain events named, in arrival order;
     ``ending``: the DONE, FAILED or CANCELLED event once the run ended (else None);
-    ``answer``: the answer's words streamed so far."""
+    ``answer``: the answer's words streamed so far; ``thinking``: the words of the thought or
+    observation streamed last (what the agent is on now)."""
 
     def __init__(self) -> None:
         self.quads: list[ox.Quad] = []
         self.steps: list[str] = []
         self.texts: dict[str, str] = {}  # message id (an entity's IRI) -> streamed words
         self.answer = ""
+        self.thinking = ""
+        self._thinking_of: str | None = None
         self.ending: AskEvent | None = None
         self._session: Session | None = None
 
@@ -50,6 +53,10 @@ class LiveTrace:
                 self.texts[event.step] = self.texts.get(event.step, "") + event.text
             if event.kind == ANSWER:
                 self.answer += event.text
+            else:
+                same = event.step is not None and event.step == self._thinking_of
+                self.thinking = self.thinking + event.text if same else event.text
+                self._thinking_of = event.step
 
     def extend(self, events: Iterable[AskEvent]) -> None:
         for event in events:
