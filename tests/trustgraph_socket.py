@@ -96,6 +96,7 @@ class GatewaySocket:
         self.drop_after: int | None = None
         self.frames_sent = 0
         self.sent_at: dict[str, float] = {}  # explain_id -> time.monotonic() it went out
+        self.sent_wall: dict[str, float] = {}  # explain_id -> time.time() it went out (a browser's clock is this one)
         self.requests: list[dict] = []
 
     @staticmethod
@@ -168,6 +169,7 @@ class GatewaySocket:
         with self.gateway._lock:
             self.gateway.store.extend(quads)
             self.sent_at[response["explain_id"]] = time.monotonic()
+            self.sent_wall[response["explain_id"]] = time.time()
 
 
 def socket_thread(target, request) -> threading.Thread:
