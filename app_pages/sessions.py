@@ -2,7 +2,8 @@
 and paged by queries on the source; a click on a row opens the session page at
 ``?session=<IRI>``. The list's state lives in the URL (``components/list_state.py``), so a link
 reproduces the view. A session link that lands here (``/?session=<IRI or unique part>``, as
-the session page takes it) is passed on to the session page."""
+the session page takes it) is passed on to the session page. On a source that can be written
+while it is shown, the list follows it (``components/live_list.py``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import streamlit as st
 
 from components.collection import current_collection
 from components.list_state import list_filters, list_view, restore_list_url
+from components.live_list import RERUN_S, follow_switch, live_list
 from components.navigation import ensure_entry_run
 from components.session_list import session_list
 from components.text import SESSION_PAGE, SESSIONS_PAGE
@@ -25,14 +27,18 @@ st.session_state[LIST_SHOWN] = True
 restore_list_url()  # Back from a session lands on the session's parameters: the list's own again
 
 
-@st.fragment
-def sessions_fragment() -> None:
-    """The filters, the table and its pages: a click in them reruns only this part."""
+def sessions_fragment(following: bool) -> None:
+    """The filters, the table and its pages: a click in them reruns only this part, and so does
+    following the source (every ``RERUN_S`` seconds while the Follow switch is on)."""
     collection = current_collection()
+    live = live_list(collection) if following else None
     filters = list_filters(collection)
     order, page = list_view(filters, collection)
-    session_list(collection, filters, order, page)
+    session_list(collection, filters, order, page, live)
 
 
-st.markdown("## Sessions", anchors=False)
-sessions_fragment()
+heading = st.container(horizontal=True, vertical_alignment="center")
+heading.markdown("## Sessions", anchors=False)
+with heading:
+    following = follow_switch(current_collection())
+st.fragment(sessions_fragment, run_every=RERUN_S if following else None)(following)

@@ -19,8 +19,9 @@ from .text import md_escape
 
 STATUSES = ("answered", "unfinished")
 MULTI = ("type", "pattern")  # the filters that take several values; the others one
-# the list's filters' parameters (its widgets' keys, bound to them: bind="query-params")
-BOUND_PARAMS = ("type", "pattern", "status", "q", "sub", HEALTH_KEY)
+# the list's filters' parameters (its widgets' keys, bound to them: bind="query-params"), and
+# its Follow switch's (``live_list``)
+BOUND_PARAMS = ("type", "pattern", "status", "q", "sub", HEALTH_KEY, "follow")
 
 
 def filter_choices(collection: Collection) -> dict[str, tuple[str, ...]]:

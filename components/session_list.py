@@ -13,6 +13,7 @@ from .compare_picker import compare_ticked
 from .downloads import matching_sessions, session_list_downloads
 from .health import with_health
 from .list_state import set_list_view
+from .live_list import LiveList, failure_note, live_rows, seen
 from .session_table import session_table
 from .source_picker import source_query
 from .text import SESSION_PAGE, counted, md_escape
@@ -38,8 +39,11 @@ _NO_SESSIONS = {  # by the kind of source (``Collection.key[0]``)
 }
 
 
-def session_list(collection: Collection, filters: SessionFilter, order: SessionOrder, page: int) -> None:
-    """Draw the list of ``collection`` under ``filters``, in ``order``, page ``page`` (from 1)."""
+def session_list(collection: Collection, filters: SessionFilter, order: SessionOrder, page: int,
+                 live: LiveList | None = None) -> None:
+    """Draw the list of ``collection`` under ``filters``, in ``order``, page ``page`` (from 1);
+    ``live``: what following the source found (``live_list``), None when not following."""
+    failure_note(live)
     if collection.empty_state:
         st.info(md_escape(collection.empty_state), icon=":material/link_off:")
         return
@@ -76,10 +80,17 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         st.info("No session matches these filters.", icon=":material/filter_alt_off:")
         return
 
-    event = session_table(with_health(collection, shown.rows), order, sort_keys(collection.source), key=TABLE_KEY,
+    new = [r["id"] for r in shown.rows if live is not None and r["id"] in live.new]
+    if new:
+        marked = st.container(horizontal=True, vertical_alignment="center", gap="small")
+        marked.caption(f"{counted(len(new), 'new session')} on this page, marked new until opened")
+        marked.button("Mark as seen", key="te_list_seen", icon=":material/done_all:", on_click=seen, args=(live, new))
+    event = session_table(live_rows(with_health(collection, shown.rows), live), order, sort_keys(collection.source), key=TABLE_KEY,
                           on_sort=lambda key: set_list_view(order.toggled(key), 1), source_query=source_query(),
                           sub_sessions=filters.include_sub)
     if event.open:
+        if live is not None:
+            seen(live, [event.open])
         st.switch_page(SESSION_PAGE, query_params={"session": event.open})
     compare_ticked(event.selected)
     if pages > 1:

@@ -61,7 +61,8 @@ COLUMNS = (
                                                "(the session's own under it)"),
     Column("steps", "Steps", "steps", True, "Steps of the session"),
     Column("errors", "Errors", "tool_errors", True, "Failed tool calls"),
-    Column("status", "Status", "status", help="answered: the session reached its answer"),
+    Column("status", "Status", "status", help="answered: the session reached its answer; running: no answer yet, "
+           "while the list follows its source"),
     Column("parent", "Parent", "parent", help="The session whose step started this sub-session"),
     Column("health", "Health", help="Problems found in the session's trace: ⛔ errors, ⚠️ warnings, ℹ️ infos "
                                     "(the session page's Health panel lists them)"),
@@ -178,6 +179,7 @@ def table_rows(summaries: Iterable[dict[str, Any]],
             "parent_href": session_href(parent, source_query) if parent else None,
             "figures": " · ".join(f for f in figures if f),
             "health": s.get("health"),
+            "new": bool(s.get("new")),
             **_match(s.get("match")),
         })
     return rows

@@ -12,6 +12,9 @@ What the script sends back (``components/session_table.py`` reads it):
   new tab instead;
 - trigger ``sort``: the sort key of a header clicked;
 - state ``selected``: the IRIs whose tick boxes are ticked (several sessions, e.g. to compare).
+
+A row marked ``new`` (a session written while the list follows its source) has the class
+``te-new`` and a "new" mark after its id; a status ``running`` has its own badge.
 """
 
 CSS = """
@@ -59,6 +62,9 @@ button.te-copy svg { width: 0.85rem; height: 0.85rem; }
 .te-badge { display: inline-block; padding: 0 0.4rem; border-radius: 0.6rem; font-size: 0.75rem; white-space: nowrap; }
 .te-answered { background: var(--st-green-background-color, rgba(33, 195, 84, 0.1)); color: var(--st-green-text-color, #177233); }
 .te-unfinished { background: var(--st-orange-background-color, rgba(255, 164, 33, 0.1)); color: var(--st-orange-text-color, #9d5b00); }
+.te-running { background: var(--st-blue-background-color, rgba(28, 131, 225, 0.1)); color: var(--st-blue-text-color, #0054a3); }
+tbody tr.te-new td:first-child { box-shadow: inset 3px 0 0 var(--st-primary-color, #ff4b4b); }
+.te-new-mark { font-size: 0.7rem; font-weight: 600; color: var(--st-primary-color, #ff4b4b); margin-left: 0.2rem; }
 .te-errors { color: var(--st-red-text-color, #bd4043); font-weight: 600; }
 input[type=checkbox] { margin: 0.15rem 0 0 0; cursor: pointer; accent-color: var(--st-primary-color, #ff4b4b); }
 col.c-tick { width: 2rem; } col.c-session { width: 7.8rem; } col.c-type { width: 7.5rem; }
@@ -182,6 +188,7 @@ export default function (component) {
     tr.tabIndex = 0;
     tr.dataset.session = row.id;
     if (selected.has(row.id)) tr.classList.add("te-ticked");
+    if (row.new) tr.classList.add("te-new");
     tr.setAttribute("aria-label", (row.sub ? "Sub-session " : "Session ") + row.short + ": " + (row.question || ""));
     for (const column of columns) {
       const td = el("td", "c-" + column.key + (column.numeric ? " num" : ""));
@@ -253,6 +260,7 @@ export default function (component) {
         });
       });
       line.appendChild(copy);
+      if (row.new) line.appendChild(el("span", "te-new-mark", "new"));
       td.appendChild(line);
       if (row.children) td.appendChild(el("span", "te-line te-muted", row.children));
       if (row.parent_id) {  // where a narrow table shows the parent, its column hidden

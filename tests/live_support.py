@@ -13,7 +13,7 @@ import pyoxigraph as ox
 
 from trace_explorer.model.reader import SessionReader
 from trace_explorer.model.triple_index import TripleIndex
-from trace_explorer.model.vocabulary import STARTED_AT_TIME
+from trace_explorer.model.vocabulary import DOCUMENT, STARTED_AT_TIME
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -67,7 +67,9 @@ def copy_session(quads: list[ox.Quad], documents: dict[str, str], root: str, *,
         if subject not in placed:
             owner = next((i for i, s in enumerate(order) if s in subject or subject.startswith(s)), len(order) - 1)
             stages[owner] = stages[owner] + found
-    texts = {k.replace(old, new): v for k, v in documents.items() if old in k}
+    pointed = {q.object.value for q in quads if q.predicate.value == DOCUMENT and isinstance(q.subject, ox.NamedNode)
+               and q.subject.value in members and isinstance(q.object, ox.NamedNode)}
+    texts = {k.replace(old, new): v for k, v in documents.items() if old in k or k in pointed}
     steps = [s.id.replace(old, new) for s in session.steps]
     return LiveSession(root.replace(old, new), session.question, steps, stages, texts,
                        {s.id.replace(old, new): s.kind for s in session.steps})

@@ -22,7 +22,9 @@ class LiveEvent:
     question (session), the step's words (step) or the answer (answer), None when the source has
     none; ``at``: when the poller saw it (UTC); ``seq``: its place in the poller's log, from 1
     (a follower keeps the last ``seq`` it read and asks for those after it); ``parent``: for a
-    session event, the step of another session it derives from (a sub-session), else None."""
+    session event, the step of another session it derives from (a sub-session), else None;
+    ``started``: for a session event, its ``prov:startedAtTime`` as written (None when it has
+    none)."""
 
     event: str
     session: str
@@ -32,6 +34,7 @@ class LiveEvent:
     at: datetime
     seq: int = 0
     parent: str | None = None
+    started: str | None = None
 
     def record(self) -> dict[str, Any]:
         """The JSON line of ``trace-explorer follow --format jsonl`` (issue 41): ``event``,

@@ -6,11 +6,14 @@ gateway cost it what one does.
 A poll that fails (the source stopped answering) sets ``failure`` once, keeps every event and
 every session seen, and the polls go on at the same pace; the first that succeeds clears it
 (``resumed`` counts those). A poller nobody has asked for in ``IDLE_STOP`` seconds stops its
-thread; the next follower starts it again where it left off.
+thread; the next follower starts it again where it left off. A page that reruns every second
+polls with ``poll_if_due`` instead, in its own run: no thread then outlives the people
+looking.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import deque
@@ -48,6 +51,7 @@ class Poller:
         self._work = threading.Lock()  # one cycle (or watch) at a time
         self._thread: threading.Thread | None = None
         self._asked = time.monotonic()
+        self._last = -float("inf")  # when the last cycle began (``time.monotonic()``)
         self._followers = 0
         self._stopping = False
 
@@ -65,8 +69,8 @@ class Poller:
 
     def events(self, since: int = 0, session: str | None = None) -> list[LiveEvent]:
         """The events after ``since`` (a ``seq``), oldest first; only those of ``session`` (a
-        root IRI) when given. Keeps the poller alive (``touch``)."""
-        self.touch()
+        root IRI) when given. Polls nothing itself: the thread (``touch``, ``follow``) or
+        ``poll_if_due`` does."""
         with self._changed:
             return [e for e in self._log if e.seq > since and (session is None or e.session == session)]
 
@@ -116,6 +120,18 @@ class Poller:
                 self._cycle()
             self.tracker.watch(root)
 
+    def poll_if_due(self) -> list[LiveEvent]:
+        """Poll now, in this thread, when the last poll is ``interval`` seconds old or more and
+        none is running; the events it made ([] when it did not poll). For page runs that
+        rerun every second or so: whoever runs first after the interval polls for everyone,
+        and nothing polls once no one is looking (no thread is started)."""
+        if time.monotonic() - self._last < self.interval or not self._work.acquire(blocking=False):
+            return []
+        try:
+            return self._cycle() if time.monotonic() - self._last >= self.interval else []
+        finally:
+            self._work.release()
+
     def poll_now(self) -> list[LiveEvent]:
         """Run one cycle now, in this thread (the thread's next one still comes); the events it
         made. A failure is kept in ``failure``, not raised."""
@@ -140,6 +156,7 @@ class Poller:
                 self._changed.wait_for(lambda: self._stopping, max(0.0, self.interval - (time.monotonic() - started)))
 
     def _cycle(self) -> list[LiveEvent]:
+        self._last = time.monotonic()
         cpu = time.thread_time()
         try:
             found = self.tracker.cycle()
@@ -195,7 +212,7 @@ class Subscription:
 
 
 def _numbered(event: LiveEvent, seq: int) -> LiveEvent:
-    return LiveEvent(event.event, event.session, event.step, event.kind, event.text, event.at, seq, event.parent)
+    return dataclasses.replace(event, seq=seq)
 
 
 _pollers: dict[tuple, Poller] = {}

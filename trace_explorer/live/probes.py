@@ -1,5 +1,6 @@
 """Which probe polls which source, and what identifies a source for sharing one poller
-(``source_key``): a TrustGraph gateway and a SPARQL endpoint are asked with ``SparqlProbe``; a
+(``source_key``): a TrustGraph gateway and a SPARQL endpoint are asked with ``SparqlProbe`` (a
+flow without the SPARQL service with ``PatternProbe``); a
 local store with ``StoreProbe`` (its session index for new roots, its newest snapshot for the
 steps); trace files with ``FilesProbe`` (read again when one of them changes)."""
 
@@ -17,6 +18,7 @@ from ..sources.session_index import INDEX_FILE
 from ..sources.snapshots import current_generation
 from ..sources.source import SourceError, TraceSource
 from ..sources.store import StoreSource
+from .pattern_probe import PatternProbe
 from .sparql_probe import Edge, Found, RootFacts, SparqlProbe
 
 
@@ -37,13 +39,13 @@ def source_key(source: TraceSource) -> tuple:
 
 
 def probe_for(source: TraceSource):
-    """The probe that polls ``source`` (see the module docstring). Raises SourceError for a
-    TrustGraph flow without the SPARQL service, which the poll's one query needs."""
+    """The probe that polls ``source`` (see the module docstring): for a TrustGraph flow without
+    the SPARQL service, ``PatternProbe`` (triple patterns). Raises SourceError when the gateway
+    cannot say whether its flow runs that service."""
     gateway = getattr(source, "gateway", None)
     if gateway is not None:
-        if not source.sparql:
-            raise SourceError(f"{source.label}: following needs the flow's SPARQL service (sparql-query), "
-                              f"which does not answer here; `trace-explorer sync` into a local store and follow that")
+        if not source.sparql:  # triple patterns: a request per running session's entity
+            return PatternProbe(source)
         return SparqlProbe(gateway.sparql_select, source.fetch_texts)
     if getattr(source, "snapshot", None) is not None:
         return StoreProbe(store_folder(source))

@@ -164,4 +164,4 @@ class Tracker:
 def _session_event(facts: RootFacts) -> LiveEvent:
     kinds = facts.types & _QUESTION_TYPES
     kind = sorted(kinds - {QUESTION})[0][len(TG):] if kinds - {QUESTION} else ("Question" if kinds else None)
-    return LiveEvent(SESSION, facts.root, None, kind, facts.question, now(), parent=facts.parent)
+    return LiveEvent(SESSION, facts.root, None, kind, facts.question, now(), parent=facts.parent, started=facts.time)

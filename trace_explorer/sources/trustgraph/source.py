@@ -121,6 +121,16 @@ class TrustGraphSource(TraceSource):
         """Forget the roots and rows read so far (a deployment keeps answering questions)."""
         self._roots, self._rows = None, {}
 
+    def note_written(self, roots: Iterable[RootInfo] = (), changed: Iterable[str] = ()) -> None:
+        """Take in what was written since the roots were read, as a poll found it (``live``),
+        without reading every root again: ``roots`` join the list (once it has been read), and
+        the rows and words of the ``changed`` sessions are read again when next listed."""
+        if self._roots is not None:
+            self._roots.update((info.root, info) for info in roots)
+        for root in changed:
+            self._rows.pop(root, None)
+            self.words.pop(root, None)
+
     def page(self, filters: SessionFilter, limit: int, offset: int) -> tuple[list[dict], int]:
         """One page of the list: ``(rows, total)``; ``limit`` 0: all."""
         found, must_read = candidates(self.roots(), filters, self.words)
