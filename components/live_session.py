@@ -20,12 +20,12 @@ from datetime import timedelta
 
 import streamlit as st
 
-from trace_explorer.live import ANSWER, STEP, new_steps
+from trace_explorer.live import ANSWER, STEP, new_steps, poller_for
 from trace_explorer.model.session import Session
-from trace_explorer.sources.local_store import local_source
 from trace_explorer.sources.source import SourceError
 
-from .collection import Collection, set_collection
+from .collection import Collection
+from .live_list import followable, refresh
 from .session_cache import shared_session
 from .session_views import session_views
 from .text import md_escape
@@ -35,14 +35,12 @@ LIVE_INTERVAL_S = 1.0  # the fragment's period; the poller's own is ``trace_expl
 SINCE_KEY = "te_live_since"    # {session IRI: the last event seq read}
 NEWEST_KEY = "te_live_newest"  # {session IRI: the step that arrived last}
 ANSWERED_KEY = "te_live_answered"  # the sessions whose answer landed at the fragment's last run
-GROWING_KINDS = ("store", "endpoint", "trustgraph")
 
 
 def grows(session: Session, collection: Collection) -> bool:
     """Whether ``session`` is followed: it has no answer yet, and its source can be written to
     while it is read (not files, which do not change under the app)."""
-    kind = collection.key[0] if collection.key else None
-    return not session.has_answer and kind in GROWING_KINDS
+    return not session.has_answer and followable(collection)
 
 
 def live_session_views(session: Session, collection: Collection) -> None:
@@ -59,6 +57,7 @@ def _followed(session_id: str, collection: Collection) -> None:
     since = st.session_state.setdefault(SINCE_KEY, {})
     newest = st.session_state.setdefault(NEWEST_KEY, {})
     try:
+        poller_for(collection.source).poll_if_due()  # the first page run after the interval polls for everyone
         events = new_steps(collection.source, session_id, since.get(session_id, 0))
     except SourceError as error:
         events = []
@@ -68,7 +67,7 @@ def _followed(session_id: str, collection: Collection) -> None:
         arrived = [e.step for e in events if e.event == STEP and e.step]
         if arrived:
             newest[session_id] = arrived[-1]
-        collection = _current(collection)
+        refresh(collection)  # a store's newest snapshot
         collection.fetched.pop(session_id, None)  # read again, with the steps that came
     session = shared_session(collection, session_id)
     if session is None:
@@ -83,15 +82,3 @@ def _followed(session_id: str, collection: Collection) -> None:
     if session.has_answer or any(e.event == ANSWER for e in events):
         answered.add(session_id)  # drawn with its Conclusion now; the whole page at the next run
 
-
-def _current(collection: Collection) -> Collection:
-    """``collection``, or, for a local store written since its reader was opened, a collection
-    on the store's newest snapshot (made this user's, as the sidebar does on a page's run)."""
-    is_current = getattr(collection.source, "is_current", None)
-    if collection.key[0] != "store" or is_current is None or is_current():
-        return collection
-    folder = collection.key[1]
-    fresh = local_source(folder, label=collection.source.label)
-    collection = Collection(fresh, ("store", folder, fresh.generation), collection.label)
-    set_collection(collection)
-    return collection
