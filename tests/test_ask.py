@@ -5,7 +5,11 @@ websocket, which replays what TrustGraph 2.11.1's own services sent for the same
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
+import time
 
 import pyoxigraph as ox
 import pytest
@@ -180,3 +184,23 @@ def test_ask_ends_done_with_the_answer_when_all_came(gateway):
     trace.extend(ask(question(gateway, "agent")))
     assert trace.status == DONE
     assert trace.session().answer == "Lake Baikal is 1642 metres deep at its deepest point, in the central basin."
+
+
+@pytest.mark.long
+def test_the_command_prints_each_step_before_the_next_is_sent(fresh_gateway):
+    """Read as a person watching the terminal reads it: each step's line is out before the
+    gateway sends the next step (frames 0.25 s apart; both processes read the one monotonic
+    clock of this machine)."""
+    fresh_gateway.socket.pace = 0.25
+    run = BY_NAME["agent"]
+    command = [sys.executable, "-m", "trace_explorer.cli", "ask", *gateway_args(fresh_gateway.url), run_question(run)]
+    printed = {}
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=dict(os.environ, TRUSTGRAPH_TOKEN=TOKEN)) as proc:
+        for line in proc.stdout:
+            printed[line.split()[1] if line.startswith("+") else line.split()[0]] = time.monotonic()
+    assert proc.returncode == 0
+    sent = fresh_gateway.socket.sent_at
+    analysis, observation, conclusion = run_steps(run)[1:]
+    assert printed["Analysis"] < sent[observation]
+    assert printed["Observation"] < sent[conclusion]
+    assert printed["answer:"] >= printed["Conclusion"] >= sent[conclusion]
