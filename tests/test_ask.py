@@ -204,3 +204,32 @@ def test_the_command_prints_each_step_before_the_next_is_sent(fresh_gateway):
     assert printed["Analysis"] < sent[observation]
     assert printed["Observation"] < sent[conclusion]
     assert printed["answer:"] >= printed["Conclusion"] >= sent[conclusion]
+
+
+def test_the_stand_in_socket_speaks_the_gateways_first_frame_protocol(gateway):
+    """As TrustGraph's Mux: nothing before auth-ok, a failed auth keeps the socket open, then
+    the Mux's frames ``{"id", "response", "complete"}``."""
+    from websockets.sync.client import connect as ws_connect
+
+    run = BY_NAME["graph-rag"]
+    url = gateway.url.replace("http://", "ws://") + "api/v1/socket"
+    with ws_connect(url) as socket:
+        socket.send(json.dumps({"id": "r0", "service": "graph-rag", "flow": FLOW, "request": run["request"]}))
+        assert json.loads(socket.recv()) == {"id": "r0", "complete": True,
+                                             "error": {"message": "auth failure", "type": "auth-required"}}
+        socket.send(json.dumps({"type": "auth", "token": "wrong"}))
+        assert json.loads(socket.recv()) == {"type": "auth-failed", "error": "auth failure"}
+        socket.send(json.dumps({"type": "auth", "token": TOKEN}))
+        assert json.loads(socket.recv()) == {"type": "auth-ok", "default_workspace": "default"}
+        socket.send(json.dumps({"id": "r1", "workspace": "default", "service": "graph-rag", "flow": FLOW,
+                                "request": run["request"]}))
+        frames = [json.loads(socket.recv()) for _ in run["frames"]]
+    assert [f["id"] for f in frames] == ["r1"] * len(run["frames"])
+    assert [f["complete"] for f in frames] == [False] * (len(frames) - 1) + [True]
+    assert [f["response"] for f in frames] == [f["response"] for f in run["frames"]]
+
+
+def test_an_unknown_flow_fails_the_run_with_the_gateways_words(gateway):
+    events = list(ask(Question(gateway.url, run_question(BY_NAME["agent"]), token=TOKEN, flow="no-such-flow",
+                               collection=COLLECTION)))
+    assert [(e.kind, e.text) for e in events] == [(FAILED, "Flow no-such-flow not found")]
