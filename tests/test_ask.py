@@ -233,3 +233,13 @@ def test_an_unknown_flow_fails_the_run_with_the_gateways_words(gateway):
     events = list(ask(Question(gateway.url, run_question(BY_NAME["agent"]), token=TOKEN, flow="no-such-flow",
                                collection=COLLECTION)))
     assert [(e.kind, e.text) for e in events] == [(FAILED, "Flow no-such-flow not found")]
+
+
+def test_a_gateway_that_goes_quiet_or_is_not_there_fails_the_run(fresh_gateway):
+    fresh_gateway.socket.pace = 3.0
+    events = list(ask(question(fresh_gateway, "graph-rag", idle_s=0.5)))
+    assert [(e.kind, e.text) for e in events] == [(FAILED, "the gateway sent nothing for 0.5 s")]
+    from tests.browser_support import free_port
+
+    events = list(ask(Question(f"http://127.0.0.1:{free_port()}/", "How deep is Lake Baikal?", token=TOKEN)))
+    assert len(events) == 1 and events[0].kind == FAILED and events[0].text.startswith("ConnectionRefusedError")
