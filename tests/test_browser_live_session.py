@@ -12,7 +12,7 @@ import time
 import pyoxigraph as ox
 import pytest
 
-from tests.browser_session_support import TIMELINE, WORKSPACE, session_url, wait_drawn
+from tests.browser_session_support import DAG, TIMELINE, WORKSPACE, dag, session_url, show, wait_drawn
 from tests.browser_support import chromium_page, poll, screenshot
 from tests.trustgraph_socket import recorded, run_steps
 from trace_explorer.read.wire import decode_quad
@@ -34,6 +34,11 @@ def write_steps(store_dir, steps: list[str], tmp_path, name: str) -> float:
     ingest_file(store, str(path))
     del store
     return time.monotonic()
+
+
+def _same_view(now, before) -> bool:
+    """The graph's scale and centre as they were (to a hundredth of a unit)."""
+    return abs(now[0] - before[0]) < 0.01 and all(abs(now[1][k] - before[1][k]) < 0.01 for k in ("x", "y"))
 
 
 def step_row(page, step: str):
@@ -59,16 +64,24 @@ def test_the_open_session_grows_and_keeps_the_selection(tmp_path, app_url, app_s
         follow.uncheck()
         workspace = page.locator(WORKSPACE)
         assert workspace.get_attribute("data-selected") == ANALYSIS
+        # a zoom of the timeline, and a view of the graph of one's own: both stay as the session grows
         page.locator(f'{TIMELINE} [data-zoom="in"]').click()
         view = page.locator(TIMELINE).evaluate("(el) => el.__teWaterfall.view.slice()")
+        graph_view = dag(page, "(g) => { g.network.moveTo({scale: 0.7, position: {x: 60, y: 20}, animation: false}); "
+                               "return [g.network.getScale(), g.network.getViewPosition()]; }")
+        nodes = int(page.locator(DAG).get_attribute("data-node-count"))
 
         written = write_steps(store_dir, [OBSERVATION], tmp_path, "second")
-        step_row(page, OBSERVATION).wait_for(timeout=10000)
+        poll(page, lambda: int(page.locator(DAG).get_attribute("data-node-count")), lambda n: n > nodes,
+             timeout_ms=10000)
         assert time.monotonic() - written < ARRIVES_WITHIN_S
+        assert _same_view(page.locator(DAG).evaluate("(h) => [h.__teDag.network.getScale(), "
+                                                     "h.__teDag.network.getViewPosition()]"), graph_view)
         # the selection and the zoom stay; the new step is marked the newest
         assert workspace.get_attribute("data-selected") == ANALYSIS
-        assert page.locator(TIMELINE).evaluate("(el) => el.__teWaterfall.view.slice()") == view
         assert workspace.get_attribute("data-newest") == OBSERVATION
+        show(page, "timeline")
+        assert page.locator(TIMELINE).evaluate("(el) => el.__teWaterfall.view.slice()") == view
         assert step_row(page, OBSERVATION).get_attribute("data-newest") == "true"
         screenshot(page, "live-session-grown")
 
