@@ -124,18 +124,15 @@ def test_ask_text_lines_name_each_step_with_its_words(capsys, monkeypatch, gatew
     assert lines[-1] == "answer: Lake Baikal is 1642 metres deep at its deepest point, in the central basin."
 
 
-def test_each_step_arrives_before_the_next_is_sent(gateway):
+def test_each_step_arrives_before_the_next_is_sent(fresh_gateway):
     """The run is watched as it goes: every step is in the caller's hands before the gateway
-    sends the next one (frames 50 ms apart)."""
-    gateway.socket.pace = 0.05
-    try:
-        arrived = {e.step: e.at for e in ask(question(gateway, "graph-rag")) if e.kind == STEP}
-    finally:
-        gateway.socket.pace = 0.0
+    sends the next one (frames 0.3 s apart)."""
+    fresh_gateway.socket.pace = 0.3
+    arrived = {e.step: e.at for e in ask(question(fresh_gateway, "graph-rag")) if e.kind == STEP}
     steps = run_steps(BY_NAME["graph-rag"])
     assert list(arrived) == steps
     for step, following in zip(steps, steps[1:]):
-        assert arrived[step] < gateway.socket.sent_at[following]
+        assert arrived[step] < fresh_gateway.socket.sent_at[following]
 
 
 def test_a_failed_run_says_so_and_keeps_what_came(capsys, monkeypatch, gateway):
@@ -189,9 +186,9 @@ def test_ask_ends_done_with_the_answer_when_all_came(gateway):
 @pytest.mark.long
 def test_the_command_prints_each_step_before_the_next_is_sent(fresh_gateway):
     """Read as a person watching the terminal reads it: each step's line is out before the
-    gateway sends the next step (frames 0.25 s apart; both processes read the one monotonic
+    gateway sends the next step (frames 0.4 s apart; both processes read the one monotonic
     clock of this machine)."""
-    fresh_gateway.socket.pace = 0.25
+    fresh_gateway.socket.pace = 0.4
     run = BY_NAME["agent"]
     command = [sys.executable, "-m", "trace_explorer.cli", "ask", *gateway_args(fresh_gateway.url), run_question(run)]
     printed = {}
