@@ -94,15 +94,15 @@ if run is not None:
     else:
         _words(view)
         session = view.session
-        if session is not None:
+        if session is not None and run.stored is None:  # read back once, when the run has ended
             collection.fetched.pop(session.id, None)
             try:  # the session as the deployment holds it now: what `show` reads
-                stored = shared_session(collection, session.id)
+                run.stored = shared_session(collection, session.id) or False
             except SourceError as error:
-                stored = None
+                run.stored = False
                 st.caption(md_escape(f"The deployment could not be read back ({error}): the steps as they came."))
-            if stored is not None:
-                session = stored
-                st.page_link(SESSION_PAGE, label="Open it as a session", icon=":material/open_in_new:",
-                             query_params={"session": session.id})
+        if run.stored:
+            session = run.stored
+            st.page_link(SESSION_PAGE, label="Open it as a session", icon=":material/open_in_new:",
+                         query_params={"session": session.id})
         _draw(view, session, collection)

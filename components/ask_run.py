@@ -28,10 +28,13 @@ class RunView:
 
 
 class AskRun:
-    """``question`` asked in a daemon thread from construction on; ``stop()`` cancels it."""
+    """``question`` asked in a daemon thread from construction on; ``stop()`` cancels it.
+    ``stored``: once the run ended, the session as the deployment holds it (False when it
+    could not be read back; None until then)."""
 
     def __init__(self, question: Question):
         self.question = question
+        self.stored: Session | bool | None = None
         self._trace = LiveTrace()
         self._lock = threading.Lock()
         self._stop = threading.Event()
