@@ -68,7 +68,7 @@ def test_follow_a_gateway_shows_each_session_and_step_within_3_s(growing_gateway
     live = copy_session(*deployment, FOLLOWED)
     growing_gateway.documents.update(live.documents)  # the librarian holds each text before its step is written
     monkeypatch.setenv("TRUSTGRAPH_TOKEN", TOKEN)
-    following = Following([*gateway_args(growing_gateway.url), "--format", "jsonl", "--interval", "0.2",
+    following = Following([*gateway_args(growing_gateway.url), "--format", "jsonl", "--interval", "0.1",
                            "--for", "30"], monkeypatch)
     assert following.err.wait_for(lambda line: "following TrustGraph" in line, 10.0)  # its first poll is made
     delays = write_over_time(live, growing_gateway.store.extend, following)
@@ -128,7 +128,7 @@ def test_follow_a_local_store_while_ingest_writes_it(tmp_path, deployment, monke
     with open_local_store(store) as local:
         ingest_file(local, str(_demo("seed-sessions.ttl")))
     live = copy_session(*deployment, FOLLOWED)
-    following = Following(["--store", str(store), "--format", "jsonl", "--interval", "0.2", "--for", "30"],
+    following = Following(["--store", str(store), "--format", "jsonl", "--interval", "0.1", "--for", "30"],
                           monkeypatch)
     assert following.err.wait_for(lambda line: "following" in line, 10.0)
     texts = tmp_path / "texts.documents.json"
@@ -155,7 +155,7 @@ def test_follow_a_sparql_endpoint(deployment, monkeypatch):
     store.extend(ox.Quad(ox.NamedNode(d), ox.NamedNode("https://trustgraph.ai/ns/content"), ox.Literal(t), texts)
                  for d, t in live.documents.items())
     with SparqlServer({None: store}) as server:
-        following = Following(["--endpoint", server.url, "--format", "jsonl", "--interval", "0.2", "--for", "30"],
+        following = Following(["--endpoint", server.url, "--format", "jsonl", "--interval", "0.1", "--for", "30"],
                               monkeypatch)
         assert following.err.wait_for(lambda line: "following" in line, 10.0)
         delays = write_over_time(live, store.extend, following)
@@ -206,7 +206,7 @@ def test_follow_files_in_text_until_ctrl_c(tmp_path, deployment):
     texts = tmp_path / "traces.documents.json"
     texts.write_text(json.dumps(live.documents), encoding="utf-8")
     command = subprocess.Popen([sys.executable, "-m", "trace_explorer.cli", "follow", str(trace), str(texts),
-                                "--interval", "0.2"],
+                                "--interval", "0.1"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         ready = command.stderr.readline()
@@ -238,7 +238,7 @@ def test_from_start_replays_the_sessions_there_and_session_keeps_to_one(tmp_path
     texts.write_text(__import__("json").dumps(first.documents | second.documents), encoding="utf-8")
     short = second.root.rsplit(":", 1)[1][:8]
     following = Following([str(trace), str(texts), "--from-start", "--session", short, "--format", "jsonl",
-                           "--interval", "0.2", "--for", "1.5"], monkeypatch)
+                           "--interval", "0.1", "--for", "1"], monkeypatch)
     assert following.join(10) == 0
     events = following.events()
     assert {e["session"] for e in events} == {second.root}
@@ -253,7 +253,7 @@ def test_a_flow_without_the_sparql_service_is_followed_with_triple_patterns(depl
     server.documents.update(live.documents)
     try:
         monkeypatch.setenv("TRUSTGRAPH_TOKEN", TOKEN)
-        following = Following([*gateway_args(server.url), "--format", "jsonl", "--interval", "0.2", "--for", "30"],
+        following = Following([*gateway_args(server.url), "--format", "jsonl", "--interval", "0.1", "--for", "30"],
                               monkeypatch)
         assert following.err.wait_for(lambda line: "following TrustGraph" in line, 10.0)
         delays = write_over_time(live, server.store.extend, following)
@@ -263,3 +263,26 @@ def test_a_flow_without_the_sparql_service_is_followed_with_triple_patterns(depl
     check_followed(following, live, delays)
     # the SPARQL service was asked once, whether the flow runs it (it does not: HTTP 404)
     assert sum(path.endswith("/sparql-query") for path, _, _ in server.log) == 1
+
+
+def test_a_gateway_list_takes_in_a_new_session_without_reading_every_root_again(growing_gateway, deployment):
+    from trace_explorer.live.absorb import take_in
+    from trace_explorer.sources.catalog import SessionFilter, list_sessions
+
+    visitor = TrustGraphSource(Gateway(growing_gateway.url, TOKEN, flow=FLOW, collection=COLLECTION), eager_texts=False)
+    before = list_sessions(visitor, SessionFilter(), limit=2)
+    poller = poller_for(visitor)
+    poller.poll_now()
+    cursor = poller.cursor
+    live = copy_session(*deployment, FOLLOWED)
+    growing_gateway.documents.update(live.documents)
+    growing_gateway.store.extend(live.quads)
+    poller.poll_now()
+    asked = len(growing_gateway.log)
+    assert take_in(visitor, poller.events(cursor)) == {live.root}
+    after = list_sessions(visitor, SessionFilter(), limit=2)
+    assert after.total == before.total + 1 and after.rows[0]["id"] == live.root  # the newest first
+    assert after.rows[0]["question"] == question_of(FOLLOWED) and after.rows[0]["step_count"] == len(live.steps)
+    # only the new session was read: no request for the roots' list (its triple patterns)
+    assert not any(body.get("p", {}).get("i") == "http://www.w3.org/ns/prov#startedAtTime"
+                   for _, body, _ in growing_gateway.log[asked:])

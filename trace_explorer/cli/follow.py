@@ -77,9 +77,7 @@ def _print_events(args: argparse.Namespace, poller: Poller, session: str | None)
             poller.watch(session)
         while True:
             left = deadline - time.monotonic()
-            if left <= 0:
-                return 0
-            for event in follower.take(wait=min(left, 0.5)):
+            for event in follower.take(wait=min(max(left, 0.0), 0.5)):  # what came is printed, even at the end
                 if session is None or event.session == session:
                     print(json.dumps(event.record(), ensure_ascii=False) if args.format == "jsonl" else text_line(event),
                           flush=True)
@@ -89,6 +87,8 @@ def _print_events(args: argparse.Namespace, poller: Poller, session: str | None)
             if poller.failure != failure:
                 report([poller.failure + " (still trying)" if poller.failure else f"{poller.label} answers again"])
                 failure = poller.failure
+            if left <= 0:
+                return 0
     except KeyboardInterrupt:  # Ctrl-C is how following ends: nothing was written, nothing to undo
         return 0
     except BrokenPipeError:  # the reader went away (``| head``): quietly, as ``main`` does

@@ -13,6 +13,9 @@ The public API (every call is safe from any thread):
 - ``new_steps(source, session_iri, since=0) -> list[LiveEvent]``: the step and answer events of
   one session after ``since``; the first call makes the poller watch that session (its steps
   from then on are news even when it started before the poller did).
+- Both poll first when the last poll is an interval old (``Poller.poll_if_due``), in the
+  caller's thread: a page that calls them every second keeps them current without a thread;
+  a ``subscribe``r's thread polls by itself.
 - ``Poller.is_running(root)``, ``Poller.failure`` (None, or why the source stopped answering),
   ``Poller.cursor`` (the newest ``seq``).
 
@@ -34,19 +37,23 @@ def subscribe(source: TraceSource, *, interval: float = DEFAULT_INTERVAL) -> Sub
 
 def new_sessions(source: TraceSource, since: int = 0) -> list[LiveEvent]:
     """The new sessions the poller of ``source`` has seen after ``since`` (a ``seq``), oldest
-    first. Raises SourceError when the source cannot be followed."""
-    return [e for e in poller_for(source).events(since) if e.event == SESSION]
+    first, after a poll when one is due. Raises SourceError when the source cannot be followed."""
+    poller = poller_for(source)
+    poller.poll_if_due()
+    return [e for e in poller.events(since) if e.event == SESSION]
 
 
 def new_steps(source: TraceSource, session_iri: str, since: int = 0) -> list[LiveEvent]:
     """The new steps (``event`` "step") and the answer (``event`` "answer", with its words) of
     session ``session_iri`` after ``since`` (a ``seq``), oldest first. The first call for a
     session makes the poller watch it (reading its current steps once, quietly), so call it
-    once when the session opens and then with the last ``seq`` seen. Raises SourceError when
-    the source cannot be followed or fails while the session is first read."""
+    once when the session opens and then with the last ``seq`` seen; it polls first when a poll
+    is due. Raises SourceError when the source cannot be followed or fails while the session is
+    first read."""
     poller = poller_for(source)
     if session_iri not in poller.tracker.sessions:
         poller.watch(session_iri)
+    poller.poll_if_due()
     return [e for e in poller.events(since, session_iri) if e.event in (STEP, ANSWER)]
 
 

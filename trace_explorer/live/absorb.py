@@ -19,12 +19,12 @@ def take_in(source: TraceSource, events: Iterable[LiveEvent]) -> set[str]:
     docstring); returns the roots of the sessions the events touched."""
     events = list(events)
     touched = {e.session for e in events}
-    note = getattr(source, "note_written", None)
-    if note is not None and touched:
-        from ..sources.trustgraph.catalog import RootInfo  # only a TrustGraph source keeps roots
+    if getattr(source, "gateway", None) is not None and touched:  # only a TrustGraph source keeps roots
+        from ..sources.trustgraph.catalog import RootInfo
+        from ..sources.trustgraph.source import note_written
 
         roots = [RootInfo(e.session, e.text, parse_time(e.started) if e.started else None,
                           {QUESTION} | ({TG + e.kind} if e.kind else set()), e.parent)
                  for e in events if e.event == SESSION]
-        note(roots, touched)
+        note_written(source, roots, touched)
     return touched

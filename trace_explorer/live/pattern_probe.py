@@ -11,10 +11,9 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 
-from ..model.roots import is_root
-from ..model.vocabulary import (ANSWER, CONTENT, DOCUMENT, OBSERVATION, QUERY, RDF_TYPE, RETRIEVAL_GRAPH,
-                                STARTED_AT_TIME, THOUGHT, WAS_DERIVED_FROM, WAS_GENERATED_BY)
-from .sparql_probe import Edge, Found, RootFacts, SparqlProbe
+from ..model.vocabulary import (ANSWER, CONTENT, DOCUMENT, OBSERVATION, RDF_TYPE, RETRIEVAL_GRAPH, STARTED_AT_TIME,
+                                THOUGHT, WAS_DERIVED_FROM)
+from .sparql_probe import Edge, Found, RootFacts, SparqlProbe, root_facts
 
 _TEXT_PREDICATES = (ANSWER, CONTENT, DOCUMENT, THOUGHT, OBSERVATION)
 
@@ -70,16 +69,8 @@ class PatternProbe(SparqlProbe):
         for root, quads in zip(roots, self.gateway.map(self._about, roots)):
             fact = facts[root] = RootFacts(root)
             for quad in quads:
-                predicate, value = quad.predicate.value, quad.object
-                if predicate == RDF_TYPE and isinstance(value, ox.NamedNode):
-                    fact.types.add(value.value)
-                elif predicate == QUERY and isinstance(value, ox.Literal):
-                    fact.question = fact.question or value.value
-                elif predicate in (WAS_DERIVED_FROM, WAS_GENERATED_BY) and isinstance(value, ox.NamedNode):
-                    fact.parent = fact.parent or value.value
-                elif predicate == STARTED_AT_TIME and isinstance(value, ox.Literal):
-                    fact.time = fact.time or value.value
-        return {r: f for r, f in facts.items() if is_root(r, f.types, f.question is not None)}
+                fact.take(quad.predicate.value, quad.object)
+        return root_facts(facts)
 
     def _text_rows(self, entities: Iterable[str]) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
         inline: dict[str, str] = {}

@@ -113,8 +113,8 @@ class Poller:
     def watch(self, root: str) -> None:
         """Ask about session ``root`` from the next poll on, as about a session that has not
         answered yet (an open session page): its later steps come as events. Its current steps
-        are read now, quietly. Raises what the source raises."""
-        self.touch()
+        are read now, quietly (the first poll too, when none was made yet). Starts no thread.
+        Raises what the source raises."""
         with self._work:
             if not self.tracker.started:
                 self._cycle()
@@ -147,13 +147,15 @@ class Poller:
     # -- the thread -------------------------------------------------------------------------
     def _run(self) -> None:
         while not self._stopping:
-            started = time.monotonic()
+            with self._changed:  # until the last poll (the thread's, or a page's) is an interval old
+                self._changed.wait_for(lambda: self._stopping, max(0.0, self._last + self.interval - time.monotonic()))
+            if self._stopping:
+                break
             with self._work:
-                self._cycle()
+                if time.monotonic() - self._last >= self.interval:
+                    self._cycle()
             if self._followers <= 0 and time.monotonic() - self._asked > IDLE_STOP:
                 break
-            with self._changed:
-                self._changed.wait_for(lambda: self._stopping, max(0.0, self.interval - (time.monotonic() - started)))
 
     def _cycle(self) -> list[LiveEvent]:
         self._last = time.monotonic()

@@ -20,8 +20,8 @@ import pyoxigraph as ox
 
 from ..model.literals import parse_time
 from ..model.roots import is_root
-from ..model.vocabulary import (ANSWER, CONTENT, DOCUMENT, OBSERVATION, QUERY, RDF_TYPE, THOUGHT, WAS_DERIVED_FROM,
-                                WAS_GENERATED_BY)
+from ..model.vocabulary import (ANSWER, CONTENT, DOCUMENT, OBSERVATION, QUERY, RDF_TYPE, STARTED_AT_TIME, THOUGHT,
+                                WAS_DERIVED_FROM, WAS_GENERATED_BY)
 from ..sources.source import Term
 from ..sources.sparql_text import PREFIXES, iri_batches, literal, values_clause
 
@@ -45,6 +45,22 @@ class RootFacts:
     types: set[str] = field(default_factory=set)
     parent: str | None = None
     time: str | None = None
+
+    def take(self, predicate: str, value: Term) -> None:
+        """Note one property of the root (the first of each kind kept; others ignored)."""
+        if predicate == RDF_TYPE and isinstance(value, ox.NamedNode):
+            self.types.add(value.value)
+        elif predicate == QUERY and isinstance(value, ox.Literal):
+            self.question = self.question or value.value
+        elif predicate in (WAS_DERIVED_FROM, WAS_GENERATED_BY) and isinstance(value, ox.NamedNode):
+            self.parent = self.parent or value.value
+        elif predicate == STARTED_AT_TIME and isinstance(value, ox.Literal):
+            self.time = self.time or value.value
+
+
+def root_facts(facts: dict[str, RootFacts]) -> dict[str, RootFacts]:
+    """Those of ``facts`` that are session roots (``model.roots.is_root``)."""
+    return {r: f for r, f in facts.items() if is_root(r, f.types, f.question is not None)}
 
 
 @dataclass
@@ -131,17 +147,8 @@ class SparqlProbe:
             rows = self.select(PREFIXES + f"""SELECT ?root ?p ?o WHERE {{ {values_clause('root', batch)}
   VALUES ?p {{ rdf:type tg:query prov:startedAtTime prov:wasDerivedFrom prov:wasGeneratedBy }} ?root ?p ?o }}""")
             for row in rows:
-                root, predicate, value = row["root"].value, row["p"].value, row["o"]
-                fact = facts.setdefault(root, RootFacts(root))
-                if predicate == RDF_TYPE and isinstance(value, ox.NamedNode):
-                    fact.types.add(value.value)
-                elif predicate == QUERY and isinstance(value, ox.Literal):
-                    fact.question = fact.question or value.value
-                elif predicate in (WAS_DERIVED_FROM, WAS_GENERATED_BY) and isinstance(value, ox.NamedNode):
-                    fact.parent = fact.parent or value.value
-                elif isinstance(value, ox.Literal):
-                    fact.time = fact.time or value.value
-        return {r: f for r, f in facts.items() if is_root(r, f.types, f.question is not None)}
+                facts.setdefault(row["root"].value, RootFacts(row["root"].value)).take(row["p"].value, row["o"])
+        return root_facts(facts)
 
     def texts(self, steps: Iterable[str]) -> dict[str, str]:
         """The words of ``steps``, by IRI: inline (``tg:answer``, ``tg:content``, seed

@@ -121,16 +121,6 @@ class TrustGraphSource(TraceSource):
         """Forget the roots and rows read so far (a deployment keeps answering questions)."""
         self._roots, self._rows = None, {}
 
-    def note_written(self, roots: Iterable[RootInfo] = (), changed: Iterable[str] = ()) -> None:
-        """Take in what was written since the roots were read, as a poll found it (``live``),
-        without reading every root again: ``roots`` join the list (once it has been read), and
-        the rows and words of the ``changed`` sessions are read again when next listed."""
-        if self._roots is not None:
-            self._roots.update((info.root, info) for info in roots)
-        for root in changed:
-            self._rows.pop(root, None)
-            self.words.pop(root, None)
-
     def page(self, filters: SessionFilter, limit: int, offset: int) -> tuple[list[dict], int]:
         """One page of the list: ``(rows, total)``; ``limit`` 0: all."""
         found, must_read = candidates(self.roots(), filters, self.words)
@@ -252,6 +242,17 @@ class TrustGraphSource(TraceSource):
         answers SPARQL, for work that asks it of a session already read (its health check).
         A text the librarian was not asked for yet is not in it."""
         return StoreSource(self.store, label=self.label, documents=self.documents)
+
+
+def note_written(source: TrustGraphSource, roots: Iterable[RootInfo] = (), changed: Iterable[str] = ()) -> None:
+    """Take into ``source`` what was written since its roots were read, as a poll found it
+    (``live``), without reading every root again: ``roots`` join its list (once it has been
+    read), and the rows and words of the ``changed`` sessions are read again when next listed."""
+    if source._roots is not None:
+        source._roots.update((info.root, info) for info in roots)
+    for root in changed:
+        source._rows.pop(root, None)
+        source.words.pop(root, None)
 
 
 def sparql_or_patterns(source: TrustGraphSource, work: Callable[[bool], T]) -> T:
