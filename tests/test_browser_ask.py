@@ -1,7 +1,7 @@
 """The app's question box in headless Chromium, against the stand-in gateway's websocket (which
 replays what TrustGraph 2.11.1's own services sent for the question, a frame every 0.3 s): the
 trace builds in the workspace step by step, with the streamed thought and the answer, and at
-the end the session is the one the deployment holds."""
+the end the session is the one the deployment holds; a run that fails says so."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from trace_explorer.read.wire import decode_quad
 pytestmark = pytest.mark.browser
 QUADS, DOCUMENTS, RUNS = recorded_deployment()
 AGENT = next(r for r in RUNS if r["name"] == "agent")
+FAILING = next(r for r in RUNS if r["name"] == "agent-failed")
 ROOT, *STEPS = run_steps(AGENT)
 
 
@@ -69,3 +70,8 @@ def test_a_question_asked_in_the_app_builds_its_trace_step_by_step(ask_url, gate
         assert ROOT.rsplit(":", 1)[-1] in link.get_attribute("href")
         assert page.locator(WORKSPACE).get_attribute("data-newest") == ""  # marked while it runs only
         screenshot(page, "ask-done")
+        # a run that fails says so, and keeps what came (its Question)
+        box.fill(run_question(FAILING))
+        page.get_by_role("button", name="Ask").click()
+        page.get_by_text("The run failed: 'Error' object has no attribute 'code'. What came is kept (1 step came).")\
+            .wait_for(timeout=30000)
