@@ -192,7 +192,8 @@ def test_the_command_prints_each_step_before_the_next_is_sent(fresh_gateway):
     run = BY_NAME["agent"]
     command = [sys.executable, "-m", "trace_explorer.cli", "ask", *gateway_args(fresh_gateway.url), run_question(run)]
     printed = {}
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=dict(os.environ, TRUSTGRAPH_TOKEN=TOKEN)) as proc:
+    environment = dict(os.environ, TRUSTGRAPH_TOKEN=TOKEN)
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=environment) as proc:
         for line in proc.stdout:
             printed[line.split()[1] if line.startswith("+") else line.split()[0]] = time.monotonic()
     assert proc.returncode == 0

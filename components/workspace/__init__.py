@@ -131,8 +131,8 @@ def _fold_base(collection_key: tuple, session_id: str, size: int, _session: Sess
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], size: int, evidence: bool, texts_seen: int,
-          pending: frozenset[str], _session: Session, _collection: Collection, _walk: list[WalkEntry]) -> dict[str, Any]:
+def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], size: int, evidence: bool,
+          texts_seen: int, pending: frozenset[str], _session: Session, _collection: Collection, _walk: list[WalkEntry]) -> dict[str, Any]:
     """The workspace shape of one session, drawing (evidence or not) and set of texts loaded;
     shared, never changed by its users. A long session's graph is sent folded, with what each
     fold holds: the browser opens its folds."""
@@ -205,8 +205,8 @@ def workspace(session: Session, collection: Collection, *, newest: str | None = 
         if owner is not None:
             show_texts(owner, [iri], collection)
     long = is_long(session)
-    data = _data(collection.key, session.id, children, size, has_evidence(session) and not long, _texts_seen(collection),
-                 _pending(walk, collection), session, collection, walk)
+    data = _data(collection.key, session.id, children, size, has_evidence(session) and not long,
+                 _texts_seen(collection), _pending(walk, collection), session, collection, walk)
     if long:
         how = ("Each Analysis is drawn with its Thought and Observation as one Iteration node and long runs are "
                "folded into dashed nodes" if data["iterations"] else "Long runs of steps are folded into dashed nodes")

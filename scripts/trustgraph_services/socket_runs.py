@@ -52,7 +52,8 @@ Q_FAILING = "What is the water temperature of Lake Baikal in winter?"
 
 # name, service, the request SocketClient sends, the scenario whose LLM replies it uses, start
 RUNS = [
-    ("agent", "agent", {"question": Q_AGENT, "collection": "default", "streaming": True}, "asked", "2026-12-01T09:00:00Z"),
+    ("agent", "agent", {"question": Q_AGENT, "collection": "default", "streaming": True}, "asked",
+     "2026-12-01T09:00:00Z"),
     ("graph-rag", "graph-rag", {"query": scenarios.Q_GRAPHRAG, "collection": "default", "entity-limit": 50,
                                 "triple-limit": 30, "max-subgraph-size": 1000, "max-path-length": 2,
                                 "edge-score-limit": 30, "edge-limit": 25, "max-reranker-input": 350,
@@ -60,7 +61,8 @@ RUNS = [
     ("document-rag", "document-rag", {"query": scenarios.Q_DOCRAG_RERANK, "collection": "default",
                                       "doc-limit": 4, "fetch-limit": 0, "streaming": True, "explainable": True},
      "docrag-rerank", "2026-12-01T09:20:00Z"),
-    ("agent-failed", "agent", {"question": Q_FAILING, "collection": "default", "streaming": True}, "failing", "2026-12-01T09:30:00Z"),
+    ("agent-failed", "agent", {"question": Q_FAILING, "collection": "default", "streaming": True}, "failing",
+     "2026-12-01T09:30:00Z"),
 ]
 
 
