@@ -20,7 +20,7 @@ from datetime import timedelta
 
 import streamlit as st
 
-from trace_explorer.live import ANSWER, STEP, new_steps, poller_for
+from trace_explorer.live import ANSWER, STEP, new_steps
 from trace_explorer.model.session import Session
 from trace_explorer.sources.source import SourceError
 
@@ -57,7 +57,7 @@ def _followed(session_id: str, collection: Collection) -> None:
     since = st.session_state.setdefault(SINCE_KEY, {})
     newest = st.session_state.setdefault(NEWEST_KEY, {})
     try:
-        poller_for(collection.source).poll_if_due()  # the first page run after the interval polls for everyone
+        # polls first when a poll is due: the first page run after the interval polls for everyone
         events = new_steps(collection.source, session_id, since.get(session_id, 0))
     except SourceError as error:
         events = []
