@@ -11,9 +11,9 @@ from components.session.downloads import session_exports
 from components.session.evidence import evidence_panel
 from components.health import health_panel
 from components.navigation import ensure_entry_run
+from components.session.live_session import live_session_views
 from components.session.session_cache import shared_session
 from components.session.session_header import session_header
-from components.session.session_views import session_views
 from components.session.step_texts import show_texts
 from components.text import SESSION_PAGE, SESSIONS_PAGE, counted, md_escape
 from trace_explorer.sources.source import SourceError
@@ -75,5 +75,5 @@ show_texts(session, [], collection)  # the answer's, from a TrustGraph librarian
 session_header(session, collection, actions=lambda: session_exports(session, collection))
 answer_support_panel(session, collection)
 health_panel(session, collection)
-session_views(session, collection)
+live_session_views(session, collection)
 evidence_panel(session, collection)

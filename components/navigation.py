@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .text import COMPARE_PAGE, DOCUMENTS_PAGE, INSIGHTS_PAGE, SESSION_PAGE, SESSIONS_PAGE
+from .text import ASK_PAGE, COMPARE_PAGE, DOCUMENTS_PAGE, INSIGHTS_PAGE, SESSION_PAGE, SESSIONS_PAGE
 
 _ENTRY_MARK = "te_entry_run"
 
@@ -20,13 +20,15 @@ _ENTRY_MARK = "te_entry_run"
 def app_pages() -> list[st.Page]:
     """The session list (the default page, at ``/``), the session view (``/session``), the
     collection's insights (``/insights``), the documents behind the answers (``/documents``) and
-    the comparison of two sessions (``/compare``)."""
+    the comparison of two sessions (``/compare``) and a question asked of a TrustGraph
+    deployment, watched as it runs (``/ask``)."""
     return [
         st.Page(SESSIONS_PAGE, title="Sessions", default=True),
         st.Page(SESSION_PAGE, title="Session", url_path="session"),
         st.Page(INSIGHTS_PAGE, title="Insights", url_path="insights"),
         st.Page(DOCUMENTS_PAGE, title="Documents", url_path="documents"),
         st.Page(COMPARE_PAGE, title="Compare", url_path="compare"),
+        st.Page(ASK_PAGE, title="Ask", url_path="ask"),
     ]
 
 

@@ -21,6 +21,7 @@ SESSION_PAGE = "app_pages/session.py"
 DOCUMENTS_PAGE = "app_pages/documents.py"
 COMPARE_PAGE = "app_pages/compare.py"
 INSIGHTS_PAGE = "app_pages/insights.py"
+ASK_PAGE = "app_pages/ask.py"
 
 _PUNCTUATION = frozenset(string.punctuation)
 WORD_JOINER = "\u2060"

@@ -27,6 +27,9 @@ are reset as soon as they are accepted, as a gateway with a short queue of conne
 them; ``resets`` counts them). ``log`` records every request
 (path and body; the Authorization header as received, for the token tests).
 
+``socket_runs`` (runs recorded from TrustGraph's services: ``tests/trustgraph_socket.py``) opens
+the websocket ``/api/v1/socket``, which replays them as the questions they answer are asked.
+
 ``completion`` (a function of the system text and the prompt, returning the model's reply) makes
 the flow run a text-completion service (``.../service/text-completion``, decoded and encoded by
 ``TextCompletionRequestTranslator`` and ``TextCompletionResponseTranslator``), as a judge asks
@@ -57,6 +60,7 @@ from trustgraph.schema import (BLANK, IRI, LITERAL, TRIPLE, Error, LibrarianResp
                                SparqlQueryResponse, Term, TextCompletionResponse, Triple, TriplesQueryResponse)
 
 from tests.loopback_server import post_handler, send_json_bytes, serve_in_thread
+from tests.trustgraph_socket import GatewaySocket, socket_thread
 from trace_explorer.model.reader import SessionReader
 from trace_explorer.model.triple_index import TripleIndex
 from trace_explorer.read.collection import load_collection
@@ -128,7 +132,7 @@ class FakeGateway:
 
     def __init__(self, quads: Iterable[ox.Quad] | None = None, documents: dict[str, str] | None = None, *,
                  token: str | None = TOKEN, collection: str = COLLECTION, flow: str = FLOW, sparql: bool = True,
-                 stream: bool = True, quoted: str = "t", latency: float = 0.0):
+                 stream: bool = True, quoted: str = "t", latency: float = 0.0, socket_runs: list[dict] | None = None):
         if quads is None:
             quads, documents = corpus_deployment()
         self.store = ox.Store()
@@ -150,6 +154,7 @@ class FakeGateway:
         self.requests = 0
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
+        self.socket = GatewaySocket(self, socket_runs) if socket_runs is not None else None
 
     # -- lifecycle ----------------------------------------------------------------------------
     def start(self) -> str:
@@ -160,6 +165,9 @@ class FakeGateway:
             request_queue_size = 256  # many requests at once, as a client pool sends them
 
             def process_request(self, request, client_address):
+                if gateway.socket is not None and gateway.socket.wants(request):
+                    socket_thread(gateway.socket.serve, request)
+                    return
                 with gateway._lock:
                     busy = gateway.busy_over is not None and gateway._in_flight >= gateway.busy_over
                     gateway.resets += busy

@@ -78,6 +78,7 @@ _HTML = """
     <select class="te-ws-kind" aria-label="Step kind"></select>
     <select class="te-ws-tool" aria-label="Tool"></select>
     <label class="te-ws-check" title="The chain of steps that decided the session's duration"><input class="te-ws-critical" type="checkbox"> Critical path</label>
+    <label class="te-ws-check te-ws-follow" hidden title="As steps arrive, select the newest"><input type="checkbox" checked> Follow the newest step</label>
     <label class="te-ws-check te-ws-evidence" hidden title="Hang each chosen edge's and chunk's chunk, page and document on the graph"><input type="checkbox"> Evidence</label>
   </div>
   <div class="te-ws-pane">
@@ -118,25 +119,26 @@ def _component() -> Any:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _walk(collection_key: tuple, session_id: str, children: tuple[str, ...], _session: Session,
+def _walk(collection_key: tuple, session_id: str, children: tuple[str, ...], size: int, _session: Session,
           _sessions: Any) -> list[WalkEntry]:
-    """The step walk of a session with the sub-sessions at hand (shared, never changed)."""
+    """The step walk of a session (of ``size`` entities: a session that grew is walked again)
+    with the sub-sessions at hand (shared, never changed)."""
     return step_walk(_session, _sessions)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _fold_base(collection_key: tuple, session_id: str, _session: Session, _sessions: Any) -> Any:
+def _fold_base(collection_key: tuple, session_id: str, size: int, _session: Session, _sessions: Any) -> Any:
     return fold_base(_session, _sessions)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], evidence: bool, texts_seen: int,
-          pending: frozenset[str], _session: Session, _collection: Collection, _walk: list[WalkEntry]) -> dict[str, Any]:
+def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], size: int, evidence: bool,
+          texts_seen: int, pending: frozenset[str], _session: Session, _collection: Collection, _walk: list[WalkEntry]) -> dict[str, Any]:
     """The workspace shape of one session, drawing (evidence or not) and set of texts loaded;
     shared, never changed by its users. A long session's graph is sent folded, with what each
     fold holds: the browser opens its folds."""
     sessions = _collection.by_id
-    base = _fold_base(collection_key, session_id, _session, sessions) if is_long(_session) else None
+    base = _fold_base(collection_key, session_id, size, _session, sessions) if is_long(_session) else None
     layout = folded_layout(_session, sessions=sessions, base=base) if base else whole_layout(_session, sessions)
     evidence_layout = None
     if evidence:
@@ -151,7 +153,7 @@ def _data(collection_key: tuple, session_id: str, children: tuple[str, ...], evi
     texts = _collection.texts([c for c in chunks if c]) if chunks else {}
     shape = workspace_data(_session, sessions, walk=_walk, layout=layout, evidence_layout=evidence_layout,
                            texts=texts, pending=pending, unfolded=base.grouped if base else None)
-    digest = hashlib.sha256(repr((collection_key, session_id, children, evidence, texts_seen,
+    digest = hashlib.sha256(repr((collection_key, session_id, children, size, evidence, texts_seen,
                                   sorted(pending))).encode()).hexdigest()
     # sent as bytes, serialized here once: data given as a dict is serialized by Streamlit on
     # every run, twice (once more, key-sorted, for the element's identity): 0.5 s for 4,002 steps
@@ -173,9 +175,11 @@ def select_step(step: str | None, marked: tuple[str, ...] | list[str] = (),
     st.session_state[MATCHING_KEY] = dict(matching or {})
 
 
-def workspace(session: Session, collection: Collection) -> None:
+def workspace(session: Session, collection: Collection, *, newest: str | None = None, live: bool = False) -> None:
     """Draw the workspace of ``session``: the step named in the URL's ``step`` selected (else
-    the first)."""
+    the first). ``live``: the session is followed as it grows (the "Follow the newest step"
+    switch is shown); ``newest``: the step that arrived last, marked (and selected while the
+    switch is on). Drawn again with more steps, the browser keeps the selection and the view."""
     goto = st.session_state.pop(GOTO_KEY, None)
     if isinstance(goto, dict) and isinstance(goto.get("id"), str):
         if goto.get("page") == "documents":
@@ -186,7 +190,8 @@ def workspace(session: Session, collection: Collection) -> None:
         st.query_params["session"] = goto["id"]
         st.rerun(scope="app")
     children = tuple(c for c in session.children if c in collection.by_id)
-    walk = _walk(collection.key, session.id, children, session, collection.by_id)
+    size = len(session.nodes)
+    walk = _walk(collection.key, session.id, children, size, session, collection.by_id)
     if not walk:
         st.caption("This session has no steps to draw.")
         return
@@ -201,8 +206,8 @@ def workspace(session: Session, collection: Collection) -> None:
         if owner is not None:
             show_texts(owner, [iri], collection)
     long = is_long(session)
-    data = _data(collection.key, session.id, children, has_evidence(session) and not long, _texts_seen(collection),
-                 _pending(walk, collection), session, collection, walk)
+    data = _data(collection.key, session.id, children, size, has_evidence(session) and not long,
+                 _texts_seen(collection), _pending(walk, collection), session, collection, walk)
     if long:
         how = ("Each Analysis is drawn with its Thought and Observation as one Iteration node and long runs are "
                "folded into dashed nodes" if data["iterations"] else "Long runs of steps are folded into dashed nodes")
@@ -214,7 +219,8 @@ def workspace(session: Session, collection: Collection) -> None:
     marked = [m for m in st.session_state.get(MARKED_KEY, ()) if m in stops]
     matching = {k: v for k, v in st.session_state.get(MATCHING_KEY, {}).items() if k in stops}
     head = json.dumps({"key": data["key"], "selected": selected, "ask": st.session_state.get(ASK_KEY, 0),
-                       "supporting": marked, "matching": matching}, separators=(",", ":"))
+                       "supporting": marked, "matching": matching, "newest": newest, "live": live},
+                      separators=(",", ":"))
     _component()(key=COMPONENT_KEY, data=head[:-1].encode() + b',"shape":' + data["shape"] + b"}",
                  on_texts_change=_texts_wanted, on_open_change=_open_clicked, width="stretch")
 

@@ -87,11 +87,13 @@ class Graph {
   }
 
   /* Draw ``graph`` (the workspace shape's "graph") and, when on, ``evidence``. */
-  load(graph, evidence) {
+  load(graph, evidence, grown) {
+    const before = grown && this.network ? {scale: this.network.getScale(), position: this.network.getViewPosition()} : null;
     this.graph = graph;
     this.evidence = evidence;
     this.folds = new Folds(graph, this.ws);
-    this.draw();
+    this.draw(!!before);
+    if (before) { this.network.moveTo({scale: before.scale, position: before.position, animation: false}); }
   }
 
   /* The drawn node (or Evidence node) with this id, as drawn now. */
@@ -138,8 +140,9 @@ class Graph {
     const border = n.error ? "#dc2626" : colour;
     const fill = n.role === "folded" ? "#f8fafc" : n.role === "session" ? "#f1f5f9" : tint(colour, 0.28);
     const label = n.error && n.label.indexOf("✗") < 0 ? n.label + " ✗" : n.label;
+    const newest = n.id === this.ws.newestNode();
     return {
-      id: n.id, label: label, title: n.hover, kind: n.kind,
+      id: n.id, label: label, title: n.hover, kind: n.kind, borderWidth: newest ? 4 : 1,
       shape: n.shape === "image" ? "box" : n.shape === "box" ? "box" : "ellipse",
       color: {background: fill, border: border, highlight: {background: fill, border: "#111827"},
               hover: {background: fill, border: border}},

@@ -48,7 +48,11 @@ class Waterfall {
     new ResizeObserver(() => this.schedule()).observe(this.body);
   }
 
-  load(steps, axis, gaps = [], pieces = []) {
+  /* ``grown``: the same session with more steps: the zoomed window and the folded bands stay
+   * (a view of the whole run takes in the new steps). */
+  load(steps, axis, gaps = [], pieces = [], grown = false) {
+    const before = grown && this.steps ? {view: this.view, whole: this.view[0] === this.full[0] && this.view[1] === this.full[1],
+                                          folded: [...this.collapsed].map((i) => this.steps[i] && this.steps[i].id)} : null;
     this.steps = steps;
     this.axis = axis;
     let end = 0;
@@ -56,7 +60,11 @@ class Waterfall {
     this.gaps = gaps.map((g) => ({from: g[0], to: g[1]}));
     this.pieces = pieces.length ? pieces : [[0, 0, 1]];  // [drawn start, real start, real ms per drawn ms]
     this.full = axis === "order" ? [-0.5, Math.max(steps.length - 0.5, 0.5)] : [0, Math.max(this.drawn(end), 1)];
-    this.view = this.full.slice();
+    this.view = before && !before.whole ? before.view : this.full.slice();
+    if (before) {
+      const at = new Map(steps.map((s, i) => [s.id, i]));
+      this.collapsed = new Set(before.folded.filter((id) => at.has(id)).map((id) => at.get(id)));
+    }
     this.axisName.textContent = axis === "order" ? "Step (no durations recorded: in order)"
       : this.gaps.length ? "Step · ⋯ idle time compressed" : "Step";
     this.axisName.title = this.gaps.length ? "Idle, drawn compressed: "
@@ -192,6 +200,7 @@ class Waterfall {
     if (ws.dimmed(i)) { row.classList.add("te-dim"); }
     if (ws.showCritical && ws.critical.has(i)) { row.classList.add("te-critical"); }
     if (ws.supporting.has(i)) { row.classList.add("te-supporting"); }
+    if (i === ws.newest) { row.classList.add("te-newest"); row.setAttribute("data-newest", "true"); }
     const label = el("div", "te-wf-label");
     label.style.paddingLeft = (6 + s.depth * INDENT) + "px";
     label.title = s.label;

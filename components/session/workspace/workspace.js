@@ -30,7 +30,11 @@ class Workspace {
     host.__teWorkspace = this;
   }
 
-  load(data, selectedId) {
+  /* Draw ``data``; ``newest``: the step IRI that arrived last while the session is followed.
+   * The same session again (it grew) keeps the selection, the filters, the search, the
+   * timeline's zoom and folded bands and the graph's view; with "Follow the newest step" on, the
+   * newest step is selected instead. */
+  load(data, selectedId, newest) {
     const same = this.data && this.data.session.id === data.session.id;
     const keep = same && this.steps[this.selected] ? this.steps[this.selected].id : null;
     this.data = data;
@@ -42,12 +46,15 @@ class Workspace {
     this.supportKey = "{}";
     this.kindColours = data.palette || {};
     this.searchText = null;
-    const wanted = keep !== null && this.index.has(keep) ? keep : selectedId;
+    this.newest = newest && this.index.has(newest) ? this.index.get(newest) : -1;
+    this.host.setAttribute("data-newest", newest || "");
+    const following = same && this.newest >= 0 && this.followsNewest();
+    const wanted = following ? newest : keep !== null && this.index.has(keep) ? keep : selectedId;
     this.selected = this.index.has(wanted) ? this.index.get(wanted) : 0;
     this.fillChoices();
     this.host.querySelector(".te-ws-evidence").hidden = !data.evidence;
-    this.waterfall.load(this.steps, data.axis, data.idle_gaps || [], data.axis_pieces || []);
-    if (this.graph) { this.graph.load(data.graph, data.evidence); }
+    this.waterfall.load(this.steps, data.axis, data.idle_gaps || [], data.axis_pieces || [], same);
+    if (this.graph) { this.graph.load(data.graph, data.evidence, same); }
     this.applyFilters();
     this.select(this.selected, "load");
     this.host.setAttribute("data-te-workspace", "drawn");
@@ -61,6 +68,13 @@ class Workspace {
     return fallback === undefined ? (this.data.other_colour || "#94a3b8") : fallback;
   }
   dimmed(i) { return this.matching !== null && !this.matching.has(i); }
+  /* The graph node of the newest step (null when none is marked). */
+  newestNode() { return this.newest >= 0 ? this.steps[this.newest].node : null; }
+  /* Whether "Follow the newest step" is shown and on. */
+  followsNewest() {
+    const follow = this.host.querySelector(".te-ws-follow");
+    return !follow.hidden && follow.querySelector("input").checked;
+  }
 
   /* -- selection ---------------------------------------------------------------------------- */
   select(i, from) {
@@ -374,9 +388,10 @@ export default function (component) {
   const trigger = (name, value) => setTriggerValue(name, value);
   if (!ws) { ws = new Workspace(host, trigger); }
   ws.trigger = trigger;
+  host.querySelector(".te-ws-follow").hidden = !data.live;
   if (ws.key !== data.key) {
     ws.key = data.key;
-    ws.load(data.shape, data.selected);
+    ws.load(data.shape, data.selected, data.newest);
   } else if ((data.selected !== ws.sentSelected || (data.ask || 0) !== ws.sentAsk) && ws.index.has(data.selected)) {
     // the page was opened at another step (a link), or the server was asked to select one (a
     // sentence of the answer), perhaps the same it sent before the person moved on

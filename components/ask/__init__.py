@@ -1,0 +1,2 @@
+"""The Ask page's widgets: a question sent to a TrustGraph gateway and its trace drawn as the
+explain events arrive."""
