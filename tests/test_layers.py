@@ -12,7 +12,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "trace_explorer"
 # Lowest first: a module may import from its own folder and from those before it.
-LAYERS = ("model", "read", "sources", "views", "analysis", "export", "cli")
+LAYERS = ("model", "read", "sources", "reviews", "views", "analysis", "export", "cli")
 APP_MODULES = ("streamlit", "components", "app_pages", "app")
 MAX_CLASS_LINES = 200
 
