@@ -27,6 +27,7 @@ from .filter_values import BOUND_PARAMS, MULTI, STATUSES, filter_choices, known_
 
 SORT_PARAM, PAGE_PARAM = "sort", "page"
 _SORT_KEY, _PAGE_KEY, _VIEW_KEY, _URL_KEY = "te_list_sort", "te_list_page", "te_list_view", "te_list_url"
+SORT_STATE_KEY = _SORT_KEY  # the list's order as this browser session last drew it (the review queue walks it)
 _UNKNOWN_KEY = "te_list_unknown_values"
 SESSION_PARAMS = ("session", "step", COMPARE_KEY)  # the session and compare pages' parameters, never the list's
 

@@ -1,0 +1,81 @@
+"""The session list's reviews: its Review column (each listed session's labels, with how many
+reviews carry each and by whom) and its review filters, kept in the URL as the other filters are:
+``review`` (a label, or "not reviewed") and ``reviewer`` (an author; with "not reviewed": not
+reviewed by them).
+
+The filters become a ``ReviewFilter`` on the review store's rows, which the session index
+answers inside its own query (``sources.index_reviews``)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from trace_explorer.reviews.row_counts import authors, label_counts
+from trace_explorer.sources.index_reviews import ReviewFilter
+
+from ..collection import Collection
+from .access import labels, review_store, reviewer, store_folder
+
+REVIEW_KEY, REVIEWER_KEY = "review", "reviewer"  # the widgets' keys and the URL's parameters
+NOT_REVIEWED = "not reviewed"
+DISAGREE = "⚠ "  # before a Review cell whose reviewers gave different labels
+
+
+def review_choices() -> tuple[str, ...]:
+    """The values of the Review filter: each configured label, then "not reviewed"."""
+    return (*labels(), NOT_REVIEWED)
+
+
+def review_filter_of(collection: Collection, review: str | None, by: str | None) -> ReviewFilter | None:
+    """The ``ReviewFilter`` for the Review filter's value ``review`` (a label, "not reviewed",
+    None) and the Reviewer filter's ``by`` (an author or None); None when neither is set."""
+    if not review and not by:
+        return None
+    rows = review_store(collection).filter_rows_path
+    if review == NOT_REVIEWED:
+        return ReviewFilter(rows, author=by or None, not_reviewed=True)
+    return ReviewFilter(rows, label=review or None, author=by or None)
+
+
+def list_review_filters(collection: Collection) -> ReviewFilter | None:
+    """Draw the Review and Reviewer filters (bound to the URL) and return what they choose."""
+    review = st.selectbox("Review", review_choices(), index=None, key=REVIEW_KEY, placeholder="any",
+                          bind="query-params", persist_state="session", width=160,
+                          help="Sessions with a review of this label (of the session or any part of it), "
+                               "or with none: not reviewed (by the Reviewer, when one is chosen).")
+    people = list(dict.fromkeys([reviewer(), *authors(store_folder(collection))]))
+    by = st.selectbox("Reviewer", people, index=None, key=REVIEWER_KEY, placeholder="anyone",
+                      bind="query-params", persist_state="session", width=170, accept_new_options=True,
+                      help="Sessions this person reviewed (with the Review filter: with that label; "
+                           "with “not reviewed”: that they have not reviewed).")
+    return review_filter_of(collection, review, by)
+
+
+def review_cell(found: dict[str, dict[str, int]] | None) -> tuple[str, str]:
+    """The Review column's text and tooltip for one session's ``label_counts`` entry:
+    ("⚠ incorrect 2 · correct 1", "incorrect: alice, bob\\ncorrect: carol"), or ("—",
+    "not reviewed")."""
+    if not found:
+        return "—", "not reviewed"
+    totals = sorted(((sum(by.values()), label) for label, by in found.items()), key=lambda x: (-x[0], x[1]))
+    text = " · ".join(f"{label} {count}" for count, label in totals)
+    title = "\n".join(f"{label}: {', '.join(sorted(found[label]))}" for _, label in totals)
+    return (DISAGREE + text if len(totals) > 1 else text), title
+
+
+def with_reviews(collection: Collection, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The list's rows with ``review`` and ``review_title`` (``review_cell``) from the review
+    store's rows (one query a page); unchanged when the store cannot be read."""
+    try:
+        found = label_counts(store_folder(collection), [r["id"] for r in rows])
+    except (sqlite3.Error, OSError):  # a rows file being made or in use: the list still shows
+        return list(rows)
+    out = []
+    for row in rows:
+        text, title = review_cell(found.get(row["id"]))
+        out.append(dict(row, review=text, review_title=title))
+    return out
