@@ -11,6 +11,7 @@ import streamlit as st
 from components.collection import current_collection
 from components.list_state import list_filters, list_view, restore_list_url
 from components.navigation import ensure_entry_run
+from components.reviews.queue import next_to_review
 from components.session_list import session_list
 from components.text import SESSION_PAGE, SESSIONS_PAGE
 
@@ -31,6 +32,7 @@ def sessions_fragment() -> None:
     collection = current_collection()
     filters = list_filters(collection)
     order, page = list_view(filters, collection)
+    next_to_review(collection)
     session_list(collection, filters, order, page)
 
 

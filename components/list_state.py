@@ -1,6 +1,6 @@
 """The session list's state, kept in the URL so that a link reproduces the view: the filters
-(``type``, ``pattern``, ``status``, ``q`` for the search, ``sub`` for sub-sessions, ``health``:
-widgets bound to query parameters; ``tool``, ``model`` and ``termination``, set by a click on an
+(``type``, ``pattern``, ``status``, ``q`` for the search, ``sub`` for sub-sessions, ``health``,
+``review`` and ``reviewer``: widgets bound to query parameters; ``tool``, ``model`` and ``termination``, set by a click on an
 Insights chart), the sort (``sort``: a ``filter.SessionOrder`` key, ``-`` first for
 descending) and the page (``page``, from 1). Each also stays in this person's Streamlit session,
 so coming back from a session finds the list as it was left. A parameter at its default is left
@@ -20,6 +20,7 @@ from trace_explorer.sources.search import MAX_SEARCH_CHARS
 
 from .collection import Collection
 from .health import health_filter
+from .reviews.list_filter import list_review_filters, review_fields
 from .insights import insight_filters
 from .text import md_escape
 from .compare_picker import QUERY_KEY as COMPARE_KEY
@@ -48,6 +49,7 @@ def list_filters(collection: Collection) -> SessionFilter:
                                icon=":material/search:", width=280, bind="query-params", persist_state="session",
                                help=text_search(collection.source).note)
         health = health_filter(collection)
+        reviewed = list_review_filters(collection)
         sub_sessions = st.toggle("Show sub-sessions", key="sub", bind="query-params", persist_state="session",
                                  help="Sessions that a step of another session started (a tool "
                                       "call's GraphRAG, a supervisor's sub-agents).")
@@ -55,7 +57,7 @@ def list_filters(collection: Collection) -> SessionFilter:
                          pattern=tuple(p for p in patterns or () if p in PATTERNS),
                          status=status if status in STATUSES else None,
                          text=(search or "").strip() or None, include_sub=bool(sub_sessions), health=health,
-                         **insight_filters())
+                         **insight_filters(), **review_fields(reviewed))
 
 
 def _read_url_values(collection: Collection) -> None:

@@ -13,6 +13,7 @@ from .compare_picker import compare_ticked
 from .downloads import matching_sessions, session_list_downloads
 from .health import with_health
 from .list_state import set_list_view
+from .reviews.list_filter import with_reviews
 from .session_table import session_table
 from .source_picker import source_query
 from .text import SESSION_PAGE, counted, md_escape
@@ -76,7 +77,7 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         st.info("No session matches these filters.", icon=":material/filter_alt_off:")
         return
 
-    event = session_table(with_health(collection, shown.rows), order, sort_keys(collection.source), key=TABLE_KEY,
+    event = session_table(with_reviews(collection, with_health(collection, shown.rows)), order, sort_keys(collection.source), key=TABLE_KEY,
                           on_sort=lambda key: set_list_view(order.toggled(key), 1), source_query=source_query(),
                           sub_sessions=filters.include_sub)
     if event.open:

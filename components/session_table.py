@@ -7,8 +7,8 @@ first characters of its UUID; the full IRI in the tooltip, a button copies it; s
 marked ↳ and indented); the question with the answer's first words under it (and, under a
 search, where its words were found, marked); type and pattern;
 time; duration (LLM + tool) and tokens, with the sub-sessions' (README, "Totals"; the session's own
-under them when they differ); steps; tool errors; status; and, when sub-sessions are
-listed, the parent session. Rows are ``model.summary.session_summary`` dicts: a new column is a
+under them when they differ); steps; tool errors; status; when sub-sessions are
+listed, the parent session; health; and the labels of its reviews (``reviews.list_filter``). Rows are ``model.summary.session_summary`` dicts: a new column is a
 new key there and an entry in ``COLUMNS``.
 """
 
@@ -65,6 +65,8 @@ COLUMNS = (
     Column("parent", "Parent", "parent", help="The session whose step started this sub-session"),
     Column("health", "Health", help="Problems found in the session's trace: ⛔ errors, ⚠️ warnings, ℹ️ infos "
                                     "(the session page's Health panel lists them)"),
+    Column("review", "Review", help="The labels of the session's reviews (of it or any part of it), how many "
+                                    "carry each, ⚠ where reviewers disagree; hover for who gave them"),
 )
 
 
@@ -205,6 +207,8 @@ def table_columns(rows: Sequence[dict[str, Any]], sortable: Iterable[str],
             continue
         if column.key == "health" and not any(r["health"] for r in rows):
             continue  # a source that keeps no health rows
+        if column.key == "review" and not any(r.get("review") for r in rows):
+            continue  # rows the review store was not asked about
         can = column.sort in sortable
         help_text = column.help if can or column.sort is None else f"{column.help} (this source cannot sort on it)"
         out.append({"key": column.key, "label": column.label, "sort": column.sort if can else None,

@@ -8,6 +8,7 @@ answers inside its own query (``sources.index_reviews``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import streamlit as st
 
 from trace_explorer.reviews.row_counts import authors, label_counts
+from trace_explorer.sources.filter import SessionFilter
 from trace_explorer.sources.index_reviews import ReviewFilter
 
 from ..collection import Collection
@@ -53,6 +55,44 @@ def list_review_filters(collection: Collection) -> ReviewFilter | None:
                       help="Sessions this person reviewed (with the Review filter: with that label; "
                            "with “not reviewed”: that they have not reviewed).")
     return review_filter_of(collection, review, by)
+
+
+def filter_takes_reviews() -> bool:
+    """Whether the session list's filter (``SessionFilter``) carries a review filter."""
+    return "review" in {f.name for f in dataclasses.fields(SessionFilter)}
+
+
+def review_fields(review_filter: ReviewFilter | None) -> dict[str, ReviewFilter]:
+    """``SessionFilter`` keyword arguments for ``review_filter`` (none when it is None or the
+    filter cannot carry it)."""
+    return {"review": review_filter} if review_filter is not None and filter_takes_reviews() else {}
+
+
+def review_filter_from_state(collection: Collection, values: Any) -> ReviewFilter | None:
+    """The review filter the list's widgets hold in ``values`` (``st.session_state`` or the
+    URL's parameters: a ``get``), the Review filter's value read against its choices."""
+    review = values.get(REVIEW_KEY)
+    review = next((c for c in review_choices() if isinstance(review, str) and c.lower() == review.strip().lower()),
+                  None)
+    by = values.get(REVIEWER_KEY)
+    return review_filter_of(collection, review, by.strip() if isinstance(by, str) and by.strip() else None)
+
+
+def review_params(review_filter: ReviewFilter | None) -> dict[str, str]:
+    """The list's URL parameters that choose ``review_filter`` (``review``, ``reviewer``)."""
+    if review_filter is None:
+        return {}
+    params = {REVIEW_KEY: NOT_REVIEWED} if review_filter.not_reviewed else (
+        {REVIEW_KEY: review_filter.label} if review_filter.label else {})
+    return params | ({REVIEWER_KEY: review_filter.author} if review_filter.author else {})
+
+
+def review_words(review_filter: ReviewFilter) -> str:
+    """``review_filter`` in words: "reviewed incorrect by ana", "not reviewed by ana", "not reviewed"."""
+    if review_filter.not_reviewed:
+        return "not reviewed" + (f" by {review_filter.author}" if review_filter.author else "")
+    return "reviewed" + (f" {review_filter.label}" if review_filter.label else "") + (
+        f" by {review_filter.author}" if review_filter.author else "")
 
 
 def review_cell(found: dict[str, dict[str, int]] | None) -> tuple[str, str]:
