@@ -180,6 +180,8 @@ def table_rows(summaries: Iterable[dict[str, Any]],
             "parent_href": session_href(parent, source_query) if parent else None,
             "figures": " · ".join(f for f in figures if f),
             "health": s.get("health"),
+            "review": s.get("review"),
+            "review_title": s.get("review_title"),
             **_match(s.get("match")),
         })
     return rows

@@ -1,0 +1,114 @@
+"""Reviews in the app without a browser: the session list's Review column and review filters
+(AppTest on the demo), the Review cell's words, the filters' parameters, and the review queue's
+walk (``components.reviews.queue.next_session``) over a list of constructed sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components.reviews import access, queue
+from components.reviews.list_filter import (NOT_REVIEWED, review_cell, review_filter_of, review_params,
+                                            review_words)
+from components.reviews.queue import next_session
+from tests.list_support import list_rows
+from trace_explorer.reviews import ReviewStore
+from trace_explorer.reviews.row_counts import authors, label_counts
+from trace_explorer.sources.filter import SessionFilter, SessionOrder
+
+REPO = Path(__file__).resolve().parents[1]
+GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
+DOCRAG = "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"
+
+
+@pytest.fixture
+def reviews_dir(tmp_path, monkeypatch):
+    """A review store of the test's own, as the operator sets one (``TRACE_EXPLORER_REVIEWS``)."""
+    folder = tmp_path / "reviews"
+    monkeypatch.setenv("TRACE_EXPLORER_REVIEWS", str(folder))
+    monkeypatch.delenv("TRACE_EXPLORER_REVIEWER", raising=False)
+    access.settings.cache_clear()
+    yield folder
+    access.settings.cache_clear()
+
+
+def test_the_list_shows_each_sessions_review_labels(reviews_dir):
+    store = ReviewStore(reviews_dir)
+    store.add(GRAPHRAG, "incorrect", "ana")
+    store.add(GRAPHRAG, "correct", "ben")
+    store.add(GRAPHRAG, "incorrect", "carl", comment="<b>no</b>")
+    store.add(DOCRAG, "correct", "ana")
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+    assert not at.exception, at.exception
+    rows = {r["id"]: r for r in list_rows(at)}
+    assert rows[GRAPHRAG]["review"] == "⚠ incorrect 2 · correct 1"
+    assert rows[GRAPHRAG]["review_title"] == "incorrect: ana, carl\ncorrect: ben"
+    assert rows[DOCRAG]["review"] == "correct 1"
+    assert sum(1 for r in rows.values() if r["review"] == "—") == len(rows) - 2
+    # the Reviewer filter offers the person reviewing ("local": no sign-in, no name set) and every author
+    assert at.selectbox(key="reviewer").options == ["local", "ana", "ben", "carl"]
+    assert at.selectbox(key="review").options == list(access.labels()) + [NOT_REVIEWED]
+
+
+def test_review_cells_filters_and_their_words(tmp_path):
+    assert review_cell(None) == ("—", "not reviewed")
+    assert review_cell({"correct": {"ana": 1, "ben": 2}}) == ("correct 3", "correct: ana, ben")
+    collection = SimpleNamespace(key=("store", str(tmp_path)))
+    access.settings.cache_clear()
+    chosen = review_filter_of(collection, NOT_REVIEWED, "ana")
+    assert (chosen.not_reviewed, chosen.author, chosen.label) == (True, "ana", None)
+    assert chosen.rows == tmp_path / "trace-explorer-reviews" / "reviewed.sqlite"  # beside the store's index
+    assert review_params(chosen) == {"review": NOT_REVIEWED, "reviewer": "ana"}
+    assert review_words(chosen) == "not reviewed by ana"
+    labelled = review_filter_of(collection, "wrong-tool", None)
+    assert review_params(labelled) == {"review": "wrong-tool"} and review_words(labelled) == "reviewed wrong-tool"
+    assert review_filter_of(collection, None, None) is None
+
+
+def test_label_counts_and_authors_read_the_store_rows(tmp_path):
+    store = ReviewStore(tmp_path)
+    assert label_counts(tmp_path, [GRAPHRAG]) == {} and authors(tmp_path) == []
+    kept = store.add(GRAPHRAG + "/a", "wrong-tool", "ana", session=GRAPHRAG)
+    store.add(GRAPHRAG, "wrong-tool", "ana")
+    gone = store.add(DOCRAG, "harmful", "ben")
+    store.delete(gone.id, "ben")
+    store.edit(kept.id, "ana", label="correct")
+    assert label_counts(tmp_path, [GRAPHRAG, DOCRAG]) == {GRAPHRAG: {"correct": {"ana": 1}, "wrong-tool": {"ana": 1}}}
+    assert authors(tmp_path) == ["ana"]
+
+
+class ListOf:
+    """A collection whose list is ``ids`` in this order, served a page at a time."""
+
+    def __init__(self, ids: list[str], folder: Path):
+        self.ids, self.key, self.asked = ids, ("store", str(folder)), 0
+
+    def page(self, filters, limit, offset, order):
+        self.asked += 1
+        return SimpleNamespace(rows=[{"id": i} for i in self.ids[offset:offset + limit]], total=len(self.ids))
+
+
+def test_the_queue_walks_the_list_to_the_next_session_not_reviewed(tmp_path, monkeypatch):
+    monkeypatch.delenv("TRACE_EXPLORER_REVIEWS", raising=False)
+    access.settings.cache_clear()
+    monkeypatch.setattr(queue, "PAGE", 2)
+    ids = [f"urn:trustgraph:agent:{n:04d}" for n in range(6)]  # three pages of the walk
+    collection = ListOf(ids, tmp_path)
+    store = access.review_store(collection)
+    assert store.path == tmp_path / "trace-explorer-reviews"
+    walk = lambda skip=frozenset(): next_session(collection, SessionFilter(), SessionOrder(), "ana", skip)  # noqa: E731
+    assert walk() == ids[0]
+    store.add(ids[0], "correct", "ana")
+    store.add(ids[1], "incorrect", "ben")  # another reviewer's: still ana's to review
+    assert walk() == ids[1]
+    assert walk({ids[1], ids[2]}) == ids[3]  # passed over in this walk
+    for iri in ids[1:4]:
+        store.add(iri, "correct", "ana")
+    collection.asked = 0
+    assert walk() == ids[4] and collection.asked == 3  # past two pages of reviewed sessions
+    for iri in ids[4:]:
+        store.add(iri, "correct", "ana")
+    assert walk() is None
