@@ -168,10 +168,12 @@ def chart_grid(numbers: dict[str, Any], filters: SessionFilter) -> None:
     for start in range(0, len(charts), 2):
         for column, chart in zip(st.columns(2, gap="medium"), charts[start:start + 2]):
             with column, st.container(border=True):
-                _chart(chart, filters)
+                draw_chart(chart, filters)
 
 
-def _chart(chart: InsightChart, filters: SessionFilter) -> None:
+def draw_chart(chart: InsightChart, filters: SessionFilter) -> None:
+    """One chart in its box: its title, the chart (a click on a bar of a chart that filters
+    opens the list with that filter too), its PNG and CSV."""
     st.markdown(f"**{md_escape(chart.title)}**")
     if chart.data.empty:
         st.caption("Nothing to draw for these sessions.")

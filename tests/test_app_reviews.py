@@ -15,7 +15,7 @@ from components.reviews.list_filter import (NOT_REVIEWED, review_cell, review_fi
                                             review_words)
 from components.reviews.queue import next_session
 from tests.list_support import list_rows
-from trace_explorer.reviews import ReviewStore
+from trace_explorer.reviews import DEFAULT_LABELS, ReviewStore
 from trace_explorer.reviews.row_counts import authors, label_counts
 from trace_explorer.sources.filter import SessionFilter, SessionOrder
 
@@ -112,3 +112,29 @@ def test_the_queue_walks_the_list_to_the_next_session_not_reviewed(tmp_path, mon
     for iri in ids[4:]:
         store.add(iri, "correct", "ana")
     assert walk() is None
+
+
+def test_insights_count_review_labels_per_day_and_by_tool():
+    from datetime import datetime, timezone
+
+    from trace_explorer.reviews import Review
+    from trace_explorer.views.review_charts import NO_TOOL, labels_by_tool, labels_per_day
+
+    def review(n: int, session: str, label: str, day: int) -> Review:
+        at = datetime(2026, 12, day, 9, n, tzinfo=timezone.utc)
+        return Review(f"urn:uuid:0000000{n}", session, label, "ana", at, at, session=session)
+
+    found = [review(1, GRAPHRAG, "incorrect", 5), review(2, GRAPHRAG, "correct", 6), review(3, DOCRAG, "incorrect", 6),
+             review(4, DOCRAG, "wrong-tool", 6), review(5, "urn:trustgraph:agent:gone", "harmful", 6)]
+    per_day = labels_per_day(found, DEFAULT_LABELS)
+    assert per_day.data.to_dict("records") == [
+        {"day": "2026-12-05", "label": "incorrect", "reviews": 1}, {"day": "2026-12-06", "label": "correct", "reviews": 1},
+        {"day": "2026-12-06", "label": "harmful", "reviews": 1}, {"day": "2026-12-06", "label": "incorrect", "reviews": 1},
+        {"day": "2026-12-06", "label": "wrong-tool", "reviews": 1}]
+    tools = {GRAPHRAG: ["knowledge-query", "calculator", "knowledge-query"], DOCRAG: []}
+    by_tool = labels_by_tool(found, tools, DEFAULT_LABELS)
+    assert by_tool.data.to_dict("records") == [
+        {"tool": NO_TOOL, "label": "incorrect", "reviews": 1}, {"tool": NO_TOOL, "label": "wrong-tool", "reviews": 1},
+        {"tool": "calculator", "label": "correct", "reviews": 1}, {"tool": "calculator", "label": "incorrect", "reviews": 1},
+        {"tool": "knowledge-query", "label": "correct", "reviews": 1},
+        {"tool": "knowledge-query", "label": "incorrect", "reviews": 1}]
