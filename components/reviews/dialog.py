@@ -26,12 +26,14 @@ EDITING_KEY = "te_review_editing"  # the id of the review whose form is open for
 COMMENT_CHARS = 4000  # of a comment a person can write
 _DIALOG_TARGET = "te_review_target"
 _PROBLEM_KEY = "te_review_problem"
+_LISTED_KEY = "te_review_listed"  # (target key, its reviews) while its dialog is open
 
 
 def open_review(target: Target, keep_editing: bool = False) -> None:
     """Open the review dialog of ``target`` (call from a page run, not from a callback);
     ``keep_editing``: with the form of the review ``EDITING_KEY`` names (the person's own)."""
     st.session_state[_DIALOG_TARGET] = target
+    st.session_state.pop(_LISTED_KEY, None)  # read from the store when the dialog opens
     if not keep_editing:
         st.session_state.pop(EDITING_KEY, None)
     _dialog(target)
@@ -55,13 +57,41 @@ def _dialog(target: Target) -> None:
     else:
         st.caption(md_escape(target.iri, one_line=True))
     me = reviewer()
-    found = reviews_of_target(target)
+    found = _listed_reviews(target)
     editing = st.session_state.get(EDITING_KEY)
     _listed(found, me, editing)
     own = next((r for r in found if r.id == editing and r.author == me), None)
     _form(target, own)
     if st.button("Done", key="te_review_done", icon=":material/check:"):
         _close()
+
+
+def _listed_reviews(target: Target) -> list:
+    """``target``'s reviews: read from the store when the dialog opens, then kept in this
+    browser session and changed by the dialog's own saves, edits and deletes (each write returns
+    the review as stored), so a Save costs the store's write and no read after it."""
+    kept = st.session_state.get(_LISTED_KEY)
+    if kept is None or kept[0] != target.key:
+        kept = (target.key, reviews_of_target(target))
+        st.session_state[_LISTED_KEY] = kept
+    return kept[1]
+
+
+def _keep(review=None, gone: str | None = None) -> None:
+    """Change the kept list: ``review`` added or put in place of its old state, ``gone`` left out."""
+    kept = st.session_state.get(_LISTED_KEY)
+    if kept is None:
+        return
+    listed = [r for r in kept[1] if r.id != gone]
+    if review is not None:
+        at = next((i for i, r in enumerate(listed) if r.id == review.id), None)
+        listed = [*listed, review] if at is None else [*listed[:at], review, *listed[at + 1:]]
+    st.session_state[_LISTED_KEY] = (kept[0], listed)
+
+
+def _delete(review_id: str) -> None:
+    delete_review(review_id)
+    _keep(gone=review_id)
 
 
 def _listed(found: Sequence, me: str, editing: str | None) -> None:
@@ -79,7 +109,7 @@ def _listed(found: Sequence, me: str, editing: str | None) -> None:
                 st.button("Edit", key=f"te_review_edit_{review.id}", icon=":material/edit:", type="tertiary",
                           on_click=st.session_state.__setitem__, args=(EDITING_KEY, review.id))
                 st.button("Delete", key=f"te_review_delete_{review.id}", icon=":material/delete:", type="tertiary",
-                          on_click=delete_review, args=(review.id,))
+                          on_click=_delete, args=(review.id,))
 
 
 def _form(target: Target, own) -> None:
@@ -111,14 +141,15 @@ def _submitted(target: Target, review_id: str | None, keys: dict[str, str]) -> N
         state[_PROBLEM_KEY] = "Choose a label."
         return
     if review_id is not None:
-        edit_review(review_id, label=label, score=score, comment=comment or None)
+        _keep(edit_review(review_id, label=label, score=score, comment=comment or None))
         state.pop(EDITING_KEY, None)
     else:
-        save_review(target, label=label, score=score, comment=comment or None)
+        _keep(save_review(target, label=label, score=score, comment=comment or None))
 
 
 def _close() -> None:
     st.session_state.pop(_DIALOG_TARGET, None)
+    st.session_state.pop(_LISTED_KEY, None)
     st.session_state.pop(EDITING_KEY, None)
     st.rerun()
 
