@@ -27,11 +27,11 @@ import sys
 from collections.abc import Sequence
 
 from ..sources.source import SourceError
-from . import diff, evidence, export, lint, sessions, stats, store, support, sync
+from . import diff, evidence, export, lint, review, sessions, stats, store, support, sync
 from .interrupt import catching
 from .sources import open_source, report
 
-COMMANDS = (sessions, export, diff, evidence, support, store, sync, lint, stats)
+COMMANDS = (sessions, export, diff, evidence, support, store, sync, lint, stats, review)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

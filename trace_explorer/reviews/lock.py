@@ -7,6 +7,11 @@ a review store takes a ``flock`` on ``LOCK_FILE`` first: exclusive to write, sha
 and opens the store only while holding it. ``flock`` locks belong to an open file, so two threads
 of one process (two Streamlit sessions) exclude each other as two processes do. A writer waits
 its turn: a review is saved in milliseconds, so ten reviewers at once wait a few tens.
+
+The store must be let go before the lock is: pyoxigraph closes a directory when its ``Store``
+object is collected, so ``with_store`` hands the store to a function and keeps no reference
+once it returns (nor in a raised error's traceback: its frames' locals are cleared), and a
+store still closing in another process (a few milliseconds after its lock went) is waited for.
 """
 
 from __future__ import annotations
@@ -14,8 +19,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import time
-from collections.abc import Iterator
+import traceback
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
+
+import pyoxigraph as ox
+
+T = TypeVar("T")
 
 LOCK_FILE = "reviews.lock"
 WAIT_S = 10.0  # how long a user waits for the lock before ReviewStoreBusy
@@ -49,3 +60,45 @@ def locked(folder: Path, exclusive: bool, wait_s: float = WAIT_S) -> Iterator[No
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def with_store(folder: Path, store_dir: str, work: Callable[[ox.Store], T], write: bool, wait_s: float = WAIT_S,
+               empty: T | None = None) -> T:
+    """``work(store)`` on the pyoxigraph store ``folder/store_dir``, opened for writing
+    (``write``, made if missing) or read-only, under the lock (``locked``); ``empty`` without
+    calling ``work`` when reading a store not made yet. Raises ReviewStoreBusy when the lock or
+    the directory stays taken for ``wait_s`` seconds, and whatever ``work`` raises."""
+    path = folder / store_dir
+    if not write and not path.is_dir():
+        return empty  # type: ignore[return-value]
+    with locked(folder, exclusive=write, wait_s=wait_s):
+        store = _open(path, write, time.monotonic() + wait_s)
+        try:
+            return work(store)
+        except BaseException as error:
+            traceback.clear_frames(error.__traceback__)  # the frames' locals may hold the store
+            raise
+        finally:
+            del store  # closed here, before the lock goes
+            if write:
+                _forget_old_logs(path)
+
+
+def _forget_old_logs(path: Path) -> None:
+    """Remove the info logs RocksDB leaves at every opening (``LOG.old.*``; it keeps a thousand),
+    which a store opened for every review would pile up. Only the writer does, holding the lock."""
+    for old in path.glob("LOG.old.*"):
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+def _open(path: Path, write: bool, deadline: float) -> ox.Store:
+    pause = _POLL_S
+    while True:
+        try:
+            return ox.Store(str(path)) if write else ox.Store.read_only(str(path))
+        except OSError as error:  # RocksDB's own LOCK, held a moment longer by a store closing
+            if "lock" not in str(error).lower() or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, _POLL_MAX_S)

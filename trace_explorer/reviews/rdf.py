@@ -33,6 +33,7 @@ Turtle and in JSON-LD, and a review is removed without touching another's.
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime, timezone
@@ -40,7 +41,7 @@ from urllib.parse import quote, unquote
 
 import pyoxigraph as ox
 
-from .review import Review, ReviewError, Selector
+from .review import ID_PREFIX, Review, ReviewError, Selector
 
 OA = "http://www.w3.org/ns/oa#"
 DCTERMS = "http://purl.org/dc/terms/"
@@ -139,8 +140,10 @@ def reviews_from(statements: Iterable[ox.Triple | ox.Quad]) -> list[Review]:
     ``oa:Annotation`` with a target and a tagging TextualBody, as the module docstring shapes
     it, and also as other tools write it (blank nodes, the selectors in either order, a creator
     that is a literal or an IRI without a name, ``oa:hasPurpose`` on the annotation's only
-    TextualBody missing: then its value is the label). An annotation without a label, target,
-    creator or time raises ReviewError naming it. Ordered by creation time, then IRI."""
+    TextualBody missing: then its value is the label). An annotation that is a blank node gets
+    the IRI ``urn:uuid:`` and a UUID (version 5) of what it says, so that the same file read twice
+    gives the same reviews. An annotation without a label, target, creator or time raises
+    ReviewError naming it. Ordered by creation time, then IRI."""
     by_subject: dict[object, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for s in statements:
         by_subject[s.subject][s.predicate.value].append(s.object)
@@ -199,6 +202,9 @@ def _review(subject, by_subject) -> Review:
     created = parse_time(one(subject, CREATED, "creation time"))
     modified = parse_time(props[MODIFIED.value][0]) if props.get(MODIFIED.value) else created
     about = props.get(ABOUT.value, [])
+    if not isinstance(subject, ox.NamedNode):  # a file's blank node: an IRI of what it says, the same each time
+        key = "\n".join(map(str, (target.value, selector, label, score, comment, author, created.isoformat())))
+        name = ID_PREFIX + str(uuid.uuid5(uuid.NAMESPACE_URL, key))
     return Review(id=name, target=target.value, label=label, author=author, created=created, modified=modified,
                   session=about[0].value if about and isinstance(about[0], ox.NamedNode) else None,
                   selector=selector, score=score, comment=comment)

@@ -14,7 +14,6 @@ import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
-from ..model.roots import ROOT_PREFIXES, step_owner
 
 ID_PREFIX = "urn:uuid:"  # a review's IRI: urn:uuid:<uuid4> (RFC 9562), made when it is added
 MAX_LABEL = 64  # characters
@@ -135,6 +134,8 @@ def session_of(target: str) -> str | None:
     patterns"): a session root is its own session, an agent or DocRAG step
     (``urn:trustgraph:agent:{id}/...``) belongs to its root; None for any other IRI (a GraphRAG
     step, an edge selection, a chunk), whose session the caller must give."""
+    from ..model.roots import ROOT_PREFIXES, step_owner  # here: model.roots brings networkx, 0.5 s to import
+
     owner = step_owner(target)
     if owner:
         return owner

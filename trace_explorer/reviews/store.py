@@ -16,21 +16,22 @@ out of ``CURRENT`` and keeps its last state as a version.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import pyoxigraph as ox
 
 from . import filter_rows, history
-from .lock import WAIT_S, locked
+from .lock import WAIT_S, with_store
 from .rdf import ABOUT, HAS_SOURCE, HAS_TARGET, own_nodes, quads, reviews_from
-from .review import Review, ReviewError, Selector, Version, new_id, now, session_of
+from .review import Review, ReviewError, Selector, Version, check_iri, new_id, now, session_of
 from .settings import DEFAULT_LABELS
 
 STORE_DIR = "oa"
 CURRENT = ox.NamedNode("urn:trace-explorer:reviews")
 _KEEP = object()  # an edit's "leave this as it is"
+T = TypeVar("T")
 
 
 class NotYourReview(PermissionError):
@@ -73,8 +74,7 @@ class ReviewStore:
         review = Review(id=new_id(), target=target, label=label, author=author, created=moment, modified=moment,
                         session=session or session_of(target), selector=selector, score=score,
                         comment=comment or None)
-        with self._writer() as store:
-            self._write(store, None, review, "add", author)
+        self._writing(lambda store: self._write(store, None, review, "add", author))
         return review
 
     def edit(self, review_id: str, author: str, *, label: str | object = _KEEP, score: float | None | object = _KEEP,
@@ -84,79 +84,69 @@ class ReviewStore:
         The state before is kept (``history``). Raises NoSuchReview, NotYourReview, ReviewError."""
         if label is not _KEEP:
             self._check_label(label)
-        changes = {k: v for k, v in (("label", label), ("score", score), ("comment", comment or None),
-                                     ("selector", selector)) if v is not _KEEP and not (k == "comment" and comment is _KEEP)}
-        with self._writer() as store:
+        changes = {k: v for k, v in (("label", label), ("score", score), ("selector", selector)) if v is not _KEEP}
+        if comment is not _KEEP:
+            changes["comment"] = comment or None
+
+        def change(store: ox.Store) -> Review:
             old = self._own(store, review_id, author)
             review = old.edited(**changes)
             self._write(store, old, review, "edit", author)
-        return review
+            return review
+        return self._writing(change)
 
     def delete(self, review_id: str, author: str) -> None:
         """Take the review ``review_id`` out, as ``author`` (who must have written it); its last
         state stays in its history. Raises NoSuchReview, NotYourReview."""
-        with self._writer() as store:
-            old = self._own(store, review_id, author)
-            self._write(store, old, None, "delete", author)
+        self._writing(lambda store: self._write(store, self._own(store, review_id, author), None, "delete", author))
 
     def put(self, reviews: Iterable[Review]) -> tuple[int, int, int]:
         """Save ``reviews`` as they are, IRIs and authors included (an import): a review not in
         the store is added, one older there (``modified``) is replaced by it (an edit in the
-        history), one the same or newer is left. Returns ``(added, changed, unchanged)``. The same
-        reviews twice change nothing the second time. Raises ReviewError for a label not in
-        ``labels()``, before anything is written."""
+        history), one the same or newer is left, and so is one deleted here. Returns ``(added,
+        changed, unchanged)``: the same reviews twice change nothing the second time. Raises
+        ReviewError for a label not in ``labels()``, before anything is written."""
         reviews = list(reviews)
         for review in reviews:
             self._check_label(review.label)
-        counts = [0, 0, 0]
-        with self._writer() as store:
+
+        def put_all(store: ox.Store) -> tuple[int, int, int]:
+            counts = [0, 0, 0]
             for review in reviews:
-                old = self._get(store, review.id)
-                if old is None and history.versions(store, review.id):
-                    counts[2] += 1  # deleted here: an import does not bring it back
-                elif old is None:
+                old = _get(store, review.id)
+                if old is None and not history.versions(store, review.id):
                     self._write(store, None, review, "add", review.author)
                     counts[0] += 1
-                elif old != review and review.modified > old.modified:
+                elif old is not None and old != review and review.modified > old.modified:
                     self._write(store, old, review, "edit", review.author)
                     counts[1] += 1
                 else:
                     counts[2] += 1
-        return counts[0], counts[1], counts[2]
+            return counts[0], counts[1], counts[2]
+        return self._writing(put_all)
 
     # -- reading ------------------------------------------------------------------------------
 
     def get(self, review_id: str) -> Review | None:
-        """The review ``review_id`` as it stands, or None (never was, or deleted)."""
-        with self._reader() as store:
-            return self._get(store, review_id) if store is not None else None
+        """The review ``review_id`` as it stands, or None (never was, or deleted, or no IRI)."""
+        if not _is_iri(review_id):
+            return None
+        return self._reading(lambda store: _get(store, review_id), None)
 
     def reviews_of(self, session: str | None = None, target: str | None = None) -> list[Review]:
         """The reviews as they stand of the session IRI ``session`` (whatever their target within
         it) and/or of the IRI ``target`` (itself or a span of its text); every review when both
-        are None. Oldest first."""
-        with self._reader() as store:
-            if store is None:
-                return []
-            ids: set | None = None
-            if session is not None:
-                ids = {q.subject for q in store.quads_for_pattern(None, ABOUT, ox.NamedNode(session), CURRENT)}
-            if target is not None:
-                node = ox.NamedNode(target)
-                on = {q.subject for q in store.quads_for_pattern(None, HAS_TARGET, node, CURRENT)}
-                on |= {t.subject for s in store.quads_for_pattern(None, HAS_SOURCE, node, CURRENT)
-                       for t in store.quads_for_pattern(None, HAS_TARGET, s.subject, CURRENT)}
-                ids = on if ids is None else ids & on
-            if ids is None:
-                return reviews_from(store.quads_for_pattern(None, None, None, CURRENT))
-            return reviews_from(q for i in ids for node in own_nodes(i.value) + _creators(store, i)
-                                for q in store.quads_for_pattern(node, None, None, CURRENT))
+        are None. Oldest first. An argument that is no IRI matches nothing."""
+        if not all(_is_iri(x) for x in (session, target) if x is not None):
+            return []
+        return self._reading(lambda store: _reviews_of(store, session, target), [])
 
     def history(self, review_id: str) -> list[Version]:
         """Every change of the review ``review_id``, the first (its add) first; empty for an IRI
         never saved here."""
-        with self._reader() as store:
-            return history.read(store, review_id) if store is not None else []
+        if not _is_iri(review_id):
+            return []
+        return self._reading(lambda store: history.read(store, review_id), [])
 
     def sessions_with(self, label: str | None = None, author: str | None = None) -> set[str]:
         """The IRIs of the sessions that have a review (as it stands) with ``label`` and/or by
@@ -178,36 +168,19 @@ class ReviewStore:
         if label not in self._labels:
             raise ReviewError(f"unknown label {str(label)[:80]!r} (expected one of {', '.join(self._labels)})")
 
-    @contextlib.contextmanager
-    def _writer(self) -> Iterator[ox.Store]:
-        with locked(self.path, exclusive=True, wait_s=self.wait_s):
-            store = ox.Store(str(self.path / STORE_DIR))
-            try:
-                filter_rows.catch_up(self.path, history.generation(store),
-                                      lambda: reviews_from(store.quads_for_pattern(None, None, None, CURRENT)))
-                yield store
-            finally:
-                del store  # pyoxigraph lets the directory go with the object, before the lock
+    def _writing(self, work: Callable[[ox.Store], T]) -> T:
+        """``work(store)`` with the store open for writing, the filter rows caught up first."""
+        def caught_up(store: ox.Store) -> T:
+            filter_rows.catch_up(self.path, history.generation(store),
+                                 lambda: reviews_from(store.quads_for_pattern(None, None, None, CURRENT)))
+            return work(store)
+        return with_store(self.path, STORE_DIR, caught_up, write=True, wait_s=self.wait_s)
 
-    @contextlib.contextmanager
-    def _reader(self) -> Iterator[ox.Store | None]:
-        if not (self.path / STORE_DIR).is_dir():
-            yield None
-            return
-        with locked(self.path, exclusive=False, wait_s=self.wait_s):
-            store = ox.Store.read_only(str(self.path / STORE_DIR))
-            try:
-                yield store
-            finally:
-                del store
-
-    def _get(self, store: ox.Store, review_id: str) -> Review | None:
-        found = reviews_from(q for node in own_nodes(review_id) + _creators(store, ox.NamedNode(review_id))
-                             for q in store.quads_for_pattern(node, None, None, CURRENT))
-        return found[0] if found else None
+    def _reading(self, work: Callable[[ox.Store], T], empty: T) -> T:
+        return with_store(self.path, STORE_DIR, work, write=False, wait_s=self.wait_s, empty=empty)
 
     def _own(self, store: ox.Store, review_id: str, author: str) -> Review:
-        old = self._get(store, review_id)
+        old = _get(store, review_id) if _is_iri(review_id) else None
         if old is None:
             raise NoSuchReview(review_id)
         if old.author != author:
@@ -224,6 +197,36 @@ class ReviewStore:
         version = history.version_quads(store, kept, change, by)
         store.update(history.update_text(removed, added + version, generation))
         filter_rows.apply(self.path, old.id if old else None, new, generation)
+
+
+def _get(store: ox.Store, review_id: str) -> Review | None:
+    found = reviews_from(q for node in own_nodes(review_id) + _creators(store, ox.NamedNode(review_id))
+                         for q in store.quads_for_pattern(node, None, None, CURRENT))
+    return found[0] if found else None
+
+
+def _reviews_of(store: ox.Store, session: str | None, target: str | None) -> list[Review]:
+    ids: set | None = None
+    if session is not None:
+        ids = {q.subject for q in store.quads_for_pattern(None, ABOUT, ox.NamedNode(session), CURRENT)}
+    if target is not None:
+        node = ox.NamedNode(target)
+        on = {q.subject for q in store.quads_for_pattern(None, HAS_TARGET, node, CURRENT)}
+        on |= {t.subject for s in store.quads_for_pattern(None, HAS_SOURCE, node, CURRENT)
+               for t in store.quads_for_pattern(None, HAS_TARGET, s.subject, CURRENT)}
+        ids = on if ids is None else ids & on
+    if ids is None:
+        return reviews_from(store.quads_for_pattern(None, None, None, CURRENT))
+    return reviews_from(q for i in ids for node in own_nodes(i.value) + _creators(store, i)
+                        for q in store.quads_for_pattern(node, None, None, CURRENT))
+
+
+def _is_iri(value: str) -> bool:
+    try:
+        check_iri(value)
+    except ReviewError:
+        return False
+    return True
 
 
 def _creators(store: ox.Store, review: ox.NamedNode) -> list:
