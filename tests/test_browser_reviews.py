@@ -8,6 +8,10 @@ own; screenshots go to tests/artifacts/ (gitignored)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
 from tests.browser_session_support import INSPECTOR, session_url, wait_drawn
@@ -31,6 +35,13 @@ def reviews_app(tmp_path_factory, app_store_root):
            "TRACE_EXPLORER_REVIEWER": REVIEWER}
     with streamlit_server(env=env) as url:
         yield url, folder
+
+
+def caption_iri(page) -> str:
+    """The IRI the open review dialog names (its target's)."""
+    dialog = page.get_by_role("dialog")
+    dialog.wait_for()
+    return dialog.locator('[data-testid="stCaptionContainer"]').nth(1).inner_text().replace("\u2060", "")  # md_escape's joiners
 
 
 def save_in_dialog(page, label: str, comment: str = "") -> None:
@@ -76,12 +87,14 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
         save_in_dialog(page, "unsupported")
 
         main.locator('[class*="st-key-te_review_edge_"] button').first.click()  # the first edge
+        edge = caption_iri(page)
         save_in_dialog(page, "correct")
 
         page.goto(session_url(url, DOCRAG))
         wait_drawn(page)
         wait_for_streamlit_idle(page)
         main.locator('[class*="st-key-te_review_chunk_"] button').first.click()  # the first chunk
+        chunk = caption_iri(page)
         save_in_dialog(page, "correct", "the right evidence")
 
         page.goto(session_url(url, GRAPHRAG))  # after a reload, the panel lists the four
@@ -94,12 +107,14 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
         screenshot(page, "reviews-session")
         assert dialogs == []
 
-    store = ReviewStore(folder)
-    kinds = {(r.target, r.label, r.selector.quote if r.selector else None, r.author, r.comment)
-             for r in store.reviews_of()}
-    assert len(kinds) == 5
-    assert (GRAPHRAG, "incorrect", None, REVIEWER, PAYLOAD) in kinds
-    assert (step, "wrong-tool", None, REVIEWER, None) in kinds
-    sentence = next(r for r in store.reviews_of() if r.label == "unsupported")
-    assert sentence.selector is not None and sentence.session == GRAPHRAG
-    assert {r.session for r in store.reviews_of()} == {GRAPHRAG, DOCRAG}
+    listed = subprocess.run([sys.executable, "-m", "trace_explorer.cli", "review", "list", "--reviews", str(folder),
+                             "--format", "json"], capture_output=True, text=True, check=True, timeout=60)
+    found = json.loads(listed.stdout)  # the store the command line reads
+    assert sorted((r["target"], r["label"], r["author"], r["comment"], r["session"]) for r in found
+                  if r["selector"] is None) == sorted([
+        (GRAPHRAG, "incorrect", REVIEWER, PAYLOAD, GRAPHRAG), (step, "wrong-tool", REVIEWER, None, GRAPHRAG),
+        (edge, "correct", REVIEWER, None, GRAPHRAG), (chunk, "correct", REVIEWER, "the right evidence", DOCRAG)])
+    sentence = next(r for r in found if r["selector"] is not None)
+    assert (sentence["label"], sentence["session"], sentence["selector"]["quote"]) == (
+        "unsupported", GRAPHRAG, "Paris is the capital of France.")
+    assert sentence["target"] == ReviewStore(folder).get(sentence["id"]).target
