@@ -30,9 +30,7 @@ def reviews_dir(tmp_path, monkeypatch):
     folder = tmp_path / "reviews"
     monkeypatch.setenv("TRACE_EXPLORER_REVIEWS", str(folder))
     monkeypatch.delenv("TRACE_EXPLORER_REVIEWER", raising=False)
-    access.settings.cache_clear()
-    yield folder
-    access.settings.cache_clear()
+    return folder
 
 
 def test_the_list_shows_each_sessions_review_labels(reviews_dir):
@@ -57,7 +55,6 @@ def test_review_cells_filters_and_their_words(tmp_path):
     assert review_cell(None) == ("—", "not reviewed")
     assert review_cell({"correct": {"ana": 1, "ben": 2}}) == ("correct 3", "correct: ana, ben")
     collection = SimpleNamespace(key=("store", str(tmp_path)))
-    access.settings.cache_clear()
     chosen = review_filter_of(collection, NOT_REVIEWED, "ana")
     assert (chosen.not_reviewed, chosen.author, chosen.label) == (True, "ana", None)
     assert chosen.rows == tmp_path / "trace-explorer-reviews" / "reviewed.sqlite"  # beside the store's index
@@ -93,7 +90,6 @@ class ListOf:
 
 def test_the_queue_walks_the_list_to_the_next_session_not_reviewed(tmp_path, monkeypatch):
     monkeypatch.delenv("TRACE_EXPLORER_REVIEWS", raising=False)
-    access.settings.cache_clear()
     monkeypatch.setattr(queue, "PAGE", 2)
     ids = [f"urn:trustgraph:agent:{n:04d}" for n in range(6)]  # three pages of the walk
     collection = ListOf(ids, tmp_path)

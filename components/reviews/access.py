@@ -2,7 +2,8 @@
 reviews live in, who the person reviewing is, and the calls the page makes (save, edit, delete,
 read), each on the store the operator set.
 
-Where: the operator's folder (``TRACE_EXPLORER_REVIEWS``), else the local store's own folder
+Where: the operator's folder (``TRACE_EXPLORER_REVIEWS``, or the sources file's ``[reviews]``
+``folder``), else the local store's own folder
 beside its session index, else the user's data folder (``ReviewSettings.folder_for``). Who: the
 signed-in user (e-mail address, else name), else the configured name
 (``TRACE_EXPLORER_REVIEWER``), else "local" (``ReviewSettings.author_for``).
@@ -10,23 +11,30 @@ signed-in user (e-mail address, else name), else the configured name
 
 from __future__ import annotations
 
-import functools
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
 import streamlit as st
 
-from trace_explorer.reviews import Review, ReviewSettings, ReviewStore, Selector, review_settings
+from trace_explorer.reviews import Review, ReviewError, ReviewSettings, ReviewStore, Selector, review_settings
 
 from ..collection import Collection, current_collection
+from ..configured_sources import sources_config
 from ..sign_in import display_name, sign_in_configured
 from .targets import Target
 
+_log = logging.getLogger(__name__)
 
-@functools.lru_cache(maxsize=1)
+
 def settings() -> ReviewSettings:
-    """The operator's review settings (read once per process: the environment's)."""
-    return review_settings()
+    """The operator's review settings: the environment's over the sources file's ``[reviews]``
+    table, as the command line reads them; a table of the wrong shape is logged and left out."""
+    try:
+        return review_settings(sources_config()[0].reviews)
+    except ReviewError as error:
+        _log.warning("review settings: %s", error)
+        return review_settings({})
 
 
 def store_folder(collection: Collection) -> Path:
