@@ -12,8 +12,9 @@ comment. Each figure runs from the Save click's own event time stamp to the fram
 the dialog lists the new review (a MutationObserver on the dialog, then one animation frame):
 the browser's round trip, the dialog's rerun on the server and the store's write, as a person
 waits for it. Printed as the median, the 90th percentile and the slowest, with the store's own
-write (``ReviewStore.add`` in this process, same folder kind) for comparison. Numbers are
-printed, never asserted.
+write (``ReviewStore.add`` in this process, same folder kind) and the same Save on a bare page
+whose dialog keeps its reviews in memory (``BARE_DIALOG``: the floor of any Streamlit dialog on
+the machine) for comparison. Numbers are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ for path in (str(REPO), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from browser_session import SESSION_READY, launched_chromium, settled_at  # noqa: E402
+from browser_session import BARE_READY, BARE_TEXT, SESSION_READY, launched_chromium, settled_at  # noqa: E402
 from tests.browser_session_support import session_url  # noqa: E402
 from tests.browser_support import CHROMIUM_PATH, chromium_available, streamlit_server  # noqa: E402
 
@@ -55,13 +56,15 @@ ARM = """(count) => {
 }"""
 
 
-def save_times(browser, url: str, saves: int) -> list[float]:
-    """Milliseconds of each of ``saves`` saves in the session's review dialog, in order."""
+def save_times(browser, url: str, saves: int, ready: str = SESSION_READY) -> list[float]:
+    """Milliseconds of each of ``saves`` saves in the session's review dialog, in order (``url``:
+    the app's, whose session page is opened; a bare page's own when ``ready`` is not the session
+    page's)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     try:
-        page.goto(session_url(url, GRAPHRAG))
-        settled_at(page, SESSION_READY)
+        page.goto(session_url(url, GRAPHRAG) if ready == SESSION_READY else url)
+        settled_at(page, ready)
         page.get_by_role("button", name="Review session").click()
         dialog = page.get_by_role("dialog")
         dialog.wait_for()
@@ -81,6 +84,39 @@ def save_times(browser, url: str, saves: int) -> list[float]:
         return took
     finally:
         context.close()
+
+
+# A bare page with the same dialog, form and list, that keeps its "reviews" in memory: the floor
+# any Streamlit dialog's Save pays on this machine (the round trip and the dialog's rerun).
+BARE_DIALOG = '''import streamlit as st
+
+st.write("{text}")
+
+
+@st.dialog("Review", width="large")
+def review():
+    kept = st.session_state.setdefault("kept", [])
+    for number, text in enumerate(kept):
+        with st.container(key=f"te_dialog_review_{number}"):
+            st.markdown(text)
+    with st.form("form", clear_on_submit=True):
+        st.pills("Label", ["correct", "incorrect", "unsupported", "needs-review"], key="label")
+        st.text_area("Comment (optional)", key="comment")
+        st.form_submit_button("Save", on_click=lambda: kept.append(f"{st.session_state.label} {st.session_state.comment}"))
+
+
+if st.button("Review session"):
+    review()
+'''
+
+
+def bare_times(browser, folder: Path, saves: int) -> list[float]:
+    """``save_times`` on ``BARE_DIALOG``, served by a server of its own."""
+    page = folder / "bare_dialog.py"
+    page.write_text(BARE_DIALOG.replace("{text}", BARE_TEXT), encoding="utf-8")
+    with streamlit_server(page) as url:
+        save_times(browser, url, 2, ready=BARE_READY)
+        return save_times(browser, url, saves, ready=BARE_READY)
 
 
 def store_times(folder: Path, count: int) -> list[float]:
@@ -116,9 +152,11 @@ def main(argv: list[str] | None = None) -> int:
         save_times(browser, url, 2)  # warm-up: the server's first run imports the app and reads the demo
         took = save_times(browser, url, args.saves)
         alone = store_times(folder / "alone", args.saves)
+        floor = bare_times(browser, folder, args.saves)
     print(f"Saving a review in the browser ({platform.node()}, {CHROMIUM_PATH}, {args.saves} saves)")
     print(f"  Save click to the review listed, painted: {summary(took)}")
     print(f"  of which the store's own write:           {summary(alone)}")
+    print(f"  a bare Streamlit dialog's Save (no store): {summary(floor)}")
     print(f"  target: at most 200 ms; {sum(t <= 200 for t in took)} of {len(took)} saves within it")
     return 0
 
