@@ -109,7 +109,7 @@ def describe(filters: SessionFilter) -> str:
     parts += [f"“{filters.needle}”"] if filters.needle else []
     parts += [f"{name.lower()} {getattr(filters, field)}" for field, name in _NAMES.items() if getattr(filters, field)]
     parts += [f"health {filters.health}"] if filters.health else []
-    parts += [review_words(getattr(filters, "review", None))] if getattr(filters, "review", None) else []
+    parts += [review_words(getattr(filters, "reviews", None))] if getattr(filters, "reviews", None) else []
     return " · ".join(parts)
 
 
@@ -214,7 +214,7 @@ def filter_params(filters: SessionFilter) -> dict[str, str | list[str]]:
         params["sub"] = "true"
     if filters.health:
         params[HEALTH_KEY] = filters.health
-    params.update(review_params(getattr(filters, "review", None)))
+    params.update(review_params(getattr(filters, "reviews", None)))
     for field, key in CLICK_KEYS.items():
         if getattr(filters, field):
             params[key] = getattr(filters, field)

@@ -15,6 +15,7 @@ from components.reviews.list_filter import (NOT_REVIEWED, review_cell, review_fi
                                             review_words)
 from components.reviews.queue import next_session
 from tests.list_support import list_rows
+from tests.workspace_support import sent
 from trace_explorer.reviews import DEFAULT_LABELS, ReviewStore
 from trace_explorer.reviews.row_counts import authors, label_counts
 from trace_explorer.sources.filter import SessionFilter, SessionOrder
@@ -46,9 +47,6 @@ def test_the_list_shows_each_sessions_review_labels(reviews_dir):
     assert rows[GRAPHRAG]["review_title"] == "incorrect: ana, carl\ncorrect: ben"
     assert rows[DOCRAG]["review"] == "correct 1"
     assert sum(1 for r in rows.values() if r["review"] == "—") == len(rows) - 2
-    # the Reviewer filter offers the person reviewing ("local": no sign-in, no name set) and every author
-    assert at.selectbox(key="reviewer").options == ["local", "ana", "ben", "carl"]
-    assert at.selectbox(key="review").options == list(access.labels()) + [NOT_REVIEWED]
 
 
 def test_review_cells_filters_and_their_words(tmp_path):
@@ -81,7 +79,7 @@ class ListOf:
     """A collection whose list is ``ids`` in this order, served a page at a time."""
 
     def __init__(self, ids: list[str], folder: Path):
-        self.ids, self.key, self.asked = ids, ("store", str(folder)), 0
+        self.ids, self.key, self.asked, self.source = ids, ("store", str(folder)), 0, None
 
     def page(self, filters, limit, offset, order):
         self.asked += 1
@@ -134,3 +132,33 @@ def test_insights_count_review_labels_per_day_and_by_tool():
         {"tool": "calculator", "label": "correct", "reviews": 1}, {"tool": "calculator", "label": "incorrect", "reviews": 1},
         {"tool": "knowledge-query", "label": "correct", "reviews": 1},
         {"tool": "knowledge-query", "label": "incorrect", "reviews": 1}]
+
+
+def test_the_session_page_lists_reviews_and_lets_authors_delete_only_their_own(reviews_dir, monkeypatch):
+    monkeypatch.setenv("TRACE_EXPLORER_REVIEWER", "ana")
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.switch_page("app_pages/session.py")
+    at.query_params["session"] = GRAPHRAG
+    at.run()
+    assert next(e for e in at.main.expander if e.label.startswith("Reviews")).label == "Reviews: none yet"
+    step = sent(at)["shape"]["steps"][1]["id"]
+    store = ReviewStore(reviews_dir)
+    mine = store.add(GRAPHRAG, "incorrect", "ana", comment="**not** <i>this</i>")
+    theirs = store.add(GRAPHRAG, "correct", "ben")
+    on_step = store.add(step, "wrong-tool", "ben", session=GRAPHRAG, score=0.25)
+    at.run()
+    assert not at.exception, at.exception
+    panel = next(e for e in at.main.expander if e.label.startswith("Reviews"))
+    assert panel.label == "Reviews: 3 reviews, reviewers disagree on 1 target"
+    lines = [m.value for m in panel.markdown]
+    assert lines[0].startswith("**The session**") and "reviewers disagree" in lines[0]
+    assert lines[1].startswith("**incorrect** · ana · ") and lines[1].endswith(
+        " — \\*\\*not\\*\\* \\<i\\>this\\<\\/i\\>")  # the comment escaped: shown as typed
+    assert [b.key for b in at.button if b.key and b.key.startswith("te_panel_")] == [
+        f"te_panel_edit_{mine.id}", f"te_panel_delete_{mine.id}"]  # ben's have none
+    assert at.button(key="te_review_session").label == "Review session (2)"
+    assert sent(at)["reviews"] == {step: [{"label": "wrong-tool", "score": 0.25, "comment": None, "by": "ben",
+                                           "at": f"{on_step.created:%Y-%m-%d %H:%M} UTC"}]}
+    at.button(key=f"te_panel_delete_{mine.id}").click().run()
+    assert [r.id for r in store.reviews_of(session=GRAPHRAG)] == [theirs.id, on_step.id]
+    assert next(e for e in at.main.expander if e.label.startswith("Reviews")).label == "Reviews: 2 reviews"

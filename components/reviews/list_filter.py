@@ -20,6 +20,7 @@ from trace_explorer.sources.filter import SessionFilter
 from trace_explorer.sources.index_reviews import ReviewFilter
 
 from ..collection import Collection
+from ..health import indexed
 from .access import labels, review_store, reviewer, store_folder
 
 REVIEW_KEY, REVIEWER_KEY = "review", "reviewer"  # the widgets' keys and the URL's parameters
@@ -44,7 +45,10 @@ def review_filter_of(collection: Collection, review: str | None, by: str | None)
 
 
 def list_review_filters(collection: Collection) -> ReviewFilter | None:
-    """Draw the Review and Reviewer filters (bound to the URL) and return what they choose."""
+    """Draw the Review and Reviewer filters (bound to the URL) and return what they choose; on a
+    source without a session index, which cannot filter by review, nothing (None)."""
+    if not (indexed(collection) and filter_takes_reviews()):
+        return None
     review = st.selectbox("Review", review_choices(), index=None, key=REVIEW_KEY, placeholder="any",
                           bind="query-params", persist_state="session", width=160,
                           help="Sessions with a review of this label (of the session or any part of it), "
@@ -59,13 +63,13 @@ def list_review_filters(collection: Collection) -> ReviewFilter | None:
 
 def filter_takes_reviews() -> bool:
     """Whether the session list's filter (``SessionFilter``) carries a review filter."""
-    return "review" in {f.name for f in dataclasses.fields(SessionFilter)}
+    return "reviews" in {f.name for f in dataclasses.fields(SessionFilter)}
 
 
 def review_fields(review_filter: ReviewFilter | None) -> dict[str, ReviewFilter]:
     """``SessionFilter`` keyword arguments for ``review_filter`` (none when it is None or the
     filter cannot carry it)."""
-    return {"review": review_filter} if review_filter is not None and filter_takes_reviews() else {}
+    return {"reviews": review_filter} if review_filter is not None and filter_takes_reviews() else {}
 
 
 def review_filter_from_state(collection: Collection, values: Any) -> ReviewFilter | None:

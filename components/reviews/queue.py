@@ -18,10 +18,12 @@ from trace_explorer.sources.filter import SessionFilter, SessionOrder
 from trace_explorer.sources.index_reviews import ReviewFilter
 
 from ..collection import Collection
+from ..health import indexed
 from ..insights import current_filter
 from ..list_state import SORT_STATE_KEY
 from ..text import SESSION_PAGE, md_escape
 from .access import review_store, reviewer
+from .list_filter import filter_takes_reviews
 
 PASSED_KEY = "te_review_passed"  # the sessions this browser session's walk has passed over
 PAGE = 50
@@ -31,10 +33,10 @@ SCAN_LIMIT = 2000  # sessions read at most to find the next one where the index 
 def queue_filter(filters: SessionFilter, collection: Collection, by: str) -> SessionFilter:
     """``filters`` with "not reviewed by ``by``" added where the filter can carry it (the index
     answers it); ``filters`` unchanged otherwise (``next_session`` then skips reviewed ones)."""
-    if "review" not in {f.name for f in dataclasses.fields(SessionFilter)} or getattr(filters, "review", None):
+    if not (filter_takes_reviews() and indexed(collection)) or getattr(filters, "reviews", None):
         return filters
     rows = review_store(collection).filter_rows_path
-    return dataclasses.replace(filters, review=ReviewFilter(rows, author=by, not_reviewed=True))
+    return dataclasses.replace(filters, reviews=ReviewFilter(rows, author=by, not_reviewed=True))
 
 
 def next_session(collection: Collection, filters: SessionFilter, order: SessionOrder, by: str,
