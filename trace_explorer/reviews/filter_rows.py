@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from datetime import timezone
 from pathlib import Path
 
-from ..sources.index_reviews import SCHEMA, TABLE
+from ..sources.index_reviews import COLUMNS, SCHEMA, TABLE, VERSION
 from .review import Review
 
 ROWS_FILE = "reviewed.sqlite"
@@ -38,6 +39,7 @@ def _connection(folder: Path, write: bool) -> Iterator[sqlite3.Connection | None
     try:
         if write:
             connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at each checkpoint, whole always
             connection.executescript(SCHEMA)
         yield connection
     finally:
@@ -51,14 +53,17 @@ def _generation(connection: sqlite3.Connection) -> int:
 
 def catch_up(folder: Path, generation: int, current: Callable[[], list[Review]]) -> None:
     """Rebuild the rows from ``current()`` (every review as it stands) when they do not record
-    the store's ``generation``. Raises sqlite3.Error when the file cannot be written."""
+    the store's ``generation`` (or are of another ``VERSION``). Raises sqlite3.Error when the
+    file cannot be written."""
     with _connection(folder, write=True) as connection:
-        if _generation(connection) == generation:
+        version = connection.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        if _generation(connection) == generation and version == (VERSION,):
             return
         connection.execute("BEGIN IMMEDIATE")
         connection.execute(f"DELETE FROM {TABLE}")
-        connection.executemany(f"INSERT INTO {TABLE} VALUES (?, ?, ?, ?, ?)", [_row(r) for r in current()])
-        connection.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),))
+        connection.executemany(_INSERT, [_row(r) for r in current()])
+        connection.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?), ('version', ?)",
+                           (str(generation), VERSION))
         connection.execute("COMMIT")
 
 
@@ -70,7 +75,7 @@ def apply(folder: Path, old_id: str | None, new: Review | None, generation: int)
         if old_id:
             connection.execute(f"DELETE FROM {TABLE} WHERE review = ?", (old_id,))
         if new is not None:
-            connection.execute(f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?)", _row(new))
+            connection.execute(_INSERT, _row(new))
         connection.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),))
         connection.execute("COMMIT")
 
@@ -90,5 +95,36 @@ def sessions(folder: Path, label: str | None = None, author: str | None = None) 
             f"SELECT DISTINCT session FROM {TABLE} WHERE {' AND '.join(clauses)}", params)}
 
 
+def labels_of(folder: Path, sessions: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+    """``{session IRI: [(label, author), ...]}`` of the reviews as they stand of ``sessions``
+    (those without a review left out), oldest first: a page of the session list's review column
+    in one query a 500 sessions."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    with _connection(folder, write=False) as connection:
+        if connection is None:
+            return out
+        for start in range(0, len(sessions), 500):
+            chunk = list(sessions[start:start + 500])
+            for session, label, author in connection.execute(
+                    f"SELECT session, label, author FROM {TABLE} WHERE session IN ({','.join('?' * len(chunk))}) "
+                    f"ORDER BY created, review", chunk):
+                out.setdefault(session, []).append((label, author))
+    return out
+
+
+def rows(folder: Path) -> list[dict]:
+    """Every row (``COLUMNS``: review, session, target, label, author, created), oldest first:
+    what counts of labels over time or by reviewer are made from without reading annotations."""
+    with _connection(folder, write=False) as connection:
+        if connection is None:
+            return []
+        return [dict(zip(COLUMNS, row)) for row in
+                connection.execute(f"SELECT {', '.join(COLUMNS)} FROM {TABLE} ORDER BY created, review")]
+
+
+_INSERT = f"INSERT OR REPLACE INTO {TABLE} ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+
+
 def _row(review: Review) -> tuple:
-    return review.id, review.session, review.target, review.label, review.author
+    created = review.created.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return review.id, review.session, review.target, review.label, review.author, created

@@ -157,6 +157,16 @@ class ReviewStore:
         """The IRIs of the sessions that have any review as it stands."""
         return filter_rows.sessions(self.path)
 
+    def labels_of(self, sessions: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        """``{session IRI: [(label, author), ...]}`` for the reviewed ones among ``sessions``,
+        oldest first, from the filter rows: the session list's review column of a page."""
+        return filter_rows.labels_of(self.path, sessions)
+
+    def rows(self) -> list[dict]:
+        """One dict a review as it stands (review, session, target, label, author, created as
+        ISO 8601 UTC), oldest first, from the filter rows: for counts of labels over time."""
+        return filter_rows.rows(self.path)
+
     @property
     def filter_rows_path(self) -> Path:
         """The SQLite file of one row a review (``filter_rows``), for the session index's filter."""

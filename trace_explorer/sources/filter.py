@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .index_reviews import ReviewFilter
 from .search import capped_note, search_terms
 
 # The keys the list sorts on, with their default direction (True: descending, as a header's
@@ -29,8 +30,9 @@ class SessionFilter:
     tool, model and termination names match whatever their case (``--model gpt-4o`` finds
     "GPT-4o", as the search's ``tool:`` finds a tool); ``health``: "errors", "warnings",
     "infos" (the worst severity found), "clean", "unchecked", or a rule id
-    (``analysis.health.rules``; on a source with a session index only). Empty values filter
-    nothing."""
+    (``analysis.health.rules``; on a source with a session index only); ``reviews``: by the
+    sessions' reviews (``index_reviews.ReviewFilter``: a label, a reviewer, "not reviewed"; on a
+    source with a session index only). Empty values filter nothing."""
 
     mechanism: str | tuple[str, ...] | None = None
     pattern: str | tuple[str, ...] | None = None
@@ -42,12 +44,13 @@ class SessionFilter:
     failed_tool: str | None = None
     termination: str | None = None
     health: str | None = None
+    reviews: ReviewFilter | None = None
 
     @property
     def unfiltered(self) -> bool:
         """True when nothing but ``include_sub`` is set: every (top-level) session is chosen."""
         return not (self.mechanisms or self.patterns or self.status or self.needle or self.tool or self.model
-                    or self.failed_tool or self.termination or self.health)
+                    or self.failed_tool or self.termination or self.health or (self.reviews and self.reviews.active))
 
     @property
     def mechanisms(self) -> tuple[str, ...]:

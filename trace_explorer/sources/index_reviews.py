@@ -4,13 +4,15 @@ inside the session index's own query, as the type filter is.
 The review store (``trace_explorer.reviews``) keeps one row a review as it stands in a SQLite
 file of its own (``SCHEMA``: session, label, author), beside its annotations. A session index
 that filters by review attaches that file read-only under the name ``ATTACHED`` and adds an
-``EXISTS`` (or ``NOT EXISTS``) clause on it, which SQLite answers from the index on
-``(session, label, author)``: one look-up a listed session, as a type filter costs one
-comparison (``benchmarks/review_filter.py`` measures both at 100,000 sessions).
+``IN`` (or ``NOT IN``) clause on it (``clause``): the reviewed sessions are read once a query
+from the rows' index on the label or the reviewer, and the list walks its own order testing each
+row against them, as it tests a row's type (``benchmarks/review_filter.py`` measures both at
+100,000 sessions).
 """
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,10 +20,13 @@ from typing import Any
 
 TABLE = "reviewed"
 ATTACHED = "reviews"
+VERSION = "1"  # of the rows' shape: rows of another are made anew from the annotations
+COLUMNS = ("review", "session", "target", "label", "author", "created")  # created: ISO 8601, UTC
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS {TABLE} (
-    review TEXT PRIMARY KEY, session TEXT, target TEXT NOT NULL, label TEXT NOT NULL, author TEXT NOT NULL);
+    review TEXT PRIMARY KEY, session TEXT, target TEXT NOT NULL, label TEXT NOT NULL, author TEXT NOT NULL,
+    created TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS {TABLE}_by_session ON {TABLE} (session, label, author);
 CREATE INDEX IF NOT EXISTS {TABLE}_by_label ON {TABLE} (label, session);
 CREATE INDEX IF NOT EXISTS {TABLE}_by_author ON {TABLE} (author, session);
@@ -34,44 +39,100 @@ class ReviewFilter:
     of rows (``ReviewStore.filter_rows_path``); ``label`` keeps the sessions with a review of
     that label, ``author`` those with a review by that reviewer (both: one review with both);
     ``not_reviewed`` keeps the sessions without any review instead (label and author then say
-    whose review does not count: "not reviewed by me")."""
+    which reviews count: "not reviewed by me"); ``reviewed`` keeps those with any review (of
+    the label and author, if given)."""
 
     rows: Path
     label: str | None = None
     author: str | None = None
     not_reviewed: bool = False
+    reviewed: bool = False
 
     @property
     def active(self) -> bool:
         """Whether this filter leaves any session out."""
-        return bool(self.label or self.author or self.not_reviewed)
+        return bool(self.label or self.author or self.not_reviewed or self.reviewed)
 
 
-def clause(review_filter: ReviewFilter, root_column: str = "root") -> tuple[str, list[Any]]:
-    """The SQL condition (and its parameters) that keeps a row of the sessions table, whose
-    session IRI is ``root_column``, by ``review_filter``, on the rows attached as ``ATTACHED``
-    (``attach``)."""
-    conditions, params = [f"r.session = {root_column}"], []
-    for column, value in (("label", review_filter.label), ("author", review_filter.author)):
-        if value:
-            conditions.append(f"r.{column} = ?")
-            params.append(value)
-    exists = f"EXISTS (SELECT 1 FROM {ATTACHED}.{TABLE} AS r WHERE {' AND '.join(conditions)})"
-    return ("NOT " + exists if review_filter.not_reviewed else exists), params
+class ReviewedIds:
+    """The ids of the session index's rows that have reviews of a filter's label and reviewer, in
+    a table of the index connection's own (``temp``, an integer primary key), made once and kept
+    while neither the index nor the review rows change: a page or count then tests a listed row
+    by its id against that table, as cheaply as it tests the row's type, instead of finding the
+    reviewed sessions again by their IRIs in every query. At most ``KEPT`` filters are kept.
+    Used under the index's lock."""
+
+    KEPT = 8
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple, tuple[tuple, str]] = {}
+
+    def keep(self, connection: sqlite3.Connection, review_filter: ReviewFilter, stamp: tuple) -> None:
+        """Have the table of ``review_filter``'s reviewed row ids (``ids_table``) up to date:
+        made anew when ``stamp`` (what changes when the index's rows do: ``SessionIndex.stamp``),
+        the index file's or the review rows' ``data_version`` changed since. Attaches the rows
+        first."""
+        attach(connection, review_filter.rows)
+        key = _key(review_filter)
+        version = (stamp, connection.execute("PRAGMA main.data_version").fetchone()[0], rows_version(connection))
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] == version:
+            return
+        if kept is None and len(self._kept) >= self.KEPT:
+            for _, name in self._kept.values():
+                connection.execute(f"DROP TABLE IF EXISTS temp.{name}")
+            self._kept.clear()
+        name = ids_table(review_filter)
+        conditions, params = ["r.session IS NOT NULL"], []
+        for column, value in (("label", review_filter.label), ("author", review_filter.author)):
+            if value:
+                conditions.append(f"r.{column} = ?")
+                params.append(value)
+        connection.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} (id INTEGER PRIMARY KEY)")
+        connection.execute(f"DELETE FROM temp.{name}")
+        connection.execute(f"INSERT OR IGNORE INTO temp.{name} SELECT s.id FROM {ATTACHED}.{TABLE} AS r "
+                           f"CROSS JOIN main.sessions AS s ON s.root = r.session WHERE {' AND '.join(conditions)}",
+                           params)
+        connection.commit()  # no transaction left open: it would hold the rows' snapshot (and the attachment)
+        self._kept[key] = (version, name)
 
 
-def attach(connection: sqlite3.Connection, rows: Path) -> None:
-    """Attach the review rows file ``rows`` read-only to ``connection`` as ``ATTACHED`` (an empty
-    in-memory table when the file does not exist yet: no session is reviewed), once. Raises
-    sqlite3.Error when the file is not such a database."""
-    attached = {row[1] for row in connection.execute("PRAGMA database_list")}
+def _key(review_filter: ReviewFilter) -> tuple:
+    return str(review_filter.rows), review_filter.label, review_filter.author
+
+
+def ids_table(review_filter: ReviewFilter) -> str:
+    """The name of the temp table of ``review_filter``'s reviewed row ids: the same for the same
+    rows file, label and reviewer (a digest of them)."""
+    return "reviewed_" + hashlib.sha256(repr(_key(review_filter)).encode("utf-8")).hexdigest()[:16]
+
+
+def clause(review_filter: ReviewFilter, table: str = "sessions") -> str:
+    """The SQL condition that keeps a row of the session index's ``table`` by ``review_filter``:
+    its id in (or, for ``not_reviewed``, not in) the kept ids (``ReviewedIds.keep`` first)."""
+    return f"{table}.id {'NOT IN' if review_filter.not_reviewed else 'IN'} temp.{ids_table(review_filter)}"
+
+
+def attach(connection: sqlite3.Connection, rows: Path | None) -> None:
+    """Have the review rows file ``rows`` attached to ``connection`` as ``ATTACHED`` (only read
+    through it), in place of any other attached before; an empty table in memory when there is
+    no such file yet (no session is reviewed) or ``rows`` is None. Raises sqlite3.Error when the
+    file is not such a database."""
+    wanted = str(Path(rows).resolve()) if rows is not None and Path(rows).is_file() else ""
+    attached = {row[1]: row[2] for row in connection.execute("PRAGMA database_list")}
     if ATTACHED in attached:
-        return
-    if Path(rows).is_file():
-        connection.execute(f"ATTACH DATABASE ? AS {ATTACHED}", (Path(rows).resolve().as_uri() + "?mode=ro",))
-    else:
-        connection.execute(f"ATTACH DATABASE ':memory:' AS {ATTACHED}")
+        if attached[ATTACHED] == wanted:
+            return
+        connection.execute(f"DETACH DATABASE {ATTACHED}")
+    connection.execute(f"ATTACH DATABASE ? AS {ATTACHED}", (wanted or ":memory:",))
+    if not wanted:
         connection.executescript(SCHEMA.replace("EXISTS ", f"EXISTS {ATTACHED}."))
+
+
+def rows_version(connection: sqlite3.Connection) -> int:
+    """What changes whenever the attached rows change (SQLite's ``data_version`` of the attached
+    file: another connection's commits), for counts kept between two writes."""
+    return connection.execute(f"PRAGMA {ATTACHED}.data_version").fetchone()[0]
 
 
 def detach(connection: sqlite3.Connection) -> None:

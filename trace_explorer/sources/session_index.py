@@ -17,6 +17,7 @@ list says of a session is what the session page shows.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import sqlite3
 import threading
@@ -40,7 +41,7 @@ from ..read.collector import collector_paused
 from .fetch import DERIVED, ROOTS, fetch_sessions, queried_roots
 from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from .ingest_phases import FULL_TEXT, INDEX, NO_PHASES, WORDS, Phases
-from . import index_aggregates, index_previews, index_reach, index_typed
+from . import index_aggregates, index_previews, index_reach, index_reviews, index_typed
 from .index_typed import TypedWrite
 from .index_write_records import PUBLISHED_KEY, WriteRecords
 from .index_words import GraphTexts, documents_named, match_rows, words_of_documents
@@ -181,6 +182,7 @@ class ListPages:
         Under a search each also has ``match``: where its words were found
         (``index_words.match_rows``: ``{"field", "snippet"}``)."""
         matches = self._common(filters, offset + limit) if limit and offset < limit * _WALK_PAGES else None
+        self._attach_reviews(filters)
         where, params = _where(filters)
         total = self._kept_count(filters) if limit and offset > limit else None
         if matches is not None:
@@ -321,10 +323,30 @@ class SessionIndex(WriteRecords, ListPages):
         kept = self._kept_count(filters)
         if kept is not None:
             return kept
-        where, params = _where(filters)
-        with self._lock:  # counted once while the index is unchanged (a search: every match is read)
-            return self._unchanged(self._counted, (where, tuple(params)), _COUNTED_KEPT,
+        if filters.reviews and filters.reviews.not_reviewed and filters.reviews.active:
+            # those not reviewed are the others: two counts of few rows (or kept), not a walk of every row
+            reviewed = dataclasses.replace(filters.reviews, not_reviewed=False, reviewed=True)
+            return (self.count(dataclasses.replace(filters, reviews=None))
+                    - self.count(dataclasses.replace(filters, reviews=reviewed)))
+        reviewed = self._attach_reviews(filters)
+        where, params = _where(filters, counting=True)
+        with self._lock:  # counted once while the index (and the review rows) are unchanged
+            key = (where, tuple(params), index_reviews.rows_version(self._db) if reviewed else None)
+            return self._unchanged(self._counted, key, _COUNTED_KEPT,
                                    lambda: self._db.execute(f"SELECT COUNT(*) {where}", params).fetchone()[0])
+
+    def _attach_reviews(self, filters: SessionFilter) -> bool:
+        """Make ready what ``_where`` reads for ``filters.reviews``, when it filters: the review
+        rows attached and the reviewed rows' ids kept (``index_reviews.ReviewedIds``). True when
+        it filters."""
+        if not (filters.reviews and filters.reviews.active):
+            return False
+        stamp = self.stamp()
+        with self._lock:
+            if getattr(self, "_reviewed_ids", None) is None:
+                self._reviewed_ids = index_reviews.ReviewedIds()
+            self._reviewed_ids.keep(self._db, filters.reviews, stamp)
+        return True
 
     def _kept_count(self, filters: SessionFilter) -> int | None:
         """The count of ``filters`` from ``list_counts``, or None when it cannot answer it (a
@@ -453,7 +475,7 @@ def _kept_count_query(filters: SessionFilter) -> tuple[str, list[Any]] | None:
     """The query of ``list_counts`` (``index_aggregates``) that counts ``filters``, with its
     parameters, or None when the kept counts cannot answer it."""
     if (filters.needle or filters.tool or filters.failed_tool or filters.model or filters.termination
-            or (filters.health and filters.health not in HEALTH_CHOICES)):
+            or (filters.health and filters.health not in HEALTH_CHOICES) or (filters.reviews and filters.reviews.active)):
         return None
     clauses, params = [], []
     if not filters.include_sub:
@@ -691,14 +713,19 @@ def _order_by(order: SessionOrder, reverse: bool = False) -> str:
     return "ORDER BY " + ", ".join(terms)
 
 
-def _where(filters: SessionFilter, walk: bool = False) -> tuple[str, list[Any]]:
+def _where(filters: SessionFilter, walk: bool = False, counting: bool = False) -> tuple[str, list[Any]]:
     """``FROM ... WHERE ...`` of the sessions matching ``filters``, and its parameters. A search
     starts from the full-text table (its matches, then each one's row by id): far fewer rows
     than the whole list when the words are rare, and no worse when they are common. ``walk``:
     the words searched are left out, for a caller that walks the list in its order and keeps
     the rows among their matches itself (``SessionIndex._walk``: a page of common words then
-    stops after its rows, instead of sorting every match)."""
+    stops after its rows, instead of sorting every match). ``counting``: for a count, in no
+    order, so a review filter (``index_reviews``) starts from its reviewed rows, however few."""
     clauses, params, tables = [], [], "sessions"
+    reviews = filters.reviews if filters.reviews and filters.reviews.active else None
+    if counting and reviews and not reviews.not_reviewed and not filters.needle:
+        kept = index_reviews.ids_table(reviews)
+        tables, reviews = f"temp.{kept} AS kept CROSS JOIN sessions ON sessions.id = kept.id", None
     if filters.needle:
         if not walk:
             tables = "search CROSS JOIN sessions ON sessions.id = search.rowid"
@@ -717,6 +744,8 @@ def _where(filters: SessionFilter, walk: bool = False) -> tuple[str, list[Any]]:
         params.append(filters.status)
     more = filter_clauses(filters)
     clauses, params = clauses + more[0], params + more[1]
+    if reviews:  # on the ids ``SessionIndex._attach_reviews`` kept
+        clauses.append(index_reviews.clause(reviews))
     return f"FROM {tables}" + ((" WHERE " + " AND ".join(clauses)) if clauses else ""), params
 
 
