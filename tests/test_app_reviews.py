@@ -10,14 +10,13 @@ from types import SimpleNamespace
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from components.reviews import access, queue
+from components.reviews import access, list_filter, queue
 from components.reviews.list_filter import (NOT_REVIEWED, review_cell, review_filter_of, review_params,
                                             review_words)
 from components.reviews.queue import next_session
 from tests.list_support import list_rows
 from tests.workspace_support import sent
 from trace_explorer.reviews import DEFAULT_LABELS, ReviewStore
-from trace_explorer.reviews.row_counts import authors, label_counts
 from trace_explorer.sources.filter import SessionFilter, SessionOrder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,11 +46,23 @@ def test_the_list_shows_each_sessions_review_labels(reviews_dir):
     assert rows[GRAPHRAG]["review_title"] == "incorrect: ana, carl\ncorrect: ben"
     assert rows[DOCRAG]["review"] == "correct 1"
     assert sum(1 for r in rows.values() if r["review"] == "—") == len(rows) - 2
+    # the filters offer the person reviewing ("local": no sign-in, no name set) and every author
+    assert at.selectbox(key="reviewer").options == ["local", "ana", "ben", "carl"]
+    assert at.selectbox(key="review").options == list(access.labels()) + [NOT_REVIEWED]
+    at.selectbox(key="review").select("incorrect").run()
+    assert [r["id"] for r in list_rows(at)] == [GRAPHRAG]
+    at.selectbox(key="review").select("correct").run()
+    at.selectbox(key="reviewer").select("ana").run()
+    assert [r["id"] for r in list_rows(at)] == [DOCRAG]  # ana's correct: DocRAG's (ben's was GraphRAG's)
+    at.selectbox(key="review").select(NOT_REVIEWED).run()
+    assert set(r["id"] for r in list_rows(at)) == set(rows) - {GRAPHRAG, DOCRAG}
+    at.selectbox(key="reviewer").select("carl").run()
+    assert set(r["id"] for r in list_rows(at)) == set(rows) - {GRAPHRAG}  # carl reviewed GraphRAG only
 
 
 def test_review_cells_filters_and_their_words(tmp_path):
     assert review_cell(None) == ("—", "not reviewed")
-    assert review_cell({"correct": {"ana": 1, "ben": 2}}) == ("correct 3", "correct: ana, ben")
+    assert review_cell([("correct", "ben"), ("correct", "ana"), ("correct", "ben")]) == ("correct 3", "correct: ana, ben")
     collection = SimpleNamespace(key=("store", str(tmp_path)))
     chosen = review_filter_of(collection, NOT_REVIEWED, "ana")
     assert (chosen.not_reviewed, chosen.author, chosen.label) == (True, "ana", None)
@@ -63,16 +74,19 @@ def test_review_cells_filters_and_their_words(tmp_path):
     assert review_filter_of(collection, None, None) is None
 
 
-def test_label_counts_and_authors_read_the_store_rows(tmp_path):
-    store = ReviewStore(tmp_path)
-    assert label_counts(tmp_path, [GRAPHRAG]) == {} and authors(tmp_path) == []
+def test_the_review_column_and_reviewers_follow_edits_and_deletes(tmp_path):
+    collection = SimpleNamespace(key=("store", str(tmp_path)))
+    store = access.review_store(collection)
+    assert list_filter.reviewers(collection) == []
     kept = store.add(GRAPHRAG + "/a", "wrong-tool", "ana", session=GRAPHRAG)
     store.add(GRAPHRAG, "wrong-tool", "ana")
     gone = store.add(DOCRAG, "harmful", "ben")
     store.delete(gone.id, "ben")
     store.edit(kept.id, "ana", label="correct")
-    assert label_counts(tmp_path, [GRAPHRAG, DOCRAG]) == {GRAPHRAG: {"correct": {"ana": 1}, "wrong-tool": {"ana": 1}}}
-    assert authors(tmp_path) == ["ana"]
+    rows = list_filter.with_reviews(collection, [{"id": GRAPHRAG}, {"id": DOCRAG}])
+    assert [(r["review"], r["review_title"]) for r in rows] == [
+        ("⚠ correct 1 · wrong-tool 1", "correct: ana\nwrong-tool: ana"), ("—", "not reviewed")]
+    assert list_filter.reviewers(collection) == ["ana"]
 
 
 class ListOf:
@@ -109,17 +123,13 @@ def test_the_queue_walks_the_list_to_the_next_session_not_reviewed(tmp_path, mon
 
 
 def test_insights_count_review_labels_per_day_and_by_tool():
-    from datetime import datetime, timezone
-
-    from trace_explorer.reviews import Review
     from trace_explorer.views.review_charts import NO_TOOL, labels_by_tool, labels_per_day
 
-    def review(n: int, session: str, label: str, day: int) -> Review:
-        at = datetime(2026, 12, day, 9, n, tzinfo=timezone.utc)
-        return Review(f"urn:uuid:0000000{n}", session, label, "ana", at, at, session=session)
+    def review(session: str, label: str, day: int) -> dict:
+        return {"session": session, "label": label, "created": f"2026-12-{day:02d}T09:00:00.000Z"}
 
-    found = [review(1, GRAPHRAG, "incorrect", 5), review(2, GRAPHRAG, "correct", 6), review(3, DOCRAG, "incorrect", 6),
-             review(4, DOCRAG, "wrong-tool", 6), review(5, "urn:trustgraph:agent:gone", "harmful", 6)]
+    found = [review(GRAPHRAG, "incorrect", 5), review(GRAPHRAG, "correct", 6), review(DOCRAG, "incorrect", 6),
+             review(DOCRAG, "wrong-tool", 6), review("urn:trustgraph:agent:gone", "harmful", 6)]
     per_day = labels_per_day(found, DEFAULT_LABELS)
     assert per_day.data.to_dict("records") == [
         {"day": "2026-12-05", "label": "incorrect", "reviews": 1}, {"day": "2026-12-06", "label": "correct", "reviews": 1},

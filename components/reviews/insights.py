@@ -4,6 +4,7 @@ page's other charts."""
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 import streamlit as st
@@ -34,8 +35,8 @@ def review_insights(collection: Collection, filters: SessionFilter) -> None:
         store = review_store(collection)
         reviewed = store.reviewed_sessions()
         tools = reviewed_tools(collection, filters, reviewed) if reviewed else {}
-        found: list[Any] = [r for r in store.reviews_of() if r.session in tools] if tools else []
-    except (ReviewStoreBusy, OSError, SourceError) as error:
+        found: list[dict[str, Any]] = [r for r in store.rows() if r["session"] in tools] if tools else []
+    except (ReviewStoreBusy, OSError, sqlite3.Error, SourceError) as error:
         st.caption(md_escape(f"The reviews could not be read: {error}"))
         return
     if not found:

@@ -15,13 +15,12 @@ from typing import Any
 
 import streamlit as st
 
-from trace_explorer.reviews.row_counts import authors, label_counts
 from trace_explorer.sources.filter import SessionFilter
 from trace_explorer.sources.index_reviews import ReviewFilter
 
 from ..collection import Collection
 from ..health import indexed
-from .access import labels, review_store, reviewer, store_folder
+from .access import labels, review_store, reviewer
 
 REVIEW_KEY, REVIEWER_KEY = "review", "reviewer"  # the widgets' keys and the URL's parameters
 NOT_REVIEWED = "not reviewed"
@@ -53,7 +52,7 @@ def list_review_filters(collection: Collection) -> ReviewFilter | None:
                           bind="query-params", persist_state="session", width=160,
                           help="Sessions with a review of this label (of the session or any part of it), "
                                "or with none: not reviewed (by the Reviewer, when one is chosen).")
-    people = list(dict.fromkeys([reviewer(), *authors(store_folder(collection))]))
+    people = list(dict.fromkeys([reviewer(), *reviewers(collection)]))
     by = st.selectbox("Reviewer", people, index=None, key=REVIEWER_KEY, placeholder="anyone",
                       bind="query-params", persist_state="session", width=170, accept_new_options=True,
                       help="Sessions this person reviewed (with the Review filter: with that label; "
@@ -99,15 +98,26 @@ def review_words(review_filter: ReviewFilter) -> str:
         f" by {review_filter.author}" if review_filter.author else "")
 
 
-def review_cell(found: dict[str, dict[str, int]] | None) -> tuple[str, str]:
-    """The Review column's text and tooltip for one session's ``label_counts`` entry:
-    ("⚠ incorrect 2 · correct 1", "incorrect: alice, bob\\ncorrect: carol"), or ("—",
-    "not reviewed")."""
+def reviewers(collection: Collection) -> list[str]:
+    """Everyone with a review as it stands in ``collection``'s review store, sorted."""
+    try:
+        return sorted({row["author"] for row in review_store(collection).rows()})
+    except (sqlite3.Error, OSError):
+        return []
+
+
+def review_cell(found: Sequence[tuple[str, str]] | None) -> tuple[str, str]:
+    """The Review column's text and tooltip for one session's reviews (``ReviewStore.labels_of``:
+    ``[(label, author), ...]``): ("⚠ incorrect 2 · correct 1", "incorrect: alice, bob\ncorrect:
+    carol"), most given first, or ("—", "not reviewed")."""
     if not found:
         return "—", "not reviewed"
-    totals = sorted(((sum(by.values()), label) for label, by in found.items()), key=lambda x: (-x[0], x[1]))
-    text = " · ".join(f"{label} {count}" for count, label in totals)
-    title = "\n".join(f"{label}: {', '.join(sorted(found[label]))}" for _, label in totals)
+    by_label: dict[str, list[str]] = {}
+    for label, author in found:
+        by_label.setdefault(label, []).append(author)
+    totals = sorted(by_label, key=lambda label: (-len(by_label[label]), label))
+    text = " · ".join(f"{label} {len(by_label[label])}" for label in totals)
+    title = "\n".join(f"{label}: {', '.join(sorted(set(by_label[label])))}" for label in totals)
     return (DISAGREE + text if len(totals) > 1 else text), title
 
 
@@ -115,7 +125,7 @@ def with_reviews(collection: Collection, rows: Sequence[dict[str, Any]]) -> list
     """The list's rows with ``review`` and ``review_title`` (``review_cell``) from the review
     store's rows (one query a page); unchanged when the store cannot be read."""
     try:
-        found = label_counts(store_folder(collection), [r["id"] for r in rows])
+        found = review_store(collection).labels_of([r["id"] for r in rows])
     except (sqlite3.Error, OSError):  # a rows file being made or in use: the list still shows
         return list(rows)
     out = []

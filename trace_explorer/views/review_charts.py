@@ -1,7 +1,8 @@
 """The Insights page's review charts (issue 42): how many reviews carry each label, per day and
-per tool. Drawn from reviews (``reviews.Review``) and the tools each reviewed session called
-(its summary's ``actions``); each chart is an ``insight_charts.InsightChart`` (its data is its
-CSV download).
+per tool. Drawn from the review store's rows (``ReviewStore.rows``: dicts with ``session``,
+``label`` and ``created``, ISO 8601 UTC) and the tools each reviewed session called (its
+summary's ``actions``); each chart is an ``insight_charts.InsightChart`` (its data is its CSV
+download).
 
 A review counts once for each distinct tool its session called (a session that called none
 counts under ``NO_TOOL``): the chart answers "which tools are in the sessions marked wrong",
@@ -32,9 +33,9 @@ def _colour(labels: Sequence[str]) -> alt.Color:
     return alt.Color("label:N", title="Label", scale=alt.Scale(domain=ordered, range=colours))
 
 
-def labels_per_day(reviews: Iterable[Any], labels: Sequence[str]) -> InsightChart:
+def labels_per_day(reviews: Iterable[Mapping[str, Any]], labels: Sequence[str]) -> InsightChart:
     """Reviews a day (UTC, by ``created``), stacked by label (``labels``: the configured order)."""
-    counts = Counter((r.created.date().isoformat(), r.label) for r in reviews)
+    counts = Counter((str(r["created"])[:10], r["label"]) for r in reviews)
     rows = pd.DataFrame([{"day": day, "label": label, "reviews": n} for (day, label), n in sorted(counts.items())],
                         columns=["day", "label", "reviews"])
     chart = alt.Chart(rows).mark_bar().encode(
@@ -45,15 +46,16 @@ def labels_per_day(reviews: Iterable[Any], labels: Sequence[str]) -> InsightChar
                         chart.properties(width="container", height=HEIGHT))
 
 
-def labels_by_tool(reviews: Iterable[Any], tools: Mapping[str, Sequence[str]], labels: Sequence[str]) -> InsightChart:
+def labels_by_tool(reviews: Iterable[Mapping[str, Any]], tools: Mapping[str, Sequence[str]],
+                   labels: Sequence[str]) -> InsightChart:
     """Reviews by the tools their session called (``tools``: session IRI -> its tool calls'
     names), stacked by label; reviews of a session not in ``tools`` are left out."""
     counts: Counter = Counter()
     for review in reviews:
-        if review.session not in tools:
+        if review["session"] not in tools:
             continue
-        for tool in dict.fromkeys(tools[review.session]) or [NO_TOOL]:
-            counts[(tool, review.label)] += 1
+        for tool in dict.fromkeys(tools[review["session"]]) or [NO_TOOL]:
+            counts[(tool, review["label"])] += 1
     rows = pd.DataFrame([{"tool": tool, "label": label, "reviews": n} for (tool, label), n in sorted(counts.items())],
                         columns=["tool", "label", "reviews"])
     chart = alt.Chart(rows).mark_bar().encode(
