@@ -57,7 +57,14 @@ def test_the_list_shows_each_sessions_review_labels(reviews_dir):
     at.selectbox(key="review").select(NOT_REVIEWED).run()
     assert set(r["id"] for r in list_rows(at)) == set(rows) - {GRAPHRAG, DOCRAG}
     at.selectbox(key="reviewer").select("carl").run()
-    assert set(r["id"] for r in list_rows(at)) == set(rows) - {GRAPHRAG}  # carl reviewed GraphRAG only
+    queue = [r["id"] for r in list_rows(at)]
+    assert set(queue) == set(rows) - {GRAPHRAG}  # carl reviewed GraphRAG only
+    # the queue walks this list in its order: its first session, then (from that session's page,
+    # passed over) the next
+    at.button(key="te_review_next").click().run()
+    assert at.query_params["session"] == queue[0]
+    at.button(key="te_review_next").click().run()
+    assert at.query_params["session"] == queue[1]
 
 
 def test_review_cells_filters_and_their_words(tmp_path):
