@@ -28,6 +28,7 @@ from trace_explorer.sources.filter import SessionOrder
 from trace_explorer.sources.index_words import snippet_parts
 from trace_explorer.views.visible_text import visible_controls
 
+from .reviews.list_filter import with_review_figures
 from .session_table_assets import CSS, JS
 from .text import counted, format_ms
 
@@ -248,7 +249,7 @@ def session_table(summaries: Sequence[dict[str, Any]], order: SessionOrder, sort
     ``order``: the list's order (the header it names shows an arrow); ``sortable``: the sort
     keys the source can sort on; ``on_sort(key)``: called, before the run that follows a click
     on a header, with the header's sort key."""
-    rows = table_rows(summaries, source_query)
+    rows = with_review_figures(table_rows(summaries, source_query))
 
     def sorted_by() -> None:
         state = st.session_state.get(key)

@@ -72,6 +72,7 @@ col.c-parent { width: 7.4rem; } col.c-health { width: 6.2rem; } col.c-review { w
   col.c-duration, col.c-tokens, col.c-steps, col.c-errors { width: 0; }
   .c-duration, .c-tokens, .c-steps, .c-errors { display: none; }
   col.c-parent { width: 0; } .c-parent { display: none; }
+  col.c-review { width: 0; } .c-review { display: none; }
   .te-compact { display: block; white-space: normal; }
   .te-from { display: block; }
   col.c-session { width: 7.3rem; } col.c-type { width: 7.7rem; } col.c-status { width: 5.7rem; }

@@ -179,3 +179,10 @@ def test_the_session_page_lists_reviews_and_lets_authors_delete_only_their_own(r
     at.button(key=f"te_panel_delete_{mine.id}").click().run()
     assert [r.id for r in store.reviews_of(session=GRAPHRAG)] == [theirs.id, on_step.id]
     assert next(e for e in at.main.expander if e.label.startswith("Reviews")).label == "Reviews: 2 reviews"
+
+
+def test_a_narrow_table_shows_the_labels_with_the_figures():
+    rows = [{"figures": "1.2 s · 30 tokens", "review": "⚠ incorrect 2 · correct 1"}, {"figures": "", "review": "correct 1"},
+            {"figures": "2 s", "review": "—"}]
+    assert [r["figures"] for r in list_filter.with_review_figures(rows)] == [
+        "1.2 s · 30 tokens · review ⚠ incorrect 2 · correct 1", "review correct 1", "2 s"]

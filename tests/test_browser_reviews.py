@@ -77,9 +77,11 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
         save_in_dialog(page, "incorrect", PAYLOAD)
 
         page.locator(f"{INSPECTOR} .te-ins-review").click()  # the step the inspector shows
-        save_in_dialog(page, "wrong-tool")
+        save_in_dialog(page, "wrong-tool", PAYLOAD)
         step = page.locator(INSPECTOR).get_attribute("data-step")
         assert page.locator(f"{INSPECTOR} .te-ins-reviews").get_attribute("data-reviews") == "1"
+        assert page.locator(f"{INSPECTOR} .te-ins-review-comment").inner_text() == PAYLOAD  # as text
+        assert page.locator(f"{INSPECTOR} .te-ins-reviews img").count() == 0
 
         main.locator(".st-key-te_support_0 button").first.click()  # the answer's first sentence
         wait_for_streamlit_idle(page)
@@ -102,7 +104,7 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
         wait_for_streamlit_idle(page)
         panel = main.locator('[data-testid="stExpander"]').filter(has_text="Reviews: 4 reviews")
         panel.locator("summary").click()
-        assert panel.get_by_text('<img src=x onerror="window.__pwned=1">**bold**').count() == 1
+        assert panel.get_by_text(PAYLOAD).count() == 2  # the session's and the step's, as typed
         assert page.evaluate("() => window.__pwned") is None
         screenshot(page, "reviews-session")
         assert dialogs == []
@@ -112,7 +114,7 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
     found = json.loads(listed.stdout)  # the store the command line reads
     assert sorted((r["target"], r["label"], r["author"], r["comment"], r["session"]) for r in found
                   if r["selector"] is None) == sorted([
-        (GRAPHRAG, "incorrect", REVIEWER, PAYLOAD, GRAPHRAG), (step, "wrong-tool", REVIEWER, None, GRAPHRAG),
+        (GRAPHRAG, "incorrect", REVIEWER, PAYLOAD, GRAPHRAG), (step, "wrong-tool", REVIEWER, PAYLOAD, GRAPHRAG),
         (edge, "correct", REVIEWER, None, GRAPHRAG), (chunk, "correct", REVIEWER, "the right evidence", DOCRAG)])
     sentence = next(r for r in found if r["selector"] is not None)
     assert (sentence["label"], sentence["session"], sentence["selector"]["quote"]) == (

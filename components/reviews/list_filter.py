@@ -122,8 +122,9 @@ def review_cell(found: Sequence[tuple[str, str]] | None) -> tuple[str, str]:
 
 
 def with_reviews(collection: Collection, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The list's rows with ``review`` and ``review_title`` (``review_cell``) from the review
-    store's rows (one query a page); unchanged when the store cannot be read."""
+    """The list's rows (``session_summary`` dicts) with ``review`` and ``review_title``
+    (``review_cell``) from the review store's rows (one query a page); unchanged when the store
+    cannot be read."""
     try:
         found = review_store(collection).labels_of([r["id"] for r in rows])
     except (sqlite3.Error, OSError):  # a rows file being made or in use: the list still shows
@@ -133,3 +134,10 @@ def with_reviews(collection: Collection, rows: Sequence[dict[str, Any]]) -> list
         text, title = review_cell(found.get(row["id"]))
         out.append(dict(row, review=text, review_title=title))
     return out
+
+
+def with_review_figures(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The table's rows (``session_table.table_rows``) with a reviewed session's labels added to
+    its ``figures``, the line a narrow table shows under the question in place of its columns."""
+    return [dict(r, figures=" · ".join(f for f in (r["figures"], f"review {r['review']}") if f))
+            if r.get("review") and r["review"] != "—" else r for r in rows]

@@ -1,7 +1,7 @@
-"""The review queue: "Next to review" walks the sessions the session list's filters choose, in
-the list's order, to the first one the person reviewing has not reviewed yet and has not passed
-over in this browser session (as Langfuse's and Phoenix's annotation queues hand out the next
-item). A session reviewed leaves the queue; one passed over without a review stays out of this
+"""The review queue: its button ("Review queue") walks the sessions the session list's filters
+choose, in the list's order, to the first one the person reviewing has not reviewed yet and has
+not passed over in this browser session (as Langfuse's and Phoenix's annotation queues hand out
+the next item). A session reviewed leaves the queue; one passed over without a review stays out of this
 walk, so the walk never loops between two sessions.
 
 On a source with a session index the person's reviewed sessions are left out by the index's own
@@ -73,11 +73,11 @@ def _go_next(collection: Collection, current: str | None) -> None:
 
 
 def next_to_review(collection: Collection, current: str | None = None) -> None:
-    """The "Next to review" button (the session list's and the session page's): opens the next
+    """The "Review queue" button (the session list's and the session page's): opens the next
     session of the queue, or says the queue is empty."""
-    st.button("Next to review", key="te_review_next", icon=":material/skip_next:", type="tertiary",
+    st.button("Review queue", key="te_review_next", icon=":material/skip_next:", type="tertiary",
               on_click=_go_next, args=(collection, current),
-              help="The next session of the list's current filters, in its order, that you have not reviewed")
+              help="Open the next session of the list's current filters, in its order, that you have not reviewed")
     found = st.session_state.pop("te_review_queue_next", None)
     if found and current is None:
         st.switch_page(SESSION_PAGE, query_params={"session": found})
