@@ -182,7 +182,7 @@ class ListPages:
         Under a search each also has ``match``: where its words were found
         (``index_words.match_rows``: ``{"field", "snippet"}``)."""
         matches = self._common(filters, offset + limit) if limit and offset < limit * _WALK_PAGES else None
-        self._attach_reviews(filters)
+        attach_reviews(self, filters)
         where, params = _where(filters)
         total = self._kept_count(filters) if limit and offset > limit else None
         if matches is not None:
@@ -320,33 +320,15 @@ class SessionIndex(WriteRecords, ListPages):
         """How many sessions match ``filters``: from the counts kept by type, pattern, status and
         health class (``index_aggregates``) where those are all it filters on, else by counting
         the matching rows, once until the index changes (a search's count reads every match)."""
-        kept = self._kept_count(filters)
+        kept = _count_of_others(self, filters) if _not_reviewed(filters) else self._kept_count(filters)
         if kept is not None:
             return kept
-        if filters.reviews and filters.reviews.not_reviewed and filters.reviews.active:
-            # those not reviewed are the others: two counts of few rows (or kept), not a walk of every row
-            reviewed = dataclasses.replace(filters.reviews, not_reviewed=False, reviewed=True)
-            return (self.count(dataclasses.replace(filters, reviews=None))
-                    - self.count(dataclasses.replace(filters, reviews=reviewed)))
-        reviewed = self._attach_reviews(filters)
+        reviewed = attach_reviews(self, filters)
         where, params = _where(filters, counting=True)
         with self._lock:  # counted once while the index (and the review rows) are unchanged
             key = (where, tuple(params), index_reviews.rows_version(self._db) if reviewed else None)
             return self._unchanged(self._counted, key, _COUNTED_KEPT,
                                    lambda: self._db.execute(f"SELECT COUNT(*) {where}", params).fetchone()[0])
-
-    def _attach_reviews(self, filters: SessionFilter) -> bool:
-        """Make ready what ``_where`` reads for ``filters.reviews``, when it filters: the review
-        rows attached and the reviewed rows' ids kept (``index_reviews.ReviewedIds``). True when
-        it filters."""
-        if not (filters.reviews and filters.reviews.active):
-            return False
-        stamp = self.stamp()
-        with self._lock:
-            if getattr(self, "_reviewed_ids", None) is None:
-                self._reviewed_ids = index_reviews.ReviewedIds()
-            self._reviewed_ids.keep(self._db, filters.reviews, stamp)
-        return True
 
     def _kept_count(self, filters: SessionFilter) -> int | None:
         """The count of ``filters`` from ``list_counts``, or None when it cannot answer it (a
@@ -469,6 +451,31 @@ class SessionIndex(WriteRecords, ListPages):
         """Close the SQLite connection."""
         with self._lock:
             self._db.close()
+
+
+def attach_reviews(index: SessionIndex, filters: SessionFilter) -> bool:
+    """Make ready on ``index``'s connection what ``_where`` reads for ``filters.reviews``, when
+    it filters: the review rows attached and the reviewed rows' ids kept
+    (``index_reviews.ReviewedIds``, one per index). True when it filters."""
+    if not (filters.reviews and filters.reviews.active):
+        return False
+    stamp = index.stamp()
+    with index._lock:
+        if getattr(index, "_reviewed_ids", None) is None:
+            index._reviewed_ids = index_reviews.ReviewedIds()
+        index._reviewed_ids.keep(index._db, filters.reviews, stamp)
+    return True
+
+
+def _not_reviewed(filters: SessionFilter) -> bool:
+    return bool(filters.reviews and filters.reviews.not_reviewed and filters.reviews.active)
+
+
+def _count_of_others(index: SessionIndex, filters: SessionFilter) -> int:
+    """The count of sessions not reviewed under ``filters``: the others, two counts of few rows
+    (or kept ones), not a walk of every row."""
+    reviewed = dataclasses.replace(filters.reviews, not_reviewed=False, reviewed=True)
+    return index.count(dataclasses.replace(filters, reviews=None)) - index.count(dataclasses.replace(filters, reviews=reviewed))
 
 
 def _kept_count_query(filters: SessionFilter) -> tuple[str, list[Any]] | None:
@@ -744,7 +751,7 @@ def _where(filters: SessionFilter, walk: bool = False, counting: bool = False) -
         params.append(filters.status)
     more = filter_clauses(filters)
     clauses, params = clauses + more[0], params + more[1]
-    if reviews:  # on the ids ``SessionIndex._attach_reviews`` kept
+    if reviews:  # on the ids ``attach_reviews`` kept
         clauses.append(index_reviews.clause(reviews))
     return f"FROM {tables}" + ((" WHERE " + " AND ".join(clauses)) if clauses else ""), params
 
