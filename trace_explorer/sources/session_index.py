@@ -182,8 +182,8 @@ class ListPages:
         Under a search each also has ``match``: where its words were found
         (``index_words.match_rows``: ``{"field", "snippet"}``)."""
         matches = self._common(filters, offset + limit) if limit and offset < limit * _WALK_PAGES else None
-        attach_reviews(self, filters)
-        where, params = _where(filters)
+        few = attach_reviews(self, filters) and _few_reviewed(self, filters, offset + limit)
+        where, params = _where(filters, counting=few)
         total = self._kept_count(filters) if limit and offset > limit else None
         if matches is not None:
             ids = self._walk(filters, matches, limit, offset, order)
@@ -467,6 +467,18 @@ def attach_reviews(index: SessionIndex, filters: SessionFilter) -> bool:
     return True
 
 
+def _few_reviewed(index: SessionIndex, filters: SessionFilter, wanted: int) -> bool:
+    """Whether a page of ``wanted`` rows under a review filter costs less sorted from its
+    reviewed rows (``m`` of them, kept by ``attach_reviews``) than walked in the list's order
+    testing each row (about ``wanted * rows / m`` rows): the search's rule (``_WALK_COST``)."""
+    reviews = filters.reviews
+    if reviews.not_reviewed or filters.needle or not wanted or not index.aggregates:
+        return False
+    with index._lock:
+        m = index._db.execute(f"SELECT COUNT(*) FROM temp.{index_reviews.ids_table(reviews)}").fetchone()[0]
+    return _WALK_COST * m * m < wanted * index._rows()
+
+
 def _not_reviewed(filters: SessionFilter) -> bool:
     return bool(filters.reviews and filters.reviews.not_reviewed and filters.reviews.active)
 
@@ -726,8 +738,9 @@ def _where(filters: SessionFilter, walk: bool = False, counting: bool = False) -
     than the whole list when the words are rare, and no worse when they are common. ``walk``:
     the words searched are left out, for a caller that walks the list in its order and keeps
     the rows among their matches itself (``SessionIndex._walk``: a page of common words then
-    stops after its rows, instead of sorting every match). ``counting``: for a count, in no
-    order, so a review filter (``index_reviews``) starts from its reviewed rows, however few."""
+    stops after its rows, instead of sorting every match). ``counting``: a review filter
+    (``index_reviews``) starts from its reviewed rows (a count, or a page of few:
+    ``_few_reviewed``)."""
     clauses, params, tables = [], [], "sessions"
     reviews = filters.reviews if filters.reviews and filters.reviews.active else None
     if counting and reviews and not reviews.not_reviewed and not filters.needle:
