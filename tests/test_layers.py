@@ -1,5 +1,5 @@
 """The package's folders are layers, and imports run only downward (README, "Layout"):
-model <- read <- sources <- views <- analysis <- export <- cli. Nothing in the core imports
+model <- read <- sources <- reviews <- views <- analysis <- export <- cli. Nothing in the core imports
 Streamlit or the app (``app.py``, ``app_pages/``, ``components/``), and no class outgrows a module's
 one job."""
 

@@ -73,3 +73,14 @@ def test_a_store_without_reviews_yet_reviews_no_session(index, tmp_path):
     empty = ReviewStore(tmp_path / "none")
     assert _listed(index, ReviewFilter(empty.filter_rows_path, label="correct")) == ([], 0)
     assert _listed(index, ReviewFilter(empty.filter_rows_path, not_reviewed=True))[1] == len(SEED)
+
+
+def test_a_source_without_an_index_names_the_reviewed_sessions_in_its_query(reviews):
+    from trace_explorer.sources.catalog import _where as sparql_where
+    from trace_explorer.sources.search import INDEX_SEARCH
+
+    rows = reviews.filter_rows_path
+    query = sparql_where(SessionFilter(reviews=ReviewFilter(rows, label="incorrect")), INDEX_SEARCH)
+    assert f"FILTER(?root IN (<{min(ORDER[0], ORDER[3])}>, <{max(ORDER[0], ORDER[3])}>))" in query
+    query = sparql_where(SessionFilter(reviews=ReviewFilter(rows, not_reviewed=True)), INDEX_SEARCH)
+    assert "FILTER(?root NOT IN (" in query and f"<{ORDER[2]}>" in query

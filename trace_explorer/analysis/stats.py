@@ -28,6 +28,7 @@ from ..sources import index_aggregates, index_reach
 from ..sources.catalog import indexed, list_sessions
 from ..sources.filter import SessionFilter
 from ..sources.session_index import _where as index_where
+from ..sources.session_index import attach_reviews
 from ..sources.session_insights import COMPLETE_KEY, NO_TERMINATION, insight_row
 from ..sources.source import SourceError, TraceSource
 
@@ -183,7 +184,7 @@ def _from_index(index, filters: SessionFilter) -> Groups:
                           "rebuild it with `trace-explorer reindex --store DIR`")
     if index.aggregates and filters.unfiltered and index_aggregates.present(index._query, index_aggregates.PERIOD_TABLES):
         return _from_aggregates(index, top_only=not filters.include_sub)
-    index._attach_reviews(filters)  # the review rows a review filter reads
+    attach_reviews(index, filters)  # the review rows a review filter reads
     where, params = index_where(filters)  # FROM ... WHERE ...
     rows = index._query(f"SELECT substr(time, 1, 10), mechanism, pattern, steps, (SELECT termination FROM "
                         f"insight_sessions i WHERE i.root = sessions.root), COUNT(*) {where} "

@@ -107,6 +107,17 @@ def _acting(act, args: argparse.Namespace) -> int:
     return 2
 
 
+def session_reviews(args: argparse.Namespace, session: str) -> list[Review]:
+    """The reviews of the session IRI ``session`` in the review store the arguments name
+    (``--reviews``, else beside ``--store``, else the configured one: ``_acting``'s rules); none
+    when that store was never made. Raises ReviewError / SourcesConfigError for bad settings."""
+    from ..reviews import ReviewStore
+
+    settings = _settings()
+    folder = settings.folder_for(getattr(args, "store", None), getattr(args, "reviews", None))
+    return ReviewStore(folder, settings.labels).reviews_of(session=session) if folder.is_dir() else []
+
+
 def _settings() -> ReviewSettings:
     """The operator's review settings: the environment over the sources file's [reviews]."""
     from ..reviews.settings import review_settings

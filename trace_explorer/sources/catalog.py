@@ -23,7 +23,7 @@ from ..model.summary import answer_preview, session_summary
 from .fetch import ROOTS as _ROOTS
 from .fetch import fetch_session, fetch_sessions
 from .filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
-from . import index_reach
+from . import index_reach, index_reviews
 from .search import INDEX_SEARCH, TextSearch
 from .session_insights import sparql_clauses
 from .source import SourceError, TraceSource
@@ -123,6 +123,9 @@ def _where(filters: SessionFilter, search: TextSearch, order: SessionOrder = DEF
     if patterns:
         parts.append(" UNION ".join(f"{{ {_pattern_clause(p).strip()} }}" for p in patterns))
     parts += sparql_clauses(filters)
+    if filters.reviews and filters.reviews.active:  # the reviewed sessions named (a source without an index)
+        roots = ", ".join(f"<{r}>" for r in sorted(index_reviews.reviewed_roots(filters.reviews)))
+        parts.append(f"  FILTER(?root {'NOT IN' if filters.reviews.not_reviewed else 'IN'} ({roots}))")
     if filters.status or order.key == "status":
         parts.append("  " + _ANSWERED)
         if filters.status:

@@ -139,3 +139,22 @@ def detach(connection: sqlite3.Connection) -> None:
     """Let the attached review rows go, if attached."""
     if ATTACHED in {row[1] for row in connection.execute("PRAGMA database_list")}:
         connection.execute(f"DETACH DATABASE {ATTACHED}")
+
+
+def reviewed_roots(review_filter: ReviewFilter) -> set[str]:
+    """The session IRIs with a review of ``review_filter``'s label and reviewer (not reversed
+    by ``not_reviewed``), read from its rows file: for a source without a session index, whose
+    list query names them (``catalog``). Raises sqlite3.Error when the file cannot be read."""
+    rows = Path(review_filter.rows)
+    if not rows.is_file():
+        return set()
+    conditions, params = ["session IS NOT NULL"], []
+    for column, value in (("label", review_filter.label), ("author", review_filter.author)):
+        if value:
+            conditions.append(f"{column} = ?")
+            params.append(value)
+    connection = sqlite3.connect(f"{rows.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return {r[0] for r in connection.execute(f"SELECT session FROM {TABLE} WHERE {' AND '.join(conditions)}", params)}
+    finally:
+        connection.close()

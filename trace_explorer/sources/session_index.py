@@ -182,8 +182,8 @@ class ListPages:
         Under a search each also has ``match``: where its words were found
         (``index_words.match_rows``: ``{"field", "snippet"}``)."""
         matches = self._common(filters, offset + limit) if limit and offset < limit * _WALK_PAGES else None
-        self._attach_reviews(filters)
-        where, params = _where(filters)
+        few = attach_reviews(self, filters) and _few_reviewed(self, filters, offset + limit)
+        where, params = _where(filters, counting=few)
         total = self._kept_count(filters) if limit and offset > limit else None
         if matches is not None:
             ids = self._walk(filters, matches, limit, offset, order)
@@ -320,33 +320,15 @@ class SessionIndex(WriteRecords, ListPages):
         """How many sessions match ``filters``: from the counts kept by type, pattern, status and
         health class (``index_aggregates``) where those are all it filters on, else by counting
         the matching rows, once until the index changes (a search's count reads every match)."""
-        kept = self._kept_count(filters)
+        kept = _count_of_others(self, filters) if _not_reviewed(filters) else self._kept_count(filters)
         if kept is not None:
             return kept
-        if filters.reviews and filters.reviews.not_reviewed and filters.reviews.active:
-            # those not reviewed are the others: two counts of few rows (or kept), not a walk of every row
-            reviewed = dataclasses.replace(filters.reviews, not_reviewed=False, reviewed=True)
-            return (self.count(dataclasses.replace(filters, reviews=None))
-                    - self.count(dataclasses.replace(filters, reviews=reviewed)))
-        reviewed = self._attach_reviews(filters)
+        reviewed = attach_reviews(self, filters)
         where, params = _where(filters, counting=True)
         with self._lock:  # counted once while the index (and the review rows) are unchanged
             key = (where, tuple(params), index_reviews.rows_version(self._db) if reviewed else None)
             return self._unchanged(self._counted, key, _COUNTED_KEPT,
                                    lambda: self._db.execute(f"SELECT COUNT(*) {where}", params).fetchone()[0])
-
-    def _attach_reviews(self, filters: SessionFilter) -> bool:
-        """Make ready what ``_where`` reads for ``filters.reviews``, when it filters: the review
-        rows attached and the reviewed rows' ids kept (``index_reviews.ReviewedIds``). True when
-        it filters."""
-        if not (filters.reviews and filters.reviews.active):
-            return False
-        stamp = self.stamp()
-        with self._lock:
-            if getattr(self, "_reviewed_ids", None) is None:
-                self._reviewed_ids = index_reviews.ReviewedIds()
-            self._reviewed_ids.keep(self._db, filters.reviews, stamp)
-        return True
 
     def _kept_count(self, filters: SessionFilter) -> int | None:
         """The count of ``filters`` from ``list_counts``, or None when it cannot answer it (a
@@ -469,6 +451,43 @@ class SessionIndex(WriteRecords, ListPages):
         """Close the SQLite connection."""
         with self._lock:
             self._db.close()
+
+
+def attach_reviews(index: SessionIndex, filters: SessionFilter) -> bool:
+    """Make ready on ``index``'s connection what ``_where`` reads for ``filters.reviews``, when
+    it filters: the review rows attached and the reviewed rows' ids kept
+    (``index_reviews.ReviewedIds``, one per index). True when it filters."""
+    if not (filters.reviews and filters.reviews.active):
+        return False
+    stamp = index.stamp()
+    with index._lock:
+        if getattr(index, "_reviewed_ids", None) is None:
+            index._reviewed_ids = index_reviews.ReviewedIds()
+        index._reviewed_ids.keep(index._db, filters.reviews, stamp)
+    return True
+
+
+def _few_reviewed(index: SessionIndex, filters: SessionFilter, wanted: int) -> bool:
+    """Whether a page of ``wanted`` rows under a review filter costs less sorted from its
+    reviewed rows (``m`` of them, kept by ``attach_reviews``) than walked in the list's order
+    testing each row (about ``wanted * rows / m`` rows): the search's rule (``_WALK_COST``)."""
+    reviews = filters.reviews
+    if reviews.not_reviewed or filters.needle or not wanted or not index.aggregates:
+        return False
+    with index._lock:
+        m = index._db.execute(f"SELECT COUNT(*) FROM temp.{index_reviews.ids_table(reviews)}").fetchone()[0]
+    return _WALK_COST * m * m < wanted * index._rows()
+
+
+def _not_reviewed(filters: SessionFilter) -> bool:
+    return bool(filters.reviews and filters.reviews.not_reviewed and filters.reviews.active)
+
+
+def _count_of_others(index: SessionIndex, filters: SessionFilter) -> int:
+    """The count of sessions not reviewed under ``filters``: the others, two counts of few rows
+    (or kept ones), not a walk of every row."""
+    reviewed = dataclasses.replace(filters.reviews, not_reviewed=False, reviewed=True)
+    return index.count(dataclasses.replace(filters, reviews=None)) - index.count(dataclasses.replace(filters, reviews=reviewed))
 
 
 def _kept_count_query(filters: SessionFilter) -> tuple[str, list[Any]] | None:
@@ -719,8 +738,9 @@ def _where(filters: SessionFilter, walk: bool = False, counting: bool = False) -
     than the whole list when the words are rare, and no worse when they are common. ``walk``:
     the words searched are left out, for a caller that walks the list in its order and keeps
     the rows among their matches itself (``SessionIndex._walk``: a page of common words then
-    stops after its rows, instead of sorting every match). ``counting``: for a count, in no
-    order, so a review filter (``index_reviews``) starts from its reviewed rows, however few."""
+    stops after its rows, instead of sorting every match). ``counting``: a review filter
+    (``index_reviews``) starts from its reviewed rows (a count, or a page of few:
+    ``_few_reviewed``)."""
     clauses, params, tables = [], [], "sessions"
     reviews = filters.reviews if filters.reviews and filters.reviews.active else None
     if counting and reviews and not reviews.not_reviewed and not filters.needle:
@@ -744,7 +764,7 @@ def _where(filters: SessionFilter, walk: bool = False, counting: bool = False) -
         params.append(filters.status)
     more = filter_clauses(filters)
     clauses, params = clauses + more[0], params + more[1]
-    if reviews:  # on the ids ``SessionIndex._attach_reviews`` kept
+    if reviews:  # on the ids ``attach_reviews`` kept
         clauses.append(index_reviews.clause(reviews))
     return f"FROM {tables}" + ((" WHERE " + " AND ".join(clauses)) if clauses else ""), params
 
