@@ -4,7 +4,8 @@ reviews carry each and by whom) and its review filters, kept in the URL as the o
 reviewed by them).
 
 The filters become a ``ReviewFilter`` on the review store's rows, which the session index
-answers inside its own query (``sources.index_reviews``)."""
+answers inside its own query, and another source's query by naming the reviewed sessions
+(``sources.index_reviews``)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from trace_explorer.sources.filter import SessionFilter
 from trace_explorer.sources.index_reviews import ReviewFilter
 
 from ..collection import Collection
-from ..health import indexed
 from .access import labels, review_store, reviewer
 
 REVIEW_KEY, REVIEWER_KEY = "review", "reviewer"  # the widgets' keys and the URL's parameters
@@ -44,9 +44,10 @@ def review_filter_of(collection: Collection, review: str | None, by: str | None)
 
 
 def list_review_filters(collection: Collection) -> ReviewFilter | None:
-    """Draw the Review and Reviewer filters (bound to the URL) and return what they choose; on a
-    source without a session index, which cannot filter by review, nothing (None)."""
-    if not (indexed(collection) and filter_takes_reviews()):
+    """Draw the Review and Reviewer filters (bound to the URL) and return what they choose (a
+    session index answers them in its own query; another source's query names the reviewed
+    sessions)."""
+    if not filter_takes_reviews():
         return None
     review = st.selectbox("Review", review_choices(), index=None, key=REVIEW_KEY, placeholder="any",
                           bind="query-params", persist_state="session", width=160,

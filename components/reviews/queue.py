@@ -4,9 +4,9 @@ not passed over in this browser session (as Langfuse's and Phoenix's annotation 
 the next item). A session reviewed leaves the queue; one passed over without a review stays out of this
 walk, so the walk never loops between two sessions.
 
-On a source with a session index the person's reviewed sessions are left out by the index's own
-query (``sources.index_reviews``: "not reviewed by" them); elsewhere pages of the list are read
-and the reviewed ones skipped, up to ``SCAN_LIMIT`` sessions."""
+The person's reviewed sessions are left out by the list's own query ("not reviewed by" them,
+``sources.index_reviews``) unless the list's filters already filter by review; then pages of the
+list are read and the reviewed ones skipped, up to ``SCAN_LIMIT`` sessions."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from trace_explorer.sources.filter import SessionFilter, SessionOrder
 from trace_explorer.sources.index_reviews import ReviewFilter
 
 from ..collection import Collection
-from ..health import indexed
 from ..insights import current_filter
 from ..list_state import SORT_STATE_KEY
 from ..text import SESSION_PAGE, md_escape
@@ -31,9 +30,9 @@ SCAN_LIMIT = 2000  # sessions read at most to find the next one where the index 
 
 
 def queue_filter(filters: SessionFilter, collection: Collection, by: str) -> SessionFilter:
-    """``filters`` with "not reviewed by ``by``" added where the filter can carry it (the index
-    answers it); ``filters`` unchanged otherwise (``next_session`` then skips reviewed ones)."""
-    if not (filter_takes_reviews() and indexed(collection)) or getattr(filters, "reviews", None):
+    """``filters`` with "not reviewed by ``by``" added, unless they filter by review already
+    (``next_session`` then skips the reviewed ones itself)."""
+    if not filter_takes_reviews() or getattr(filters, "reviews", None):
         return filters
     rows = review_store(collection).filter_rows_path
     return dataclasses.replace(filters, reviews=ReviewFilter(rows, author=by, not_reviewed=True))
