@@ -186,3 +186,17 @@ def test_a_narrow_table_shows_the_labels_with_the_figures():
             {"figures": "2 s", "review": "—"}]
     assert [r["figures"] for r in list_filter.with_review_figures(rows)] == [
         "1.2 s · 30 tokens · review ⚠ incorrect 2 · correct 1", "review correct 1", "2 s"]
+
+
+def test_a_save_the_store_refuses_is_said_in_the_dialog_not_raised(reviews_dir):
+    import streamlit as st
+
+    from components.reviews import dialog
+    from components.reviews.targets import Target
+
+    keys = {"label": "te_t_label", "score": "te_t_score", "comment": "te_t_comment"}
+    st.session_state.update({"te_t_label": "correct", "te_t_score": None, "te_t_comment": " "})
+    plain_chunk = Target("chunk 3", "chunk", "Chunk 1: chunk 3", DOCRAG)  # a chunk id that is no IRI
+    dialog._submitted(plain_chunk, None, keys)
+    assert st.session_state["te_review_problem"] == "Not saved: the target must be an absolute IRI, not 'chunk 3'"
+    assert ReviewStore(reviews_dir).reviews_of() == []

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from trace_explorer.reviews import NoSuchReview, NotYourReview, ReviewError
+
 from ..text import md_escape
 from .access import delete_review, edit_review, labels, reviewer, reviews_of_target, save_review
 from .shown import review_line
@@ -90,7 +92,11 @@ def _keep(review=None, gone: str | None = None) -> None:
 
 
 def _delete(review_id: str) -> None:
-    delete_review(review_id)
+    try:
+        delete_review(review_id)
+    except (NoSuchReview, NotYourReview, OSError) as error:
+        st.session_state[_PROBLEM_KEY] = f"Not deleted: {error}"
+        return
     _keep(gone=review_id)
 
 
@@ -131,7 +137,7 @@ def _form(target: Target, own) -> None:
                               args=(target, own.id if own is not None else None, keys))
     problem = st.session_state.pop(_PROBLEM_KEY, None)
     if problem:
-        st.error(problem, icon=":material/error:")
+        st.error(md_escape(problem), icon=":material/error:")
 
 
 def _submitted(target: Target, review_id: str | None, keys: dict[str, str]) -> None:
@@ -140,11 +146,14 @@ def _submitted(target: Target, review_id: str | None, keys: dict[str, str]) -> N
     if not label:
         state[_PROBLEM_KEY] = "Choose a label."
         return
-    if review_id is not None:
-        _keep(edit_review(review_id, label=label, score=score, comment=comment or None))
-        state.pop(EDITING_KEY, None)
-    else:
-        _keep(save_review(target, label=label, score=score, comment=comment or None))
+    try:
+        if review_id is not None:
+            _keep(edit_review(review_id, label=label, score=score, comment=comment or None))
+            state.pop(EDITING_KEY, None)
+        else:
+            _keep(save_review(target, label=label, score=score, comment=comment or None))
+    except (ReviewError, NoSuchReview, NotYourReview, OSError) as error:  # OSError: ReviewStoreBusy too
+        state[_PROBLEM_KEY] = f"Not saved: {error}"
 
 
 def _close() -> None:

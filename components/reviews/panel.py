@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from trace_explorer.model.session import Session
+from trace_explorer.reviews import NoSuchReview, NotYourReview
 from trace_explorer.views.step_labels import timeline_label
 
 from ..text import counted, md_escape
@@ -39,6 +40,14 @@ def target_of(review: Any, session: Session) -> Target:
     if step is not None:
         return Target(iri, "step", f"Step {timeline_label(step, 60)}", session.id)
     return Target(iri, "evidence", iri, session.id)
+
+
+def _delete(review_id: str) -> None:
+    """Delete the person's own review ``review_id``; say so when the store refuses or is busy."""
+    try:
+        delete_review(review_id)
+    except (NoSuchReview, NotYourReview, OSError) as error:
+        st.toast(md_escape(f"Not deleted: {error}"), icon=":material/error:")
 
 
 def target_key(review: Any) -> tuple:
@@ -91,4 +100,4 @@ def reviews_panel(session: Session, reviews: Sequence[Any]) -> None:
                                       type="tertiary", on_click=st.session_state.__setitem__,
                                       args=(_EDIT_KEY, (review.id, target)))
                             st.button("Delete", key=f"te_panel_delete_{review.id}", icon=":material/delete:",
-                                      type="tertiary", on_click=delete_review, args=(review.id,))
+                                      type="tertiary", on_click=_delete, args=(review.id,))
