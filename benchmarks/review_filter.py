@@ -7,7 +7,8 @@ A session index file is filled with copies of the demo corpus's rows (``index_ro
 fresh session IRI and time, through the index's own writer), and a review store's filter rows
 with reviews of a share of them (``--reviewed``; labels and reviewers round-robin), as
 ``ReviewStore`` writes them. Then the list's first page (50 rows, newest first) and its count
-are taken under a type filter ("DocRAG") and under the review filters (a label, a reviewer, a
+are taken under a type filter ("DocRAG"), a rare one (agents of the supervisor pattern: as few
+sessions as a label has) and under the review filters (a label, a reviewer, a
 label by a reviewer, "not reviewed"), each the median of ``--repeat`` runs after one to warm
 up: the page, the count worked out afresh and the count asked again (the list asks it at every
 page; the type filter's is always kept), and the ratios to the type filter. Numbers only,
@@ -114,6 +115,7 @@ def main() -> None:
         rows = filter_rows.rows_path(work / "reviews")
         index = SessionIndex(work / INDEX_FILE, read_only=True)
         cases = [("type DocRAG", SessionFilter(mechanism="DocRAG")),
+                 ("rare pattern", SessionFilter(mechanism="Agent", pattern="supervisor")),
                  ("label incorrect", SessionFilter(reviews=ReviewFilter(rows, label="incorrect"))),
                  ("reviewer bob", SessionFilter(reviews=ReviewFilter(rows, author="bob"))),
                  ("label + reviewer", SessionFilter(reviews=ReviewFilter(rows, label="unsupported", author="carol"))),
