@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import corpus_paths
 from tests.review_targets import AGENT
+from trace_explorer.analysis.support.support import AnswerSupport
 from trace_explorer.export.data import data_archive, export_session_data, reviews_path, write_session_data
 from trace_explorer.export.markdown import session_markdown
 from trace_explorer.export.page import session_page
@@ -47,7 +48,9 @@ def reviews():
 
 def test_the_page_shows_the_reviews_escaped_with_disagreement(seed, reviews):
     _, sessions, session = seed
-    page = session_page(session, sessions, reviews=reviews)
+    # the answer's support is another section's: left unchecked here, so that its models need not load
+    unchecked = AnswerSupport(session.id, session.answer, [], [], unchecked="not checked here")
+    page = session_page(session, sessions, reviews=reviews, support=unchecked)
     section = page[page.index('<section id="reviews">'):page.index("</section>", page.index('<section id="reviews">'))]
     assert section.count("<tr>") == 4  # the heading row and three reviews
     assert "&lt;script&gt;alert(\"x\")&lt;/script&gt;" in section and "<script>alert" not in page
@@ -58,11 +61,12 @@ def test_the_page_shows_the_reviews_escaped_with_disagreement(seed, reviews):
 
 def test_markdown_shows_the_reviews_escaped(seed, reviews):
     _, sessions, session = seed
-    text = session_markdown(session, sessions, reviews=reviews)
+    unchecked = AnswerSupport(session.id, session.answer, [], [], unchecked="not checked here")
+    text = session_markdown(session, sessions, reviews=reviews, support=unchecked)
     part = text[text.index("## Reviews"):]
     assert "\\<script\\>" in part and "\\*\\*bold\\*\\*" in part and "<script>" not in part
     assert "**wrong-tool**" in part and ", score 0.5 by alice" in part and "— **reviewers disagree**" in part
-    assert "## Reviews" not in session_markdown(session, sessions)
+    assert "## Reviews" not in session_markdown(session, sessions, support=unchecked)
 
 
 def test_the_data_export_writes_the_reviews_beside_the_triples(seed, reviews, tmp_path):
