@@ -1,6 +1,6 @@
 """Insights page: what the sessions the session list's filters select did, at a glance: sessions
 per day (week, month or year over a long history), tool calls and errors, steps, durations,
-tokens and termination reasons. Each chart downloads as PNG and CSV; a click on a bar lists
+tokens and termination reasons, and the labels of the sessions' reviews per day and by tool. Each chart downloads as PNG and CSV; a click on a bar lists
 those sessions."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from components.collection import current_collection
 from components.insights import (chart_grid, current_filter, describe, filter_params, headline, loading_words,
                                  name_in_address, numbers_of)
 from components.navigation import ensure_entry_run
+from components.reviews.insights import review_insights
 from components.text import INSIGHTS_PAGE, SESSIONS_PAGE, md_escape
 from trace_explorer.sources.source import SourceError
 
@@ -38,3 +39,4 @@ if not numbers["sessions"]:
     st.stop()
 headline(numbers)
 chart_grid(numbers, chosen)
+review_insights(collection, chosen)

@@ -11,6 +11,10 @@ from components.session.downloads import session_exports
 from components.session.evidence import evidence_panel
 from components.health import health_panel
 from components.navigation import ensure_entry_run
+from components.reviews.on_page import forget_reviews, page_reviews, review_here
+from components.reviews.panel import reviews_panel
+from components.reviews.queue import next_to_review
+from components.reviews.targets import session_target
 from components.session.live_session import live_session_views
 from components.session.session_cache import shared_session
 from components.session.session_header import session_header
@@ -72,7 +76,18 @@ st.session_state[LAST_KEY] = session.id
 st.query_params["session"] = session.id
 
 show_texts(session, [], collection)  # the answer's, from a TrustGraph librarian (steps': as they are shown)
-session_header(session, collection, actions=lambda: session_exports(session, collection))
+forget_reviews()  # read again in this run: another reviewer's, or this one's from a dialog
+reviews = page_reviews(session, collection)
+
+
+def header_actions() -> None:
+    session_exports(session, collection)
+    review_here(session_target(session), reviews, "session", label="Review session")
+    next_to_review(collection, session.id)
+
+
+session_header(session, collection, actions=header_actions)
+reviews_panel(session, reviews)
 answer_support_panel(session, collection)
 health_panel(session, collection)
 live_session_views(session, collection)

@@ -13,6 +13,7 @@ from components.collection import current_collection
 from components.sessions.list_state import list_filters, list_view, restore_list_url
 from components.sessions.live_list import RERUN_S, follow_switch, live_list
 from components.navigation import ensure_entry_run
+from components.reviews.queue import next_to_review
 from components.sessions.session_list import session_list
 from components.text import SESSION_PAGE, SESSIONS_PAGE
 
@@ -34,6 +35,7 @@ def sessions_fragment(following: bool) -> None:
     live = live_list(collection) if following else None
     filters = list_filters(collection)
     order, page = list_view(filters, collection)
+    next_to_review(collection)
     session_list(collection, filters, order, page, live)
 
 

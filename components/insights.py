@@ -21,6 +21,7 @@ from trace_explorer.views.insight_charts import FAILED, PICK, InsightChart, char
 
 from .collection import Collection
 from .health import HEALTH_KEY
+from .reviews.list_filter import review_fields, review_filter_from_state, review_params, review_words
 from .sessions.filter_values import BOUND_PARAMS, filter_choices, known_values, warn_left_out
 from .text import SESSIONS_PAGE, md_escape
 
@@ -68,7 +69,8 @@ def current_filter(collection: Collection) -> SessionFilter:
         return SessionFilter(mechanism=tuple(state.get("type") or ()), pattern=tuple(state.get("pattern") or ()),
                              status=state.get("status"), text=(state.get("q") or "").strip() or None,
                              include_sub=bool(state.get("sub")), health=state.get(HEALTH_KEY),
-                             **(state.get(_LAST_KEY) or {}))
+                             **(state.get(_LAST_KEY) or {}),
+                             **review_fields(review_filter_from_state(collection, state)))
     chosen, unknown = {}, []
     for name, options in filter_choices(collection).items():
         chosen[name], left_out = known_values(params.get_all(name), options)
@@ -78,7 +80,8 @@ def current_filter(collection: Collection) -> SessionFilter:
                          status=(chosen["status"] or [None])[0], text=(params.get("q") or "").strip() or None,
                          include_sub=(params.get("sub") or "").lower() == "true",
                          health=(chosen.get(HEALTH_KEY) or [None])[0],
-                         **{field: params.get(key) or None for field, key in CLICK_KEYS.items()})
+                         **{field: params.get(key) or None for field, key in CLICK_KEYS.items()},
+                         **review_fields(review_filter_from_state(collection, params)))
 
 
 def name_in_address(filters: SessionFilter) -> None:
@@ -106,6 +109,7 @@ def describe(filters: SessionFilter) -> str:
     parts += [f"“{filters.needle}”"] if filters.needle else []
     parts += [f"{name.lower()} {getattr(filters, field)}" for field, name in _NAMES.items() if getattr(filters, field)]
     parts += [f"health {filters.health}"] if filters.health else []
+    parts += [review_words(getattr(filters, "reviews", None))] if getattr(filters, "reviews", None) else []
     return " · ".join(parts)
 
 
@@ -164,10 +168,12 @@ def chart_grid(numbers: dict[str, Any], filters: SessionFilter) -> None:
     for start in range(0, len(charts), 2):
         for column, chart in zip(st.columns(2, gap="medium"), charts[start:start + 2]):
             with column, st.container(border=True):
-                _chart(chart, filters)
+                draw_chart(chart, filters)
 
 
-def _chart(chart: InsightChart, filters: SessionFilter) -> None:
+def draw_chart(chart: InsightChart, filters: SessionFilter) -> None:
+    """One chart in its box: its title, the chart (a click on a bar of a chart that filters
+    opens the list with that filter too), its PNG and CSV."""
     st.markdown(f"**{md_escape(chart.title)}**")
     if chart.data.empty:
         st.caption("Nothing to draw for these sessions.")
@@ -208,6 +214,7 @@ def filter_params(filters: SessionFilter) -> dict[str, str | list[str]]:
         params["sub"] = "true"
     if filters.health:
         params[HEALTH_KEY] = filters.health
+    params.update(review_params(getattr(filters, "reviews", None)))
     for field, key in CLICK_KEYS.items():
         if getattr(filters, field):
             params[key] = getattr(filters, field)

@@ -213,6 +213,13 @@ def upload_cache_folder(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TRACE_EXPLORER_UPLOAD_CACHE", str(tmp_path_factory.getbasetemp() / "upload-cache"))
 
 
+@pytest.fixture(autouse=True)
+def data_folder(tmp_path, monkeypatch):
+    """The user's data folder (``XDG_DATA_HOME``: where reviews go by default for a source with
+    no folder of its own) is a folder of the test's own, never the user's."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
 def index_tables(store: Path) -> dict[str, list[tuple]]:
     """The rows of a local store's session index that an ingest writes, by table, each sorted:
     to compare two ingests' indexes."""

@@ -93,7 +93,8 @@ def test_list_shows_every_top_level_demo_session():
     assert not at.exception
     rows = list_rows(at)
     assert [c["key"] for c in table(at)["columns"]] == ["tick", "session", "question", "type", "time", "duration",
-                                                         "tokens", "steps", "errors", "status", "health"]
+                                                         "tokens", "steps", "errors", "status", "health", "review"]
+    assert {r["review"] for r in rows} == {"—"}  # no review in the test's review store
     # the reference traces are healthy: nothing above info (an unfinished session is one)
     assert all(r["health"] == "clean" or r["health"].startswith("ℹ️") for r in rows)
     assert all(r["health"] != "clean" for r in rows if r["status"] == "unfinished")

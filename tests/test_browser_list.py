@@ -379,7 +379,7 @@ def test_search_reaches_answers_and_observations_and_back_restores_the_filters(a
         list_page(page, app_url + "/")
         # the pages by their titles; the uploader says its true limit (not Streamlit's "1GB per file")
         nav = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
-        assert nav == ["Sessions", "Session", "Insights", "Documents", "Compare"]
+        assert nav == ["Sessions", "Session", "Insights", "Documents", "Compare", "Ask"]
         assert page.locator('[data-testid="stFileUploaderDropzoneInstructions"]').inner_text().strip() == ""
         expect(page.get_by_text("Up to 512 MiB a file")).to_be_visible()
         search(page, "Elbrus")

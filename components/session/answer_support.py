@@ -32,6 +32,8 @@ from trace_explorer.views.marked_text import marked_html
 
 from .answer_judge import answer_judgement, judge_caption, judge_details
 from ..collection import Collection
+from ..reviews.on_page import page_reviews, review_here
+from ..reviews.targets import sentence_target
 from ..text import clip, md_escape
 from .workspace import select_step
 
@@ -138,9 +140,20 @@ def answer_support_panel(session: Session, collection: Collection) -> None:
             if number in judged:
                 judge_caption(judged[number])
         if index is not None and index < len(support.sentences):
+            _review_sentence(session, collection, support, index)
             if index in judged:
                 judge_details(judged[index], judgement.endpoint)
             _backings(support, index)
+
+
+def _review_sentence(session: Session, collection: Collection, support: AnswerSupport, index: int) -> None:
+    """The chosen sentence's Review button (a span of the answer: its words and offsets)."""
+    sentence = support.sentences[index]
+    answer = session.answer or ""
+    if not session.answer_id or answer[sentence.start:sentence.end] == "":
+        return
+    target = sentence_target(session, index, answer[sentence.start:sentence.end], sentence.start, sentence.end)
+    review_here(target, page_reviews(session, collection), f"sentence_{index}", label=f"Review sentence {index + 1}")
 
 
 def _backings(support: AnswerSupport, index: int) -> None:

@@ -25,6 +25,8 @@ from trace_explorer.sources.source import SourceError
 from trace_explorer.views.marked_text import find_marks, marked_html
 
 from ..collection import Collection
+from ..reviews.on_page import page_reviews, review_here
+from ..reviews.targets import chunk_target, edge_target
 from ..text import DOCUMENTS_PAGE, SESSION_PAGE, clip, counted, md_escape
 
 CACHE_KEY = "te_evidence"
@@ -62,7 +64,7 @@ def evidence_panel(session: Session, collection: Collection) -> None:
     st.html(_MARK_STYLE)
     if evidence.children:
         _roll_up(evidence)
-    _session_part(evidence, top=True)
+    _session_part(evidence, top=True, reviewed=(session, page_reviews(session, collection)))
 
 
 def cached_evidence(session: Session, collection: Collection) -> SessionEvidence:
@@ -94,11 +96,17 @@ def _roll_up(evidence: SessionEvidence) -> None:
             _document_link(lineage, f" — {edges} edge{_s(edges)}, {chunks} chunk{_s(chunks)}")
 
 
-def _session_part(evidence: SessionEvidence, top: bool) -> None:
+def _session_part(evidence: SessionEvidence, top: bool, reviewed: tuple) -> None:
+    """``evidence``'s edges and chunks, then its sub-sessions'; ``reviewed``: the page's session
+    and its reviews (each edge and chunk has a Review button counting its own, its target in the
+    session that chose it)."""
+    reviews, owner = reviewed[1], evidence.session
     for number, edge in enumerate(evidence.edges, 1):
         _edge(number, edge)
+        review_here(edge_target(owner, number, edge), reviews, f"edge_{owner.id}_{number}")
     for number, chunk in enumerate(evidence.chunks, 1):
         _chunk(number, chunk)
+        review_here(chunk_target(owner, number, chunk), reviews, f"chunk_{owner.id}_{number}")
     for step, child in evidence.children:
         title = f"{child.session.mechanism} sub-session from step {local_name(step or '') or step}: " \
                 f"{clip(child.session.question or child.session.id, 90)}"
@@ -109,7 +117,7 @@ def _session_part(evidence: SessionEvidence, top: bool) -> None:
                          icon=":material/open_in_new:", help=md_escape(child.session.id))
             if not (child.all_edges() or child.all_chunks()):
                 st.caption("This sub-session chose no edge or chunk.")
-            _session_part(child, top=False)
+            _session_part(child, top=False, reviewed=reviewed)
 
 
 def _edge(number: int, edge: EdgeEvidence) -> None:

@@ -15,19 +15,21 @@ from trace_explorer.index.insights import HEALTH_CHOICES
 
 from ..collection import Collection
 from ..health import HEALTH_KEY, indexed
+from ..reviews.list_filter import REVIEW_KEY, REVIEWER_KEY, review_choices
 from ..text import md_escape
 
 STATUSES = ("answered", "unfinished")
 MULTI = ("type", "pattern")  # the filters that take several values; the others one
 # the list's filters' parameters (its widgets' keys, bound to them: bind="query-params"), and
 # its Follow switch's (``live_list``)
-BOUND_PARAMS = ("type", "pattern", "status", "q", "sub", HEALTH_KEY, "follow")
+BOUND_PARAMS = ("type", "pattern", "status", "q", "sub", HEALTH_KEY, REVIEW_KEY, REVIEWER_KEY, "follow")
 
 
 def filter_choices(collection: Collection) -> dict[str, tuple[str, ...]]:
-    """The values of each filter a URL may set: ``type``, ``pattern``, ``status`` and, on a
+    """The values of each filter a URL may set: ``type``, ``pattern``, ``status``, ``review`` (a
+    review label or "not reviewed"; ``reviewer`` takes any name) and, on a
     collection with a session index, ``health`` (a severity, "clean", "unchecked" or a rule id)."""
-    choices = {"type": MECHANISMS, "pattern": PATTERNS, "status": STATUSES}
+    choices = {"type": MECHANISMS, "pattern": PATTERNS, "status": STATUSES, REVIEW_KEY: review_choices()}
     if indexed(collection):
         choices[HEALTH_KEY] = tuple(HEALTH_CHOICES) + tuple(sorted(RULES))
     return choices

@@ -1,6 +1,6 @@
 """The session list's state, kept in the URL so that a link reproduces the view: the filters
-(``type``, ``pattern``, ``status``, ``q`` for the search, ``sub`` for sub-sessions, ``health``:
-widgets bound to query parameters; ``tool``, ``model`` and ``termination``, set by a click on an
+(``type``, ``pattern``, ``status``, ``q`` for the search, ``sub`` for sub-sessions, ``health``,
+``review`` and ``reviewer``: widgets bound to query parameters; ``tool``, ``model`` and ``termination``, set by a click on an
 Insights chart), the sort (``sort``: a ``filter.SessionOrder`` key, ``-`` first for
 descending) and the page (``page``, from 1). Each also stays in this person's Streamlit session,
 so coming back from a session finds the list as it was left. A parameter at its default is left
@@ -21,12 +21,14 @@ from trace_explorer.sources.search import MAX_SEARCH_CHARS
 from ..collection import Collection
 from ..health import health_filter
 from ..insights import insight_filters
+from ..reviews.list_filter import list_review_filters, review_fields
 from ..text import md_escape
 from ..compare.compare_picker import QUERY_KEY as COMPARE_KEY
 from .filter_values import BOUND_PARAMS, MULTI, STATUSES, filter_choices, known_values, warn_left_out
 
 SORT_PARAM, PAGE_PARAM = "sort", "page"
 _SORT_KEY, _PAGE_KEY, _VIEW_KEY, _URL_KEY = "te_list_sort", "te_list_page", "te_list_view", "te_list_url"
+SORT_STATE_KEY = _SORT_KEY  # the list's order as this browser session last drew it (the review queue walks it)
 _UNKNOWN_KEY = "te_list_unknown_values"
 SESSION_PARAMS = ("session", "step", COMPARE_KEY)  # the session and compare pages' parameters, never the list's
 
@@ -47,6 +49,7 @@ def list_filters(collection: Collection) -> SessionFilter:
                                icon=":material/search:", width=280, bind="query-params", persist_state="session",
                                help=text_search(collection.source).note)
         health = health_filter(collection)
+        reviewed = list_review_filters(collection)
         sub_sessions = st.toggle("Show sub-sessions", key="sub", bind="query-params", persist_state="session",
                                  help="Sessions that a step of another session started (a tool "
                                       "call's GraphRAG, a supervisor's sub-agents).")
@@ -54,7 +57,7 @@ def list_filters(collection: Collection) -> SessionFilter:
                          pattern=tuple(p for p in patterns or () if p in PATTERNS),
                          status=status if status in STATUSES else None,
                          text=(search or "").strip() or None, include_sub=bool(sub_sessions), health=health,
-                         **insight_filters())
+                         **insight_filters(), **review_fields(reviewed))
 
 
 def _read_url_values(collection: Collection) -> None:

@@ -14,6 +14,7 @@ from ..session.downloads import matching_sessions, session_list_downloads
 from ..health import with_health
 from .list_state import set_list_view
 from .live_list import LiveList, failure_note, live_rows, seen
+from ..reviews.list_filter import with_reviews
 from .session_table import session_table
 from ..sidebar.source_picker import source_query
 from ..text import SESSION_PAGE, counted, md_escape
@@ -85,7 +86,7 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         marked = st.container(horizontal=True, vertical_alignment="center", gap="small")
         marked.caption(f"{counted(len(new), 'new session')} on this page, marked new until opened")
         marked.button("Mark as seen", key="te_list_seen", icon=":material/done_all:", on_click=seen, args=(live, new))
-    event = session_table(live_rows(with_health(collection, shown.rows), live), order, sort_keys(collection.source), key=TABLE_KEY,
+    event = session_table(live_rows(with_reviews(collection, with_health(collection, shown.rows)), live), order, sort_keys(collection.source), key=TABLE_KEY,
                           on_sort=lambda key: set_list_view(order.toggled(key), 1), source_query=source_query(),
                           sub_sessions=filters.include_sub)
     if event.open:

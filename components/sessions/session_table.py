@@ -7,8 +7,8 @@ first characters of its UUID; the full IRI in the tooltip, a button copies it; s
 marked ↳ and indented); the question with the answer's first words under it (and, under a
 search, where its words were found, marked); type and pattern;
 time; duration (LLM + tool) and tokens, with the sub-sessions' (docs/reading-traces.md, "Totals"; the session's own
-under them when they differ); steps; tool errors; status; and, when sub-sessions are
-listed, the parent session. Rows are ``model.summary.session_summary`` dicts: a new column is a
+under them when they differ); steps; tool errors; status; when sub-sessions are
+listed, the parent session; health; and the labels of its reviews (``reviews.list_filter``). Rows are ``model.summary.session_summary`` dicts: a new column is a
 new key there and an entry in ``COLUMNS``.
 """
 
@@ -28,6 +28,7 @@ from trace_explorer.sources.filter import SessionOrder
 from trace_explorer.index.words import snippet_parts
 from trace_explorer.views.visible_text import visible_controls
 
+from ..reviews.list_filter import with_review_figures
 from .session_table_assets import CSS, JS
 from ..text import counted, format_ms
 
@@ -66,6 +67,8 @@ COLUMNS = (
     Column("parent", "Parent", "parent", help="The session whose step started this sub-session"),
     Column("health", "Health", help="Problems found in the session's trace: ⛔ errors, ⚠️ warnings, ℹ️ infos "
                                     "(the session page's Health panel lists them)"),
+    Column("review", "Review", help="The labels of the session's reviews (of it or any part of it), how many "
+                                    "carry each, ⚠ where reviewers disagree; hover for who gave them"),
 )
 
 
@@ -180,6 +183,8 @@ def table_rows(summaries: Iterable[dict[str, Any]],
             "figures": " · ".join(f for f in figures if f),
             "health": s.get("health"),
             "new": bool(s.get("new")),
+            "review": s.get("review"),
+            "review_title": s.get("review_title"),
             **_match(s.get("match")),
         })
     return rows
@@ -207,6 +212,8 @@ def table_columns(rows: Sequence[dict[str, Any]], sortable: Iterable[str],
             continue
         if column.key == "health" and not any(r["health"] for r in rows):
             continue  # a source that keeps no health rows
+        if column.key == "review" and not any(r.get("review") for r in rows):
+            continue  # rows the review store was not asked about
         can = column.sort in sortable
         help_text = column.help if can or column.sort is None else f"{column.help} (this source cannot sort on it)"
         out.append({"key": column.key, "label": column.label, "sort": column.sort if can else None,
@@ -244,7 +251,7 @@ def session_table(summaries: Sequence[dict[str, Any]], order: SessionOrder, sort
     ``order``: the list's order (the header it names shows an arrow); ``sortable``: the sort
     keys the source can sort on; ``on_sort(key)``: called, before the run that follows a click
     on a header, with the header's sort key."""
-    rows = table_rows(summaries, source_query)
+    rows = with_review_figures(table_rows(summaries, source_query))
 
     def sorted_by() -> None:
         state = st.session_state.get(key)

@@ -70,7 +70,7 @@ input[type=checkbox] { margin: 0.15rem 0 0 0; cursor: pointer; accent-color: var
 col.c-tick { width: 2rem; } col.c-session { width: 7.8rem; } col.c-type { width: 7.5rem; }
 col.c-time { width: 6.2rem; } col.c-duration { width: 5rem; } col.c-tokens { width: 4.6rem; }
 col.c-steps { width: 3.6rem; } col.c-errors { width: 3.9rem; } col.c-status { width: 6.4rem; }
-col.c-parent { width: 7.4rem; } col.c-health { width: 6.2rem; }
+col.c-parent { width: 7.4rem; } col.c-health { width: 6.2rem; } col.c-review { width: 8rem; }
 .te-compact, .te-from { display: none; }
 .te-from a { font-family: var(--st-code-font, monospace); color: var(--st-link-color, #0068c9); text-decoration: none; }
 /* narrow (about 1000 px windows with the sidebar open): the figures move under the question */
@@ -78,6 +78,7 @@ col.c-parent { width: 7.4rem; } col.c-health { width: 6.2rem; }
   col.c-duration, col.c-tokens, col.c-steps, col.c-errors { width: 0; }
   .c-duration, .c-tokens, .c-steps, .c-errors { display: none; }
   col.c-parent { width: 0; } .c-parent { display: none; }
+  col.c-review { width: 0; } .c-review { display: none; }
   .te-compact { display: block; white-space: normal; }
   .te-from { display: block; }
   col.c-session { width: 7.3rem; } col.c-type { width: 7.7rem; } col.c-status { width: 5.7rem; }

@@ -29,6 +29,7 @@ from ..index.catalog import indexed, list_sessions
 from ..sources.filter import SessionFilter
 from ..index.list_pages import _where as index_where
 from ..index.insights import COMPLETE_KEY, NO_TERMINATION, insight_row
+from ..index.review_filter import attach_reviews
 from ..sources.source import SourceError, TraceSource
 
 _PAGE = 200  # sessions read per page from a source without an index
@@ -183,6 +184,7 @@ def _from_index(index, filters: SessionFilter) -> Groups:
                           "rebuild it with `trace-explorer reindex --store DIR`")
     if index.aggregates and filters.unfiltered and index_aggregates.present(index._query, index_aggregates.PERIOD_TABLES):
         return _from_aggregates(index, top_only=not filters.include_sub)
+    attach_reviews(index, filters)  # the review rows a review filter reads
     where, params = index_where(filters)  # FROM ... WHERE ...
     rows = index._query(f"SELECT substr(time, 1, 10), mechanism, pattern, steps, (SELECT termination FROM "
                         f"insight_sessions i WHERE i.root = sessions.root), COUNT(*) {where} "

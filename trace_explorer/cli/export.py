@@ -6,12 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..export.data import DATA_SUFFIXES, write_session_data
+from ..export.data import DATA_SUFFIXES, documents_path, reviews_path, write_session_data
 from ..export.suffixes import IMAGE_FORMATS, PROV_SUFFIXES
 from ..model.session import Session
 from ..read.collection import TraceStore
 from ..sources.source import TraceSource
 from ..sources.source_texts import SourceTexts
+from .review import session_reviews
 from .sessions import session_family
 from .sources import add_source_arguments
 from .support import chunk_texts
@@ -45,6 +46,9 @@ def add_parser(commands) -> None:
     export.add_argument("--evidence", action="store_true",
                         help="add the documents behind the chosen edges and chunks: an evidence branch "
                              "(edge -> chunk -> page -> document) in --image, an Evidence section in --html")
+    export.add_argument("--reviews", metavar="DIR",
+                        help="the review store whose reviews of the session --html, --markdown and --data carry "
+                             "(default: beside --store's session index, else the configured one)")
     export.set_defaults(run=_export)
 
 
@@ -88,14 +92,16 @@ def _export(args, source: TraceSource) -> int:
     # the answer's support, with the texts of the chunks a DocRAG Exploration chose from the source
     support = session_support(session, chunk_texts(source, session, by_id), family=by_id) \
         if args.html or args.markdown else None
+    reviews = session_reviews(args, session.id) if args.html or args.markdown or args.data else []
     jobs = [(path, lambda p: _write(p, dag_image(session, image_format(p), by_id, branch), "DAG")) for path in args.image]
     jobs += [(path, lambda p: _write(p, timeline_image(session, image_format(p), by_id if children else None),
                                                           "timeline")) for path in args.timeline]
     jobs += [(path, lambda p: _write(p, session_page(session, by_id, include_children=children,
-                                                      evidence=evidence, support=support).encode("utf-8"), "page"))
+                                                      evidence=evidence, support=support,
+                                                      reviews=reviews).encode("utf-8"), "page"))
              for path in args.html]
-    jobs += [(path, lambda p: _export_data(p, args.collection, session, by_id, children)) for path in args.data]
-    jobs += [(path, lambda p: _export_markdown(p, session, by_id, children, support)) for path in args.markdown]
+    jobs += [(path, lambda p: _export_data(p, args.collection, session, by_id, children, reviews)) for path in args.data]
+    jobs += [(path, lambda p: _export_markdown(p, session, by_id, children, support, reviews)) for path in args.markdown]
     failed = 0
     for path, job in jobs:
         try:
@@ -111,7 +117,8 @@ def _write(path: str, data: bytes, what: str) -> None:
     print(f"trace-explorer: wrote {path} ({what}, {len(data):,} bytes)", file=sys.stderr)
 
 
-def _export_data(path: str, collection, session: Session, sessions: dict[str, Session], children: bool) -> None:
+def _export_data(path: str, collection, session: Session, sessions: dict[str, Session], children: bool,
+                 reviews=()) -> None:
     if collection is None:
         raise ValueError("the triples are exported from a local copy (trace files or --store); a SPARQL "
                          "endpoint has none (--image, --timeline, --html and --markdown still work)")
@@ -131,17 +138,19 @@ def _export_data(path: str, collection, session: Session, sessions: dict[str, Se
         for message in export.warnings:
             print(f"trace-explorer: warning: {path}: {message}", file=sys.stderr)
         return
-    written, export = write_session_data(path, collection, session, sessions, children)
-    texts = f" and {written[1]} ({len(export.documents)} texts)" if len(written) > 1 else ""
+    written, export = write_session_data(path, collection, session, sessions, children, reviews)
+    texts = f" and {documents_path(path)} ({len(export.documents)} texts)" if export.documents else ""
+    texts += f" and {reviews_path(path)} ({len(export.reviews)} reviews)" if export.reviews else ""
     print(f"trace-explorer: wrote {path} ({export.format}, {export.quads} quads){texts}", file=sys.stderr)
     for message in export.warnings:
         print(f"trace-explorer: warning: {path}: {message}", file=sys.stderr)
 
 
-def _export_markdown(path: str, session: Session, sessions: dict[str, Session], children: bool, support) -> None:
+def _export_markdown(path: str, session: Session, sessions: dict[str, Session], children: bool, support,
+                     reviews=()) -> None:
     from ..export.markdown import session_markdown
 
-    text = session_markdown(session, sessions, include_children=children, support=support)
+    text = session_markdown(session, sessions, include_children=children, support=support, reviews=reviews)
     if path == "-":
         print(text, end="")
         return

@@ -26,12 +26,12 @@ import sys
 from collections.abc import Sequence
 
 from ..sources.source import SourceError
-from . import ask, diff, evidence, export, follow, lint, sessions, stats, store, support, sync
+from . import ask, diff, evidence, export, follow, lint, review, sessions, stats, store, support, sync
 from .interrupt import catching
 from .output_gone import READER_GONE, let_stdout_go
 from .sources import open_source, report
 
-COMMANDS = (sessions, export, diff, evidence, support, store, sync, follow, ask, lint, stats)
+COMMANDS = (sessions, export, diff, evidence, support, store, sync, follow, ask, lint, stats, review)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

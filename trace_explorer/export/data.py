@@ -19,6 +19,11 @@ Document texts (thoughts, observations, answers) live in TrustGraph's document s
 triples. An export keeps them in a sidecar ``<name>.documents.json`` next to the data file
 (``{document IRI: text}``, only the texts this session's triples point at), the content format
 our loader reads; load both files to get the same session back.
+
+The session's reviews (``trace_explorer.reviews``), when given, go into a second sidecar
+``<name>.reviews.jsonld``: W3C Web Annotations, never among the session's triples (a folder of
+trace files leaves that file out: ``read.formats.REVIEWS_SUFFIX``); ``trace-explorer review
+import`` reads it back.
 """
 
 from __future__ import annotations
@@ -35,7 +40,10 @@ import pyoxigraph as ox
 from ..model.session import Session
 from ..model.vocabulary import DC, PROV, QUOTED_TRIPLE_PREDICATES, RDF, RDFS, TG, XSD
 from ..read.collection import TraceStore
+from ..read.formats import REVIEWS_SUFFIX
 from ..read.wire import encode_term
+from ..reviews import Review
+from ..reviews.jsonld import dumps as reviews_jsonld
 from .quads import session_quads, session_subjects
 
 RDF_EXPORT_FORMATS: dict[str, ox.RdfFormat] = {
@@ -59,7 +67,8 @@ class DataExport:
     ``data``: the file's bytes (UTF-8 text); ``format``: a human name ("TriG", "TrustGraph wire
     JSON", ...); ``quads``: how many quads were written; ``documents``: document IRI -> text for
     the sidecar (empty when the session points at no loaded text); ``warnings``: what the format
-    could not carry as is, in words.
+    could not carry as is, in words; ``reviews``: the session's reviews, for their sidecar
+    (``reviews_path``).
     """
 
     data: bytes
@@ -67,6 +76,7 @@ class DataExport:
     quads: int
     documents: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    reviews: list[Review] = field(default_factory=list)
 
 
 def export_quads(collection: TraceStore, session: Session, sessions: Mapping[str, Session],
@@ -131,25 +141,31 @@ def wire_json(quads: Sequence[ox.Quad]) -> bytes:
 
 
 def export_session_data(collection: TraceStore, session: Session, sessions: Mapping[str, Session],
-                        suffix: str, include_children: bool = True) -> DataExport:
+                        suffix: str, include_children: bool = True, reviews: Sequence[Review] = ()) -> DataExport:
     """The session's data in the format ``suffix`` names (one of ``DATA_SUFFIXES``, e.g.
-    ".trig"), with the document texts it points at. ``sessions`` maps IRI -> Session (for the
-    sub-sessions). Raises ValueError for an unknown suffix."""
+    ".trig"), with the document texts it points at and its ``reviews``. ``sessions`` maps IRI ->
+    Session (for the sub-sessions). Raises ValueError for an unknown suffix."""
     suffix = suffix.lower()
     quads = export_quads(collection, session, sessions, include_children)
     documents = referenced_documents(quads, collection.documents)
     if suffix == WIRE_SUFFIX:
-        return DataExport(wire_json(quads), WIRE_JSON, len(quads), documents)
+        return DataExport(wire_json(quads), WIRE_JSON, len(quads), documents, reviews=list(reviews))
     if suffix not in RDF_EXPORT_FORMATS:
         raise ValueError(f"unknown data format {suffix!r}: use one of {', '.join(DATA_SUFFIXES)}")
     fmt = RDF_EXPORT_FORMATS[suffix]
     data, warnings = serialize_rdf(quads, fmt)
-    return DataExport(data, fmt.name, len(quads), documents, warnings)
+    return DataExport(data, fmt.name, len(quads), documents, warnings, list(reviews))
 
 
 def documents_json(documents: Mapping[str, str]) -> bytes:
     """A content file ``{document IRI: text}`` (sorted keys, UTF-8) that our loader reads."""
     return (json.dumps(dict(documents), ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+
+def reviews_path(path: str | Path) -> Path:
+    """Where the reviews of the data file ``path`` go: ``out.trig`` -> ``out.reviews.jsonld``."""
+    path = Path(path)
+    return path.with_name(path.stem + REVIEWS_SUFFIX)
 
 
 def documents_path(path: str | Path) -> Path:
@@ -159,9 +175,11 @@ def documents_path(path: str | Path) -> Path:
 
 
 def write_session_data(path: str | Path, collection: TraceStore, session: Session,
-                       sessions: Mapping[str, Session], include_children: bool = True) -> tuple[list[Path], DataExport]:
+                       sessions: Mapping[str, Session], include_children: bool = True,
+                       reviews: Sequence[Review] = ()) -> tuple[list[Path], DataExport]:
     """Write the session's data to ``path`` (format from its suffix) and, when it points at
-    loaded texts, the sidecar ``documents_path(path)``. Returns ``(paths written, export)``.
+    loaded texts, the sidecar ``documents_path(path)``; with ``reviews``, those in
+    ``reviews_path(path)``. Returns ``(paths written, export)``.
 
     Raises ValueError for an unknown suffix or a name ending in ``.documents.json`` (our loader
     would read it as content); OSError when a file cannot be written.
@@ -169,24 +187,31 @@ def write_session_data(path: str | Path, collection: TraceStore, session: Sessio
     path = Path(path)
     if path.name.lower().endswith(DOCUMENTS_SUFFIX):
         raise ValueError(f"{path}: a data file cannot end in {DOCUMENTS_SUFFIX} (that names a content file)")
-    export = export_session_data(collection, session, sessions, path.suffix, include_children)
+    export = export_session_data(collection, session, sessions, path.suffix, include_children, reviews)
     path.write_bytes(export.data)
     written = [path]
     if export.documents:
         sidecar = documents_path(path)
         sidecar.write_bytes(documents_json(export.documents))
         written.append(sidecar)
+    if export.reviews:
+        sidecar = reviews_path(path)
+        sidecar.write_text(reviews_jsonld(export.reviews), encoding="utf-8")
+        written.append(sidecar)
     return written, export
 
 
 def data_archive(name: str, export: DataExport) -> bytes:
     """A ZIP holding the data file ``name`` (e.g. "session.trig") and, when there are texts, its
-    sidecar ``documents_path(name)``: one download for the app. Entries carry a fixed date, so
+    sidecar ``documents_path(name)``, and when there are reviews, ``reviews_path(name)``: one
+    download for the app. Entries carry a fixed date, so
     the same export gives the same bytes."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for entry, data in [(Path(name).name, export.data)] + (
-                [(documents_path(Path(name).name).name, documents_json(export.documents))] if export.documents else []):
+                [(documents_path(Path(name).name).name, documents_json(export.documents))] if export.documents else []) + (
+                [(reviews_path(Path(name).name).name, reviews_jsonld(export.reviews).encode("utf-8"))]
+                if export.reviews else []):
             info = zipfile.ZipInfo(entry, date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16

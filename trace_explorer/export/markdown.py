@@ -17,17 +17,19 @@ longer than any run of backticks inside them, so nothing in them can close it.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..model.literals import format_time
 from ..model.session import Session, Step
 from ..model.summary import status
 from ..model.totals import totals_lines
+from ..reviews import Review
 from ..views.step_labels import step_tag, tool_note
 from ..analysis.support.support import AnswerSupport, session_support
 from .quads import subjects_sessions
 from .markdown_text import code_block, code_span, escape_markdown
+from .reviews_section import reviews_markdown
 from .support_section import support_markdown
 
 _FIELDS = (
@@ -43,14 +45,18 @@ _FIELDS = (
 
 
 def session_markdown(session: Session, sessions: Mapping[str, Session] | None = None, *,
-                     include_children: bool = True, support: AnswerSupport | None = None) -> str:
+                     include_children: bool = True, support: AnswerSupport | None = None,
+                     reviews: Sequence[Review] = ()) -> str:
     """The session (and, unless ``include_children`` is False, its sub-sessions from
     ``sessions``: IRI -> Session) as Markdown text ending in a newline, with the answer's
     support after the answer (``support``: ``analysis.support.support.session_support``, worked
-    out here from the session alone when not given). Never raises on odd data."""
+    out here from the session alone when not given) and the session's ``reviews`` (a "Reviews"
+    section after the top session). Never raises on odd data."""
     sessions = sessions or {}
     out = [_session_block(session, level=1, sessions=sessions,
                           support=support if support is not None else session_support(session))]
+    if reviews:
+        out.append(reviews_markdown(reviews))
     if include_children:
         for child in subjects_sessions(session, sessions):
             out.append(_session_block(sessions[child], level=2, prefix="Sub-session: ", sessions=sessions))

@@ -27,7 +27,7 @@ import html
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from ..model.literals import format_time
 from ..model.session import Session
 from ..model.summary import status
 from ..model.totals import totals_lines
+from ..reviews import Review
 from ..read.upload_cache import default_folder
 from ..views.report import step_record
 from ..views.step_labels import step_tag
@@ -44,6 +45,8 @@ from ..views.visible_text import visible_controls
 from .evidence_section import CSS as EVIDENCE_CSS
 from .evidence_section import evidence_section
 from .quads import subjects_sessions
+from .reviews_section import CSS as REVIEWS_CSS
+from .reviews_section import reviews_html
 from .support_section import CSS as SUPPORT_CSS
 from .support_section import support_html
 
@@ -95,13 +98,15 @@ def bundle_path(version: str, environ: Mapping[str, str] | None = None) -> Path:
 
 def session_page(session: Session, sessions: Mapping[str, Session] | None = None, *,
                  include_children: bool = True, dag_height_px: int = DAG_HEIGHT_PX,
-                 evidence: SessionEvidence | None = None, support: AnswerSupport | None = None) -> str:
+                 evidence: SessionEvidence | None = None, support: AnswerSupport | None = None,
+                 reviews: Sequence[Review] = ()) -> str:
     """The whole page as a string (UTF-8 when written). ``sessions`` (IRI -> Session) gives the
     sub-sessions, shown with their steps unless ``include_children`` is False, and their
     questions on the DAG; ``dag_height_px`` is the DAG frame's height in CSS pixels;
     ``evidence`` (``analysis.evidence.session_evidence``) adds an "Evidence" section; the
     "Answer support" section shows ``support`` (``analysis.support.support.session_support``,
-    worked out here from the session alone when not given).
+    worked out here from the session alone when not given); ``reviews`` (the session's, e.g.
+    ``ReviewStore.reviews_of(session=...)``) adds a "Reviews" section after the header.
 
     Raises ImportError when pyvis or vl-convert-python is missing."""
     from ..views.dag.network import dag_html
@@ -124,8 +129,10 @@ def session_page(session: Session, sessions: Mapping[str, Session] | None = None
         f'<meta http-equiv="Content-Security-Policy" content="{_attr(CSP)}">\n',
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
         f"<title>{_text(session.question or session.id)} — Trace Explorer</title>\n",
-        f"<style>{_CSS}{EVIDENCE_CSS if evidence else ''}{SUPPORT_CSS}</style>\n</head>\n<body>\n<main>\n",
+        f"<style>{_CSS}{EVIDENCE_CSS if evidence else ''}{SUPPORT_CSS}{REVIEWS_CSS if reviews else ''}</style>\n"
+        "</head>\n<body>\n<main>\n",
         _header(session, sessions),
+        reviews_html(reviews),
         support_html(support),
         '<section id="dag"><h2>Provenance graph</h2>\n',
         '<p class="hint">Drag to pan, Ctrl + wheel to zoom, hover for a step\'s words, click to open its details.</p>\n',

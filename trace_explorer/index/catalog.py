@@ -24,6 +24,7 @@ from ..sources.fetch import ROOTS as _ROOTS
 from ..sources.fetch import fetch_session, fetch_sessions
 from ..sources.filter import DEFAULT_ORDER, SORT_KEYS, SessionFilter, SessionOrder
 from . import reach as index_reach
+from . import review_rows as index_reviews
 from ..sources.search import INDEX_SEARCH, TextSearch
 from .insights import sparql_clauses
 from ..sources.source import SourceError, TraceSource
@@ -123,6 +124,9 @@ def _where(filters: SessionFilter, search: TextSearch, order: SessionOrder = DEF
     if patterns:
         parts.append(" UNION ".join(f"{{ {_pattern_clause(p).strip()} }}" for p in patterns))
     parts += sparql_clauses(filters)
+    if filters.reviews and filters.reviews.active:  # the reviewed sessions named (a source without an index)
+        roots = ", ".join(f"<{r}>" for r in sorted(index_reviews.reviewed_roots(filters.reviews)))
+        parts.append(f"  FILTER(?root {'NOT IN' if filters.reviews.not_reviewed else 'IN'} ({roots}))")
     if filters.status or order.key == "status":
         parts.append("  " + _ANSWERED)
         if filters.status:

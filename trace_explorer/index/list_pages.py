@@ -8,7 +8,9 @@ from typing import Any
 
 from ..sources.filter import DEFAULT_ORDER, SessionFilter, SessionOrder
 from ..sources.search import fts_query
+from . import review_rows
 from .insights import HEALTH_CHOICES, filter_clauses
+from .review_filter import attach_reviews
 from .schema import _SORT_COLUMNS
 from .words import match_rows
 
@@ -41,7 +43,8 @@ class ListPages:
         Under a search each also has ``match``: where its words were found
         (``index_words.match_rows``: ``{"field", "snippet"}``)."""
         matches = self._common(filters, offset + limit) if limit and offset < limit * _WALK_PAGES else None
-        where, params = _where(filters)
+        few = attach_reviews(self, filters) and _few_reviewed(self, filters, offset + limit)
+        where, params = _where(filters, counting=few)
         total = self._kept_count(filters) if limit and offset > limit else None
         if matches is not None:
             ids = self._walk(filters, matches, limit, offset, order)
@@ -115,7 +118,7 @@ def _kept_count_query(filters: SessionFilter) -> tuple[str, list[Any]] | None:
     """The query of ``list_counts`` (``index_aggregates``) that counts ``filters``, with its
     parameters, or None when the kept counts cannot answer it."""
     if (filters.needle or filters.tool or filters.failed_tool or filters.model or filters.termination
-            or (filters.health and filters.health not in HEALTH_CHOICES)):
+            or (filters.health and filters.health not in HEALTH_CHOICES) or (filters.reviews and filters.reviews.active)):
         return None
     clauses, params = [], []
     if not filters.include_sub:
@@ -149,14 +152,20 @@ def _order_by(order: SessionOrder, reverse: bool = False) -> str:
     return "ORDER BY " + ", ".join(terms)
 
 
-def _where(filters: SessionFilter, walk: bool = False) -> tuple[str, list[Any]]:
+def _where(filters: SessionFilter, walk: bool = False, counting: bool = False) -> tuple[str, list[Any]]:
     """``FROM ... WHERE ...`` of the sessions matching ``filters``, and its parameters. A search
     starts from the full-text table (its matches, then each one's row by id): far fewer rows
     than the whole list when the words are rare, and no worse when they are common. ``walk``:
     the words searched are left out, for a caller that walks the list in its order and keeps
     the rows among their matches itself (``SessionIndex._walk``: a page of common words then
-    stops after its rows, instead of sorting every match)."""
+    stops after its rows, instead of sorting every match). ``counting``: a review filter
+    (``review_rows``) starts from its reviewed rows (a count, or a page of few:
+    ``_few_reviewed``)."""
     clauses, params, tables = [], [], "sessions"
+    reviews = filters.reviews if filters.reviews and filters.reviews.active else None
+    if counting and reviews and not reviews.not_reviewed and not filters.needle:
+        kept = review_rows.ids_table(reviews)
+        tables, reviews = f"temp.{kept} AS kept CROSS JOIN sessions ON sessions.id = kept.id", None
     if filters.needle:
         if not walk:
             tables = "search CROSS JOIN sessions ON sessions.id = search.rowid"
@@ -175,4 +184,19 @@ def _where(filters: SessionFilter, walk: bool = False) -> tuple[str, list[Any]]:
         params.append(filters.status)
     more = filter_clauses(filters)
     clauses, params = clauses + more[0], params + more[1]
+    if reviews:  # on the ids ``attach_reviews`` kept
+        clauses.append(review_rows.clause(reviews))
     return f"FROM {tables}" + ((" WHERE " + " AND ".join(clauses)) if clauses else ""), params
+
+
+def _few_reviewed(index, filters: SessionFilter, wanted: int) -> bool:
+    """Whether a page of ``wanted`` rows under a review filter costs less sorted from its
+    reviewed rows (``m`` of them, kept by ``attach_reviews``) than walked in the list's order
+    testing each row (about ``wanted * rows / m`` rows): the search's rule (``_WALK_COST``).
+    ``index``: a ``SessionIndex``."""
+    reviews = filters.reviews
+    if reviews.not_reviewed or filters.needle or not wanted or not index.aggregates:
+        return False
+    with index._lock:
+        m = index._db.execute(f"SELECT COUNT(*) FROM temp.{review_rows.ids_table(reviews)}").fetchone()[0]
+    return _WALK_COST * m * m < wanted * index._rows()

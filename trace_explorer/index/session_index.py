@@ -35,6 +35,8 @@ from ..sources.filter import SORT_KEYS, SessionFilter
 from . import aggregates as index_aggregates
 from . import previews as index_previews
 from . import typed as index_typed
+from . import review_rows
+from .review_filter import attach_reviews, count_of_others, not_reviewed
 from .list_pages import ListPages, _kept_count_query, _where
 from .schema import _ROW_COLUMNS, _SCHEMA, VERSION
 from .table_writes import _add_words, _ids, _made_ready, _replace_rows, _summaries_where
@@ -128,12 +130,14 @@ class SessionIndex(WriteRecords, ListPages):
         """How many sessions match ``filters``: from the counts kept by type, pattern, status and
         health class (``index_aggregates``) where those are all it filters on, else by counting
         the matching rows, once until the index changes (a search's count reads every match)."""
-        kept = self._kept_count(filters)
+        kept = count_of_others(self, filters) if not_reviewed(filters) else self._kept_count(filters)
         if kept is not None:
             return kept
-        where, params = _where(filters)
-        with self._lock:  # counted once while the index is unchanged (a search: every match is read)
-            return self._unchanged(self._counted, (where, tuple(params)), _COUNTED_KEPT,
+        reviewed = attach_reviews(self, filters)
+        where, params = _where(filters, counting=True)
+        with self._lock:  # counted once while the index (and the review rows) are unchanged
+            key = (where, tuple(params), review_rows.rows_version(self._db) if reviewed else None)
+            return self._unchanged(self._counted, key, _COUNTED_KEPT,
                                    lambda: self._db.execute(f"SELECT COUNT(*) {where}", params).fetchone()[0])
 
     def _kept_count(self, filters: SessionFilter) -> int | None:

@@ -14,7 +14,7 @@ import pyoxigraph as ox
 
 from .errors import TraceLoadError
 from .files import read_trace_file
-from .formats import SUPPORTED_SUFFIXES
+from .formats import REVIEWS_SUFFIX, SUPPORTED_SUFFIXES
 from .limits import NO_LIMIT
 from .loaded import LoadedFile
 
@@ -92,9 +92,9 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
 def folder_files(folder: Path) -> list[Path]:
     """The trace and content files directly in ``folder`` (sorted): regular files (links
     followed) whose names end in one of ``formats.SUPPORTED_SUFFIXES``, optionally ``.gz``,
-    but for a corpus's ``manifest.json``."""
+    but for a corpus's ``manifest.json`` and a data export's reviews (``formats.REVIEWS_SUFFIX``)."""
     return [child for child in sorted(folder.iterdir())
-            if child.is_file() and child.name != "manifest.json"
+            if child.is_file() and child.name != "manifest.json" and not child.name.lower().endswith(REVIEWS_SUFFIX)
             and child.name.lower().removesuffix(".gz").endswith(SUPPORTED_SUFFIXES)]
 
 

@@ -29,6 +29,9 @@ RDF_SUFFIXES: dict[str, ox.RdfFormat] = {
 WIRE_JSON = "TrustGraph wire JSON"
 DOCUMENTS_JSON = "document content JSON"
 SUPPORTED_SUFFIXES = tuple(RDF_SUFFIXES) + (".json",)
+# A data export's reviews (W3C Web Annotations, read by ``trace-explorer review import``): a folder
+# of trace files leaves it out, so that reviews never join a source's triples.
+REVIEWS_SUFFIX = ".reviews.jsonld"
 
 
 def format_for_name(name: str) -> str | ox.RdfFormat:

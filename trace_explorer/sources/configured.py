@@ -11,6 +11,11 @@ named file is an error). Visitors pick a source by its name; its credentials sta
     max_mb = 2048
     max_age_days = 7
 
+    [reviews]                    # reviews (trace_explorer.reviews.settings)
+    folder = "/srv/traces/reviews"
+    labels = ["correct", "incorrect", "unsupported"]
+    author = "night shift"
+
     [[trustgraph]]               # a TrustGraph API gateway
     name = "Production"
     url = "https://trustgraph.example.org/"
@@ -96,12 +101,14 @@ class ConfiguredSource:
 class SourcesConfig:
     """The configured sources, in the file's order (the environment's TrustGraph first), and
     the ``[uploads]`` table; ``path``: the file read, if any; ``problems``: why each entry left
-    out was left out (naming the file and entry, never a secret)."""
+    out was left out (naming the file and entry, never a secret); ``reviews``: the ``[reviews]``
+    table, as written (``trace_explorer.reviews.settings`` reads it)."""
 
     sources: tuple[ConfiguredSource, ...] = ()
     uploads: Mapping = field(default_factory=dict)
     path: Path | None = None
     problems: tuple[str, ...] = ()
+    reviews: Mapping = field(default_factory=dict)
 
     def of_kind(self, kind: str) -> list[ConfiguredSource]:
         """The sources of ``kind`` ("trustgraph", "sparql", "store")."""
@@ -150,9 +157,9 @@ def load_sources(environ: Mapping[str, str] | None = None, cwd: Path | None = No
             sources.append(_from_environment(environ))
         except SourcesConfigError as error:
             problems.append(str(error))
-    for key in sorted(set(table) - set(KINDS) - {"uploads"}):
-        problems.append(f"{path}: unknown table {key!r} (expected [[trustgraph]], [[sparql]], [[store]] "
-                        f"or [uploads])")
+    for key in sorted(set(table) - set(KINDS) - {"uploads", "reviews"}):
+        problems.append(f"{path}: unknown table {key!r} (expected [[trustgraph]], [[sparql]], [[store]], "
+                        f"[uploads] or [reviews])")
     for kind in KINDS:
         entries = table.get(kind, [])
         if not isinstance(entries, list):
@@ -179,7 +186,11 @@ def load_sources(environ: Mapping[str, str] | None = None, cwd: Path | None = No
         if key in uploads and (isinstance(uploads[key], bool) or not isinstance(uploads[key], (int, float))
                                or uploads[key] <= 0):
             problems.append(f"{path}: [uploads]: expected {key} to be a positive number; the default is used")
-    return SourcesConfig(tuple(sources), uploads, path if path.is_file() else None, tuple(problems))
+    reviews = table.get("reviews", {})
+    if not isinstance(reviews, dict):
+        problems.append(f"{path}: expected a [reviews] table")
+        reviews = {}
+    return SourcesConfig(tuple(sources), uploads, path if path.is_file() else None, tuple(problems), reviews)
 
 
 # The settings each kind of entry knows; another is a mistake (a misspelt secret would go unsent).

@@ -4,6 +4,7 @@ of ``trace-explorer list``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from .search import capped_note, search_terms
 
@@ -14,6 +15,27 @@ from .search import capped_note, search_terms
 SORT_KEYS = {"time": True, "id": False, "type": False, "pattern": False, "question": False,
              "steps": True, "status": False, "duration": True, "tokens": True, "tool_errors": True,
              "parent": False}
+
+
+@dataclass(frozen=True)
+class ReviewFilter:
+    """Which sessions the list keeps by their reviews: ``rows`` is the review store's SQLite file
+    of rows (``ReviewStore.filter_rows_path``); ``label`` keeps the sessions with a review of
+    that label, ``author`` those with a review by that reviewer (both: one review with both);
+    ``not_reviewed`` keeps the sessions without any review instead (label and author then say
+    which reviews count: "not reviewed by me"); ``reviewed`` keeps those with any review (of
+    the label and author, if given)."""
+
+    rows: Path
+    label: str | None = None
+    author: str | None = None
+    not_reviewed: bool = False
+    reviewed: bool = False
+
+    @property
+    def active(self) -> bool:
+        """Whether this filter leaves any session out."""
+        return bool(self.label or self.author or self.not_reviewed or self.reviewed)
 
 
 @dataclass
@@ -29,8 +51,9 @@ class SessionFilter:
     tool, model and termination names match whatever their case (``--model gpt-4o`` finds
     "GPT-4o", as the search's ``tool:`` finds a tool); ``health``: "errors", "warnings",
     "infos" (the worst severity found), "clean", "unchecked", or a rule id
-    (``analysis.health.rules``; on a source with a session index only). Empty values filter
-    nothing."""
+    (``analysis.health.rules``; on a source with a session index only); ``reviews``: by the
+    sessions' reviews (``index_reviews.ReviewFilter``: a label, a reviewer, "not reviewed"; on a
+    source with a session index only). Empty values filter nothing."""
 
     mechanism: str | tuple[str, ...] | None = None
     pattern: str | tuple[str, ...] | None = None
@@ -42,12 +65,13 @@ class SessionFilter:
     failed_tool: str | None = None
     termination: str | None = None
     health: str | None = None
+    reviews: ReviewFilter | None = None
 
     @property
     def unfiltered(self) -> bool:
         """True when nothing but ``include_sub`` is set: every (top-level) session is chosen."""
         return not (self.mechanisms or self.patterns or self.status or self.needle or self.tool or self.model
-                    or self.failed_tool or self.termination or self.health)
+                    or self.failed_tool or self.termination or self.health or (self.reviews and self.reviews.active))
 
     @property
     def mechanisms(self) -> tuple[str, ...]:

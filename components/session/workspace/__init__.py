@@ -9,7 +9,9 @@ trigger of the component:
 
 - ``texts``: a step whose texts a TrustGraph librarian still holds was selected: fetch them (the
   data is sent again with them);
-- ``open``: a link to another session, or a Document of the Evidence branch, was clicked.
+- ``open``: a link to another session, or a Document of the Evidence branch, was clicked;
+- ``review``: the inspector's Review button was clicked on a step (``workspace``'s ``on_review``
+  gets its IRI; the data's ``reviews`` are the steps' reviews the inspector lists).
 
 The data is ``{"key", "selected", "ask", "supporting", "matching", "shape"}`` as UTF-8 JSON bytes
 (SHAPE.md), the shape serialized once per drawing and kept. Another part of the page selects a
@@ -29,6 +31,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +61,7 @@ ASK_KEY = "te_workspace_ask"  # how many times the server asked for a step to be
 MARKED_KEY = "te_workspace_marked"  # the step IRIs marked as backing the answer's chosen sentence
 MATCHING_KEY = "te_workspace_matching"  # step IRI -> [{"text", "spans"}]: its words that match it
 _HERE = Path(__file__).resolve().parent
-_SCRIPTS = ("dom.js", "waterfall.js", "folds.js", "overview.js", "graph.js", "inspector.js", "workspace.js")
+_SCRIPTS = ("dom.js", "waterfall.js", "folds.js", "overview.js", "graph.js", "reviews.js", "inspector.js", "workspace.js")
 _HTML = """
 <div class="te-ws" data-view="timeline" data-te-steps="workspace" role="group" aria-label="Session workspace">
   <div class="te-ws-tools">
@@ -175,11 +178,16 @@ def select_step(step: str | None, marked: tuple[str, ...] | list[str] = (),
     st.session_state[MATCHING_KEY] = dict(matching or {})
 
 
-def workspace(session: Session, collection: Collection, *, newest: str | None = None, live: bool = False) -> None:
+def workspace(session: Session, collection: Collection, reviews: dict[str, list[dict]] | None = None,
+              on_review: Callable[[str], None] | None = None, *, newest: str | None = None,
+              live: bool = False) -> None:
     """Draw the workspace of ``session``: the step named in the URL's ``step`` selected (else
-    the first). ``live``: the session is followed as it grows (the "Follow the newest step"
-    switch is shown); ``newest``: the step that arrived last, marked (and selected while the
-    switch is on). Drawn again with more steps, the browser keeps the selection and the view."""
+    the first). ``reviews``: step IRI -> its reviews (``{"label", "score", "comment", "by",
+    "at"}``), listed in the inspector; ``on_review(step IRI)``: called, before the run that
+    follows, when the inspector's Review button is clicked (no button without it). ``live``: the
+    session is followed as it grows (the "Follow the newest step" switch is shown); ``newest``:
+    the step that arrived last, marked (and selected while the switch is on). Drawn again with
+    more steps, the browser keeps the selection and the view."""
     goto = st.session_state.pop(GOTO_KEY, None)
     if isinstance(goto, dict) and isinstance(goto.get("id"), str):
         if goto.get("page") == "documents":
@@ -219,10 +227,12 @@ def workspace(session: Session, collection: Collection, *, newest: str | None = 
     marked = [m for m in st.session_state.get(MARKED_KEY, ()) if m in stops]
     matching = {k: v for k, v in st.session_state.get(MATCHING_KEY, {}).items() if k in stops}
     head = json.dumps({"key": data["key"], "selected": selected, "ask": st.session_state.get(ASK_KEY, 0),
-                       "supporting": marked, "matching": matching, "newest": newest, "live": live},
-                      separators=(",", ":"))
+                       "supporting": marked, "matching": matching, "newest": newest, "live": live,
+                       "reviews": {k: v for k, v in (reviews or {}).items() if k in stops},
+                       "reviewing": on_review is not None}, ensure_ascii=False, separators=(",", ":"))
     _component()(key=COMPONENT_KEY, data=head[:-1].encode() + b',"shape":' + data["shape"] + b"}",
-                 on_texts_change=_texts_wanted, on_open_change=_open_clicked, width="stretch")
+                 on_texts_change=_texts_wanted, on_open_change=_open_clicked,
+                 on_review_change=(lambda: on_review(_trigger("review"))) if on_review else _ignore, width="stretch")
 
 
 def _texts_seen(collection: Collection) -> int:
@@ -245,6 +255,10 @@ def _trigger(name: str) -> Any:
     if value is None and isinstance(state, dict):
         value = state.get(name)
     return value
+
+
+def _ignore() -> None:
+    """A trigger nobody asked for."""
 
 
 def _texts_wanted() -> None:

@@ -18,6 +18,7 @@ function renderInspector(box, ws, i) {
     head.appendChild(el("span", "te-ins-time", formatMs(s.duration) + " · starts at " + formatMs(s.start)));
   }
   box.appendChild(head);
+  renderStepReviews(box, ws, s);
   const iri = el("div", "te-ins-iri");
   clippedText(iri, s.id, "", CLIP.line);
   box.appendChild(iri);

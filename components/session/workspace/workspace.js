@@ -7,7 +7,8 @@
  *
  * Triggers back to Python (only for what needs the server):
  *   "texts" = step IRI   its texts are still in a TrustGraph librarian: fetch them;
- *   "open"  = {page: "session" | "documents", id}   go to another session or a document.
+ *   "open"  = {page: "session" | "documents", id}   go to another session or a document;
+ *   "review" = step IRI   open the review dialog of that step (reviews.js).
  * vis-network is not sent with the page: graph_library.py sends it when the graph is first shown.
  */
 let current = null;      // the workspace on screen (the key handler works on it)
@@ -281,11 +282,17 @@ class Workspace {
 
   /* Mark, in the inspector, the words of the supporting steps' texts that match the answer's
    * chosen sentence (step IRI -> [{text, spans}]); drawn again only when they change. */
-  markMatching(matching) {
-    const key = JSON.stringify(matching);
-    if (key === this.supportKey) { return; }
-    this.supportKey = key;
-    this.support = matching;
+  markMatching(matching) { this.inspectorShows("support", matching); }
+
+  /* The steps' reviews (step IRI -> [{label, score, comment, by, at}]), listed in the inspector. */
+  showReviews(reviews) { this.inspectorShows("reviews", reviews); }
+
+  /* Keep ``value`` as this[field] for the inspector, which is drawn again only when it changes. */
+  inspectorShows(field, value) {
+    const key = JSON.stringify(value);
+    if (key === this[field + "Key"]) { return; }
+    this[field + "Key"] = key;
+    this[field] = value;
     if (this.steps[this.selected]) { renderInspector(this.inspector, this, this.selected); }
   }
 
@@ -401,6 +408,8 @@ export default function (component) {
   ws.sentAsk = data.ask || 0;
   ws.markSupporting(data.supporting || []);
   ws.markMatching(data.matching || {});
+  ws.reviewing = !!data.reviewing;
+  ws.showReviews(data.reviews || {});
   current = ws;
   if (!keysBound) { document.addEventListener("keydown", onKey); keysBound = true; }
   return () => { if (current === ws) { current = null; } };

@@ -1,0 +1,91 @@
+"""The review affordances of the session page, each beside what it reviews: the header's Review
+button (the session), a chosen answer sentence's, each evidence edge's and chunk's, and the
+inspector's (a step: the workspace's ``review`` trigger). Each opens the review dialog
+(``dialog``); the page's Reviews panel (``panel``) lists them all.
+
+The session's reviews are read once per page run (``session_reviews``) and shared by the
+buttons' counts, the panel and the inspector."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from trace_explorer.model.session import Session
+from trace_explorer.reviews import Review, ReviewStoreBusy
+from trace_explorer.views.step_labels import timeline_label
+
+from ..collection import Collection
+from ..text import md_escape
+from .access import reviews_of_sessions
+from .dialog import open_review, review_button
+from .panel import target_key
+from .shown import review_brief
+from .targets import Target, step_target
+
+_RUN_KEY = "te_reviews_of_run"  # (session IRIs, the reviews) read in this page run
+STEP_WANTED_KEY = "te_review_step"  # a step IRI whose Review button the inspector clicked
+
+
+def forget_reviews() -> None:
+    """Read the reviews again at their next use (called at the top of each page run)."""
+    st.session_state.pop(_RUN_KEY, None)
+
+
+def session_reviews(session: Session, children: tuple[str, ...] = ()) -> list[Review]:
+    """The reviews of ``session`` and of its sub-sessions ``children`` (IRIs), read once per
+    page run; [] (and a caption saying why) when the store is busy or cannot be read."""
+    ids = (session.id, *children)
+    kept = st.session_state.get(_RUN_KEY)
+    if kept is not None and kept[0] == ids:
+        return kept[1]
+    try:
+        found = reviews_of_sessions(ids)
+    except (ReviewStoreBusy, OSError) as error:
+        st.caption(md_escape(f"The reviews could not be read: {error}"))
+        found = []
+    st.session_state[_RUN_KEY] = (ids, found)
+    return found
+
+
+def page_reviews(session: Session, collection: Collection) -> list[Review]:
+    """``session_reviews`` of ``session`` with its sub-sessions that ``collection`` holds."""
+    return session_reviews(session, tuple(c for c in session.children if c in collection.by_id))
+
+
+def count_of(target: Target, reviews: list[Review]) -> int:
+    """How many of ``reviews`` are about ``target`` (its span, for a sentence)."""
+    key = (target.iri, target.start, target.end)
+    return sum(1 for r in reviews if target_key(r) == key)
+
+
+def review_here(target: Target, reviews: list[Review], key: str, label: str = "Review") -> None:
+    """A Review button for ``target`` counting its reviews among ``reviews``."""
+    review_button(target, key=f"te_review_{key}", label=label, count=count_of(target, reviews), kind="tertiary")
+
+
+def step_reviews(reviews: list[Review]) -> dict[str, list[dict[str, Any]]]:
+    """The whole-target reviews by target IRI, as the workspace's inspector shows them."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for review in reviews:
+        if review.selector is None:
+            out.setdefault(review.target, []).append(review_brief(review))
+    return out
+
+
+def step_wanted(value: object) -> None:
+    """The inspector's Review button was clicked on step ``value`` (an IRI)."""
+    if isinstance(value, str):
+        st.session_state[STEP_WANTED_KEY] = value
+
+
+def open_step_review(session: Session, sessions: dict[str, Session]) -> None:
+    """Open the review dialog of the step the inspector asked for, if any (once)."""
+    step = st.session_state.pop(STEP_WANTED_KEY, None)
+    if not isinstance(step, str):
+        return
+    owner = next((s for s in [session, *(sessions.get(c) for c in session.children)] if s and step in s.nodes), None)
+    if owner is None:
+        return
+    open_review(step_target(owner, step, timeline_label(owner.nodes[step], 80)))
