@@ -3,6 +3,7 @@ search's page either from the words' matches or by walking the list in its order
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -152,7 +153,8 @@ def _order_by(order: SessionOrder, reverse: bool = False) -> str:
     return "ORDER BY " + ", ".join(terms)
 
 
-def _where(filters: SessionFilter, walk: bool = False, counting: bool = False) -> tuple[str, list[Any]]:
+def _where(filters: SessionFilter, walk: bool = False, counting: bool = False,
+           alone: bool = False) -> tuple[str, list[Any]]:
     """``FROM ... WHERE ...`` of the sessions matching ``filters``, and its parameters. A search
     starts from the full-text table (its matches, then each one's row by id): far fewer rows
     than the whole list when the words are rare, and no worse when they are common. ``walk``:
@@ -160,11 +162,14 @@ def _where(filters: SessionFilter, walk: bool = False, counting: bool = False) -
     the rows among their matches itself (``SessionIndex._walk``: a page of common words then
     stops after its rows, instead of sorting every match). ``counting``: a review filter
     (``review_rows``) starts from its reviewed rows (a count, or a page of few:
-    ``_few_reviewed``)."""
+    ``_few_reviewed``); ``alone``: for a count, which a review filter with no other answers from
+    its reviewed rows alone."""
     clauses, params, tables = [], [], "sessions"
     reviews = filters.reviews if filters.reviews and filters.reviews.active else None
     if counting and reviews and not reviews.not_reviewed and not filters.needle:
         kept = review_rows.ids_table(reviews)
+        if alone and dataclasses.replace(filters, reviews=None).unfiltered:  # the reviewed rows alone
+            return f"FROM temp.{kept}" + ("" if filters.include_sub else " WHERE listed_top = 1"), []
         tables, reviews = f"temp.{kept} AS kept CROSS JOIN sessions ON sessions.id = kept.id", None
     if filters.needle:
         if not walk:

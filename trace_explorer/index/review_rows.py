@@ -34,8 +34,9 @@ CREATE INDEX IF NOT EXISTS {TABLE}_by_author ON {TABLE} (author, session);
 
 
 class ReviewedIds:
-    """The ids of the session index's rows that have reviews of a filter's label and reviewer, in
-    a table of the index connection's own (``temp``, an integer primary key), made once and kept
+    """The ids of the session index's rows that have reviews of a filter's label and reviewer
+    (with each row's ``top`` as ``listed_top``, so that a count of them alone reads no other table), in a table of
+    the index connection's own (``temp``, an integer primary key), made once and kept
     while neither the index nor the review rows change: a page or count then tests a listed row
     by its id against that table, as cheaply as it tests the row's type, instead of finding the
     reviewed sessions again by their IRIs in every query. At most ``KEPT`` filters are kept.
@@ -67,9 +68,9 @@ class ReviewedIds:
             if value:
                 conditions.append(f"r.{column} = ?")
                 params.append(value)
-        connection.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} (id INTEGER PRIMARY KEY)")
+        connection.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} (id INTEGER PRIMARY KEY, listed_top INTEGER NOT NULL)")
         connection.execute(f"DELETE FROM temp.{name}")
-        connection.execute(f"INSERT OR IGNORE INTO temp.{name} SELECT s.id FROM {ATTACHED}.{TABLE} AS r "
+        connection.execute(f"INSERT OR IGNORE INTO temp.{name} SELECT s.id, s.top FROM {ATTACHED}.{TABLE} AS r "
                            f"CROSS JOIN main.sessions AS s ON s.root = r.session WHERE {' AND '.join(conditions)}",
                            params)
         connection.commit()  # no transaction left open: it would hold the rows' snapshot (and the attachment)
@@ -89,7 +90,7 @@ def ids_table(review_filter: ReviewFilter) -> str:
 def clause(review_filter: ReviewFilter, table: str = "sessions") -> str:
     """The SQL condition that keeps a row of the session index's ``table`` by ``review_filter``:
     its id in (or, for ``not_reviewed``, not in) the kept ids (``ReviewedIds.keep`` first)."""
-    return f"{table}.id {'NOT IN' if review_filter.not_reviewed else 'IN'} temp.{ids_table(review_filter)}"
+    return f"{table}.id {'NOT IN' if review_filter.not_reviewed else 'IN'} (SELECT id FROM temp.{ids_table(review_filter)})"
 
 
 def attach(connection: sqlite3.Connection, rows: Path | None) -> None:

@@ -134,7 +134,7 @@ class SessionIndex(WriteRecords, ListPages):
         if kept is not None:
             return kept
         reviewed = attach_reviews(self, filters)
-        where, params = _where(filters, counting=True)
+        where, params = _where(filters, counting=True, alone=True)
         with self._lock:  # counted once while the index (and the review rows) are unchanged
             key = (where, tuple(params), review_rows.rows_version(self._db) if reviewed else None)
             return self._unchanged(self._counted, key, _COUNTED_KEPT,
