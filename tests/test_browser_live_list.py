@@ -25,6 +25,8 @@ FILE = "seed-sessions.ttl"
 AGENT = "urn:trustgraph:agent:4ecadea2-81b6-4bb5-b866-64ae64a149f5"  # a ReAct session: 6 steps
 GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 WITHIN_MS = 3000
+# how far the page is scrolled: Streamlit scrolls its main area, not the window
+SCROLLED = "() => Math.max(window.scrollY, document.querySelector('[data-testid=\"stMain\"]').scrollTop)"
 
 
 def _cell(page, root: str, column: str) -> str:
@@ -47,7 +49,7 @@ def test_the_list_shows_a_new_session_within_3_s_and_keeps_filter_sort_and_ticks
         with open_local_store(store, wait_s=10) as writer:
             ingest_file(writer, str(path))
 
-    with chromium_page(viewport=(1400, 1000)) as page:
+    with chromium_page(viewport=(1400, 700)) as page:
         # the list reruns every second while it follows: rows and marks are waited for, not an idle app
         page.goto(app_url + "/?store=live-store&type=Agent&sort=question")
         page.locator(LIST_ROW).first.wait_for(timeout=90000)  # the shared server's first page may be its first run
@@ -55,6 +57,9 @@ def test_the_list_shows_a_new_session_within_3_s_and_keeps_filter_sort_and_ticks
         ticked = agents[0]["session"]
         page.locator(f'{LIST_ROW}[data-session="{ticked}"] input[type=checkbox]').click()
         page.get_by_text("1 session ticked").wait_for()
+        page.mouse.move(700, 400)
+        page.mouse.wheel(0, 250)
+        scrolled = poll(page, lambda: page.evaluate(SCROLLED), lambda top: top > 0)
         # a session of each kind is written, the agent's first three stages only (no Conclusion yet)
         started = time.monotonic()
         ingest(*agent.stages[:3], graphrag.quads)
@@ -69,6 +74,7 @@ def test_the_list_shows_a_new_session_within_3_s_and_keeps_filter_sort_and_ticks
         assert "te-new" in row.get_attribute("class") and row.locator(".te-new-mark").inner_text() == "new"
         assert _cell(page, agent.root, "status") == "running" and _cell(page, agent.root, "steps") == "2"
         assert page.locator(f"{LIST_ROW}.te-ticked").evaluate_all("rows => rows.map(r => r.dataset.session)") == [ticked]
+        assert page.evaluate(SCROLLED) == scrolled  # the page did not move
         screenshot(page, "list-live-running")
         # the rest lands: answered, with all its steps, still marked new
         ingest(*agent.stages[3:])

@@ -287,3 +287,51 @@ def test_a_gateway_list_takes_in_a_new_session_without_reading_every_root_again(
     # only the new session was read: no request for the roots' list (its triple patterns)
     assert not any(body.get("p", {}).get("i") == "http://www.w3.org/ns/prov#startedAtTime"
                    for _, body, _ in growing_gateway.log[asked:])
+
+
+def test_a_supervisor_s_findings_are_its_own_though_they_derive_from_its_sub_agents(deployment):
+    """A supervisor's sub-agents answer first; its Findings, written a poll later, derive from
+    their Conclusions: they are the supervisor's steps, and its Synthesis its answer."""
+    from datetime import datetime, timezone
+
+    from trace_explorer.live.poller import Poller
+    from trace_explorer.live.probes import probe_for
+    from trace_explorer.model.reader import SessionReader
+    from trace_explorer.model.triple_index import TripleIndex
+    from trace_explorer.model.vocabulary import STARTED_AT_TIME
+    from trace_explorer.sources.endpoint import EndpointSource
+
+    supervisor = next(s["session"] for s in manifest_sessions() if s.get("pattern") == "supervisor"
+                      and s["parent"] is None)
+    quads = deployment[0]
+    reader = SessionReader(TripleIndex(quads))
+    family, todo = [], [supervisor]
+    while todo:
+        root = todo.pop()
+        family.append(root)
+        todo += list(reader.read(root).children)
+    members = {m for root in family for m in reader.members(root)}
+    now = ox.Literal(datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    written = [ox.Quad(q.subject, q.predicate, now, q.graph_name) if q.predicate.value == STARTED_AT_TIME else q
+               for q in quads if isinstance(q.subject, ox.NamedNode) and q.subject.value in members]
+    late = [q for q in written if q.subject.value.startswith(supervisor + "/finding/")
+            or q.subject.value == supervisor + "/synthesis"]
+    store = ox.Store()
+    store.extend(q for q in quads if not (isinstance(q.subject, ox.NamedNode) and q.subject.value in members))
+    with SparqlServer({None: store}) as server:
+        source = EndpointSource(server.url)
+        poller = Poller(probe_for(source), interval=3600, label=source.label)
+        poller.poll_now()
+        store.extend(q for q in written if q not in set(late))
+        first = poller.poll_now()
+        running = poller.is_running(supervisor)  # its sub-agents answered; it has not yet
+        store.extend(late)
+        second = poller.poll_now()
+    assert {e.session for e in first if e.event == "session"} == set(family)
+    assert running
+    steps = [(e.step, e.kind) for e in second if e.event == "step"]
+    findings = sorted({q.subject.value for q in late if "/finding/" in q.subject.value})
+    assert sorted(s for s, k in steps if k == "Finding") == findings and len(findings) >= 2
+    assert all(e.session == supervisor for e in second)
+    assert [(e.step, e.kind) for e in second if e.event == "answer"] == [(supervisor + "/synthesis", "Synthesis")]
+    assert not poller.is_running(supervisor)

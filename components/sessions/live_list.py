@@ -129,7 +129,10 @@ def live_rows(rows: Sequence[dict[str, Any]], live: LiveList | None) -> list[dic
 
 
 def failure_note(live: LiveList | None) -> None:
-    """Say, in one note while it lasts, that the followed source stopped answering."""
+    """Say, in one note while it lasts, that the followed source stopped answering. Its place is
+    kept while following (an empty slot), so that the list under it is not drawn anew when the
+    note comes or goes."""
+    slot = st.empty() if live is not None else None
     if live is not None and live.failure:
-        st.warning(md_escape(f"{live.failure}. The list shows what it had; it follows again by itself once the "
+        slot.warning(md_escape(f"{live.failure}. The list shows what it had; it follows again by itself once the "
                              "source answers."), icon=":material/cloud_off:")

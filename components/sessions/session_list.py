@@ -82,8 +82,10 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         return
 
     new = [r["id"] for r in shown.rows if live is not None and r["id"] in live.new]
+    # always there, empty or not: an element put before the table would draw it anew, and the
+    # page, shorter for a moment, would lose its scroll position
+    marked = st.container(horizontal=True, vertical_alignment="center", gap="small")
     if new:
-        marked = st.container(horizontal=True, vertical_alignment="center", gap="small")
         marked.caption(f"{counted(len(new), 'new session')} on this page, marked new until opened")
         marked.button("Mark as seen", key="te_list_seen", icon=":material/done_all:", on_click=seen, args=(live, new))
     event = session_table(live_rows(with_reviews(collection, with_health(collection, shown.rows)), live), order, sort_keys(collection.source), key=TABLE_KEY,

@@ -1,5 +1,5 @@
 """The ``trace-explorer`` command: ingest, list, show, export and compare sessions; trace evidence;
-sync a TrustGraph deployment; reindex a store; lint and stats.
+sync a TrustGraph deployment; follow a source as it is written; reindex a store; lint and stats.
 
 ``PATH...`` is any mix of trace files (Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML,
 TrustGraph wire JSON, ``.gz`` too), ``*.documents.json`` content files and folders of them.

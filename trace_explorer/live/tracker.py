@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..model.fields import kind_of
-from ..model.roots import SUBTYPES
+from ..model.roots import SUBTYPES, step_owner
 from ..model.session import ANSWER_KINDS, EVIDENCE_KINDS, SUB_ENTITY_KINDS
 from ..model.vocabulary import QUESTION, TG
 from .events import ANSWER, SESSION, STEP, LiveEvent, now
@@ -37,6 +37,7 @@ class OpenSession:
     steps: dict[str, str] = field(default_factory=dict)
     answered: bool = False
     changed: float = field(default_factory=time.monotonic)
+    parent: str | None = None  # the session whose step started this one (a sub-session's)
 
 
 class Tracker:
@@ -80,8 +81,11 @@ class Tracker:
         self._absorb(Found(roots={root: None}), quiet=True, new_roots=[root])
 
     def frontier(self) -> list[str]:
-        """Every entity of the open sessions that have not answered."""
-        return sorted(m for s in self.sessions.values() if not s.answered for m in s.members)
+        """Every entity of the open sessions that have not answered, and of the answered
+        sub-sessions of those: a supervisor's Finding derives from its sub-agent's Conclusion
+        (TRACE-MODEL.md, "What the 2.11.1 services actually emit")."""
+        return sorted(m for s in self.sessions.values()
+                      if not s.answered or (s.parent is not None and self.is_running(s.parent)) for m in s.members)
 
     def is_running(self, root: str) -> bool:
         """Whether ``root`` is a session seen without its answer yet (open, not given up)."""
@@ -97,7 +101,8 @@ class Tracker:
         for root in fresh:
             if root not in facts:
                 continue
-            self._open(root)
+            parent = facts[root].parent
+            self._open(root).parent = (self.owner.get(parent) or step_owner(parent)) if parent else None
             if not quiet:
                 events.append(_session_event(facts[root]))
         edges, pending = found.edges, [r for r in fresh if r in facts]
@@ -135,7 +140,10 @@ class Tracker:
         for step, kinds in types.items():
             if step in self.owner or kinds & _QUESTION_TYPES:
                 continue  # known, or a sub-session's root: found among the roots
-            root = self.owner.get(parents[step])
+            # an agent step's IRI names its session; else the entity it derives from does (a
+            # supervisor's Finding derives from a sub-agent's Conclusion, and is the supervisor's)
+            named = step_owner(step)
+            root = named if named in self.sessions else self.owner.get(parents[step])
             session = self.sessions.get(root) if root else None
             if session is None:
                 continue
