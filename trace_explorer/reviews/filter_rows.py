@@ -3,8 +3,9 @@
 ``ROWS_FILE`` beside the annotations.
 
 Only the store's writer writes them, holding the store's lock, right after each change; the rows
-record the store's generation (``history.generation``), so a writer killed between the two leaves
-rows one change behind, which the next writer sees and rebuilds (``catch_up``). Readers read them
+record the generation of the store and its journal (``history.generation``, ``journal``), so a
+writer killed between the two leaves rows one change behind, which the next writer sees and
+rebuilds (``catch_up``). Readers read them
 without the store's lock (SQLite's own, in WAL mode, keeps them whole).
 """
 
@@ -49,6 +50,19 @@ def _connection(folder: Path, write: bool) -> Iterator[sqlite3.Connection | None
 def _generation(connection: sqlite3.Connection) -> int:
     row = connection.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     return int(row[0]) if row else 0
+
+
+def generation(folder: Path) -> int | None:
+    """The store's generation the rows record, or None when there are no rows of this ``VERSION``
+    yet (then ``catch_up`` rebuilds them)."""
+    with _connection(folder, write=False) as connection:
+        if connection is None:
+            return None
+        try:
+            meta = dict(connection.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'version')"))
+        except sqlite3.Error:
+            return None
+    return int(meta["generation"]) if meta.get("version") == VERSION and "generation" in meta else None
 
 
 def catch_up(folder: Path, generation: int, current: Callable[[], list[Review]]) -> None:
