@@ -41,19 +41,17 @@ FOLD_AT = 200  # lines after which an add folds the journal into the store (keep
 
 @dataclass(frozen=True)
 class Journal:
-    """A journal as read: ``base`` the store's generation when it began, ``reviews`` the
-    ``(generation, review)`` of each whole line in order, ``whole_bytes`` the length of its
-    whole lines (less than the file's when the last line was cut short)."""
+    """A journal as read: ``base`` the store's generation when it began, ``generation`` the one
+    after its last review (``base`` when none), ``lines`` how many reviews it holds, ``reviews``
+    the ``(generation, review)`` of each (empty when read without them), ``whole_bytes`` the
+    length of its whole lines (less than ``size``, the file's, when the last was cut short)."""
 
     base: int
+    generation: int
+    lines: int = 0
     reviews: list[tuple[int, Review]] = field(default_factory=list)
     whole_bytes: int = 0
     size: int = 0
-
-    @property
-    def generation(self) -> int:
-        """The generation after its last review (``base`` when it has none)."""
-        return self.reviews[-1][0] if self.reviews else self.base
 
     def after(self, generation: int) -> list[Review]:
         """Its reviews of a generation above ``generation`` (the store's): those not yet folded."""
@@ -65,9 +63,10 @@ def journal_path(folder: Path) -> Path:
     return Path(folder) / JOURNAL_FILE
 
 
-def read(folder: Path) -> Journal | None:
+def read(folder: Path, reviews: bool = True) -> Journal | None:
     """The journal in ``folder``, or None when there is none (a store made before journals, or
-    none yet). Raises OSError when it cannot be read, ReviewError for a line that is no review."""
+    none yet); without its ``reviews`` (only its generation and length, for a writer) when not
+    ``reviews``. Raises OSError when it cannot be read, ReviewError for a line that is no review."""
     try:
         data = journal_path(folder).read_bytes()
     except FileNotFoundError:
@@ -80,12 +79,13 @@ def read(folder: Path) -> Journal | None:
         base = int(json.loads(whole[0])["base"])
     except (ValueError, KeyError, TypeError):
         return None  # a header cut short: the writer begins again (``begin``)
-    reviews = []
-    for line in whole[1:]:
+    kept = []
+    for line in whole[1:] if reviews else ():
         record = json.loads(line)
         parsed = reviews_from(ox.parse(record["review"], format=ox.RdfFormat.N_TRIPLES))
-        reviews.append((int(record["generation"]), parsed[0]))
-    return Journal(base, reviews, len(data) - len(lines[-1]), len(data))
+        kept.append((int(record["generation"]), parsed[0]))
+    last = int(json.loads(whole[-1])["generation"]) if len(whole) > 1 else base
+    return Journal(base, last, len(whole) - 1, kept, len(data) - len(lines[-1]), len(data))
 
 
 def append(folder: Path, journal: Journal, review: Review) -> int:

@@ -245,11 +245,10 @@ def _journaled(folder: Path, review: Review, wait_s: float) -> bool:
     journal yet, it has ``journal.FOLD_AT`` lines, or the filter rows are not at its generation (a
     writer killed between the two): then the store is to be opened (``ReviewStore._writing``)."""
     with locked(folder, exclusive=True, wait_s=wait_s):
-        kept = journal.read(folder)
-        if kept is None or len(kept.reviews) >= journal.FOLD_AT or filter_rows.generation(folder) != kept.generation:
+        kept = journal.read(folder, reviews=False)
+        if kept is None or kept.lines >= journal.FOLD_AT:
             return False
-        filter_rows.apply(folder, None, review, journal.append(folder, kept, review))
-        return True
+        return filter_rows.add_after(folder, kept.generation, review, lambda: journal.append(folder, kept, review))
 
 
 def _get(store: ox.Store, review_id: str) -> Review | None:
