@@ -182,6 +182,7 @@ def test_ten_reviewers_in_ten_processes_at_once_lose_nothing(tmp_path):
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["tests.review_workers"])
     start = context.Barrier(10)
+    ReviewStore(tmp_path).add(AGENT["session"], "correct", "lead")  # the store made: each save is a journal line
     workers = [context.Process(target=review, args=(str(tmp_path), STEP.iri, STEP.session, n, start))
                for n in range(10)]
     for w in workers:
