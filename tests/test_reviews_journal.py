@@ -73,7 +73,7 @@ def test_a_fold_whose_journal_was_not_begun_again_doubles_nothing(tmp_path):
     store.fold()
     journal.journal_path(tmp_path).write_bytes(before)  # as if killed between the fold and the new journal
     assert [r.author for r in store.reviews_of(target=STEP.iri)] == ["alice", "bob"]
-    store.add(STEP.iri, "unsupported", "carol")  # the rows are ahead of this journal: the store is opened
+    store.add(STEP.iri, "unsupported", "carol")  # a line after those the store holds already
     store.fold()
     assert [r.author for r in store.reviews_of(target=STEP.iri)] == ["alice", "bob", "carol"]
     assert [v.change for v in store.history(pending.id)] == ["add"]
