@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pyoxigraph as ox
+import pytest
 
 from tests.review_workers import at_once
 from tests.review_targets import AGENT, GRAPHRAG, TARGETS
-from trace_explorer.reviews import ReviewStore, reviews_from
+from trace_explorer.reviews import NotYourReview, ReviewStore, reviews_from
 from trace_explorer.reviews import journal
 from trace_explorer.reviews.review import new_id
 from trace_explorer.reviews.store import CURRENT, STORE_DIR
@@ -46,6 +47,8 @@ def test_an_edit_of_a_journaled_review_keeps_both_versions(tmp_path):
     store = ReviewStore(tmp_path)
     store.add(AGENT["session"], "correct", "alice")
     pending = store.add(STEP.iri, "wrong-tool", "alice")
+    with pytest.raises(NotYourReview):
+        store.delete(pending.id, "bob")
     edited = store.edit(pending.id, "alice", label="correct", comment="fine after all")
     assert [(v.number, v.change, v.review.label) for v in store.history(pending.id)] == [
         (1, "add", "wrong-tool"), (2, "edit", "correct")]
