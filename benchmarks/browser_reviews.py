@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import platform
-import statistics
 import sys
 import tempfile
 import time
@@ -34,6 +34,7 @@ for path in (str(REPO), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
+from review_save import summary  # noqa: E402
 from browser_session import BARE_READY, BARE_TEXT, SESSION_READY, launched_chromium, settled_at  # noqa: E402
 from tests.browser_session_support import session_url  # noqa: E402
 from tests.browser_support import CHROMIUM_PATH, chromium_available, streamlit_server  # noqa: E402
@@ -131,12 +132,6 @@ def store_times(folder: Path, count: int) -> list[float]:
     return took
 
 
-def summary(values: list[float]) -> str:
-    ordered = sorted(values)
-    p90 = ordered[max(0, round(0.9 * len(ordered)) - 1)]
-    return f"median {statistics.median(ordered):6.1f} ms · p90 {p90:6.1f} ms · slowest {ordered[-1]:6.1f} ms"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--saves", type=int, default=15, help="reviews saved one after another (default 15)")
@@ -153,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         took = save_times(browser, url, args.saves)
         alone = store_times(folder / "alone", args.saves)
         floor = bare_times(browser, folder, args.saves)
-    print(f"Saving a review in the browser ({platform.node()}, {CHROMIUM_PATH}, {args.saves} saves)")
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"Saving a review in the browser ({platform.node()}, {CHROMIUM_PATH}, {args.saves} saves, load {load})")
     print(f"  Save click to the review listed, painted: {summary(took)}")
     print(f"  of which the store's own write:           {summary(alone)}")
     print(f"  a bare Streamlit dialog's Save (no store): {summary(floor)}")

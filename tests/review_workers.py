@@ -3,6 +3,9 @@ test module, so that a spawned process imports only the review store."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+
 from trace_explorer.reviews import DEFAULT_LABELS, ReviewStore
 
 
@@ -12,3 +15,23 @@ def review(folder: str, target: str, session: str, number: int, start) -> None:
     start.wait()
     ReviewStore(folder).add(target, DEFAULT_LABELS[number % len(DEFAULT_LABELS)], f"reviewer {number}",
                             comment=f"note {number}", score=float(number), session=session)
+
+
+def at_once(count: int, work: Callable[[int], None]) -> list[Exception]:
+    """Run ``work(number)`` for ``number`` in ``range(count)`` in as many threads, started
+    together at a Barrier; the errors they raised (empty when none did)."""
+    start, errors = threading.Barrier(count), []
+
+    def run(number: int) -> None:
+        try:
+            start.wait()
+            work(number)
+        except Exception as error:  # noqa: BLE001 - returned to the caller, which asserts none
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return errors

@@ -5,13 +5,12 @@ session list's filter rows, and reviewers at once losing nothing."""
 from __future__ import annotations
 
 import multiprocessing
-import threading
 from datetime import datetime, timezone
 
 import pyoxigraph as ox
 import pytest
 
-from tests.review_workers import review
+from tests.review_workers import at_once, review
 from tests.review_targets import AGENT, ANSWER, GRAPHRAG, TARGETS
 from trace_explorer.reviews import (DEFAULT_LABELS, NoSuchReview, NotYourReview, ReviewError, ReviewStore, Selector,
                                     review_settings, session_of)
@@ -183,6 +182,7 @@ def test_ten_reviewers_in_ten_processes_at_once_lose_nothing(tmp_path):
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["tests.review_workers"])
     start = context.Barrier(10)
+    ReviewStore(tmp_path).add(AGENT["session"], "correct", "lead")  # the store made: each save is a journal line
     workers = [context.Process(target=review, args=(str(tmp_path), STEP.iri, STEP.session, n, start))
                for n in range(10)]
     for w in workers:
@@ -200,20 +200,7 @@ def test_ten_reviewers_in_ten_processes_at_once_lose_nothing(tmp_path):
 
 
 def test_ten_reviewers_in_one_process_at_once_lose_nothing(tmp_path):
-    start, errors = threading.Barrier(10), []
-
-    def review(number: int) -> None:
-        try:
-            start.wait()
-            ReviewStore(tmp_path).add(STEP.iri, "needs-review", f"reviewer {number}")
-        except Exception as error:  # noqa: BLE001 - reported by the assertion below
-            errors.append(error)
-
-    threads = [threading.Thread(target=review, args=(n,)) for n in range(10)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = at_once(10, lambda n: ReviewStore(tmp_path).add(STEP.iri, "needs-review", f"reviewer {n}"))
     assert errors == []
     assert sorted(r.author for r in ReviewStore(tmp_path).reviews_of(session=AGENT["session"])) == sorted(
         f"reviewer {n}" for n in range(10))

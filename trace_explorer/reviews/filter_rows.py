@@ -3,15 +3,20 @@
 ``ROWS_FILE`` beside the annotations.
 
 Only the store's writer writes them, holding the store's lock, right after each change; the rows
-record the store's generation (``history.generation``), so a writer killed between the two leaves
-rows one change behind, which the next writer sees and rebuilds (``catch_up``). Readers read them
+record the generation of the store and its journal (``history.generation``, ``journal``), so a
+writer killed between the two leaves rows one change behind, which the next writer sees and
+rebuilds (``catch_up``). A new review's row is written on a connection the process keeps open
+(``add_after``): SQLite checkpoints a WAL file when its last connection closes, which costs an
+fsync and several milliseconds a save. Readers read them
 without the store's lock (SQLite's own, in WAL mode, keeps them whole).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from datetime import timezone
 from pathlib import Path
@@ -49,6 +54,58 @@ def _connection(folder: Path, write: bool) -> Iterator[sqlite3.Connection | None
 def _generation(connection: sqlite3.Connection) -> int:
     row = connection.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     return int(row[0]) if row else 0
+
+
+def add_after(folder: Path, generation: int, review: Review, save: Callable[[], int]) -> bool:
+    """When the rows record ``generation``: call ``save()`` (which keeps ``review`` elsewhere and
+    returns the generation it made) and add its row at that generation, in one transaction, and
+    return True; else False, having called and written nothing (the rows are then to be rebuilt,
+    ``catch_up``). The caller holds the store's lock. Raises sqlite3.Error, and what ``save``
+    raises (the row is then not written)."""
+    connection = _kept(folder)
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        meta = dict(connection.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'version')"))
+        if meta.get("version") != VERSION or meta.get("generation") != str(generation):
+            connection.execute("ROLLBACK")
+            return False
+        connection.execute(_INSERT, _row(review))
+        connection.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(save()),))
+        connection.execute("COMMIT")
+        return True
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+
+
+_KEPT: dict[tuple[int, Path], tuple[int, sqlite3.Connection]] = {}
+_KEPT_LOCK = threading.Lock()
+
+
+def _kept(folder: Path) -> sqlite3.Connection:
+    """This process's open connection to the rows of ``folder`` for ``add_after``, opened again
+    when the file was replaced (its inode changed) or the process forked."""
+    path = rows_path(folder)
+    key = (os.getpid(), path.resolve())
+    with _KEPT_LOCK:
+        kept = _KEPT.get(key)
+        if kept is None or kept[0] != _inode(path):
+            if kept is not None:
+                kept[1].close()
+            with _connection(folder, write=True):  # made, in WAL mode, with the schema
+                pass
+            connection = sqlite3.connect(path, timeout=_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+            connection.execute("PRAGMA synchronous=NORMAL")
+            kept = _KEPT[key] = (_inode(path), connection)
+        return kept[1]
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
 
 
 def catch_up(folder: Path, generation: int, current: Callable[[], list[Review]]) -> None:

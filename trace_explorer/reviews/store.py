@@ -8,10 +8,15 @@ A folder (``settings.ReviewSettings.folder_for``) holds:
   ``<review IRI>#v1``, ``#v2``..., described in the graph ``HISTORY`` (``history``);
 - ``reviewed.sqlite``: one row a review (session, target, label, author) for the session list's
   filters (``filter_rows``), rewritten by every change;
+- ``journal.jsonl``: the new reviews saved since the store was last written (``journal``),
+  which readers add to what the store holds and the next change opening the store writes into it;
 - ``reviews.lock``: the lock every user takes first (``lock``).
 
-Authors edit and delete only their own reviews (``NotYourReview``). A delete takes the review
-out of ``CURRENT`` and keeps its last state as a version.
+A new review is one line appended to the journal and its filter row (a few milliseconds); an
+edit, a delete or an import opens the store, folds the journal in, and writes there (about a
+hundred milliseconds, most of it RocksDB's opening and closing). Authors edit and delete only
+their own reviews (``NotYourReview``). A delete takes the review out of ``CURRENT`` and keeps its
+last state as a version.
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ from typing import TypeVar
 
 import pyoxigraph as ox
 
-from . import filter_rows, history
-from .lock import WAIT_S, with_store
+from . import filter_rows, history, journal
+from .lock import WAIT_S, locked, with_store
 from .rdf import ABOUT, HAS_SOURCE, HAS_TARGET, own_nodes, quads, reviews_from
 from .review import Review, ReviewError, Selector, Version, check_iri, new_id, now, session_of
 from .settings import DEFAULT_LABELS
@@ -45,7 +50,7 @@ class NoSuchReview(KeyError):
 class ReviewStore:
     """The reviews kept in the folder ``path`` (made when the first review is saved), labelled
     from ``labels`` (the operator's, ``settings.DEFAULT_LABELS`` by default). Safe to use from
-    many threads and processes at once (``lock``); each call opens the store and lets it go, so
+    many threads and processes at once (``lock``); each call takes the lock and lets it go, so
     nothing is held between calls. Raises ``lock.ReviewStoreBusy`` when another user holds
     the store for longer than ``wait_s``, OSError when the folder cannot be used."""
 
@@ -74,7 +79,8 @@ class ReviewStore:
         review = Review(id=new_id(), target=target, label=label, author=author, created=moment, modified=moment,
                         session=session or session_of(target), selector=selector, score=score,
                         comment=comment or None)
-        self._writing(lambda store: self._write(store, None, review, "add", author))
+        if not _journaled(self.path, review, self.wait_s):
+            self._writing(lambda store: self._write(store, None, review, "add", author))
         return review
 
     def edit(self, review_id: str, author: str, *, label: str | object = _KEEP, score: float | None | object = _KEEP,
@@ -125,13 +131,20 @@ class ReviewStore:
             return counts[0], counts[1], counts[2]
         return self._writing(put_all)
 
+    def fold(self) -> None:
+        """Write the reviews saved to the journal into the annotation store now (``journal``):
+        what readers and exports see does not change, only where it is kept; for a tool that
+        reads the store's directory itself. Raises ReviewStoreBusy, OSError."""
+        self._writing(lambda store: None)
+
     # -- reading ------------------------------------------------------------------------------
 
     def get(self, review_id: str) -> Review | None:
         """The review ``review_id`` as it stands, or None (never was, or deleted, or no IRI)."""
         if not _is_iri(review_id):
             return None
-        return self._reading(lambda store: _get(store, review_id), None)
+        return self._reading(lambda store, pending: _get(store, review_id)
+                             or next((r for r in pending if r.id == review_id), None), None)
 
     def reviews_of(self, session: str | None = None, target: str | None = None) -> list[Review]:
         """The reviews as they stand of the session IRI ``session`` (whatever their target within
@@ -139,14 +152,18 @@ class ReviewStore:
         are None. Oldest first. An argument that is no IRI matches nothing."""
         if not all(_is_iri(x) for x in (session, target) if x is not None):
             return []
-        return self._reading(lambda store: _reviews_of(store, session, target), [])
+        def both(store: ox.Store, pending: list[Review]) -> list[Review]:
+            found = _reviews_of(store, session, target) + [r for r in pending if _about(r, session, target)]
+            return sorted(found, key=lambda r: (r.created, r.id))
+        return self._reading(both, [])
 
     def history(self, review_id: str) -> list[Version]:
         """Every change of the review ``review_id``, the first (its add) first; empty for an IRI
         never saved here."""
         if not _is_iri(review_id):
             return []
-        return self._reading(lambda store: history.read(store, review_id), [])
+        return self._reading(lambda store, pending: history.read(store, review_id) or [
+            Version(r.id, 1, "add", r.author, r.modified, r) for r in pending if r.id == review_id], [])
 
     def sessions_with(self, label: str | None = None, author: str | None = None) -> set[str]:
         """The IRIs of the sessions that have a review (as it stands) with ``label`` and/or by
@@ -179,15 +196,26 @@ class ReviewStore:
             raise ReviewError(f"unknown label {str(label)[:80]!r} (expected one of {', '.join(self._labels)})")
 
     def _writing(self, work: Callable[[ox.Store], T]) -> T:
-        """``work(store)`` with the store open for writing, the filter rows caught up first."""
+        """``work(store)`` with the store open for writing, the journal folded in and the filter
+        rows caught up first, the journal begun again after."""
         def caught_up(store: ox.Store) -> T:
+            kept = journal.read(self.path)
+            for review in kept.after(history.generation(store)) if kept else []:
+                self._write(store, None, review, "add", review.author, rows=False)  # its row is there
             filter_rows.catch_up(self.path, history.generation(store),
                                  lambda: reviews_from(store.quads_for_pattern(None, None, None, CURRENT)))
-            return work(store)
+            try:
+                return work(store)
+            finally:
+                journal.begin(self.path, history.generation(store))
         return with_store(self.path, STORE_DIR, caught_up, write=True, wait_s=self.wait_s)
 
-    def _reading(self, work: Callable[[ox.Store], T], empty: T) -> T:
-        return with_store(self.path, STORE_DIR, work, write=False, wait_s=self.wait_s, empty=empty)
+    def _reading(self, work: Callable[[ox.Store, list[Review]], T], empty: T) -> T:
+        """``work(store, pending)``, ``pending`` the journal's reviews not in the store yet."""
+        def with_pending(store: ox.Store) -> T:
+            kept = journal.read(self.path)
+            return work(store, kept.after(history.generation(store)) if kept else [])
+        return with_store(self.path, STORE_DIR, with_pending, write=False, wait_s=self.wait_s, empty=empty)
 
     def _own(self, store: ox.Store, review_id: str, author: str) -> Review:
         old = _get(store, review_id) if _is_iri(review_id) else None
@@ -197,16 +225,30 @@ class ReviewStore:
             raise NotYourReview(f"{review_id} is by {old.author}, not {author}")
         return old
 
-    def _write(self, store: ox.Store, old: Review | None, new: Review | None, change: str, by: str) -> None:
+    def _write(self, store: ox.Store, old: Review | None, new: Review | None, change: str, by: str,
+               rows: bool = True) -> None:
         """One change, in one SPARQL update (all or nothing): the old state out of ``CURRENT``,
-        the new one in, the version kept; then the filter rows."""
+        the new one in, the version kept; then the filter rows (unless not ``rows``)."""
         kept = new if new is not None else old
         generation = history.generation(store) + 1
         removed = _own_only(quads(old, CURRENT), old.id) if old is not None else []
         added = quads(new, CURRENT) if new is not None else []
         version = history.version_quads(store, kept, change, by)
         store.update(history.update_text(removed, added + version, generation))
-        filter_rows.apply(self.path, old.id if old else None, new, generation)
+        if rows:
+            filter_rows.apply(self.path, old.id if old else None, new, generation)
+
+
+def _journaled(folder: Path, review: Review, wait_s: float) -> bool:
+    """Save the new ``review`` as a line of the journal in ``folder`` and its filter row, holding
+    the lock (``journal``), and return True; False, with nothing written, when there is no
+    journal yet, it has ``journal.FOLD_AT`` lines, or the filter rows are not at its generation (a
+    writer killed between the two): then the store is to be opened (``ReviewStore._writing``)."""
+    with locked(folder, exclusive=True, wait_s=wait_s):
+        kept = journal.read(folder, reviews=False)
+        if kept is None or kept.lines >= journal.FOLD_AT:
+            return False
+        return filter_rows.add_after(folder, kept.generation, review, lambda: journal.append(folder, kept, review))
 
 
 def _get(store: ox.Store, review_id: str) -> Review | None:
@@ -229,6 +271,11 @@ def _reviews_of(store: ox.Store, session: str | None, target: str | None) -> lis
         return reviews_from(store.quads_for_pattern(None, None, None, CURRENT))
     return reviews_from(q for i in ids for node in own_nodes(i.value) + _creators(store, i)
                         for q in store.quads_for_pattern(node, None, None, CURRENT))
+
+
+def _about(review: Review, session: str | None, target: str | None) -> bool:
+    """Whether ``review`` is of ``session`` and/or ``target`` as ``_reviews_of`` reads them."""
+    return (session is None or review.session == session) and (target is None or review.target == target)
 
 
 def _is_iri(value: str) -> bool:
