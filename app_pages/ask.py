@@ -13,6 +13,7 @@ import streamlit as st
 from components.ask.ask_run import AskRun, RunView
 from components.collection import Collection, current_collection
 from components.navigation import ensure_entry_run
+from components.sidebar.configured_sources import endpoint_policy
 from components.session.session_cache import shared_session
 from components.text import ASK_PAGE, SESSION_PAGE, md_escape
 from components.session.workspace import workspace
@@ -47,7 +48,8 @@ if asked and question.strip():
         running.stop()
     st.session_state[RUN_KEY] = AskRun(Question(
         gateway.url, question.strip(), token=getattr(gateway, "_token", None), flow=gateway.flow,
-        collection=gateway.collection, workspace=gateway.workspace, mechanism=mechanism or "agent"))
+        collection=gateway.collection, workspace=gateway.workspace, mechanism=mechanism or "agent"),
+        endpoint_policy())  # the websocket passes the check the gateway's REST requests pass
 
 
 def _words(view: RunView) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -16,10 +17,11 @@ import pytest
 
 from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, FakeGateway, gateway_args
 from tests.trustgraph_socket import recorded, recorded_deployment, recorded_quads, run_question, run_steps
-from trace_explorer.ask.client import Question, ask
+from trace_explorer.ask.client import AskError, Question, ask
 from trace_explorer.ask.events import CANCELLED, DONE, FAILED, STEP
 from trace_explorer.ask.live_trace import LiveTrace
 from trace_explorer.cli.main import main
+from trace_explorer.network.endpoint_policy import EndpointPolicy
 from trace_explorer.read.wire import decode_quad
 from trace_explorer.views.report import session_detail
 
@@ -241,3 +243,25 @@ def test_a_gateway_that_goes_quiet_or_is_not_there_fails_the_run(fresh_gateway):
 
     events = list(ask(Question(f"http://127.0.0.1:{free_port()}/", "How deep is Lake Baikal?", token=TOKEN)))
     assert len(events) == 1 and events[0].kind == FAILED and events[0].text.startswith("ConnectionRefusedError")
+
+
+def test_a_gateway_the_endpoint_policy_refuses_is_never_connected(gateway):
+    from components.ask.ask_run import AskRun
+
+    # the stand-in listens on loopback, which an app served to other machines keeps closed
+    asked = len(gateway.socket.requests)
+    refused = "the gateway is refused: 127.0.0.1 resolves to a non-public address (127.0.0.1); this app is served"
+    with pytest.raises(AskError, match=re.escape(refused)):
+        next(ask(question(gateway, "agent"), policy=EndpointPolicy()))
+    with pytest.raises(AskError, match="is not in this deployment's endpoint allowlist"):
+        next(ask(question(gateway, "agent"), policy=EndpointPolicy(allow=("trustgraph.example.org",))))
+    # the Ask page's run: failed, with the reason, and nothing sent
+    run = AskRun(question(gateway, "agent"), EndpointPolicy())
+    run._thread.join(timeout=10)
+    view = run.view()
+    assert (view.status, view.steps) == (FAILED, 0) and view.reason.startswith(refused)
+    assert len(gateway.socket.requests) == asked
+    # listed by the deployment, the same gateway is asked
+    trace = LiveTrace()
+    trace.extend(ask(question(gateway, "agent"), policy=EndpointPolicy(allow=("127.0.0.1",))))
+    assert trace.status == DONE and len(gateway.socket.requests) == asked + 1

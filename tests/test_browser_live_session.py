@@ -12,7 +12,7 @@ import time
 import pyoxigraph as ox
 import pytest
 
-from tests.browser_session_support import DAG, TIMELINE, WORKSPACE, dag, session_url, show, wait_drawn
+from tests.browser_session_support import DAG, TIMELINE, WORKSPACE, click_node, dag, session_url, show, wait_drawn
 from tests.browser_support import chromium_page, poll, screenshot
 from tests.trustgraph_socket import recorded, run_steps
 from trace_explorer.read.wire import decode_quad
@@ -66,9 +66,11 @@ def test_the_open_session_grows_and_keeps_the_selection(tmp_path, app_url, app_s
         workspace = page.locator(WORKSPACE)
         assert workspace.get_attribute("data-selected") == ANALYSIS
         # a zoom of the timeline, and a view of the graph of one's own: both stay as the session grows
+        # (a scale a person can reach here: one under labels of 12 px is put back by the graph
+        # at the page's next resize, which a growing page may bring at any time)
         page.locator(f'{TIMELINE} [data-zoom="in"]').click()
         view = page.locator(TIMELINE).evaluate("(el) => el.__teWaterfall.view.slice()")
-        graph_view = dag(page, "(g) => { g.network.moveTo({scale: 0.7, position: {x: 60, y: 20}, animation: false}); "
+        graph_view = dag(page, "(g) => { g.network.moveTo({scale: 0.95, position: {x: 60, y: 20}, animation: false}); "
                                "return [g.network.getScale(), g.network.getViewPosition()]; }")
         nodes = int(page.locator(DAG).get_attribute("data-node-count"))
 
@@ -97,3 +99,68 @@ def test_the_open_session_grows_and_keeps_the_selection(tmp_path, app_url, app_s
         page.get_by_text("Lake Baikal is 1642 metres deep at its deepest point").first.wait_for(timeout=30000)
         poll(page, lambda: page.locator('[data-testid="stMain"]').inner_text(), lambda text: "Running:" not in text)
         page.locator('[data-testid="stMain"]').get_by_text("answered").first.wait_for()
+
+
+def workspace_steps(page) -> int:
+    """How many steps the workspace has."""
+    return page.locator(WORKSPACE).evaluate('h => h.__teWorkspace.steps.length')
+
+
+def write_iterations(store_dir, quads, root: str, first: int, last: int) -> None:
+    """Ingest the quads of iterations ``first`` to ``last`` of a synthetic ReAct run (iteration 0:
+    its Question and PatternDecision); never its Conclusion: the session stays running."""
+    def iteration(subject: str) -> int:
+        """n for ``/i{n}`` and its Thought and Observation, 0 for the root and its
+        PatternDecision, -1 for the Conclusion (``/final``)."""
+        name = (subject.removeprefix(root).split("/") + ["", ""])[1]
+        if name in ("", "pattern-decision"):
+            return 0
+        return int(name[1:]) if name[:1] == "i" and name[1:].isdigit() else -1
+
+    chosen = [q for q in quads if first <= iteration(q.subject.value) <= last]
+    store = open_local_store(store_dir)
+    ingest_file(store, f"i{first}-{last}.nq", ox.serialize(chosen, format=ox.RdfFormat.N_QUADS))
+    del store
+
+
+def test_the_folds_opened_stay_open_as_the_session_grows(app_url, app_store_root):
+    from tests.test_timeline import _synthetic
+
+    # a run of 90 iterations without errors (272 graph nodes): its graph folds the middle of the chain
+    root, quads, documents = _synthetic().make_react_session(94, error_rate=0.0)
+    store_dir = app_store_root / "live-folds"
+    store = open_local_store(store_dir)
+    ingest_file(store, "run.documents.json", json.dumps(documents).encode())
+    del store
+    write_iterations(store_dir, quads, root, 0, 90)
+    with chromium_page() as page:
+        page.goto(session_url(app_url, root) + "&store=live-folds")
+        page.get_by_text("Running: new steps appear as they are written.").wait_for(timeout=60000)
+        wait_drawn(page)
+        page.locator(f"{WORKSPACE} .te-ws-follow input").uncheck()
+        folds = [i for i, role in dag(page, "v => v.shown.map(n => [n.id, n.role])") if role == "folded"]
+        assert folds == [f"{root}/i3"]  # i3 to i88 folded, two kept at each end
+        nodes = int(page.locator(DAG).get_attribute("data-node-count"))
+        steps = workspace_steps(page)
+        assert steps == 1 + 2 * 90  # the PatternDecision, then an Analysis and an Observation each
+        click_node(page, folds[0])  # its first 12 parts open, the other 74 stay folded
+        opened = [f"{root}/i{n}" for n in range(3, 15)]
+        assert int(page.locator(DAG).get_attribute("data-node-count")) == nodes + 12
+
+        write_iterations(store_dir, quads, root, 91, 92)
+        poll(page, lambda: workspace_steps(page), lambda n: n == steps + 4, timeout_ms=10000)
+        # the fold grew by two (i89 and i90 are now in it, i91 and i92 drawn after it): the 12
+        # opened stay open, the rest folded
+        shown = dict(dag(page, "v => v.shown.map(n => [n.id, n.role])"))
+        assert [shown.get(i) for i in opened] == ["step"] * 12
+        assert shown.get(f"{root}/i3 ⋯12") == "folded"
+        assert int(page.locator(DAG).get_attribute("data-node-count")) == nodes + 12
+        assert page.locator(WORKSPACE).get_attribute("data-selected") == f"{root}/pattern-decision"  # the first stop
+
+        # folded again by the person, it stays folded as more steps come
+        page.locator(f"{DAG} .te-refold").click()
+        write_iterations(store_dir, quads, root, 93, 94)
+        poll(page, lambda: workspace_steps(page), lambda n: n == steps + 8, timeout_ms=10000)
+        shown = dict(dag(page, "v => v.shown.map(n => [n.id, n.role])"))
+        assert shown.get(folds[0]) == "folded" and not any(shown.get(i) for i in opened[1:])
+        assert int(page.locator(DAG).get_attribute("data-node-count")) == nodes

@@ -11,6 +11,7 @@ from trace_explorer.ask.client import AskError, Question, ask
 from trace_explorer.ask.events import FAILED, AskEvent
 from trace_explorer.ask.live_trace import LiveTrace
 from trace_explorer.model.session import Session
+from trace_explorer.network.endpoint_policy import EndpointPolicy
 
 
 @dataclass(frozen=True)
@@ -28,12 +29,14 @@ class RunView:
 
 
 class AskRun:
-    """``question`` asked in a daemon thread from construction on; ``stop()`` cancels it.
-    ``stored``: once the run ended, the session as the deployment holds it (False when it
-    could not be read back; None until then)."""
+    """``question`` asked in a daemon thread from construction on, its gateway checked by
+    ``policy`` first (``ask``'s; a refused gateway ends the run failed, its reason said);
+    ``stop()`` cancels it. ``stored``: once the run ended, the session as the deployment holds
+    it (False when it could not be read back; None until then)."""
 
-    def __init__(self, question: Question):
+    def __init__(self, question: Question, policy: EndpointPolicy | None = None):
         self.question = question
+        self.policy = policy
         self.stored: Session | bool | None = None
         self._trace = LiveTrace()
         self._lock = threading.Lock()
@@ -43,7 +46,7 @@ class AskRun:
 
     def _run(self) -> None:
         try:
-            for event in ask(self.question, self._stop):
+            for event in ask(self.question, self._stop, self.policy):
                 with self._lock:
                     self._trace.add(event)
         except AskError as error:

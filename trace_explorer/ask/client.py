@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
+from ..network.endpoint_policy import EndpointPolicy, EndpointRefused
 from ..read.wire import WireFormatError, decode_quad, decode_triple
 from .events import (AGENT, ANSWER, CANCELLED, DOCUMENT_RAG, DONE, FAILED, GRAPH_RAG, MECHANISMS, OBSERVATION,
                      STEP, THOUGHT, AskEvent)
@@ -45,18 +46,30 @@ class Question:
 
 
 class AskError(RuntimeError):
-    """The question could not be sent: TrustGraph's client library is not installed, or the
-    mechanism is not one of ``events.MECHANISMS``."""
+    """The question could not be sent: TrustGraph's client library is not installed, the
+    mechanism is not one of ``events.MECHANISMS``, or the endpoint policy refuses the gateway."""
 
 
-def ask(question: Question, stop: threading.Event | None = None) -> Iterator[AskEvent]:
+def ask(question: Question, stop: threading.Event | None = None,
+        policy: EndpointPolicy | None = None) -> Iterator[AskEvent]:
     """The run of ``question``, event by event, ending with one DONE, FAILED or CANCELLED event.
 
-    Raises AskError before anything is sent when the client library is missing or the mechanism
-    unknown; every later failure (refused connection, auth failure, the service's error, a lost
-    connection, ``idle_s`` of silence) is the FAILED event's ``text``."""
+    ``policy``: the endpoint policy the gateway's URL must pass before the websocket connects,
+    the same check its REST requests pass (``network.endpoint_policy``; the app gives its own,
+    the command line, run by a person on their own machine, none). The websocket connects to
+    the name again, not to the addresses the check saw.
+
+    Raises AskError before anything is sent when the client library is missing, the mechanism
+    unknown or the policy refuses the gateway (its reason in the message); every later failure
+    (refused connection, auth failure, the service's error, a lost connection, ``idle_s`` of
+    silence) is the FAILED event's ``text``."""
     if question.mechanism not in MECHANISMS:
         raise AskError(f"the mechanism is one of {', '.join(MECHANISMS)}, not {question.mechanism!r}")
+    if policy is not None:
+        try:
+            policy.check(question.url)
+        except EndpointRefused as error:
+            raise AskError(f"the gateway is refused: {error}") from None
     try:
         from trustgraph.api.socket_client import SocketClient
     except ImportError as error:  # pragma: no cover - a broken install

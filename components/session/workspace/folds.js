@@ -9,7 +9,9 @@
  * again), and one more window follows the selected step when it lies inside a fold. What is left
  * of a fold between windows stays one folded node when it holds more than two parts. The nodes
  * after an opened row move right (those under an opened column move down) by what it added, so
- * nothing overlaps; each edge is drawn between the nodes that now show its ends. */
+ * nothing overlaps; each edge is drawn between the nodes that now show its ends. When a followed
+ * session grows, the new graph's folds start with the windows the old ones had opened (``keep``,
+ * by their parts' ids), so what the person opened or folded again stays as it was. */
 const FOLD_TOOLTIP_PARTS = 200;  // a fold's tooltip lists at most this many of its parts
 const HOVER_SECTIONS = 4, HOVER_CHARS = 300;
 
@@ -68,6 +70,20 @@ class Folds {
     const a = Math.max(0, Math.min(k - Math.floor(this.window / 2), n - this.window));
     this.around = {fold: fold, a: a, b: Math.min(n, a + this.window)};
     return true;
+  }
+
+  /* Carry over the windows ``old`` (the folds of this graph before the session grew) had
+   * opened, by their parts' ids: a fold that grew, or was cut or named anew, keeps the same parts
+   * open; a window none of whose parts is folded any more is dropped. */
+  keep(old) {
+    const moved = (w) => {
+      const at = old.byId.get(w.fold).parts.slice(w.a, w.b).map((p) => this.place.get(p.id)).filter((x) => x);
+      if (!at.length) { return null; }
+      const fold = at[0][0], places = at.filter(([f]) => f === fold).map(([, k]) => k);
+      return {fold: fold, a: Math.min(...places), b: Math.max(...places) + 1};
+    };
+    this.hand = old.hand.map(moved).filter((w) => w).slice(-this.maxOpen);
+    this.around = old.around ? moved(old.around) : null;
   }
 
   foldAll() {

@@ -86,12 +86,15 @@ class Graph {
                          animation: false});
   }
 
-  /* Draw ``graph`` (the workspace shape's "graph") and, when on, ``evidence``. */
+  /* Draw ``graph`` (the workspace shape's "graph") and, when on, ``evidence``; ``grown``: the
+   * same session with more steps, drawn with the view and the opened folds it had. */
   load(graph, evidence, grown) {
     const before = grown && this.network ? {scale: this.network.getScale(), position: this.network.getViewPosition()} : null;
+    const opened = grown ? this.folds : null;
     this.graph = graph;
     this.evidence = evidence;
     this.folds = new Folds(graph, this.ws);
+    if (opened) { this.folds.keep(opened); }  // the folds the person opened stay open as it grows
     this.draw(!!before);
     if (before) { this.network.moveTo({scale: before.scale, position: before.position, animation: false}); }
   }

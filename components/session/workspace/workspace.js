@@ -33,7 +33,7 @@ class Workspace {
 
   /* Draw ``data``; ``newest``: the step IRI that arrived last while the session is followed.
    * The same session again (it grew) keeps the selection, the filters, the search, the
-   * timeline's zoom and folded bands and the graph's view; with "Follow the newest step" on, the
+   * timeline's zoom and folded bands and the graph's view and opened folds; with "Follow the newest step" on, the
    * newest step is selected instead. */
   load(data, selectedId, newest) {
     const same = this.data && this.data.session.id === data.session.id;
