@@ -6,11 +6,14 @@ A session stays open until its answer lands, or until it has shown nothing new f
 ``IDLE_CLOSE`` (a run that died never answers); an open session's entities are the frontier
 whose children the next poll asks for. The steps a poll finds are followed down within the
 same cycle (children of children, ``MAX_LEVELS`` at most), so a session written whole between
-two polls is reported whole by the next.
+two polls is reported whole by the next. A session read quietly (one opened, or started
+recently when following begins) is read to its last level, whatever its depth: a step left
+unread there would come later as news, and move the newest-step mark back to an old step.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 
@@ -107,7 +110,9 @@ class Tracker:
                 events.append(_session_event(facts[root]))
         edges, pending = found.edges, [r for r in fresh if r in facts]
         new_steps: list[tuple[str, str]] = []
-        for _ in range(MAX_LEVELS):
+        for level in itertools.count():
+            if level >= MAX_LEVELS and not quiet:
+                break  # the rest comes with the next poll, as news
             added = self._edges(edges)
             new_steps += added
             pending = [step for step, _ in added] + pending
