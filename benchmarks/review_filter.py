@@ -35,7 +35,7 @@ from trace_explorer.reviews import DEFAULT_LABELS, Review  # noqa: E402
 from trace_explorer.reviews import filter_rows  # noqa: E402
 from trace_explorer.sources.filter import SessionFilter  # noqa: E402
 from trace_explorer.sources.filter import ReviewFilter  # noqa: E402
-from trace_explorer.index.schema import INDEX_FILE, index_row
+from trace_explorer.index.schema import INDEX_FILE, index_row  # noqa: E402
 from trace_explorer.index.session_index import SessionIndex  # noqa: E402
 
 REVIEWERS = ("alice", "bob", "carol", "dan")
