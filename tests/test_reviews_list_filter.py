@@ -9,12 +9,13 @@ import pytest
 from tests.conftest import corpus_paths, manifest_sessions, newest_first
 from trace_explorer.read.collection import load_collection
 from trace_explorer.reviews import ReviewStore
-from trace_explorer.sources.filter import SessionFilter
+from trace_explorer.sources.filter import SessionFilter, SessionOrder
 from trace_explorer.sources.filter import ReviewFilter
 from trace_explorer.index.build import build_index
 
 SEED = [s for s in manifest_sessions("seed-sessions.ttl") if s["parent"] is None]
 ORDER = newest_first(SEED)
+MECHANISMS = {"agent": "Agent", "graphrag": "GraphRAG", "docrag": "DocRAG"}  # the manifest's names, the list's
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +85,26 @@ def test_a_source_without_an_index_names_the_reviewed_sessions_in_its_query(revi
     assert f"FILTER(?root IN (<{min(ORDER[0], ORDER[3])}>, <{max(ORDER[0], ORDER[3])}>))" in query
     query = sparql_where(SessionFilter(reviews=ReviewFilter(rows, not_reviewed=True)), INDEX_SEARCH)
     assert "FILTER(?root NOT IN (" in query and f"<{ORDER[2]}>" in query
+
+
+@pytest.mark.parametrize("key", ["time", "id", "tokens"])
+@pytest.mark.parametrize("descending", [True, False])
+@pytest.mark.parametrize("include_sub", [False, True])
+def test_a_page_of_reviewed_rows_alone_is_the_list_s_own_page(index, reviews, key, descending, include_sub):
+    # a review filter alone walks the reviewed rows in their own index (time and IRI orders): each
+    # page is the page of the whole list in that order, kept to the reviewed sessions
+    reviews.add(ORDER[4], "incorrect", "dan")
+    order = SessionOrder(key, descending)
+    review_filter = ReviewFilter(reviews.filter_rows_path, label="incorrect")
+    whole = [row["id"] for row in index.page(SessionFilter(include_sub=include_sub), limit=0, order=order)]
+    expected = [root for root in whole if root in (ORDER[0], ORDER[3], ORDER[4])]
+    filters = SessionFilter(reviews=review_filter, include_sub=include_sub)
+    pages = [[row["id"] for row in index.page(filters, limit=1, offset=offset, order=order)] for offset in (0, 1, 2, 3)]
+    assert [root for page in pages for root in page] == expected and len(expected) == 3
+    assert index.count(filters) == 3
+    # with a type filter too: the reviewed rows walked in order, each tested against it
+    mechanism = next(s["mechanism"] for s in SEED if s["session"] == ORDER[0])
+    typed = [row["id"] for row in index.page(SessionFilter(include_sub=include_sub, mechanism=MECHANISMS[mechanism]),
+                                             limit=0, order=order)]
+    both = SessionFilter(reviews=review_filter, include_sub=include_sub, mechanism=MECHANISMS[mechanism])
+    assert [row["id"] for row in index.page(both, limit=0, order=order)] == [r for r in typed if r in expected] != []

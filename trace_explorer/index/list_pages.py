@@ -4,6 +4,7 @@ search's page either from the words' matches or by walking the list in its order
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from typing import Any
 
@@ -44,21 +45,34 @@ class ListPages:
         Under a search each also has ``match``: where its words were found
         (``index_words.match_rows``: ``{"field", "snippet"}``)."""
         matches = self._common(filters, offset + limit) if limit and offset < limit * _WALK_PAGES else None
-        few = attach_reviews(self, filters) and _few_reviewed(self, filters, offset + limit)
+        reviewed = attach_reviews(self, filters)
+        # a review filter whose reviewed rows keep the list's order walks them in it, through
+        # their own index, as the type filter walks the list's: alone, or testing each one
+        # against the other filters, until the page is full
+        in_order = reviewed and _reviewed_in_order(filters, order)
+        few = reviewed and (in_order or _few_reviewed(self, filters, offset + limit))
         where, params = _where(filters, counting=few)
+        order_by = functools.partial(_order_by, time="kept.kept_time", root="kept.kept_root") if in_order else _order_by
         total = self._kept_count(filters) if limit and offset > limit else None
-        if matches is not None:
+        if in_order and dataclasses.replace(filters, reviews=None).unfiltered:  # the reviewed rows alone
+            tail = " LIMIT ? OFFSET ?" if limit else (" LIMIT -1 OFFSET ?" if offset else "")
+            params = [int(limit), int(offset)] if limit else ([int(offset)] if offset else [])
+            kept = review_rows.ids_table(filters.reviews)
+            ids = [i for (i,) in self._query(
+                f"SELECT kept.id FROM temp.{kept} AS kept" + ("" if filters.include_sub else " WHERE listed_top = 1")
+                + f" {order_by(order)}{tail}", params)]
+        elif matches is not None:
             ids = self._walk(filters, matches, limit, offset, order)
         elif total is not None and offset > total // 2:
             # a page past the middle: read from the list's end, in the opposite order, so that a
             # page near the end (the last) walks a page of the index, not the whole list before it
             start = max(0, total - offset - limit)
-            ids = [i for (i,) in self._query(f"SELECT sessions.id {where} {_order_by(order, reverse=True)} LIMIT ? OFFSET ?",
+            ids = [i for (i,) in self._query(f"SELECT sessions.id {where} {order_by(order, reverse=True)} LIMIT ? OFFSET ?",
                                              params + [max(0, total - offset - start), start])[::-1]]
         else:
             tail = " LIMIT ? OFFSET ?" if limit else (" LIMIT -1 OFFSET ?" if offset else "")
             params += [int(limit), int(offset)] if limit else ([int(offset)] if offset else [])
-            ids = [i for (i,) in self._query(f"SELECT sessions.id {where} {_order_by(order)}{tail}", params)]
+            ids = [i for (i,) in self._query(f"SELECT sessions.id {where} {order_by(order)}{tail}", params)]
         summaries: dict[int, str] = {}
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
@@ -136,20 +150,22 @@ def _kept_count_query(filters: SessionFilter) -> tuple[str, list[Any]] | None:
     return f"SELECT COALESCE(SUM(n), 0) FROM list_counts{where}", params
 
 
-def _order_by(order: SessionOrder, reverse: bool = False) -> str:
+def _order_by(order: SessionOrder, reverse: bool = False, time: str = "time", root: str = "root") -> str:
     """The ORDER BY of ``order`` (``SessionIndex.page``); ``reverse``: the same order backwards
-    (every term the other way, so that an index that serves the order serves it read backwards)."""
+    (every term the other way, so that an index that serves the order serves it read backwards).
+    ``time`` and ``root``: the names those columns have where the rows are read (the reviewed
+    rows' table: ``review_rows.ReviewedIds``)."""
     column = _SORT_COLUMNS.get(order.key, "time")
 
     def term(expression: str, descending: bool) -> str:
         return f"{expression} DESC" if descending != reverse else expression
 
     if column == "root":
-        return "ORDER BY " + term("root", order.descending)
+        return "ORDER BY " + term(root, order.descending)
     # missing values last, ties newest first, then by IRI
     terms = [] if column == "time" else [term(f"{column} IS NULL", False), term(column, order.descending)]
-    terms += [term("time IS NULL", False), term("time", order.descending if column == "time" else True),
-              term("root", False)]
+    terms += [term(f"{time} IS NULL", False), term(time, order.descending if column == "time" else True),
+              term(root, False)]
     return "ORDER BY " + ", ".join(terms)
 
 
@@ -205,3 +221,12 @@ def _few_reviewed(index, filters: SessionFilter, wanted: int) -> bool:
     with index._lock:
         m = index._db.execute(f"SELECT COUNT(*) FROM temp.{review_rows.ids_table(reviews)}").fetchone()[0]
     return _WALK_COST * m * m < wanted * index._rows()
+
+
+def _reviewed_in_order(filters: SessionFilter, order: SessionOrder) -> bool:
+    """Whether a page of ``filters`` walks its reviewed rows in an order they keep: a review
+    filter (not "not reviewed"), no search, sorted by time or IRI (``review_rows.ReviewedIds``
+    keeps both; another sort reads the sessions)."""
+    reviews = filters.reviews
+    return (not reviews.not_reviewed and not filters.needle
+            and _SORT_COLUMNS.get(order.key, "time") in ("time", "root"))

@@ -35,7 +35,9 @@ CREATE INDEX IF NOT EXISTS {TABLE}_by_author ON {TABLE} (author, session);
 
 class ReviewedIds:
     """The ids of the session index's rows that have reviews of a filter's label and reviewer
-    (with each row's ``top`` as ``listed_top``, so that a count of them alone reads no other table), in a table of
+    (with each row's ``top`` as ``listed_top``, so that a count of them alone reads no other table,
+    and its ``time`` and ``root``, indexed in the list's default order, so that a page of them
+    alone walks them in that order), in a table of
     the index connection's own (``temp``, an integer primary key), made once and kept
     while neither the index nor the review rows change: a page or count then tests a listed row
     by its id against that table, as cheaply as it tests the row's type, instead of finding the
@@ -68,9 +70,17 @@ class ReviewedIds:
             if value:
                 conditions.append(f"r.{column} = ?")
                 params.append(value)
-        connection.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} (id INTEGER PRIMARY KEY, listed_top INTEGER NOT NULL)")
+        connection.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} (id INTEGER PRIMARY KEY, listed_top INTEGER NOT NULL, "
+                           "kept_time TEXT, kept_root TEXT NOT NULL)")
+        # the list's default order (newest first: ``list_pages._order_by``) over the kept rows, as
+        # the session index's own ``sessions_listed`` and ``sessions_every_listed`` serve it: a
+        # page of reviewed rows alone walks fifty of them and stops
+        connection.execute(f"CREATE INDEX IF NOT EXISTS temp.{name}_listed ON {name} "
+                           "(listed_top, kept_time IS NULL, kept_time DESC, kept_root)")
+        connection.execute(f"CREATE INDEX IF NOT EXISTS temp.{name}_every ON {name} "
+                           "(kept_time IS NULL, kept_time DESC, kept_root)")
         connection.execute(f"DELETE FROM temp.{name}")
-        connection.execute(f"INSERT OR IGNORE INTO temp.{name} SELECT s.id, s.top FROM {ATTACHED}.{TABLE} AS r "
+        connection.execute(f"INSERT OR IGNORE INTO temp.{name} SELECT s.id, s.top, s.time, s.root FROM {ATTACHED}.{TABLE} AS r "
                            f"CROSS JOIN main.sessions AS s ON s.root = r.session WHERE {' AND '.join(conditions)}",
                            params)
         connection.commit()  # no transaction left open: it would hold the rows' snapshot (and the attachment)
