@@ -99,6 +99,9 @@ def test_the_open_session_grows_and_keeps_the_selection(tmp_path, app_url, app_s
         page.get_by_text("Lake Baikal is 1642 metres deep at its deepest point").first.wait_for(timeout=30000)
         poll(page, lambda: page.locator('[data-testid="stMain"]').inner_text(), lambda text: "Running:" not in text)
         page.locator('[data-testid="stMain"]').get_by_text("answered").first.wait_for()
+        # the page drawn again as an answered session keeps the Conclusion selected
+        drawn = page.locator('[data-te-workspace="drawn"]')
+        poll(page, lambda: drawn.get_attribute("data-selected"), lambda step: step == CONCLUSION, timeout_ms=10000)
 
 
 def workspace_steps(page) -> int:

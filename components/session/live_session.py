@@ -80,6 +80,10 @@ def _followed(session_id: str, collection: Collection) -> None:
     answered = st.session_state.setdefault(ANSWERED_KEY, set())
     if session_id in answered:
         answered.discard(session_id)
+        if not st.query_params.get("step") and newest.get(session_id):
+            # no step chosen in the address: the page drawn again selects the step that came
+            # last (the answer), not the first
+            st.query_params["step"] = newest[session_id]
         st.rerun(scope="app")  # the status, the answer, answer support and health
     if session.has_answer or any(e.event == ANSWER for e in events):
         answered.add(session_id)  # drawn with its Conclusion now; the whole page at the next run
