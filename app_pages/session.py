@@ -15,7 +15,7 @@ from components.reviews.on_page import forget_reviews, page_reviews, review_here
 from components.reviews.panel import reviews_panel
 from components.reviews.queue import next_to_review
 from components.reviews.targets import session_target
-from components.session.live_session import live_session_views
+from components.session.live_session import grows, live_session_views
 from components.session.session_cache import shared_session
 from components.session.session_header import session_header
 from components.session.step_texts import show_texts
@@ -86,7 +86,7 @@ def header_actions() -> None:
     next_to_review(collection, session.id)
 
 
-session_header(session, collection, actions=header_actions)
+session_header(session, collection, actions=header_actions, running=grows(session, collection))
 reviews_panel(session, reviews)
 answer_support_panel(session, collection)
 health_panel(session, collection)

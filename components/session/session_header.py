@@ -40,10 +40,12 @@ def session_link(target: str, collection: Collection, prefix: str = "", icon: st
                  query_params={"session": target}, icon=icon, help=md_escape(target))
 
 
-def session_header(session: Session, collection: Collection, actions: Callable[[], None] | None = None) -> None:
+def session_header(session: Session, collection: Collection, actions: Callable[[], None] | None = None,
+                   running: bool = False) -> None:
     """Draw the header of ``session``; ``actions`` draws the page's menus (the Export menu) at
     the right of its first row, at the top of the page, where a menu has the room to open
-    downwards in view."""
+    downwards in view. ``running``: the session is followed as it grows (no answer yet): its
+    status says "running", as the list's row does, not "unfinished"."""
     crumbs = st.container(horizontal=True, gap="medium", vertical_alignment="center")
     with crumbs:
         st.page_link(SESSIONS_PAGE, label="Sessions", icon=":material/arrow_back:")
@@ -65,8 +67,8 @@ def session_header(session: Session, collection: Collection, actions: Callable[[
     reason = session.nodes[session.answer_id].fields.get("termination_reason") if session.answer_id else None
     badges = [(badge_escape(session.mechanism), MECHANISM_COLOURS.get(session.mechanism, "gray"), ":material/hub:"),
               (badge_escape(session.pattern), "gray", ":material/alt_route:") if session.pattern else None,
-              (status(session), "green" if answered else "orange",
-               ":material/check_circle:" if answered else ":material/pending:")]
+              ("running" if running and not answered else status(session), "green" if answered else "orange",
+               ":material/check_circle:" if answered else (":material/sync:" if running else ":material/pending:"))]
     if reason and reason not in ("final-answer", "plan-complete"):
         badges.append((badge_escape(f"stopped: {reason}"), "orange", ":material/block:"))
     if session.tool_errors:
