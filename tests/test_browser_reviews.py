@@ -1,7 +1,8 @@
 """Reviews made in the app, in a real browser (headless Debian Chromium through Playwright's
 driver): one of each target kind (the session from its header, a step from the inspector, a
-sentence of the answer from the support panel, a GraphRAG edge and a DocRAG chunk from the
-evidence panel), each saved through the review dialog; after a reload the page's Reviews panel
+sentence of the answer from the support panel, words selected in a step's text from the
+inspector's "Review selection", a GraphRAG edge and a DocRAG chunk from the evidence panel),
+each saved through the review dialog; after a reload the page's Reviews panel
 lists them and the store the command line reads holds them, with the author the operator set.
 A comment that is an HTML payload is shown as text. One served app with a review store of its
 own; screenshots go to tests/artifacts/ (gitignored)."""
@@ -25,6 +26,16 @@ GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 DOCRAG = "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"
 PAYLOAD = '<img src=x onerror="window.__pwned=1">**bold**'
 REVIEWER = "ana@example.org"
+GROUNDING = GRAPHRAG.replace(":question:", ":prov:grounding:")  # its "Concepts": "France, capital city"
+SELECT = """(node, [a, b]) => {  // words a..b of the text in node, selected as a drag would
+  const text = node.firstChild, range = document.createRange();
+  range.setStart(text, a);
+  range.setEnd(text, b);
+  const sel = window.getSelection();
+  sel.removeAllRanges();
+  sel.addRange(range);
+  node.dispatchEvent(new MouseEvent("mouseup", {bubbles: true, composed: true}));
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -99,12 +110,29 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
         chunk = caption_iri(page)
         save_in_dialog(page, "correct", "the right evidence")
 
-        page.goto(session_url(url, GRAPHRAG))  # after a reload, the panel lists the four
+        page.goto(session_url(url, GRAPHRAG, GROUNDING))  # words of a step's text, selected
         wait_drawn(page)
         wait_for_streamlit_idle(page)
-        panel = main.locator('[data-testid="stExpander"]').filter(has_text="Reviews: 4 reviews")
+        concepts = page.locator(f"{INSPECTOR} .te-ins-sec-line .te-ins-line")
+        assert concepts.inner_text() == "France, capital city"
+        concepts.evaluate(SELECT, [7, 20])  # " capital city": the space is left out
+        page.locator(f"{INSPECTOR} .te-ins-review-span").click()
+        dialog = page.get_by_role("dialog")
+        dialog.wait_for()
+        assert "Concepts of step Grounding: “capital city”" in dialog.inner_text().replace("\u2060", "")
+        assert caption_iri(page) == f"Characters 8–20 of {GROUNDING}"
+        save_in_dialog(page, "unsupported", PAYLOAD)
+        quoted = page.locator(f"{INSPECTOR} .te-ins-review-quote")
+        quoted.wait_for()
+        assert quoted.inner_text() == "“capital city”"
+
+        page.goto(session_url(url, GRAPHRAG))  # after a reload, the panel lists the five
+        wait_drawn(page)
+        wait_for_streamlit_idle(page)
+        panel = main.locator('[data-testid="stExpander"]').filter(has_text="Reviews: 5 reviews")
         panel.locator("summary").click()
-        assert panel.get_by_text(PAYLOAD).count() == 2  # the session's and the step's, as typed
+        assert panel.get_by_text(PAYLOAD).count() == 3  # the session's, the step's and the span's, as typed
+        assert panel.get_by_text("Step Grounding: “capital city”").count() == 1
         assert page.evaluate("() => window.__pwned") is None
         screenshot(page, "reviews-session")
         assert dialogs == []
@@ -116,7 +144,10 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
                   if r["selector"] is None) == sorted([
         (GRAPHRAG, "incorrect", REVIEWER, PAYLOAD, GRAPHRAG), (step, "wrong-tool", REVIEWER, PAYLOAD, GRAPHRAG),
         (edge, "correct", REVIEWER, None, GRAPHRAG), (chunk, "correct", REVIEWER, "the right evidence", DOCRAG)])
-    sentence = next(r for r in found if r["selector"] is not None)
+    span = next(r for r in found if r["target"] == GROUNDING and r["selector"] is not None)
+    assert (span["label"], span["session"], span["author"], span["comment"], span["selector"]) == (
+        "unsupported", GRAPHRAG, REVIEWER, PAYLOAD, {"quote": "capital city", "start": 8, "end": 20})
+    sentence = next(r for r in found if r["selector"] is not None and r["target"] != GROUNDING)
     assert (sentence["label"], sentence["session"], sentence["selector"]["quote"]) == (
         "unsupported", GRAPHRAG, "Paris is the capital of France.")
     assert sentence["target"] == ReviewStore(folder).get(sentence["id"]).target
