@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from tests.browser_session_support import INSPECTOR, session_url, wait_drawn
+from tests.browser_session_support import INSPECTOR, select_words, session_url, wait_drawn
 from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
 from trace_explorer.reviews import ReviewStore
 
@@ -27,15 +27,6 @@ DOCRAG = "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"
 PAYLOAD = '<img src=x onerror="window.__pwned=1">**bold**'
 REVIEWER = "ana@example.org"
 GROUNDING = GRAPHRAG.replace(":question:", ":prov:grounding:")  # its "Concepts": "France, capital city"
-SELECT = """(node, [a, b]) => {  // words a..b of the text in node, selected as a drag would
-  const text = node.firstChild, range = document.createRange();
-  range.setStart(text, a);
-  range.setEnd(text, b);
-  const sel = window.getSelection();
-  sel.removeAllRanges();
-  sel.addRange(range);
-  node.dispatchEvent(new MouseEvent("mouseup", {bubbles: true, composed: true}));
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +106,8 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
         wait_for_streamlit_idle(page)
         concepts = page.locator(f"{INSPECTOR} .te-ins-sec-line .te-ins-line")
         assert concepts.inner_text() == "France, capital city"
-        concepts.evaluate(SELECT, [7, 20])  # " capital city": the space is left out
+        assert select_words(concepts, 7, 20) == {  # " capital city": the space is left out
+            "step": GROUNDING, "field": "Concepts", "quote": "capital city", "start": 8, "end": 20}
         page.locator(f"{INSPECTOR} .te-ins-review-span").click()
         dialog = page.get_by_role("dialog")
         dialog.wait_for()
