@@ -209,7 +209,7 @@ def test_the_inspectors_selection_is_reviewed_as_a_span_of_the_steps_text(review
 
     grounding = GRAPHRAG.replace(":question:", ":prov:grounding:")  # its "Concepts": "France, capital city"
     span = {"step": grounding, "field": "Concepts", "quote": "capital city", "start": 8, "end": 20}
-    assert wanted_span(span) == span
+    assert wanted_span(span) == {**span, "iri": None}
     for bad in (grounding, {**span, "end": 21}, {**span, "start": True}, {**span, "quote": 3}, {**span, "start": 20}):
         assert wanted_span(bad) is None  # the browser's value is checked, not trusted
     store = ReviewStore(reviews_dir)
@@ -226,9 +226,31 @@ def test_the_inspectors_selection_is_reviewed_as_a_span_of_the_steps_text(review
                                               "quote": "capital <b>city</b>"}]
     panel = next(e for e in at.main.expander if e.label.startswith("Reviews"))
     assert panel.markdown[0].value == "**" + md_escape("Step Grounding: “capital <b>city</b>”", one_line=True) + "**"
-    at.session_state[STEP_WANTED_KEY] = span  # as step_wanted keeps the inspector's trigger
+    at.session_state[STEP_WANTED_KEY] = wanted_span(span)  # as step_wanted keeps the inspector's trigger
     at.run()
     assert not at.exception, at.exception
     assert md_escape("Concepts of step Grounding: “capital city”") in [m.value for m in at.markdown]
     captions = [c.value for c in at.caption]
     assert "Span" in captions and md_escape(f"Characters 8–20 of {grounding}", one_line=True) in captions
+
+
+def test_words_of_an_analysiss_thought_are_reviewed_on_the_thoughts_own_iri(reviews_dir):
+    from components.reviews.on_page import STEP_WANTED_KEY, wanted_span
+    from components.text import md_escape
+    from tests.workspace_support import step_of, titled
+
+    react = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"  # its Analyses have Thought entities
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.switch_page("app_pages/session.py")
+    at.query_params["session"] = react
+    at.run()
+    thought = titled(step_of(at, react + "/i2"), "Thought")
+    assert thought["iri"] == react + "/i2/thought"
+    words = thought["text"].split()[1]
+    start = thought["text"].index(words)
+    at.session_state[STEP_WANTED_KEY] = wanted_span({"step": react + "/i2", "iri": thought["iri"], "field": "Thought",
+                                                     "quote": words, "start": start, "end": start + len(words)})
+    at.run()
+    assert not at.exception, at.exception
+    assert md_escape(f"Characters {start}–{start + len(words)} of {react}/i2/thought", one_line=True) in [
+        c.value for c in at.caption]

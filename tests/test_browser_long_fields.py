@@ -63,10 +63,10 @@ def test_a_long_action_is_clipped_and_shown_whole_on_a_click(long_action_url):
         at = ACTION.index("λόγος1 ")
         shown_whole = units[:2 * 299].decode("utf-16-le").rstrip()  # the 299 units before the "…"
         assert select_words(action, at + 1, None) == {  # to the end, "…" and "Show all" too: the shown words
-            "step": SESSION + "/i1", "field": "Action", "quote": ACTION[at:len(shown_whole)], "start": at,
+            "step": SESSION + "/i1", "iri": None, "field": "Action", "quote": ACTION[at:len(shown_whole)], "start": at,
             "end": len(shown_whole)}
         more.click()
         assert action.inner_text() == ACTION and action.locator("button").count() == 0
         far = ACTION.index("λόγος1700 ")  # beyond what was shown clipped, after the emoji (two units)
         assert select_words(action, far + 1, far + 1 + len("λόγος1700")) == {
-            "step": SESSION + "/i1", "field": "Action", "quote": "λόγος1700", "start": far, "end": far + len("λόγος1700")}
+            "step": SESSION + "/i1", "iri": None, "field": "Action", "quote": "λόγος1700", "start": far, "end": far + len("λόγος1700")}

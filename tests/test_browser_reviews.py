@@ -107,7 +107,7 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
         concepts = page.locator(f"{INSPECTOR} .te-ins-sec-line .te-ins-line")
         assert concepts.inner_text() == "France, capital city"
         assert select_words(concepts, 7, 20) == {  # " capital city": the space is left out
-            "step": GROUNDING, "field": "Concepts", "quote": "capital city", "start": 8, "end": 20}
+            "step": GROUNDING, "iri": None, "field": "Concepts", "quote": "capital city", "start": 8, "end": 20}
         screenshot(page, "reviews-span-selected")
         page.locator(f"{INSPECTOR} .te-ins-review-span").click()
         dialog = page.get_by_role("dialog")

@@ -76,8 +76,9 @@ def step_reviews(reviews: list[Review]) -> dict[str, list[dict[str, Any]]]:
 
 def wanted_span(value: object) -> dict[str, Any] | None:
     """The inspector's "Review selection" trigger ``value`` checked: ``{"step": IRI, "field":
-    caption, "quote": words, "start", "end": code points in the field's whole text}``, or None
-    when it is not one (the browser's value is not trusted)."""
+    caption, "quote": words, "start", "end": code points in the field's whole text, "iri": the
+    entity the text is of when not the step itself (an Analysis's Thought), else None}``, or
+    None when it is not one (the browser's value is not trusted)."""
     if not isinstance(value, dict):
         return None
     step, field, quote = value.get("step"), value.get("field"), value.get("quote")
@@ -85,7 +86,9 @@ def wanted_span(value: object) -> dict[str, Any] | None:
     if not (isinstance(step, str) and isinstance(quote, str) and isinstance(field, str)
             and type(start) is int and type(end) is int and 0 <= start < end and end - start == len(quote)):
         return None
-    return {"step": step, "field": field[:200], "quote": quote, "start": start, "end": end}
+    iri = value.get("iri")
+    return {"step": step, "field": field[:200], "quote": quote, "start": start, "end": end,
+            "iri": iri if isinstance(iri, str) and iri else None}
 
 
 def step_wanted(value: object) -> None:
@@ -109,6 +112,7 @@ def open_step_review(session: Session, sessions: dict[str, Session]) -> None:
         return
     label = timeline_label(owner.nodes[step], 80)
     if isinstance(wanted, dict):
-        open_review(span_target(owner, step, label, wanted["field"], wanted["quote"], wanted["start"], wanted["end"]))
+        of = wanted["iri"] if wanted["iri"] in owner.nodes else step  # the Thought's own IRI, else the step's
+        open_review(span_target(owner, of, label, wanted["field"], wanted["quote"], wanted["start"], wanted["end"]))
     else:
         open_review(step_target(owner, step, label))

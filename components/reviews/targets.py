@@ -6,7 +6,8 @@ A sentence is a span of the answer's text: its target is the answer's IRI with t
 words (``quote``) and its offsets in the answer (``start``, ``end``, in code points), which the
 store writes as an ``oa:SpecificResource`` with a TextQuoteSelector and a TextPositionSelector.
 A span of a step's text (a thought, an observation, a tool's arguments, a result) is the
-step's IRI with the selected words and their offsets in that one text (the inspector's field,
+step's IRI (or that of the entity the text is of: an Analysis's Thought or Observation) with
+the selected words and their offsets in that one text (the inspector's field,
 named in the title). An edge is its EdgeSelection (the node of the trace that chose it), a chunk its ChunkSelection
 when a reranker chose it, else the chunk's own IRI.
 """
@@ -53,14 +54,15 @@ def step_target(session: Session, step: str, label: str | None = None) -> Target
     return Target(step, "step", f"Step: {label or step}", session.id)
 
 
-def span_target(session: Session, step: str, label: str, field: str, quote: str, start: int, end: int) -> Target:
+def span_target(session: Session, iri: str, label: str, field: str, quote: str, start: int, end: int) -> Target:
     """The words ``quote`` at ``start``..``end`` (code points, end exclusive) of the text
-    ``field`` (the inspector's caption, e.g. "Thought") of step ``step`` (an IRI) of ``session``,
-    the step shown as ``label``. Raises ValueError when ``end - start`` is not the quote's length
+    ``field`` (the inspector's caption, e.g. "Thought") of ``iri`` (the step's, or the entity's
+    holding that text: an Analysis's Thought or Observation) in ``session``, the step shown as
+    ``label``. Raises ValueError when ``end - start`` is not the quote's length
     (the store's own rule, ``trace_explorer.reviews.review.Selector``)."""
     if not quote or not 0 <= start < end or end - start != len(quote):
         raise ValueError(f"the span {start}-{end} does not hold its {len(quote)} quoted characters")
-    return Target(step, "span", f"{field or 'Text'} of step {label}: “{quote}”", session.id,
+    return Target(iri, "span", f"{field or 'Text'} of step {label}: “{quote}”", session.id,
                   quote=quote, start=start, end=end)
 
 

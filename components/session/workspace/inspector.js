@@ -120,6 +120,7 @@ function renderSection(section, ws, needle, matches) {
     return p;
   }
   const part = el("section", "te-ins-part te-ins-sec-" + t);
+  if (section.iri) { part.setAttribute("data-iri", section.iri); }  // its text's own entity (a Thought)
   if (section.title) { part.appendChild(el("div", "te-ins-caption", section.title)); }
   if (t === "line") {
     const v = el("div", "te-ins-line");

@@ -30,7 +30,8 @@ function renderStepReviews(box, ws, s) {
 
 /* Words selected inside one of the step's texts (an element ``supportMarked`` wrote: it keeps
  * the whole text in ``__teFull`` and how much of it is shown in ``__teShown``) bring up a
- * "Review selection" button; a click sends trigger "review" = {step, field, quote, start, end}:
+ * "Review selection" button; a click sends trigger "review" = {step, iri, field, quote, start, end}
+ * (``iri``: the entity the text is of when not the step itself, an Analysis's Thought, else null):
  * the quote and its offsets in code points (as Python counts) in the field's whole text, the
  * page opens the review dialog of that span. Bound once per inspector box. */
 function bindSelectionReview(box, ws) {
@@ -92,6 +93,7 @@ function selectedSpan(box, ws) {
   const step = box.getAttribute("data-step");
   if (!step) { return null; }
   const points = (text) => Array.from(text).length;
-  return {step: step, field: caption ? caption.textContent : "Text", quote: full.slice(a, b),
-    start: points(full.slice(0, a)), end: points(full.slice(0, b)), rect: range.getBoundingClientRect()};
+  return {step: step, iri: (part && part.getAttribute("data-iri")) || null, field: caption ? caption.textContent : "Text",
+    quote: full.slice(a, b), start: points(full.slice(0, a)), end: points(full.slice(0, b)),
+    rect: range.getBoundingClientRect()};
 }
