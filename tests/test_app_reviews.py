@@ -238,6 +238,7 @@ def test_words_of_an_analysiss_thought_are_reviewed_on_the_thoughts_own_iri(revi
     from components.reviews.on_page import STEP_WANTED_KEY, wanted_span
     from components.text import md_escape
     from tests.workspace_support import step_of, titled
+    from trace_explorer.reviews import Selector
 
     react = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"  # its Analyses have Thought entities
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
@@ -254,3 +255,7 @@ def test_words_of_an_analysiss_thought_are_reviewed_on_the_thoughts_own_iri(revi
     assert not at.exception, at.exception
     assert md_escape(f"Characters {start}–{start + len(words)} of {react}/i2/thought", one_line=True) in [
         c.value for c in at.caption]
+    ReviewStore(reviews_dir).add(thought["iri"], "unsupported", "ben", selector=Selector(words, start, start + len(words)),
+                                 session=react)
+    at.run()  # listed in the inspector of the Analysis that shows the Thought's words
+    assert [r["quote"] for r in sent(at)["reviews"][react + "/i2"]] == [words]

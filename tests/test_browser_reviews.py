@@ -119,6 +119,15 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
         quoted.wait_for()
         assert quoted.inner_text() == "“capital city”"
 
+        react = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"  # an Analysis showing its Thought's words
+        page.goto(session_url(url, react, react + "/i2"))
+        wait_drawn(page)
+        thought = page.locator(f"{INSPECTOR} .te-ins-sec-prose", has_text="Thought").locator(".te-ins-prose")
+        first = thought.inner_text().split()[0]
+        assert select_words(thought, 0, len(first)) == {
+            "step": react + "/i2", "iri": react + "/i2/thought", "field": "Thought", "quote": first, "start": 0,
+            "end": len(first)}  # on the Thought's own IRI
+
         page.goto(session_url(url, GRAPHRAG))  # after a reload, the panel lists the five
         wait_drawn(page)
         wait_for_streamlit_idle(page)

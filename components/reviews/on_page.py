@@ -65,13 +65,21 @@ def review_here(target: Target, reviews: list[Review], key: str, label: str = "R
     review_button(target, key=f"te_review_{key}", label=label, count=count_of(target, reviews), kind="tertiary")
 
 
-def step_reviews(reviews: list[Review]) -> dict[str, list[dict[str, Any]]]:
-    """The reviews by target IRI, as the workspace's inspector shows them: a span's with its
-    ``quote`` (``review_brief``)."""
+def step_reviews(reviews: list[Review], shown_on: dict[str, str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The reviews by step IRI, as the workspace's inspector shows them: a span's with its
+    ``quote`` (``review_brief``); ``shown_on``: entity IRI -> the step whose inspector shows its
+    text (``thoughts_shown_on``), for reviews of words of that text."""
     out: dict[str, list[dict[str, Any]]] = {}
     for review in reviews:
-        out.setdefault(review.target, []).append(review_brief(review))
+        out.setdefault((shown_on or {}).get(review.target, review.target), []).append(review_brief(review))
     return out
+
+
+def thoughts_shown_on(session: Session, collection: Collection) -> dict[str, str]:
+    """Thought IRI -> its Analysis's, for ``session`` and its sub-sessions in ``collection``: a
+    Thought is no step of its own, its Analysis's inspector shows its words."""
+    sessions = [session, *(collection.by_id[c] for c in session.children if c in collection.by_id)]
+    return {s.fields["thought_id"]: s.id for one in sessions for s in one.steps if s.fields.get("thought_id")}
 
 
 def wanted_span(value: object) -> dict[str, Any] | None:
