@@ -125,3 +125,24 @@ def shown_rows(page) -> list[str]:
 def row_ids(page) -> list[str]:
     """The step IRIs of every row the timeline shows (in no folded band), in view or not, in order."""
     return workspace(page, "w => w.waterfall.shown.map(i => w.steps[i].id)")
+
+
+_SELECT = """async (node, [a, b]) => {
+  const text = [...node.childNodes].find((n) => n.nodeType === 3), range = document.createRange();
+  range.setStart(text, a);
+  if (b === null) { range.setEndAfter(node.lastChild); } else { range.setEnd(text, b); }
+  const sel = window.getSelection();
+  sel.removeAllRanges();
+  sel.addRange(range);
+  node.dispatchEvent(new MouseEvent("mouseup", {bubbles: true, composed: true}));
+  await new Promise((done) => setTimeout(done, 50));
+}"""
+
+
+def select_words(text, start: int, end: int | None) -> dict | None:
+    """Select, as a drag would, UTF-16 units ``start``..``end`` of the first run of words of the
+    inspector's text ``text`` (a locator; ``end`` None: to the end of the element, its "Show all"
+    button too), and return the span its "Review selection" button then holds (``{"step",
+    "field", "quote", "start", "end"}``, offsets in code points), or None."""
+    text.evaluate(_SELECT, [start, end])
+    return text.page.locator(f"{INSPECTOR} .te-ins-review-span").evaluate("(b) => b.hidden ? null : b.__teSpan")

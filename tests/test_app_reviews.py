@@ -175,7 +175,7 @@ def test_the_session_page_lists_reviews_and_lets_authors_delete_only_their_own(r
         f"te_panel_edit_{mine.id}", f"te_panel_delete_{mine.id}"]  # ben's have none
     assert at.button(key="te_review_session").label == "Review session (2)"
     assert sent(at)["reviews"] == {step: [{"label": "wrong-tool", "score": 0.25, "comment": None, "by": "ben",
-                                           "at": f"{on_step.created:%Y-%m-%d %H:%M} UTC"}]}
+                                           "at": f"{on_step.created:%Y-%m-%d %H:%M} UTC", "quote": None}]}
     at.button(key=f"te_panel_delete_{mine.id}").click().run()
     assert [r.id for r in store.reviews_of(session=GRAPHRAG)] == [theirs.id, on_step.id]
     assert next(e for e in at.main.expander if e.label.startswith("Reviews")).label == "Reviews: 2 reviews"
@@ -200,3 +200,62 @@ def test_a_save_the_store_refuses_is_said_in_the_dialog_not_raised(reviews_dir):
     dialog._submitted(plain_chunk, None, keys)
     assert st.session_state["te_review_problem"] == "Not saved: the target must be an absolute IRI, not 'chunk 3'"
     assert ReviewStore(reviews_dir).reviews_of() == []
+
+
+def test_the_inspectors_selection_is_reviewed_as_a_span_of_the_steps_text(reviews_dir):
+    from components.reviews.on_page import STEP_WANTED_KEY, wanted_span
+    from components.text import md_escape
+    from trace_explorer.reviews import Selector
+
+    grounding = GRAPHRAG.replace(":question:", ":prov:grounding:")  # its "Concepts": "France, capital city"
+    span = {"step": grounding, "field": "Concepts", "quote": "capital city", "start": 8, "end": 20}
+    assert wanted_span(span) == {**span, "iri": None}
+    for bad in (grounding, {**span, "end": 21}, {**span, "start": True}, {**span, "quote": 3}, {**span, "start": 20}):
+        assert wanted_span(bad) is None  # the browser's value is checked, not trusted
+    store = ReviewStore(reviews_dir)
+    theirs = store.add(grounding, "unsupported", "ben", selector=Selector("capital <b>city</b>", 8, 27),
+                       session=GRAPHRAG)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.switch_page("app_pages/session.py")
+    at.query_params["session"] = GRAPHRAG
+    at.run()
+    assert "France, capital city" in [s.get("text") for s in next(
+        s for s in sent(at)["shape"]["steps"] if s["id"] == grounding)["sections"]]
+    assert sent(at)["reviews"][grounding] == [{"label": "unsupported", "score": None, "comment": None, "by": "ben",
+                                              "at": f"{theirs.created:%Y-%m-%d %H:%M} UTC",
+                                              "quote": "capital <b>city</b>"}]
+    panel = next(e for e in at.main.expander if e.label.startswith("Reviews"))
+    assert panel.markdown[0].value == "**" + md_escape("Step Grounding: “capital <b>city</b>”", one_line=True) + "**"
+    at.session_state[STEP_WANTED_KEY] = wanted_span(span)  # as step_wanted keeps the inspector's trigger
+    at.run()
+    assert not at.exception, at.exception
+    assert md_escape("Concepts of step Grounding: “capital city”") in [m.value for m in at.markdown]
+    captions = [c.value for c in at.caption]
+    assert "Span" in captions and md_escape(f"Characters 8–20 of {grounding}", one_line=True) in captions
+
+
+def test_words_of_an_analysiss_thought_are_reviewed_on_the_thoughts_own_iri(reviews_dir):
+    from components.reviews.on_page import STEP_WANTED_KEY, wanted_span
+    from components.text import md_escape
+    from tests.workspace_support import step_of, titled
+    from trace_explorer.reviews import Selector
+
+    react = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"  # its Analyses have Thought entities
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.switch_page("app_pages/session.py")
+    at.query_params["session"] = react
+    at.run()
+    thought = titled(step_of(at, react + "/i2"), "Thought")
+    assert thought["iri"] == react + "/i2/thought"
+    words = thought["text"].split()[1]
+    start = thought["text"].index(words)
+    at.session_state[STEP_WANTED_KEY] = wanted_span({"step": react + "/i2", "iri": thought["iri"], "field": "Thought",
+                                                     "quote": words, "start": start, "end": start + len(words)})
+    at.run()
+    assert not at.exception, at.exception
+    assert md_escape(f"Characters {start}–{start + len(words)} of {react}/i2/thought", one_line=True) in [
+        c.value for c in at.caption]
+    ReviewStore(reviews_dir).add(thought["iri"], "unsupported", "ben", selector=Selector(words, start, start + len(words)),
+                                 session=react)
+    at.run()  # listed in the inspector of the Analysis that shows the Thought's words
+    assert [r["quote"] for r in sent(at)["reviews"][react + "/i2"]] == [words]

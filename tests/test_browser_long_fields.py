@@ -11,7 +11,7 @@ import time
 import pyoxigraph as ox
 import pytest
 
-from tests.browser_session_support import INSPECTOR, WORKSPACE, session_url, wait_drawn, workspace
+from tests.browser_session_support import INSPECTOR, WORKSPACE, select_words, session_url, wait_drawn, workspace
 from tests.browser_support import chromium_page, wait_for_streamlit_idle
 from tests.conftest import CORPUS
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 pytest.importorskip("playwright")
 
 SESSION = "urn:trustgraph:agent:6513270e-269e-4d37-b2a7-4de452e6b438"  # seed-sessions.ttl, its i1 calls document-query
-ACTION = "document-query " + " ".join(f"λόγος{i} 結果を{i}" for i in range(1, 1800))  # one line, mixed scripts
+ACTION = "document-query 🙂 " + " ".join(f"λόγος{i} 結果を{i}" for i in range(1, 1800))  # one line, mixed scripts
 TG_ACTION = "https://trustgraph.ai/ns/action"
 
 
@@ -55,9 +55,18 @@ def test_a_long_action_is_clipped_and_shown_whole_on_a_click(long_action_url):
         more = action.locator("button.te-clip-more")
         assert more.inner_text() == f"Show all {len(ACTION):,} characters"
         shown = action.inner_text()
-        assert shown.startswith("document-query λόγος1 結果を1") and len(shown) < 400
+        assert shown.startswith("document-query 🙂 λόγος1 結果を1") and len(shown) < 400
         assert len(page.locator(INSPECTOR).inner_text()) < 3_000  # every text of the step clipped
         tools = page.locator(f"{WORKSPACE} .te-ws-tool option").all_inner_texts()
-        assert max(map(len, tools)) <= 80 and any(t.startswith("document-query λόγος1") for t in tools)
+        assert max(map(len, tools)) <= 80 and any(t.startswith("document-query 🙂 λόγος1") for t in tools)
+        units = ACTION.encode("utf-16-le")  # the browser counts UTF-16 units, a review code points
+        at = ACTION.index("λόγος1 ")
+        shown_whole = units[:2 * 299].decode("utf-16-le").rstrip()  # the 299 units before the "…"
+        assert select_words(action, at + 1, None) == {  # to the end, "…" and "Show all" too: the shown words
+            "step": SESSION + "/i1", "iri": None, "field": "Action", "quote": ACTION[at:len(shown_whole)], "start": at,
+            "end": len(shown_whole)}
         more.click()
         assert action.inner_text() == ACTION and action.locator("button").count() == 0
+        far = ACTION.index("λόγος1700 ")  # beyond what was shown clipped, after the emoji (two units)
+        assert select_words(action, far + 1, far + 1 + len("λόγος1700")) == {
+            "step": SESSION + "/i1", "iri": None, "field": "Action", "quote": "λόγος1700", "start": far, "end": far + len("λόγος1700")}

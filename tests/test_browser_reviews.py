@@ -1,7 +1,8 @@
 """Reviews made in the app, in a real browser (headless Debian Chromium through Playwright's
 driver): one of each target kind (the session from its header, a step from the inspector, a
-sentence of the answer from the support panel, a GraphRAG edge and a DocRAG chunk from the
-evidence panel), each saved through the review dialog; after a reload the page's Reviews panel
+sentence of the answer from the support panel, words selected in a step's text from the
+inspector's "Review selection", a GraphRAG edge and a DocRAG chunk from the evidence panel),
+each saved through the review dialog; after a reload the page's Reviews panel
 lists them and the store the command line reads holds them, with the author the operator set.
 A comment that is an HTML payload is shown as text. One served app with a review store of its
 own; screenshots go to tests/artifacts/ (gitignored)."""
@@ -14,7 +15,7 @@ import sys
 
 import pytest
 
-from tests.browser_session_support import INSPECTOR, session_url, wait_drawn
+from tests.browser_session_support import INSPECTOR, select_words, session_url, wait_drawn
 from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
 from trace_explorer.reviews import ReviewStore
 
@@ -25,6 +26,7 @@ GRAPHRAG = "urn:trustgraph:question:1fb17c23-90c1-42cf-93ac-94af0f21ddb6"
 DOCRAG = "urn:trustgraph:docrag:4a23d596-2217-4ead-9bc4-96cb8e81973e"
 PAYLOAD = '<img src=x onerror="window.__pwned=1">**bold**'
 REVIEWER = "ana@example.org"
+GROUNDING = GRAPHRAG.replace(":question:", ":prov:grounding:")  # its "Concepts": "France, capital city"
 
 
 @pytest.fixture(scope="module")
@@ -99,12 +101,40 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
         chunk = caption_iri(page)
         save_in_dialog(page, "correct", "the right evidence")
 
-        page.goto(session_url(url, GRAPHRAG))  # after a reload, the panel lists the four
+        page.goto(session_url(url, GRAPHRAG, GROUNDING))  # words of a step's text, selected
         wait_drawn(page)
         wait_for_streamlit_idle(page)
-        panel = main.locator('[data-testid="stExpander"]').filter(has_text="Reviews: 4 reviews")
+        concepts = page.locator(f"{INSPECTOR} .te-ins-sec-line .te-ins-line")
+        assert concepts.inner_text() == "France, capital city"
+        assert select_words(concepts, 7, 20) == {  # " capital city": the space is left out
+            "step": GROUNDING, "iri": None, "field": "Concepts", "quote": "capital city", "start": 8, "end": 20}
+        screenshot(page, "reviews-span-selected")
+        page.locator(f"{INSPECTOR} .te-ins-review-span").click()
+        dialog = page.get_by_role("dialog")
+        dialog.wait_for()
+        assert "Concepts of step Grounding: “capital city”" in dialog.inner_text().replace("\u2060", "")
+        assert caption_iri(page) == f"Characters 8–20 of {GROUNDING}"
+        save_in_dialog(page, "unsupported", PAYLOAD)
+        quoted = page.locator(f"{INSPECTOR} .te-ins-review-quote")
+        quoted.wait_for()
+        assert quoted.inner_text() == "“capital city”"
+
+        react = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"  # an Analysis showing its Thought's words
+        page.goto(session_url(url, react, react + "/i2"))
+        wait_drawn(page)
+        thought = page.locator(f"{INSPECTOR} .te-ins-sec-prose", has_text="Thought").locator(".te-ins-prose")
+        first = thought.inner_text().split()[0]
+        assert select_words(thought, 0, len(first)) == {
+            "step": react + "/i2", "iri": react + "/i2/thought", "field": "Thought", "quote": first, "start": 0,
+            "end": len(first)}  # on the Thought's own IRI
+
+        page.goto(session_url(url, GRAPHRAG))  # after a reload, the panel lists the five
+        wait_drawn(page)
+        wait_for_streamlit_idle(page)
+        panel = main.locator('[data-testid="stExpander"]').filter(has_text="Reviews: 5 reviews")
         panel.locator("summary").click()
-        assert panel.get_by_text(PAYLOAD).count() == 2  # the session's and the step's, as typed
+        assert panel.get_by_text(PAYLOAD).count() == 3  # the session's, the step's and the span's, as typed
+        assert panel.get_by_text("Step Grounding: “capital city”").count() == 1
         assert page.evaluate("() => window.__pwned") is None
         screenshot(page, "reviews-session")
         assert dialogs == []
@@ -116,7 +146,10 @@ def test_each_target_kind_is_reviewed_in_the_app_and_kept(reviews_app):
                   if r["selector"] is None) == sorted([
         (GRAPHRAG, "incorrect", REVIEWER, PAYLOAD, GRAPHRAG), (step, "wrong-tool", REVIEWER, PAYLOAD, GRAPHRAG),
         (edge, "correct", REVIEWER, None, GRAPHRAG), (chunk, "correct", REVIEWER, "the right evidence", DOCRAG)])
-    sentence = next(r for r in found if r["selector"] is not None)
+    span = next(r for r in found if r["target"] == GROUNDING and r["selector"] is not None)
+    assert (span["label"], span["session"], span["author"], span["comment"], span["selector"]) == (
+        "unsupported", GRAPHRAG, REVIEWER, PAYLOAD, {"quote": "capital city", "start": 8, "end": 20})
+    sentence = next(r for r in found if r["selector"] is not None and r["target"] != GROUNDING)
     assert (sentence["label"], sentence["session"], sentence["selector"]["quote"]) == (
         "unsupported", GRAPHRAG, "Paris is the capital of France.")
     assert sentence["target"] == ReviewStore(folder).get(sentence["id"]).target

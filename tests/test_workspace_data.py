@@ -63,6 +63,8 @@ def test_an_analysis_shows_its_thought_action_arguments_and_observation_together
     i2 = next(s for s in data["steps"] if s["id"] == step)
     titles = [s.get("title") for s in i2["sections"] if s.get("title")]
     assert titles[:3] == ["Thought", "Action", "Arguments"]
+    assert titled(i2, "Thought")["iri"] == step + "/thought"  # its own entity: a review of its words targets it
+    assert "iri" not in titled(i2, "Action")
     assert titled(i2, "Action")["text"] == raw_literal("collection.trig", step, "action") == "mcp:weather"
     arguments = json.loads(raw_literal("collection.trig", step, "arguments").replace("'", '"'))
     assert json.loads(titled(i2, "Arguments")["text"]) == arguments
@@ -76,6 +78,7 @@ def test_an_analysis_shows_its_thought_action_arguments_and_observation_together
     assert metrics["Model"] == raw_literal("collection.trig", step, "llmModel")
     i1 = next(s for s in data["steps"] if s["id"] == REACT_12 + "/i1")
     assert titled(i1, "Observation")["text"] == sessions[REACT_12].nodes[REACT_12 + "/i1/observation"].fields["observation"]
+    assert titled(i1, "Observation")["iri"] == REACT_12 + "/i1/observation"
     assert [s["error"] for s in data["steps"]].count(True) == manifest_session(REACT_12)["tool_errors"] + 1  # + its Analysis
 
 

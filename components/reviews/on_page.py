@@ -22,10 +22,10 @@ from .access import reviews_of_sessions
 from .dialog import open_review, review_button
 from .panel import target_key
 from .shown import review_brief
-from .targets import Target, step_target
+from .targets import Target, span_target, step_target
 
 _RUN_KEY = "te_reviews_of_run"  # (session IRIs, the reviews) read in this page run
-STEP_WANTED_KEY = "te_review_step"  # a step IRI whose Review button the inspector clicked
+STEP_WANTED_KEY = "te_review_step"  # a step IRI whose Review button the inspector clicked, or a span of its text
 
 
 def forget_reviews() -> None:
@@ -65,27 +65,62 @@ def review_here(target: Target, reviews: list[Review], key: str, label: str = "R
     review_button(target, key=f"te_review_{key}", label=label, count=count_of(target, reviews), kind="tertiary")
 
 
-def step_reviews(reviews: list[Review]) -> dict[str, list[dict[str, Any]]]:
-    """The whole-target reviews by target IRI, as the workspace's inspector shows them."""
+def step_reviews(reviews: list[Review], shown_on: dict[str, str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The reviews by step IRI, as the workspace's inspector shows them: a span's with its
+    ``quote`` (``review_brief``); ``shown_on``: entity IRI -> the step whose inspector shows its
+    text (``thoughts_shown_on``), for reviews of words of that text."""
     out: dict[str, list[dict[str, Any]]] = {}
     for review in reviews:
-        if review.selector is None:
-            out.setdefault(review.target, []).append(review_brief(review))
+        out.setdefault((shown_on or {}).get(review.target, review.target), []).append(review_brief(review))
     return out
 
 
+def thoughts_shown_on(session: Session, collection: Collection) -> dict[str, str]:
+    """Thought IRI -> its Analysis's, for ``session`` and its sub-sessions in ``collection``: a
+    Thought is no step of its own, its Analysis's inspector shows its words."""
+    sessions = [session, *(collection.by_id[c] for c in session.children if c in collection.by_id)]
+    return {s.fields["thought_id"]: s.id for one in sessions for s in one.steps if s.fields.get("thought_id")}
+
+
+def wanted_span(value: object) -> dict[str, Any] | None:
+    """The inspector's "Review selection" trigger ``value`` checked: ``{"step": IRI, "field":
+    caption, "quote": words, "start", "end": code points in the field's whole text, "iri": the
+    entity the text is of when not the step itself (an Analysis's Thought), else None}``, or
+    None when it is not one (the browser's value is not trusted)."""
+    if not isinstance(value, dict):
+        return None
+    step, field, quote = value.get("step"), value.get("field"), value.get("quote")
+    start, end = value.get("start"), value.get("end")
+    if not (isinstance(step, str) and isinstance(quote, str) and isinstance(field, str)
+            and type(start) is int and type(end) is int and 0 <= start < end and end - start == len(quote)):
+        return None
+    iri = value.get("iri")
+    return {"step": step, "field": field[:200], "quote": quote, "start": start, "end": end,
+            "iri": iri if isinstance(iri, str) and iri else None}
+
+
 def step_wanted(value: object) -> None:
-    """The inspector's Review button was clicked on step ``value`` (an IRI)."""
+    """The inspector's Review button was clicked on step ``value`` (an IRI), or its "Review
+    selection" on a span of one of the step's texts (``wanted_span``)."""
     if isinstance(value, str):
         st.session_state[STEP_WANTED_KEY] = value
+    elif (span := wanted_span(value)) is not None:
+        st.session_state[STEP_WANTED_KEY] = span
 
 
 def open_step_review(session: Session, sessions: dict[str, Session]) -> None:
-    """Open the review dialog of the step the inspector asked for, if any (once)."""
-    step = st.session_state.pop(STEP_WANTED_KEY, None)
+    """Open the review dialog of the step, or of the span of its text, the inspector asked for,
+    if any (once)."""
+    wanted = st.session_state.pop(STEP_WANTED_KEY, None)
+    step = wanted.get("step") if isinstance(wanted, dict) else wanted
     if not isinstance(step, str):
         return
     owner = next((s for s in [session, *(sessions.get(c) for c in session.children)] if s and step in s.nodes), None)
     if owner is None:
         return
-    open_review(step_target(owner, step, timeline_label(owner.nodes[step], 80)))
+    label = timeline_label(owner.nodes[step], 80)
+    if isinstance(wanted, dict):
+        of = wanted["iri"] if wanted["iri"] in owner.nodes else step  # the Thought's own IRI, else the step's
+        open_review(span_target(owner, of, label, wanted["field"], wanted["quote"], wanted["start"], wanted["end"]))
+    else:
+        open_review(step_target(owner, step, label))

@@ -30,8 +30,12 @@ def target_of(review: Any, session: Session) -> Target:
     """The ``Target`` a stored ``review`` of ``session`` (or of a sub-session's part) is about,
     named as the page names it."""
     iri, span = review.target, review.selector
-    if span is not None:
+    if span is not None and iri == session.answer_id:
         return Target(iri, "sentence", f"Answer: “{span.quote}”", session.id, span.quote, span.start, span.end)
+    if span is not None:
+        step = session.nodes.get(iri)
+        named = f"Step {timeline_label(step, 60)}" if step is not None else iri
+        return Target(iri, "span", f"{named}: “{span.quote}”", session.id, span.quote, span.start, span.end)
     if iri == session.id:
         return Target(iri, "session", "The session", session.id)
     step = session.nodes.get(iri)

@@ -38,7 +38,8 @@ def review_line(review: Any) -> str:
 
 
 def review_brief(review: Any) -> dict[str, Any]:
-    """``review`` as the inspector draws it: ``{"label", "score", "comment", "by", "at"}``
-    (plain values; the script writes them with ``textContent``)."""
+    """``review`` as the inspector draws it: ``{"label", "score", "comment", "by", "at",
+    "quote"}`` (plain values, ``quote`` the reviewed words of a span, else None; the script
+    writes them with ``textContent``)."""
     return {"label": review.label, "score": review.score, "comment": review.comment, "by": review.author,
-            "at": when(review.created)}
+            "at": when(review.created), "quote": review.selector.quote if review.selector is not None else None}

@@ -5,7 +5,10 @@ named by the trace's own IRI, as the issue's W3C Web Annotation model asks (``oa
 A sentence is a span of the answer's text: its target is the answer's IRI with the sentence's
 words (``quote``) and its offsets in the answer (``start``, ``end``, in code points), which the
 store writes as an ``oa:SpecificResource`` with a TextQuoteSelector and a TextPositionSelector.
-An edge is its EdgeSelection (the node of the trace that chose it), a chunk its ChunkSelection
+A span of a step's text (a thought, an observation, a tool's arguments, a result) is the
+step's IRI (or that of the entity the text is of: an Analysis's Thought or Observation) with
+the selected words and their offsets in that one text (the inspector's field,
+named in the title). An edge is its EdgeSelection (the node of the trace that chose it), a chunk its ChunkSelection
 when a reranker chose it, else the chunk's own IRI.
 """
 
@@ -16,7 +19,7 @@ from dataclasses import dataclass
 from trace_explorer.analysis.evidence.evidence import ChunkEvidence, EdgeEvidence
 from trace_explorer.model.session import Session
 
-KINDS = ("session", "step", "sentence", "edge", "chunk")
+KINDS = ("session", "step", "sentence", "span", "edge", "chunk")
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,18 @@ def session_target(session: Session) -> Target:
 def step_target(session: Session, step: str, label: str | None = None) -> Target:
     """Step ``step`` (an IRI) of ``session`` or of one of its sub-sessions, shown as ``label``."""
     return Target(step, "step", f"Step: {label or step}", session.id)
+
+
+def span_target(session: Session, iri: str, label: str, field: str, quote: str, start: int, end: int) -> Target:
+    """The words ``quote`` at ``start``..``end`` (code points, end exclusive) of the text
+    ``field`` (the inspector's caption, e.g. "Thought") of ``iri`` (the step's, or the entity's
+    holding that text: an Analysis's Thought or Observation) in ``session``, the step shown as
+    ``label``. Raises ValueError when ``end - start`` is not the quote's length
+    (the store's own rule, ``trace_explorer.reviews.review.Selector``)."""
+    if not quote or not 0 <= start < end or end - start != len(quote):
+        raise ValueError(f"the span {start}-{end} does not hold its {len(quote)} quoted characters")
+    return Target(iri, "span", f"{field or 'Text'} of step {label}: “{quote}”", session.id,
+                  quote=quote, start=start, end=end)
 
 
 def sentence_target(session: Session, number: int, text: str, start: int, end: int) -> Target:

@@ -14,7 +14,7 @@ import streamlit as st
 from trace_explorer.model.session import Session
 
 from ..collection import Collection
-from ..reviews.on_page import open_step_review, page_reviews, step_reviews, step_wanted
+from ..reviews.on_page import open_step_review, page_reviews, step_reviews, step_wanted, thoughts_shown_on
 from .workspace import workspace
 from .workspace.graph_library import graph_library
 
@@ -30,5 +30,6 @@ def _views(session: Session, collection: Collection) -> None:
     """The workspace, its steps' reviews in the inspector; opens the review dialog of a step
     whose Review button the inspector clicked."""
     st.markdown("##### :material/view_timeline: Steps", anchors=False)
-    workspace(session, collection, reviews=step_reviews(page_reviews(session, collection)), on_review=step_wanted)
+    reviews = step_reviews(page_reviews(session, collection), thoughts_shown_on(session, collection))
+    workspace(session, collection, reviews=reviews, on_review=step_wanted)
     open_step_review(session, collection.by_id)

@@ -11,7 +11,8 @@ A section is a dict with ``t`` (its type) and:
   display strings: "7.9 s", "1,655");
 - ``"error"`` / ``"warning"`` / ``"note"``: ``text``;
 - ``"line"``: ``title``, ``text`` (a short value: a tool name, a pattern, concepts);
-- ``"prose"``: ``title``, ``text`` (a thought, an observation, an answer: long, wrapped);
+- ``"prose"``: ``title``, ``text`` (a thought, an observation, an answer: long, wrapped), and
+  ``iri`` when the text is of an entity of its own (an Analysis's Thought or Observation);
 - ``"code"``: ``title``, ``text`` (arguments: indented JSON when they parse, else as recorded);
 - ``"list"``: ``title``, ``items`` (plan steps, goals, seed entities);
 - ``"table"``: ``title``, ``columns``, ``rows`` (lists of cells: str, number or None), and
@@ -77,7 +78,7 @@ def step_sections(step: Step, home: Session, texts: Mapping[str, str] | None = N
         task = fields.get("task_type")
         out.append(_line("Pattern", f"{fields.get('pattern')}" + (f"  (task type: {task})" if task else "")))
     if fields.get("thought") is not None:
-        out.append(_prose("Thought", fields["thought"]))
+        out.append(_prose("Thought", fields["thought"], fields.get("thought_id")))
     elif fields.get("thought_id"):
         thought = home.nodes.get(fields["thought_id"])
         where = thought.fields.get("document") if thought else None
@@ -90,7 +91,7 @@ def step_sections(step: Step, home: Session, texts: Mapping[str, str] | None = N
     if fields.get("tool_candidates"):
         out.append(_line("Tool candidates", ", ".join(map(str, fields["tool_candidates"]))))
     if fields.get("observation") is not None and fields.get("observation") != fields.get("error"):
-        out.append(_prose("Observation", fields["observation"]))
+        out.append(_prose("Observation", fields["observation"], fields.get("observation_id")))
     elif step.kind == "Observation" and "observation" not in fields and fields.get("document"):
         out.append(_note(f"Observation text not loaded ({fields['document']})."))
     elif step.kind == "Analysis" and "observation" not in fields and fields.get("observation_id"):
@@ -148,8 +149,13 @@ def _note(text: str) -> dict[str, Any]:
     return {"t": "note", "text": visible_controls(text)}
 
 
-def _prose(title: str, text: Any) -> dict[str, Any]:
-    return {"t": "prose", "title": title, "text": _bounded(text)}
+def _prose(title: str, text: Any, iri: str | None = None) -> dict[str, Any]:
+    """A prose section; ``iri``: the entity the text is of when it is not the step's own (an
+    Analysis's Thought or Observation), which a review of words of the text targets."""
+    out = {"t": "prose", "title": title, "text": _bounded(text)}
+    if iri:
+        out["iri"] = iri
+    return out
 
 
 def _bounded(text: Any) -> str:

@@ -11,7 +11,8 @@ trigger of the component:
   data is sent again with them);
 - ``open``: a link to another session, or a Document of the Evidence branch, was clicked;
 - ``review``: the inspector's Review button was clicked on a step (``workspace``'s ``on_review``
-  gets its IRI; the data's ``reviews`` are the steps' reviews the inspector lists).
+  gets its IRI), or its "Review selection" under words selected in one of the step's texts
+  (``on_review`` gets ``{"step", "field", "quote", "start", "end"}``); the data's ``reviews`` are the steps' reviews the inspector lists).
 
 The data is ``{"key", "selected", "ask", "supporting", "matching", "shape"}`` as UTF-8 JSON bytes
 (SHAPE.md), the shape serialized once per drawing and kept. Another part of the page selects a
@@ -184,7 +185,8 @@ def workspace(session: Session, collection: Collection, reviews: dict[str, list[
     """Draw the workspace of ``session``: the step named in the URL's ``step`` selected (else
     the first). ``reviews``: step IRI -> its reviews (``{"label", "score", "comment", "by",
     "at"}``), listed in the inspector; ``on_review(step IRI)``: called, before the run that
-    follows, when the inspector's Review button is clicked (no button without it). ``live``: the
+    follows, when the inspector's Review button is clicked (with a span's dict when words of
+    a step's text were selected and reviewed) (no button without it). ``live``: the
     session is followed as it grows (the "Follow the newest step" switch is shown); ``newest``:
     the step that arrived last, marked (and selected while the switch is on). Drawn again with
     more steps, the browser keeps the selection and the view."""

@@ -56,7 +56,8 @@ function clippedText(node, text, needle, limit, write) {
   const put = write || ((into, shown) => markedText(into, shown, needle));
   if (value.length <= limit) { put(node, value); return; }
   put(node, clipped(value, limit));
-  const more = el("button", "te-clip-more", "Show all " + value.length.toLocaleString("en") + " characters");
+  const count = /[\uD800-\uDFFF]/.test(value) ? Array.from(value).length : value.length;  // characters, not UTF-16 units
+  const more = el("button", "te-clip-more", "Show all " + count.toLocaleString("en") + " characters");
   more.type = "button";
   more.addEventListener("click", (event) => {
     event.stopPropagation();

@@ -1,6 +1,7 @@
 /* The step inspector: the selected step's sections (views/step_sections.py) at the page's full
  * width, in the page's own scroll. Every text goes in with textContent (``el``, ``markedText``),
- * clipped (``clippedText``: CLIP characters, the whole a click on "Show all" away). */
+ * clipped (``clippedText``: CLIP characters, the whole a click on "Show all" away). Each text
+ * (``supportMarked``) keeps its whole value, so that words selected in it can be reviewed. */
 function renderInspector(box, ws, i) {
   clear(box);
   const s = ws.steps[i];
@@ -19,6 +20,7 @@ function renderInspector(box, ws, i) {
   }
   box.appendChild(head);
   renderStepReviews(box, ws, s);
+  bindSelectionReview(box, ws);
   const iri = el("div", "te-ins-iri");
   clippedText(iri, s.id, "", CLIP.line);
   box.appendChild(iri);
@@ -39,9 +41,13 @@ function renderInspector(box, ws, i) {
 function supportMarked(node, text, matches, needle, limit) {
   const value = String(text);
   const ranges = supportRanges(value, matches);
-  if (!ranges.length) { clippedText(node, value, needle, limit); return; }
-  clippedText(node, value, needle, limit, (into, shown) => writeRanges(into, shown, ranges
-    .filter(([a]) => a < shown.length).map(([a, b]) => [a, Math.min(b, shown.length)])));
+  node.classList.add("te-ins-text");  // its words can be selected and reviewed (reviews.js)
+  node.__teFull = value;  // the whole text: a selection's offsets count in it, never in the clipped one
+  clippedText(node, value, needle, limit, (into, shown) => {
+    into.__teShown = shown.length === value.length ? value.length : shown.length - 1;  // less the "…"
+    if (!ranges.length) { markedText(into, shown, needle); return; }
+    writeRanges(into, shown, ranges.filter(([a]) => a < shown.length).map(([a, b]) => [a, Math.min(b, shown.length)]));
+  });
 }
 
 /* ``value`` into ``node``, the support's matching ``ranges`` (sorted, apart) each in a <mark>. */
@@ -114,6 +120,7 @@ function renderSection(section, ws, needle, matches) {
     return p;
   }
   const part = el("section", "te-ins-part te-ins-sec-" + t);
+  if (section.iri) { part.setAttribute("data-iri", section.iri); }  // its text's own entity (a Thought)
   if (section.title) { part.appendChild(el("div", "te-ins-caption", section.title)); }
   if (t === "line") {
     const v = el("div", "te-ins-line");

@@ -8,7 +8,8 @@
  * Triggers back to Python (only for what needs the server):
  *   "texts" = step IRI   its texts are still in a TrustGraph librarian: fetch them;
  *   "open"  = {page: "session" | "documents", id}   go to another session or a document;
- *   "review" = step IRI   open the review dialog of that step (reviews.js).
+ *   "review" = step IRI   open the review dialog of that step (reviews.js);
+ *   "review" = {step, field, quote, start, end}   of the words selected in one of its texts.
  * vis-network is not sent with the page: graph_library.py sends it when the graph is first shown.
  */
 let current = null;      // the workspace on screen (the key handler works on it)
