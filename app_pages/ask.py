@@ -42,6 +42,8 @@ with st.form("te_ask_form", border=False):
     asked = st.form_submit_button("Ask", icon=":material/send:", type="primary")
 st.caption(md_escape(f"Sent to {gateway.url} (flow {gateway.flow}, collection {gateway.collection}) through its "
                      "websocket; each step is drawn as the deployment writes it."))
+if asked and not question.strip():
+    st.warning("Write a question to ask.", icon=":material/edit:")
 if asked and question.strip():
     running = st.session_state.get(RUN_KEY)
     if running is not None:

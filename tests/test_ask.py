@@ -144,7 +144,7 @@ def test_a_failed_run_says_so_and_keeps_what_came(capsys, monkeypatch, gateway):
     root = run_steps(run)[0]
     # the gateway of 2.11.1 words an agent's error so (its translator reads a field Error lacks)
     assert out.splitlines() == [f"session {root}: What is the water temperature of Lake Baikal in winter?",
-                                "failed: 'Error' object has no attribute 'code' (1 step came)"]
+                                "failed: 'Error' object has no attribute 'code' (0 steps came)"]
     trace = LiveTrace()
     trace.extend(ask(question(gateway, "agent-failed")))
     assert (trace.status, trace.session().id, trace.session().has_answer) == (FAILED, root, False)
@@ -174,7 +174,9 @@ def test_a_cancelled_run_stops_and_keeps_its_steps(fresh_gateway):
 def test_a_wrong_token_fails_the_run(fresh_gateway):
     events = list(ask(Question(fresh_gateway.url, "How deep is Lake Baikal?", token="wrong", flow=FLOW,
                                collection=COLLECTION)))
-    assert [(e.kind, e.text) for e in events] == [(FAILED, "auth failure: auth failure")]
+    assert [(e.kind, e.text) for e in events] == [(FAILED, "the gateway refused the token: give a token this "
+                                                           "deployment accepts (the command line reads it from "
+                                                           "TRUSTGRAPH_TOKEN)")]
     assert fresh_gateway.socket.requests == []
 
 
@@ -242,7 +244,11 @@ def test_a_gateway_that_goes_quiet_or_is_not_there_fails_the_run(fresh_gateway):
     from tests.browser_support import free_port
 
     events = list(ask(Question(f"http://127.0.0.1:{free_port()}/", "How deep is Lake Baikal?", token=TOKEN)))
-    assert len(events) == 1 and events[0].kind == FAILED and events[0].text.startswith("ConnectionRefusedError")
+    assert len(events) == 1 and events[0].kind == FAILED and events[0].text.startswith(
+        "cannot reach the gateway (ConnectionRefusedError: ") and events[0].text.endswith(
+        "is it running, at this address and port?")
+    events = list(ask(Question("http://no-such-host.invalid/", "How deep is Lake Baikal?", token=TOKEN)))
+    assert len(events) == 1 and events[0].text.startswith("cannot find the gateway's host (")
 
 
 def test_a_gateway_the_endpoint_policy_refuses_is_never_connected(gateway):

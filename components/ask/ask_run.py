@@ -59,5 +59,5 @@ class AskRun:
     def view(self) -> RunView:
         with self._lock:
             trace = self._trace
-            return RunView(trace.status, trace.session(), len(trace.steps), trace.thinking, trace.answer,
+            return RunView(trace.status, trace.session(), trace.step_count, trace.thinking, trace.answer,
                            trace.ending.text if trace.ending is not None else None)

@@ -12,6 +12,7 @@ CANCELLED when the caller's ``stop`` is set.
 from __future__ import annotations
 
 import queue
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -138,8 +139,21 @@ def _drive(client, question: Question, handed: queue.Queue, stop: threading.Even
 
 
 def _reason(error: Exception) -> str:
-    """The words for a failed run: the service's message, or the error's kind and message."""
+    """The words for a failed run, as ``follow`` says the same of a source: a refused token, a
+    gateway not reached, an address that does not answer as TrustGraph's websocket; else the
+    service's message, or the error's kind and message."""
     text = str(error) or type(error).__name__
+    if "auth failure" in text:  # the gateway's first-frame answer (``auth-failed``)
+        return ("the gateway refused the token: give a token this deployment accepts (the command line "
+                "reads it from TRUSTGRAPH_TOKEN)")
+    if isinstance(error, socket.gaierror):
+        return f"cannot find the gateway's host ({error.strerror or text}): check the address"
+    if isinstance(error, (ConnectionRefusedError, ConnectionResetError, TimeoutError)):
+        return (f"cannot reach the gateway ({type(error).__name__}: {error.strerror or text}): is it running, "
+                "at this address and port?")
+    if type(error).__module__.startswith("websockets"):  # a handshake that is not a websocket's
+        return (f"the address does not answer as a TrustGraph gateway's websocket (/api/v1/socket): "
+                f"{type(error).__name__}: {text}")
     return text if type(error).__module__.startswith("trustgraph") else f"{type(error).__name__}: {text}"
 
 

@@ -88,6 +88,13 @@ class LiveTrace:
                     documents.setdefault(document.value, self.answer)
         return documents
 
+    @property
+    def step_count(self) -> int:
+        """How many steps of the session came, as the workspace lists them: its Question (the
+        first explain event, the session's root) is not one."""
+        session = self.session()
+        return len(session.steps) if session is not None else 0
+
     def session(self) -> Session | None:
         """The session read from what came so far (the first Question's), or None before a
         Question came."""

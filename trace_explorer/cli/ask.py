@@ -50,6 +50,9 @@ def _ask(args) -> int:
     from ..ask.events import STEP
     from ..ask.live_trace import LiveTrace
 
+    if not args.question.strip():
+        report(["the question is empty: give the words to ask"])
+        return 2
     question = Question(args.trustgraph, args.question, token=os.environ.get(TOKEN_VARIABLE), flow=args.flow,
                         collection=args.collection, workspace=args.workspace, mechanism=args.mechanism,
                         idle_s=args.timeout)
@@ -113,6 +116,6 @@ class _Printer:
         self._line("answer", step, None, answer, f"answer: {visible_controls(answer or '')}")
 
     def ending(self, trace, status: str, reason: str | None) -> None:
-        came = len(trace.steps)
+        came = trace.step_count
         text = f"{status}: {visible_controls(reason or status)} ({came} step{'s' if came != 1 else ''} came)"
         self._line(status, None, None, reason, text)
