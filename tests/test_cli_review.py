@@ -72,6 +72,13 @@ def test_the_cli_refuses_what_the_store_refuses(capsys, tmp_path):
     status, out, _ = _run(capsys, "review", "history", review_id, "--reviews", reviews)
     assert [line.split("\t")[:2] for line in out.splitlines()] == [["1", "add"], ["2", "edit"], ["3", "delete"]]
     assert _run(capsys, "review", "list", "--reviews", reviews)[1] == ""
+    # an edge's session cannot be told from its IRI: asked for, not left unknown (hidden from its page)
+    edge = next(t for t in TARGETS if t.kind == "edge")
+    status, _, err = _run(capsys, "review", "add", "--reviews", reviews, "--target", edge.iri, "--label", "correct")
+    assert status == 2 and "give --session IRI" in err
+    status, out, _ = _run(capsys, "review", "add", "--reviews", reviews, "--target", edge.iri, "--label", "correct",
+                          "--session", edge.session)
+    assert status == 0 and [r.session for r in ReviewStore(reviews).reviews_of(target=edge.iri)] == [edge.session]
 
 
 def test_the_store_defaults_beside_the_session_index_and_the_settings_move_it(capsys, tmp_path, monkeypatch):

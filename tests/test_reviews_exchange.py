@@ -112,13 +112,19 @@ def test_web_annotations_from_another_tool_import_once(tmp_path):
     assert first == second and len(first) == 1
     assert first[0].id.startswith("urn:uuid:") and (first[0].label, first[0].target) == ("needs-review", TARGETS[4].iri)
     assert store.put(first) == (1, 0, 0) and store.put(second) == (0, 0, 1)
+    # a session root as the target: its session told from its form, as ``add`` tells it, so the
+    # review shows on its page
+    on_session = dict(foreign, target=TARGETS[0].session)
+    path.write_text(json.dumps(on_session), encoding="utf-8")
+    store.put(read_reviews(path))
+    assert [r.session for r in store.reviews_of(target=TARGETS[0].session)] == [TARGETS[0].session]
 
 
 def test_a_file_naming_another_context_is_refused_without_fetching_it(tmp_path):
     path = tmp_path / "elsewhere.jsonld"
     path.write_text(json.dumps({"@context": "http://127.0.0.1:9/context.jsonld", "type": "Annotation"}),
                     encoding="utf-8")
-    with pytest.raises(ReviewError, match="not Web Annotation JSON-LD"):
+    with pytest.raises(ReviewError, match="not Web Annotation JSON-LD: its @context is http://127.0.0.1:9/context.jsonld"):
         read_reviews(path)
     bad = tmp_path / "bad.ttl"
     bad.write_text("<urn:a> <urn:b> .", encoding="utf-8")

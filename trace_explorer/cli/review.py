@@ -128,11 +128,15 @@ def _settings() -> ReviewSettings:
 
 def _add(args, store: ReviewStore, settings: ReviewSettings) -> int:
     from ..reviews import ReviewError, Selector
+    from ..reviews.review import session_of
 
     spans = (args.quote, args.start, args.end)
     if any(v is not None for v in spans) and not all(v is not None for v in spans):
         raise ReviewError("a span needs --quote, --start and --end together")
     selector = Selector(args.quote, args.start, args.end) if args.quote is not None else None
+    if args.session is None and session_of(args.target) is None:
+        raise ReviewError(f"the session of {args.target[:200]} cannot be told from its IRI (a GraphRAG step, an edge "
+                          "or a chunk): give --session IRI, so that the review shows with its session")
     review = store.add(args.target, args.label, settings.author_for(given=args.by), selector=selector,
                        score=args.score, comment=args.comment, session=args.session)
     print(review.id)

@@ -94,6 +94,10 @@ def to_quads(document: Any) -> list[ox.Quad]:
     pyld can expand, or names another context than the Web Annotation one."""
     from pyld import jsonld
 
+    for item in document if isinstance(document, list) else [document]:
+        context = item.get("@context") if isinstance(item, dict) else None
+        if isinstance(context, str) and context not in CONTEXT_URLS:
+            raise ReviewError(f"not Web Annotation JSON-LD: its @context is {context[:200]}, not {CONTEXT_URL}")
     try:
         nquads = jsonld.to_rdf(document, {"documentLoader": document_loader, "format": "application/n-quads"})
     except jsonld.JsonLdError as error:

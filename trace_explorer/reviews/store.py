@@ -21,6 +21,7 @@ last state as a version.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -112,7 +113,8 @@ class ReviewStore:
         history), one the same or newer is left, and so is one deleted here. Returns ``(added,
         changed, unchanged)``: the same reviews twice change nothing the second time. Raises
         ReviewError for a label not in ``labels()``, before anything is written."""
-        reviews = list(reviews)
+        # another tool's annotation names no session: told from its target's form, as ``add`` does
+        reviews = [r if r.session else dataclasses.replace(r, session=session_of(r.target)) for r in reviews]
         for review in reviews:
             self._check_label(review.label)
 
