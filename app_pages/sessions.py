@@ -11,7 +11,7 @@ import streamlit as st
 
 from components.collection import current_collection
 from components.sessions.list_state import list_filters, list_view, restore_list_url
-from components.sessions.live_list import RERUN_S, follow_switch, live_list
+from components.sessions.live_list import RERUN_S, follow_switch, live_list, paused_list
 from components.navigation import ensure_entry_run
 from components.reviews.queue import next_to_review
 from components.sessions.session_list import session_list
@@ -32,7 +32,7 @@ def sessions_fragment(following: bool) -> None:
     """The filters, the table and its pages: a click in them reruns only this part, and so does
     following the source (every ``RERUN_S`` seconds while the Follow switch is on)."""
     collection = current_collection()
-    live = live_list(collection) if following else None
+    live = live_list(collection) if following else paused_list(collection)  # paused: the marks stay
     filters = list_filters(collection)
     order, page = list_view(filters, collection)
     next_to_review(collection)

@@ -88,3 +88,5 @@ def test_the_list_shows_a_new_session_within_3_s_and_keeps_filter_sort_and_ticks
         wait_for_streamlit_idle(page)  # not following: the app goes idle
         assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).get("follow") == ["false"]
         assert page.locator(f"{LIST_ROW}.te-ticked").count() == 1
+        # paused, the list stays as it was: the new session still marked new
+        assert "te-new" in page.locator(f'{LIST_ROW}[data-session="{agent.root}"]').get_attribute("class")

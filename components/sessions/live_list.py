@@ -85,6 +85,13 @@ def live_list(collection: Collection) -> LiveList:
     return live
 
 
+def paused_list(collection: Collection) -> LiveList | None:
+    """This person's ``LiveList`` of ``collection``'s source as the last look left it, without
+    polling or reading news: a list paused by its Follow switch keeps its marks (new,
+    running) as they were. None when it was never followed in this browser session."""
+    return st.session_state.get(_STATE_KEY, {}).get(collection.key[:2])
+
+
 def refresh(collection: Collection) -> None:
     """Let go of the pages and counts ``collection`` keeps, and for a local store open its
     newest snapshot (an ingest published one), so that the next page reads what is there now."""
