@@ -79,12 +79,14 @@ def test_ask_prints_every_step_as_it_arrives_then_the_answer_and_equals_show(cap
     lines = [json.loads(line) for line in out.splitlines()]
     steps = run_steps(run)
     root = steps[0]
-    assert lines[0] == {"event": "session", "session": root, "step": None, "kind": None,
+    # the kinds as ``follow`` names them: the root's Question subtype, the answering step's class
+    question_kind = {"agent": "AgentQuestion", "graph-rag": "GraphRagQuestion", "document-rag": "DocRagQuestion"}[name]
+    assert lines[0] == {"event": "session", "session": root, "step": None, "kind": question_kind,
                         "text": run_question(run), "at": lines[0]["at"]}
     # one line a step, in the order the explain events came (the Question is the session line)
     assert [line["step"] for line in lines[1:-1]] == steps[1:]
     answer = lines[-1]
-    assert answer["event"] == "answer"
+    assert answer["event"] == "answer" and answer["kind"] == {"agent": "Conclusion"}.get(name, "Synthesis")
     expected = {"agent": "Lake Baikal is 1642 metres deep at its deepest point, in the central basin.",
                 "graph-rag": "The omul, a whitefish, is endemic to Lake Baikal, which is about 25 million years old.",
                 "document-rag": "Clean the panels every six months, or monthly in dusty regions, with soft brushes "

@@ -257,3 +257,12 @@ def test_export_reads_every_source_and_data_needs_a_local_copy(capsys, source_ar
         assert f"trace-explorer: {tmp_path / 's.ttl'}: the triples are exported from a local copy" in err
     else:
         assert status == 0 and (tmp_path / "s.ttl").stat().st_size > 0
+
+
+def test_follow_names_the_sessions_an_ambiguous_session_matches(capsys, source_args):
+    # as show does: follow --session with a part several sessions hold lists them, not only says so
+    name, letter, starting, holding = _one_start_held_by_many()
+    assert main(["follow", *source_args(name), "--session", letter, "--for", "0.1"]) == 2
+    named = (starting + holding)[:5]
+    more = ", …" if len(starting + holding) > 5 else ""
+    assert f"{letter!r} matches several sessions: {', '.join(named)}{more}; give more of the IRI" in capsys.readouterr().err

@@ -21,6 +21,7 @@ import threading
 from datetime import UTC, datetime
 
 from ..live.events import LiveEvent, now
+from ..live.tracker import session_kind
 from ..views.step_labels import clip, step_tag
 from ..views.visible_text import visible_controls
 from .sources import TOKEN_VARIABLE, add_trustgraph_arguments, report, seconds
@@ -97,7 +98,8 @@ class _Printer:
             return
         if self.session is None:
             self.session = session.id
-            self._line("session", None, None, session.question,
+            root = session.nodes.get(session.id)
+            self._line("session", None, session_kind(root.types) if root else None, session.question,
                        f"session {session.id}: {clip(session.question or '', 100)}")
         node = session.nodes.get(event.step)
         if node is None or event.step == session.id:
@@ -113,7 +115,8 @@ class _Printer:
         session = trace.session()
         answer = (session.answer if session is not None else None) or trace.answer
         step = session.answer_id if session is not None else None
-        self._line("answer", step, None, answer, f"answer: {visible_controls(answer or '')}")
+        node = session.nodes.get(step) if session is not None and step else None
+        self._line("answer", step, node.kind if node else None, answer, f"answer: {visible_controls(answer or '')}")
 
     def ending(self, trace, status: str, reason: str | None) -> None:
         came = trace.step_count

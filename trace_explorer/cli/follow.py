@@ -21,6 +21,7 @@ from ..sources.source import SourceError
 from ..views.visible_text import visible_controls
 from .sources import add_source_arguments, given_paths, open_source, report, seconds
 from .output_gone import READER_GONE, let_stdout_go
+from .sessions import not_one_session
 
 TEXT_SHOWN = 200  # characters of a step's words on a text line
 
@@ -52,8 +53,7 @@ def _follow(args: argparse.Namespace) -> int:
         if args.session:
             found = find_session_ids(source, args.session)
             if len(found) != 1:
-                report([f"{'several sessions match' if found else 'no session'} {clip(args.session, 200)!r} "
-                        f"in {source.label}"])
+                report([not_one_session(args.session, found, source.label)])
                 return 2
             session = found[0]
         chosen = args.store or args.endpoint or args.trustgraph

@@ -95,16 +95,21 @@ def session_report(read, record, text, args, source: TraceSource) -> int:
     return 0
 
 
+def not_one_session(key: str, found: list[str], label: str) -> str:
+    """What to say when ``key`` (a session's IRI or a part of it) names no session of the source
+    ``label``, or several (``found``: their IRIs, the first five named). The key is quoted and
+    cut to 200 characters: it may be anything a person pasted."""
+    if not found:
+        return f"no session {clip(key, 200)!r} in {label}"
+    more = ", …" if len(found) > 5 else ""
+    return f"{clip(key, 200)!r} matches several sessions: {', '.join(found[:5])}{more}; give more of the IRI"
+
+
 def session_family(source: TraceSource, key: str) -> tuple[Session | None, dict[str, Session]]:
     """The session ``key`` names and every session below it, by IRI."""
     found = find_session_ids(source, key)
     if len(found) != 1:
-        if found:
-            more = ", …" if len(found) > 5 else ""
-            print(f"trace-explorer: {clip(key, 200)!r} matches several sessions: {', '.join(found[:5])}{more}; "
-                  f"give more of the IRI", file=sys.stderr)
-        else:  # the key quoted, cut to 200 characters: it may be anything a person pasted
-            print(f"trace-explorer: no session {clip(key, 200)!r} in {source.label}", file=sys.stderr)
+        print(f"trace-explorer: {not_one_session(key, found, source.label)}", file=sys.stderr)
         return None, {}
     family = fetch_family(source, found[0])
     return family.get(found[0]), family

@@ -174,7 +174,14 @@ class Tracker:
                 self.owner.pop(member, None)
 
 
+def session_kind(types) -> str | None:
+    """The TrustGraph class a session root's rdf ``types`` name it by: its Question subtype
+    (``AgentQuestion``, ``GraphRagQuestion``, ``DocRagQuestion``...), else ``Question``; None
+    for no Question type. The ``kind`` of a session line (``follow``'s and ``ask``'s)."""
+    kinds = set(types) & _QUESTION_TYPES
+    return sorted(kinds - {QUESTION})[0][len(TG):] if kinds - {QUESTION} else ("Question" if kinds else None)
+
+
 def _session_event(facts: RootFacts) -> LiveEvent:
-    kinds = facts.types & _QUESTION_TYPES
-    kind = sorted(kinds - {QUESTION})[0][len(TG):] if kinds - {QUESTION} else ("Question" if kinds else None)
+    kind = session_kind(facts.types)
     return LiveEvent(SESSION, facts.root, None, kind, facts.question, now(), parent=facts.parent, started=facts.time)
