@@ -259,3 +259,25 @@ def test_words_of_an_analysiss_thought_are_reviewed_on_the_thoughts_own_iri(revi
                                  session=react)
     at.run()  # listed in the inspector of the Analysis that shows the Thought's words
     assert [r["quote"] for r in sent(at)["reviews"][react + "/i2"]] == [words]
+
+
+def test_an_edge_review_is_titled_by_the_edge_it_chose():
+    # the Reviews panel names an EdgeSelection by its edge (its terms' labels), as the evidence
+    # panel does, not by the selection's IRI
+    from components.reviews.panel import target_of
+    from tests.conftest import corpus_paths
+    from trace_explorer.model.reader import SessionReader
+    from trace_explorer.model.triple_index import TripleIndex
+    from trace_explorer.read.collection import load_collection
+    from trace_explorer.reviews import Review
+    from tests.review_targets import GRAPHRAG
+
+    collection, _ = load_collection(corpus_paths("graph-dump.ttl"))
+    session = SessionReader(TripleIndex(list(collection.store)), collection.documents).read(GRAPHRAG["session"])
+    edges = next(step.fields["edges"] for step in session.steps if step.fields.get("edges"))
+    first = edges[0]
+    # the manifest's first chosen edge, by its terms
+    assert [first["s"], first["p"], first["o"]] == GRAPHRAG["selected_edges"][0]
+    review = SimpleNamespace(target=first["id"], selector=None)
+    words = " → ".join(str(first[f"{p}_label"] or first[p]) for p in ("s", "p", "o"))
+    assert target_of(review, session).title == f"Edge: {words}" and first["id"] not in words

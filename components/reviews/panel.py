@@ -39,11 +39,24 @@ def target_of(review: Any, session: Session) -> Target:
     if iri == session.id:
         return Target(iri, "session", "The session", session.id)
     step = session.nodes.get(iri)
-    if step is not None and step.kind in ("EdgeSelection", "ChunkSelection"):
-        return Target(iri, step.kind[:-9].lower(), f"{step.kind[:-9]} chosen by {iri}", session.id)
+    if step is not None and step.kind == "EdgeSelection":
+        return Target(iri, "edge", f"Edge: {_edge_words(session, iri)}", session.id)
+    if step is not None and step.kind == "ChunkSelection":
+        return Target(iri, "chunk", f"Chunk chosen by {iri}", session.id)
     if step is not None:
         return Target(iri, "step", f"Step {timeline_label(step, 60)}", session.id)
     return Target(iri, "evidence", iri, session.id)
+
+
+def _edge_words(session: Session, selection: str) -> str:
+    """The edge an EdgeSelection chose, as the evidence panel names it (its terms' labels, else
+    the terms, joined by arrows), read from its Focus step's ``edges``; the selection's IRI when
+    the edge is not stored."""
+    for step in session.steps:
+        for edge in step.fields.get("edges") or ():
+            if edge.get("id") == selection and edge.get("s") is not None:
+                return " → ".join(str(edge.get(f"{part}_label") or edge.get(part)) for part in ("s", "p", "o"))
+    return selection
 
 
 def _delete(review_id: str) -> None:
