@@ -269,7 +269,6 @@ def test_an_edge_review_is_titled_by_the_edge_it_chose():
     from trace_explorer.model.reader import SessionReader
     from trace_explorer.model.triple_index import TripleIndex
     from trace_explorer.read.collection import load_collection
-    from trace_explorer.reviews import Review
     from tests.review_targets import GRAPHRAG
 
     collection, _ = load_collection(corpus_paths("graph-dump.ttl"))
