@@ -31,58 +31,75 @@ smaller of Streamlit's ``server.maxUploadSize`` (``.streamlit/config.toml`` or
 
 from __future__ import annotations
 
-import logging
 import os
 
 import pandas as pd
 import streamlit as st
 
-from trace_explorer.read.formats import SUPPORTED_SUFFIXES
-from trace_explorer.read.limits import (MAX_FILE_VARIABLE, MIB, file_too_big, format_size, max_expanded_bytes,
-                                        max_file_bytes)
 from trace_explorer.network.bounded_http import DEFAULT_TIMEOUT_S
-from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.network.endpoint_policy import EndpointRefused
+from trace_explorer.sources.endpoint import EndpointSource
 from trace_explorer.sources.source import SourceError
 from trace_explorer.views.visible_text import visible_controls
 
-from ..collection import Collection, FileRead, credential_digest, current_collection, demo_files, files_collection, not_connected, read_file, set_collection
-from .configured_sources import OTHER, TIMEOUT_LABEL, endpoint_policy, sources_config, typed_in_form
-from .kept_uploads import FILES_PARAM, gone_message, keep, kept_bytes, limits_text, reopen
+from ..collection import (
+    Collection,
+    FileRead,
+    credential_digest,
+    current_collection,
+    demo_files,
+    files_collection,
+    not_connected,
+    set_collection,
+)
 from ..text import counted, md_escape
+from .configured_sources import OTHER, TIMEOUT_LABEL, endpoint_policy, sources_config, typed_in_form
+from .kept_uploads import FILES_PARAM, gone_message, limits_text
+from .store_source import STORE_PARAM, store_source
 from .trustgraph_form import PARAMS as TRUSTGRAPH_PARAMS
 from .trustgraph_form import URL_PARAM as TRUSTGRAPH_PARAM
 from .trustgraph_form import trustgraph_source_form
+from .uploads import (
+    DEMO_KEY,
+    DEMO_OFF_KEY,
+    DIGEST_KEY,
+    ERRORS_KEY,
+    ERRORS_TOAST_KEY,
+    GONE_KEY,
+    UPLOADED_KEY,
+    UPLOADER_GEN_KEY,
+    demo_touched,
+    read_link,
+    remove_uploads,
+    take_uploads,
+    uploader,
+)
 
 KIND_KEY = "te_source_kind"
-DEMO_KEY = "te_demo"
-DEMO_OFF_KEY = "te_demo_switched_off"  # the demo was switched off by an upload: say so until it is touched
-UPLOAD_KEY = "te_upload"
+
+
 FILES_PANEL_KEY = "te_files_panel"  # the sidebar's Files panel: open or closed
-_UPLOADED_KEY = "te_uploaded_files"
-_ERRORS_KEY = "te_upload_errors"
-_ERRORS_TOAST_KEY = "te_upload_errors_toast"  # the last batch's errors are yet to be said in a toast
-_UPLOADER_GEN_KEY = "te_uploader_generation"
-_DIGEST_KEY = "te_uploads_digest"  # the kept set of this person's uploads
-_SEEN_KEY = "te_files_seen"  # the digests this browser session has read or made: never read again
-_GONE_KEY = "te_files_gone"  # the address named a set that is gone
+
+
 ENDPOINT_PARAM, GRAPH_PARAM = "endpoint", "graph"
-UPLOAD_TYPES = sorted({s.lstrip(".") for s in SUPPORTED_SUFFIXES} | {"gz"})
+
+
 FILES, STORE, ENDPOINT, TRUSTGRAPH = "Files", "Local store", "SPARQL endpoint", "TrustGraph"
-STREAMLIT_LIMIT = "server.maxUploadSize in .streamlit/config.toml or STREAMLIT_SERVER_MAX_UPLOAD_SIZE"
-STORE_PARAM = "store"  # the query parameter that remembers a person's store (its name) in their address
+
+
+
+
 # each source's query parameters: only the shown source's stay in the address
 SOURCE_PARAMS = {STORE: (STORE_PARAM,), FILES: (FILES_PARAM,), ENDPOINT: (ENDPOINT_PARAM, GRAPH_PARAM),
                  TRUSTGRAPH: TRUSTGRAPH_PARAMS}
-_log = logging.getLogger(__name__)
 
 
 def collection_sidebar() -> Collection:
     """Draw the sidebar (source, stats, loaders, errors); return this user's collection."""
     state = st.session_state
     state.setdefault(DEMO_KEY, True)
-    state.setdefault(_UPLOADED_KEY, [])
-    state.setdefault(_UPLOADER_GEN_KEY, 0)
+    state.setdefault(UPLOADED_KEY, [])
+    state.setdefault(UPLOADER_GEN_KEY, 0)
     with st.sidebar:
         st.markdown("### :material/account_tree: Trace Explorer")
         st.caption("TrustGraph provenance traces (W3C PROV-O)")
@@ -150,39 +167,39 @@ def _initial_kind() -> str:
 # -- files ------------------------------------------------------------------------------------
 def _files_source() -> Collection:
     state = st.session_state
-    _read_link()
-    uploads = _uploader("Add trace files")
+    read_link()
+    uploads = uploader("Add trace files")
     if uploads:
-        _take(uploads)  # reruns with an empty uploader
+        take_uploads(uploads)  # reruns with an empty uploader
     # a failed upload's errors under the drop zone the person just used (below the rest of the
     # sidebar they were out of view), and said once in a toast
-    for error in state.get(_ERRORS_KEY, []):
+    for error in state.get(ERRORS_KEY, []):
         st.error(md_escape(error), icon=":material/error:")
-    if state.pop(_ERRORS_TOAST_KEY, 0):
-        failed = len(state.get(_ERRORS_KEY, []))
+    if state.pop(ERRORS_TOAST_KEY, 0):
+        failed = len(state.get(ERRORS_KEY, []))
         st.toast(f"{counted(failed, 'file')} could not be used: the reasons are under “Add trace files”.",
                  icon=":material/error:")
     st.caption(md_escape(f"Your files are {limits_text()}. The address (files=…) is their only way in: "
                          "nothing lists them, and anyone you give the link to can open them, as with an "
                          "unlisted paste link."))
-    if state.get(_GONE_KEY):
+    if state.get(GONE_KEY):
         st.warning(md_escape(gone_message()), icon=":material/auto_delete:")
-    st.toggle("Include the demo traces", key=DEMO_KEY, persist_state="session", on_change=_demo_touched)
+    st.toggle("Include the demo traces", key=DEMO_KEY, persist_state="session", on_change=demo_touched)
     if state.get(DEMO_OFF_KEY) and not state[DEMO_KEY]:
         st.info("The demo traces were switched off so that your files are shown on their own. "
                 "Switch “Include the demo traces” back on to see both.", icon=":material/visibility_off:")
         if state.pop("te_demo_toast", False):
             st.toast("Showing your files only: the demo traces were switched off.", icon=":material/visibility_off:")
-    uploaded: list[FileRead] = state[_UPLOADED_KEY]
+    uploaded: list[FileRead] = state[UPLOADED_KEY]
     files = (list(demo_files()) if state[DEMO_KEY] else []) + uploaded
     key = ("files", bool(state[DEMO_KEY])) + tuple(f.key for f in files if f.loaded is not None)
     collection = current_collection()
-    if state.get(_GONE_KEY) and not files:
+    if state.get(GONE_KEY) and not files:
         return not_connected("files", gone_message())
     if collection.key != key:
         collection = files_collection(files, bool(state[DEMO_KEY]))
         set_collection(collection)
-    digest = state.get(_DIGEST_KEY) if uploaded else None
+    digest = state.get(DIGEST_KEY) if uploaded else None
     if digest is None:
         st.query_params.pop(FILES_PARAM, None)
     elif st.query_params.get(FILES_PARAM) != digest:
@@ -200,128 +217,12 @@ def _files_source() -> Collection:
         elif not collection.files:
             st.caption("No files loaded.")
         if uploaded:
-            st.button("Remove my files", icon=":material/delete:", on_click=_remove_uploads)
+            st.button("Remove my files", icon=":material/delete:", on_click=remove_uploads)
     return collection
-
-
-def upload_limit() -> tuple[int, str]:
-    """The largest file a person may upload, in bytes, and the setting that makes it so: the
-    smaller of Streamlit's ``server.maxUploadSize`` (MB) and ``TRACE_EXPLORER_MAX_FILE_MB``."""
-    streamlit_limit = int(float(st.get_option("server.maxUploadSize")) * MIB)
-    ours = max_file_bytes()
-    return (ours, MAX_FILE_VARIABLE) if ours < streamlit_limit else (streamlit_limit, STREAMLIT_LIMIT)
-
-
-# Streamlit's drop zone writes the limit rounded to a whole unit of 1,000 (512 MiB shows as
-# "1GB per file"): its line is hidden and the true limit said under it (``_uploader``).
-_DROPZONE_SIZE_STYLE = "<style>[data-testid='stFileUploaderDropzoneInstructions'] span { display: none; }</style>"
-
-
-def _uploader(label: str):
-    limit, setting = upload_limit()
-    st.html(_DROPZONE_SIZE_STYLE)
-    files = st.file_uploader(
-        label, type=UPLOAD_TYPES, accept_multiple_files=True,
-        key=f"{UPLOAD_KEY}_{st.session_state[_UPLOADER_GEN_KEY]}",
-        # Streamlit's own limit stays the browser's: a file under it but over ours is sent and
-        # gets our message in the sidebar, which outlives the uploader's reset after a batch
-        help="Turtle, TriG, N-Quads, N-Triples, JSON-LD, RDF/XML, TrustGraph wire JSON and "
-             f"*.documents.json content files, optionally .gz. Several at once, up to {format_size(limit)} "
-             f"a file; a .gz may expand to {format_size(max_expanded_bytes())}.")
-    st.caption(f"Up to {format_size(limit)} a file (a .gz up to {format_size(max_expanded_bytes())} expanded).")
-    return files
-
-
-def _oversized(upload, limit: int, setting: str) -> str | None:
-    """The message for an upload over the limit, or None."""
-    return str(file_too_big(upload.name, upload.size, limit, setting)) if upload.size > limit else None
-
-
-def _read_upload(upload) -> FileRead:
-    """Read one upload through the parse cache; a reader bug is reported, never raised into the page."""
-    try:
-        return read_file(upload.name, upload.getvalue())
-    except Exception as error:  # noqa: BLE001 - a bad file must not become a traceback in the page
-        _log.exception("reading the upload %r failed", upload.name)
-        return FileRead(upload.name, "", None, f"{upload.name}: expected a trace file this app can read; reading it "
-                                                f"failed ({type(error).__name__}: {error})")
-
-
-def _take(uploads: list, rerun: bool = True) -> None:
-    """Read a batch of uploaded files into this user's collection and reset the uploader.
-
-    Files that load are kept (in this session, and on the server under the digest the address
-    then carries); the errors of the others (unreadable, or over the upload limit) are shown
-    until the next batch."""
-    state = st.session_state
-    limit, setting = upload_limit()
-    reads, errors = [], []
-    for upload in uploads:
-        refusal = _oversized(upload, limit, setting)
-        read = None if refusal else _read_upload(upload)
-        if read is not None and read.loaded is not None:
-            reads.append((upload, read))
-        errors.append(refusal or (read.error if read is not None else None))
-    kept: list[FileRead] = state[_UPLOADED_KEY]
-    known = {k.key for k in kept}
-    good = [(u, r) for u, r in reads if r.key not in known and not known.add(r.key)]
-    if good and not kept and state[DEMO_KEY]:
-        state[DEMO_KEY] = False  # a person's own traces, instead of the demo: said in the sidebar
-        state[DEMO_OFF_KEY] = state["te_demo_toast"] = True
-    if good and kept and not state.get(_DIGEST_KEY):  # earlier files not kept: a set of these alone would lack them
-        state[_DIGEST_KEY], refusal = None, "Your files are shown, but not kept for a reload or a link: " \
-                                            "earlier files of yours were not kept (Remove my files starts again)."
-        errors.append(refusal)
-    elif good:
-        digest, refusal = keep(kept_bytes(state.get(_DIGEST_KEY) if kept else None) +
-                               [(u.name, u.getvalue()) for u, _ in good])
-        state[_DIGEST_KEY] = digest
-        state.setdefault(_SEEN_KEY, set()).add(digest)
-        errors.append(refusal)
-        state.pop(_GONE_KEY, None)
-    state[_UPLOADED_KEY] = kept + [r for _, r in good]
-    state[_ERRORS_KEY] = [e for e in errors if e]
-    state[_ERRORS_TOAST_KEY] = bool(state[_ERRORS_KEY])
-    state[_UPLOADER_GEN_KEY] += 1
-    if rerun:
-        st.rerun()
-
-
-def _read_link() -> None:
-    """Read the files the address names (``?files=<digest>``) once per browser session, as an
-    upload is read; when they are gone, say so (``_GONE_KEY``)."""
-    state = st.session_state
-    digest = (st.query_params.get(FILES_PARAM) or "").strip().lower()
-    seen = state.setdefault(_SEEN_KEY, set())
-    if not digest or digest in seen:
-        return  # read already, or this session's own (the address may lag behind a rerun)
-    seen.add(digest)
-    files = reopen(digest)
-    state[_UPLOADED_KEY], state[DEMO_KEY] = [], False
-    if files is None:
-        state[_GONE_KEY] = True
-        st.query_params.pop(FILES_PARAM, None)
-        return
-    state.pop(_GONE_KEY, None)
-    _take(files, rerun=False)
-    state[_DIGEST_KEY] = digest
-
-
-def _demo_touched() -> None:
-    st.session_state.pop(DEMO_OFF_KEY, None)
-    st.session_state.pop(_GONE_KEY, None)
-
-
-def _remove_uploads() -> None:
-    st.session_state[_UPLOADED_KEY] = []
-    st.session_state.pop(_DIGEST_KEY, None)
-    st.session_state[_ERRORS_KEY] = []
-    st.session_state[DEMO_KEY] = True
 
 
 # -- local store ------------------------------------------------------------------------------
 def _store_source() -> Collection:
-    from .store_source import store_source  # here: it draws this module's uploader
     return store_source()
 
 

@@ -20,17 +20,19 @@ import streamlit as st
 
 from trace_explorer.analysis.health.index import refresh_health
 from trace_explorer.analysis.support.bounded import supports_in_worker
-from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.index.ingest_phases import HEALTH, UNITS, Phases
-from trace_explorer.store.local_store import StoreBusy, local_source, open_local_store
-from trace_explorer.store.ingest import ingest_file
+from trace_explorer.read.errors import TraceLoadError
 from trace_explorer.sources.source import SourceError
+from trace_explorer.store.ingest import ingest_file
+from trace_explorer.store.local_store import StoreBusy, local_source, open_local_store
 from trace_explorer.store.offer import NEW_NAME, OfferedStore, StoreOffer
 
 from ..collection import Collection, current_collection, not_connected, set_collection
-from .configured_sources import sources_config
-from .source_picker import _ERRORS_KEY, _UPLOADER_GEN_KEY, STORE_PARAM, _oversized, _uploader, upload_limit
 from ..text import md_escape
+from .configured_sources import sources_config
+from .uploads import ERRORS_KEY, UPLOADER_GEN_KEY, oversized, upload_limit, uploader
+
+STORE_PARAM = "store"  # the query parameter that remembers a person's store (its name) in their address
 
 CHOICE_KEY, NEW_KEY, CREATE_KEY = "te_store_choice", "te_store_new", "te_store_create"
 _ASKED_KEY = "te_store_asked"  # a name the address gave that no offered store has
@@ -83,7 +85,7 @@ def store_source() -> Collection:
                       help="Makes an empty store of that name among this server's stores.")
         st.button("Create an empty store here", icon=":material/create_new_folder:", key=CREATE_KEY,
                   on_click=_create, args=(offer,))
-    for error in state.get(_ERRORS_KEY, []):
+    for error in state.get(ERRORS_KEY, []):
         st.error(md_escape(error), icon=":material/error:")
     picked = next((s for s in stores if s.name == choice), None)  # the listing just made, not another
     if picked is None:
@@ -106,7 +108,7 @@ def store_source() -> Collection:
         set_collection(collection)
     if st.query_params.get(STORE_PARAM) != picked.name:
         st.query_params[STORE_PARAM] = picked.name  # remembered by this browser's address only
-    uploads = _uploader("Add files to this store")
+    uploads = uploader("Add files to this store")
     if uploads:
         _ingest(picked, uploads)
     return collection
@@ -118,15 +120,15 @@ def _create(offer: StoreOffer) -> None:
     name = (state.get(NEW_KEY) or "").strip()
     target = offer.new_store(name)
     if target is None:
-        state[_ERRORS_KEY] = [BAD_NEW_NAME if not NEW_NAME.fullmatch(name) else cannot_open(name)]
+        state[ERRORS_KEY] = [BAD_NEW_NAME if not NEW_NAME.fullmatch(name) else cannot_open(name)]
         return
     try:
         open_local_store(target.path).close()
     except SourceError as error:
         _log.warning("a new store %r (%s) cannot be made: %s", name, target.path, error)
-        state[_ERRORS_KEY] = [cannot_open(name)]
+        state[ERRORS_KEY] = [cannot_open(name)]
         return
-    state[_ERRORS_KEY], state[NEW_KEY], state[CHOICE_KEY] = [], "", name
+    state[ERRORS_KEY], state[NEW_KEY], state[CHOICE_KEY] = [], "", name
     state.pop(_ASKED_KEY, None)
 
 
@@ -147,20 +149,20 @@ def _ingest(store: OfferedStore, uploads: list) -> None:
     The store is open for writing only meanwhile; when another process writes it (an ingest),
     saving waits up to ``UPLOAD_WAIT_S`` for its turn, then says so."""
     state = st.session_state
-    state[_UPLOADER_GEN_KEY] += 1
+    state[UPLOADER_GEN_KEY] += 1
     bar = st.progress(0.0, text="Saving into the store…")
     try:
         writer = open_local_store(store.path, wait_s=UPLOAD_WAIT_S)
     except StoreBusy:
-        state[_ERRORS_KEY] = [f"The store {store.name} is being written by another process (an ingest, a sync, or "
+        state[ERRORS_KEY] = [f"The store {store.name} is being written by another process (an ingest, a sync, or "
                               f"someone's upload); try again once it is done. Reading it goes on meanwhile."]
         st.rerun()
     except SourceError as error:
         _log.warning("the store %r (%s) cannot be opened for writing: %s", store.name, store.path, error)
-        state[_ERRORS_KEY] = [cannot_open(store.name)]
+        state[ERRORS_KEY] = [cannot_open(store.name)]
         st.rerun()
     with writer:
-        state[_ERRORS_KEY] = _save(writer, uploads, bar)
+        state[ERRORS_KEY] = _save(writer, uploads, bar)
     st.rerun()
 
 
@@ -172,7 +174,7 @@ def _save(store, uploads: list, bar) -> list[str]:
     limit, setting = upload_limit()
     texts_given: set[str] = set()  # the IRIs the files gave a text to: what mends a missing text
     for upload in uploads:
-        refusal = _oversized(upload, limit, setting)
+        refusal = oversized(upload, limit, setting)
         if refusal:
             errors.append(refusal)
             done += upload.size
