@@ -231,7 +231,8 @@ def test_follow_files_in_text_until_ctrl_c(tmp_path, deployment):
 
 def test_from_start_replays_the_sessions_there_and_session_keeps_to_one(tmp_path, deployment, monkeypatch):
     """``--from-start`` prints what the files hold already; ``--session`` only that session's
-    events (named by the start of its UUID), its answer with the corpus's words."""
+    events (named by the start of its UUID), its answer with the corpus's words. ``--for``
+    counts from the first poll, so even a span shorter than the first read keeps the replay."""
     first, second = copy_session(*deployment, FOLLOWED), copy_session(*deployment, FOLLOWED)
     trace = tmp_path / "two.nq"
     trace.write_bytes(ox.serialize(first.quads + second.quads, format=ox.RdfFormat.N_QUADS))
@@ -335,3 +336,26 @@ def test_a_supervisor_s_findings_are_its_own_though_they_derive_from_its_sub_age
     assert all(e.session == supervisor for e in second)
     assert [(e.step, e.kind) for e in second if e.event == "answer"] == [(supervisor + "/synthesis", "Synthesis")]
     assert not poller.is_running(supervisor)
+
+
+def test_a_follower_gets_the_first_poll_even_when_the_thread_makes_it_at_once(tmp_path, deployment):
+    """The poller's thread may finish its first poll before ``follow`` returns (a busy machine
+    runs it first): the follower's place is taken before the thread starts, so a
+    ``--from-start`` replay is never skipped."""
+    from trace_explorer.live.poller import Poller
+    from trace_explorer.live.probes import FilesProbe
+
+    live = copy_session(*deployment, FOLLOWED)
+    trace = tmp_path / "one.nq"
+    trace.write_bytes(ox.serialize(live.quads, format=ox.RdfFormat.N_QUADS))
+    poller = Poller(FilesProbe([str(trace)]), interval=3600, label="files", from_start=True)
+    started = Poller.touch
+    poller.touch = lambda: (started(poller), poller.poll_now())  # a poll made before follow returns
+    try:
+        follower = poller.follow()
+        assert poller.polls >= 1
+        events = follower.take()
+    finally:
+        poller.stop()
+    assert [e.step for e in events if e.event == "step"] == live.steps
+    assert {e.session for e in events} == {live.root}

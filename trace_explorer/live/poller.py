@@ -107,8 +107,9 @@ class Poller:
         while it is open (``Subscription.close``)."""
         with self._changed:
             self._followers += 1
+            since = self._seq  # read before the thread starts: its first poll's events are this follower's
         self.touch()
-        return Subscription(self, self._seq)
+        return Subscription(self, since)
 
     def watch(self, root: str) -> None:
         """Ask about session ``root`` from the next poll on, as about a session that has not
