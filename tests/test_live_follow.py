@@ -359,3 +359,17 @@ def test_a_follower_gets_the_first_poll_even_when_the_thread_makes_it_at_once(tm
         poller.stop()
     assert [e.step for e in events if e.event == "step"] == live.steps
     assert {e.session for e in events} == {live.root}
+
+
+def test_for_counts_from_the_first_poll(tmp_path, deployment, monkeypatch):
+    """``--for`` shorter than the first read of the files still prints what ``--from-start``
+    replays: the span counts from the first poll made."""
+    live = copy_session(*deployment, FOLLOWED)
+    trace = tmp_path / "one.nq"
+    trace.write_bytes(ox.serialize(live.quads, format=ox.RdfFormat.N_QUADS))
+    following = Following([str(trace), "--from-start", "--format", "jsonl", "--interval", "0.1", "--for", "0.001"],
+                          monkeypatch)
+    assert following.join(10) == 0
+    events = following.events()
+    assert [e["step"] for e in events if e["event"] == "step"] == live.steps
+    assert [e["event"] for e in events][0] == "session" and events[0]["session"] == live.root

@@ -24,6 +24,7 @@ from .output_gone import READER_GONE, let_stdout_go
 from .sessions import not_one_session
 
 TEXT_SHOWN = 200  # characters of a step's words on a text line
+FIRST_POLL_WAIT = 60.0  # seconds past --for that a first poll still running is waited for
 
 
 def add_parser(commands) -> None:
@@ -69,7 +70,13 @@ def _follow(args: argparse.Namespace) -> int:
 
 
 def _print_events(args: argparse.Namespace, poller: Poller, session: str | None) -> int:
-    deadline = time.monotonic() + (args.for_s if args.for_s is not None else float("inf"))
+    """Print the poller's events until ``--for`` seconds have passed or Ctrl-C. ``--for``
+    counts from the first poll made, so a slow first read (or ``--from-start``'s replay) is
+    not cut short; from the start when the source fails, and ``FIRST_POLL_WAIT`` s more at
+    most while the first poll is still running."""
+    span = args.for_s if args.for_s is not None else float("inf")
+    started = time.monotonic()
+    deadline = started + span
     follower = poller.follow()
     failure, ready = None, False
     try:
@@ -77,17 +84,21 @@ def _print_events(args: argparse.Namespace, poller: Poller, session: str | None)
             poller.watch(session)
         while True:
             left = deadline - time.monotonic()
-            for event in follower.take(wait=min(max(left, 0.0), 0.5)):  # what came is printed, even at the end
+            wait = min(max(left, 0.0), 0.5) if ready else 0.5
+            for event in follower.take(wait=wait):  # what came is printed, even at the end
                 if session is None or event.session == session:
                     print(json.dumps(event.record(), ensure_ascii=False) if args.format == "jsonl" else text_line(event),
                           flush=True)
             if poller.ready and not ready:  # the first poll is made: what is written from now on is shown
                 ready = True
+                deadline = time.monotonic() + span
                 report([f"following {poller.label}{' (session ' + session + ')' if session else ''}; Ctrl-C stops"])
+                continue  # its events are taken before any end
             if poller.failure != failure:
                 report([poller.failure + " (still trying)" if poller.failure else f"{poller.label} answers again"])
                 failure = poller.failure
-            if left <= 0:
+            waited_enough = ready or failure is not None or time.monotonic() > started + span + FIRST_POLL_WAIT
+            if left <= 0 and waited_enough:
                 return 0
     except KeyboardInterrupt:  # Ctrl-C is how following ends: nothing was written, nothing to undo
         return 0
