@@ -583,8 +583,14 @@ def test_hostile_corpus_shows_as_text_in_the_workspace(hostile_store_url):
                     tip = page.locator(f"{TIMELINE} .te-wf-tip")
                     tip.wait_for(state="visible", timeout=5000)
                     assert tip.evaluate("e => e.children.length") == 0
-            # every node of the graph: its tooltip is text, broken into lines and nothing else
-            for node in dag(page, "v => v.nodes.getIds()"):
+            # every node's tooltip is a string (vis-network shows a string as text, an element as
+            # HTML); those holding the payload, and the first, hovered: text broken into lines only
+            titles = dag(page, "(v, p) => v.nodes.get().map(n => [n.id, typeof n.title, n.title.includes(p)])",
+                         hostile.SCRIPT)
+            assert {kind for _, kind, _ in titles} == {"string"}
+            hovered = [titles[0][0]] + [node for node, _, payload in titles if payload][:2]
+            assert len(hovered) >= 2  # the first, and at least one holding the payload
+            for node in hovered:
                 text = hover_node(page, node)
                 assert text and "\n" in text, node
                 assert page.locator(f"{DAG} div.vis-tooltip").evaluate(
