@@ -30,7 +30,7 @@ collection = current_collection()
 gateway = getattr(collection.source, "gateway", None)
 st.markdown("### :material/forum: Ask and watch", anchors=False)
 if gateway is None:
-    st.info("Asking needs a TrustGraph source: connect a deployment in the sidebar (Source: TrustGraph).",
+    st.info("Asking needs a TrustGraph source: connect a deployment in the sidebar (Source and files: TrustGraph).",
             icon=":material/info:")
     st.stop()
 

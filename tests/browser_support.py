@@ -379,3 +379,15 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS_DIR / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def open_source_panel(page) -> None:
+    """Open the sidebar's Source panel (the source, its forms, the uploader), closed on a first
+    visit to the demo, with a click on its title as a person does; nothing when it is open."""
+    summary = page.locator('[data-testid="stSidebar"] summary').filter(has_text="Source and files").first
+    summary.wait_for()
+    if summary.evaluate("s => s.parentElement.open"):
+        return
+    summary.click()
+    page.locator('[data-testid="stSidebar"] .st-key-te_source_kind').wait_for()
+    wait_for_streamlit_idle(page)

@@ -214,6 +214,27 @@ def upload_cache_folder(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def source_panel_open(request, monkeypatch):
+    """An app run by AppTest starts as a person who opened the sidebar's Source panel: the
+    panel's content (the source, its forms, the uploader) is what those tests drive. A test
+    marked ``source_panel_closed`` sees the first view as a visitor does, the panel closed."""
+    if request.node.get_closest_marker("source_panel_closed"):
+        return
+    from streamlit.testing.v1 import AppTest
+
+    from components.sidebar.source_picker import SOURCE_PANEL_KEY
+
+    made = AppTest.from_file.__func__
+
+    def from_file(cls, *args, **kwargs):
+        at = made(cls, *args, **kwargs)
+        at.session_state[SOURCE_PANEL_KEY] = True
+        return at
+
+    monkeypatch.setattr(AppTest, "from_file", classmethod(from_file))
+
+
+@pytest.fixture(autouse=True)
 def data_folder(tmp_path, monkeypatch):
     """The user's data folder (``XDG_DATA_HOME``: where reviews go by default for a source with
     no folder of its own) is a folder of the test's own, never the user's."""

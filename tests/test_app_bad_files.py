@@ -15,11 +15,12 @@ import pytest
 from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
-from tests.workspace_support import sent, step_of, texts, titled
+from components.sidebar.source_picker import SOURCE_PANEL_KEY
 from tests.conftest import CORPUS, MANIFEST
 from tests.list_support import files_table
 from tests.test_app import REPO, TOP, open_session, table_ids, unescape
 from tests.test_loading import BAD_FILES
+from tests.workspace_support import sent, step_of, texts, titled
 from trace_explorer.sources.demo import demo_paths
 
 DEMO = sorted(s["session"] for s in TOP)
@@ -33,7 +34,9 @@ def default_limits(monkeypatch):
 
 
 def start() -> AppTest:
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.session_state[SOURCE_PANEL_KEY] = True  # the uploader is in it (a module's fixture starts one too)
+    at.run()
     assert not at.exception
     return at
 

@@ -9,9 +9,19 @@ import urllib.parse
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_session_support import (DAG, INSPECTOR, TIMELINE, dag, hover_node, selected,
-                                           session_url, shown_rows, wait_drawn, wait_step)
-from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
+from tests.browser_session_support import (
+    DAG,
+    INSPECTOR,
+    TIMELINE,
+    dag,
+    hover_node,
+    selected,
+    session_url,
+    shown_rows,
+    wait_drawn,
+    wait_step,
+)
+from tests.browser_support import chromium_page, open_source_panel, screenshot, wait_for_streamlit_idle
 from tests.list_support import LIST_ROW, open_row
 from trace_explorer.views.dag.network import dag_html
 
@@ -137,6 +147,7 @@ def test_uploaded_hostile_trace_is_shown_as_text_everywhere(app_url, tmp_path):
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.goto(app_url + "/")
         wait_for_streamlit_idle(page)
+        open_source_panel(page)
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(evil))
         wait_for_streamlit_idle(page)
         page.get_by_text("of 1 matching · 1 top-level session in all").wait_for()

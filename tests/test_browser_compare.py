@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests import hostile_traces as hostile
-from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
 from components.sessions.session_table import short_id
+from tests import hostile_traces as hostile
+from tests.browser_support import chromium_page, open_source_panel, screenshot, wait_for_streamlit_idle
 from tests.list_support import LIST_ROW, expect_rows
 from tests.test_compare import FORTS, TRAPPIST_AGENT
 from trace_explorer.analysis.compare.compare import compare_sessions
@@ -184,6 +184,7 @@ def test_hostile_trace_compared_runs_nothing(app_url, tmp_path):
         page.on("request", lambda r: seen["request"].append(r.url))
         page.goto(app_url + "/")
         wait_for_streamlit_idle(page)
+        open_source_panel(page)
         uploader = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
         uploader.set_input_files([str(tmp_path / name) for name in files])
         wait_for_streamlit_idle(page)

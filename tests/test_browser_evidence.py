@@ -11,10 +11,19 @@ import urllib.parse
 import pytest
 
 from tests.browser_session_support import session_url
-from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
+from tests.browser_support import chromium_page, open_source_panel, screenshot, wait_for_streamlit_idle
+from tests.evidence_traces import (
+    AGENT,
+    EVIDENCE,
+    GRAPHRAG_TRAPPIST,
+    HOSTILE_LABEL,
+    HOSTILE_TEXT,
+    SUB_GRAPHRAG,
+    TRAPPIST,
+    hostile_labels,
+    hostile_texts,
+)
 from tests.list_support import open_row, row_ids
-from tests.evidence_traces import (AGENT, EVIDENCE, GRAPHRAG_TRAPPIST, HOSTILE_LABEL, HOSTILE_TEXT, SUB_GRAPHRAG,
-                                   TRAPPIST, hostile_labels, hostile_texts)
 
 pytestmark = pytest.mark.browser
 pytest.importorskip("playwright")
@@ -91,6 +100,7 @@ def test_hostile_chunk_text_and_label_are_shown_as_text(app_url, tmp_path):
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.goto(app_url + "/")
         wait_for_streamlit_idle(page)
+        open_source_panel(page)
         page.get_by_text("Include the demo traces").click()
         wait_for_streamlit_idle(page)
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(EVIDENCE), str(texts), str(labels)])

@@ -12,10 +12,10 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser_session_support import INSPECTOR, WORKSPACE, wait_drawn, workspace
-from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
-from tests.list_support import LIST_ROW, expect_rows, open_row, row_ids
+from tests.browser_support import chromium_page, open_source_panel, screenshot, wait_for_streamlit_idle
 from tests.conftest import demo_sessions
 from tests.health_traces import BROKEN_ID, HEALTHY, documents, healthy
+from tests.list_support import LIST_ROW, expect_rows, open_row, row_ids
 
 pytestmark = pytest.mark.browser  # fails, never skips, when Chromium is missing
 
@@ -30,6 +30,7 @@ def upload_broken(page, tmp_path) -> None:
     trace.write_text(healthy(HEALTHY) + healthy(BROKEN_ID, arguments=HOSTILE_ARGS).split("\n", 3)[3], encoding="utf-8")
     texts = tmp_path / "health.documents.json"
     texts.write_text(json.dumps({**documents(HEALTHY), **documents(BROKEN_ID)}), encoding="utf-8")
+    open_source_panel(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(trace), str(texts)])
     wait_for_streamlit_idle(page)
     page.get_by_text("of 2 matching · 2 top-level sessions").wait_for()

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.browser_support import chromium_page, screenshot, wait_for_streamlit_idle
+from tests.browser_support import chromium_page, open_source_panel, screenshot, wait_for_streamlit_idle
 from tests.conftest import CORPUS, MANIFEST, demo_sessions
 from tests.list_support import LIST_ROW
 from tests.test_hostile_files import HOSTILE
@@ -43,6 +43,7 @@ def test_hostile_uploads_cost_one_line_each_and_disturb_no_one(app_url, tmp_path
         other.set_default_timeout(60000)
         page.goto(app_url + "/")
         wait_for_streamlit_idle(page)
+        open_source_panel(page)
         page.locator(uploader).set_input_files(str(good["seed-sessions.ttl"]))  # the visitor's own file first
         wait_for_streamlit_idle(page)
         list_total(page, len(SEED_TOP))

@@ -9,7 +9,13 @@ import urllib.parse
 
 import pytest
 
-from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
+from tests.browser_support import (
+    chromium_page,
+    open_source_panel,
+    screenshot,
+    streamlit_server,
+    wait_for_streamlit_idle,
+)
 from tests.conftest import CORPUS, MANIFEST, manifest_sessions
 from tests.list_support import expect_rows, open_row
 from tests.test_browser_trustgraph import connect
@@ -37,6 +43,7 @@ def test_a_session_from_uploaded_files_survives_a_reload_a_new_tab_and_a_copied_
     with streamlit_server(env=env) as url, chromium_page() as page:
         page.goto(url + "/")
         wait_for_streamlit_idle(page)
+        open_source_panel(page)
         assert "nothing lists them" in page.locator('[data-testid="stSidebar"]').inner_text()
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(CORPUS / "seed-sessions.ttl"))
         wait_for_streamlit_idle(page)

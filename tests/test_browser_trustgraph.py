@@ -9,9 +9,15 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser_session_support import INSPECTOR, wait_drawn
-from tests.browser_support import chromium_page, screenshot, streamlit_server, wait_for_streamlit_idle
-from tests.list_support import open_row
+from tests.browser_support import (
+    chromium_page,
+    open_source_panel,
+    screenshot,
+    streamlit_server,
+    wait_for_streamlit_idle,
+)
 from tests.conftest import manifest_sessions
+from tests.list_support import open_row
 from tests.trustgraph_server import COLLECTION, FLOW, TOKEN, corpus_gateway  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.browser
@@ -21,6 +27,7 @@ REACT = "urn:trustgraph:agent:62c33a4f-b774-4b52-88db-40af72158370"
 
 def choose_trustgraph(page) -> None:
     page.mouse.move(1, 1)
+    open_source_panel(page)
     page.locator(".st-key-te_source_kind").get_by_text("TrustGraph", exact=True).click()
     wait_for_streamlit_idle(page)
 

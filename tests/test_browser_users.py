@@ -15,7 +15,17 @@ import urllib.parse
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_support import HEADLESS_SHELL_PATH, REDUCED_MOTION, REPO_ROOT, browser_contexts, poll, run_async, screenshot, wait_for_streamlit_idle
+from tests.browser_support import (
+    HEADLESS_SHELL_PATH,
+    REDUCED_MOTION,
+    REPO_ROOT,
+    browser_contexts,
+    open_source_panel,
+    poll,
+    run_async,
+    screenshot,
+    wait_for_streamlit_idle,
+)
 from tests.conftest import CORPUS, MANIFEST, demo_sessions
 from tests.list_support import open_row
 
@@ -99,6 +109,7 @@ def test_two_people_at_once_never_see_each_others_uploads_filters_or_session(app
             assert caption_starts(page, DEMO_CAPTION)
 
         # A uploads a file of their own: A's list is that file's sessions, with A's question
+        open_source_panel(a)
         a.locator('[data-testid="stSidebar"] [data-testid="stFileUploaderDropzoneInput"]').set_input_files(
             files=[{"name": "person-a.ttl", "mimeType": "text/turtle", "buffer": SECRET_TRACE}])
         wait_for_streamlit_idle(a)
@@ -189,6 +200,7 @@ def test_a_file_over_streamlits_upload_limit_is_refused_by_the_browser_with_its_
     with streamlit_server(env={"STREAMLIT_SERVER_MAX_UPLOAD_SIZE": "1"}) as url, people(1) as (page,):
         page.goto(url + "/")
         wait_for_streamlit_idle(page)
+        open_source_panel(page)
         page.locator('[data-testid="stSidebar"] [data-testid="stFileUploaderDropzoneInput"]').set_input_files(
             files=[{"name": "too-big.ttl", "mimeType": "text/turtle", "buffer": b"#" * 1_500_000}])
         wait_for_streamlit_idle(page)
@@ -217,6 +229,7 @@ def test_a_persons_store_is_remembered_in_their_address_never_for_another(app_ur
     with people(2) as (a, b):
         a.goto(app_url + "/")
         wait_for_streamlit_idle(a)
+        open_source_panel(a)
         a.locator('[data-testid="stSidebar"]').get_by_role("radio", name="Local store").click()
         wait_for_streamlit_idle(a)
         a.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').click()  # the offered stores, by name
@@ -244,6 +257,7 @@ def test_a_persons_store_is_remembered_in_their_address_never_for_another(app_ur
         wait_for_streamlit_idle(b)
         assert caption_starts(b, DEMO_CAPTION)
         assert _sidebar_says(b, f"{len(TOP)} top-level sessions · from demo traces")
+        open_source_panel(b)
         assert "store" not in _address(b) and b.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').count() == 0
         assert b.locator('[data-testid="stSidebar"]').get_by_role("radio", name="Files").get_attribute("aria-checked") == "true"
         screenshot(b, "users-b-not-on-a-store")

@@ -32,7 +32,7 @@ def _order_words(order: SessionOrder) -> str:
 
 
 _NO_SESSIONS = {  # by the kind of source (``Collection.key[0]``)
-    "files": "No sessions in these files. Add trace files in the sidebar, switch the demo traces back on, "
+    "files": "No sessions in these files. Add trace files in the sidebar (Source and files), switch the demo traces back on, "
              "or choose another source.",
     "store": "No sessions in this store yet. Add trace files to it in the sidebar, or with "
              "`trace-explorer ingest FILE... --store DIR`, or choose another source.",

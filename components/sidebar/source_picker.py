@@ -1,5 +1,11 @@
 """The sidebar: which traces this user explores, and how much is loaded.
 
+The counts stay in view; the source, its form, the uploader and the files loaded sit in the
+*Source and files* panel, drawn only while it is open (``_panel_needed``): closed on a first visit
+to the demo, where it would be a dozen widgets that a first view does not need (their drawing
+was most of what a first view cost over a bare page: docs/page-speed.md), and open whenever a
+link names a source, one is not connected yet, or files could not be read.
+
 Sources: *Files* (the bundled demo and uploaded files, read into memory), *Local store* (a
 pyoxigraph store in a directory; uploads are saved into it, all or nothing, with a progress bar)
 and *SPARQL endpoint* (read-only, checked against the deployment's endpoint policy).
@@ -56,6 +62,7 @@ from ..text import counted, md_escape
 from .configured_sources import OTHER, TIMEOUT_LABEL, endpoint_policy, sources_config, typed_in_form
 from .kept_uploads import FILES_PARAM, gone_message, limits_text
 from .store_source import STORE_PARAM, store_source
+from .trustgraph_form import KIND as TRUSTGRAPH_KIND
 from .trustgraph_form import PARAMS as TRUSTGRAPH_PARAMS
 from .trustgraph_form import URL_PARAM as TRUSTGRAPH_PARAM
 from .trustgraph_form import trustgraph_source_form
@@ -79,6 +86,9 @@ KIND_KEY = "te_source_kind"
 
 
 FILES_PANEL_KEY = "te_files_panel"  # the sidebar's Files panel: open or closed
+
+
+SOURCE_PANEL_KEY = "te_source_panel"  # the sidebar's Source panel (the source, its form, the uploader): open or closed
 
 
 ENDPOINT_PARAM, GRAPH_PARAM = "endpoint", "graph"
@@ -112,16 +122,17 @@ def collection_sidebar() -> Collection:
         kinds = [FILES, STORE, ENDPOINT, TRUSTGRAPH] if _stores_offered() else [FILES, ENDPOINT, TRUSTGRAPH]
         if state.get(KIND_KEY) not in kinds:
             state[KIND_KEY] = FILES
-        kind = st.segmented_control("Source", kinds, key=KIND_KEY, persist_state="session") or FILES
         stats = st.container()
-        if kind == STORE:
-            collection = _store_source()
-        elif kind == ENDPOINT:
-            collection = _endpoint_source()
-        elif kind == TRUSTGRAPH:
-            collection = trustgraph_source_form()
-        else:
-            collection = _files_source()
+        if _panel_needed(state[KIND_KEY]):
+            state[SOURCE_PANEL_KEY] = True
+        panel = st.expander("Source and files", key=SOURCE_PANEL_KEY, on_change="rerun", icon=":material/database:")
+        if panel.open:
+            with panel:
+                kind = st.segmented_control("Source", kinds, key=KIND_KEY, persist_state="session") or FILES
+                collection = _source(kind)
+        else:  # closed: the source shown goes on, with nothing of its panel drawn
+            kind = state[KIND_KEY]
+            collection = _files_collection() if kind == FILES else current_collection()
         for other, params in SOURCE_PARAMS.items():
             for param in params if other != kind else ():
                 if param in st.query_params:
@@ -129,6 +140,33 @@ def collection_sidebar() -> Collection:
         with stats:
             _stats(collection)
     return collection
+
+
+def _source(kind: str) -> Collection:
+    """Draw the form of source ``kind`` (in the open Source panel); this person's collection."""
+    if kind == STORE:
+        return _store_source()
+    if kind == ENDPOINT:
+        return _endpoint_source()
+    if kind == TRUSTGRAPH:
+        return trustgraph_source_form()
+    return _files_source()
+
+
+_COLLECTION_KINDS = {FILES: "files", STORE: "store", ENDPOINT: "endpoint", TRUSTGRAPH: TRUSTGRAPH_KIND}
+
+
+def _panel_needed(kind: str) -> bool:
+    """Whether the Source panel must be open in this run whatever its state: a first view opens
+    it closed only on the files without a link to any (the demo: nothing to fill in, and a first
+    view draws its dozen widgets only on request); a link to files, a store, an endpoint or a
+    gateway, a source not connected yet, or files that could not be read open it."""
+    state = st.session_state
+    if SOURCE_PANEL_KEY not in state:
+        return kind != FILES or bool(st.query_params.get(FILES_PARAM))
+    if state.get(ERRORS_KEY) or state.get(GONE_KEY):
+        return True
+    return kind != FILES and current_collection().key[0] != _COLLECTION_KINDS[kind]
 
 
 def _stores_offered() -> bool:
@@ -190,20 +228,8 @@ def _files_source() -> Collection:
                 "Switch “Include the demo traces” back on to see both.", icon=":material/visibility_off:")
         if state.pop("te_demo_toast", False):
             st.toast("Showing your files only: the demo traces were switched off.", icon=":material/visibility_off:")
+    collection = _files_collection()
     uploaded: list[FileRead] = state[UPLOADED_KEY]
-    files = (list(demo_files()) if state[DEMO_KEY] else []) + uploaded
-    key = ("files", bool(state[DEMO_KEY])) + tuple(f.key for f in files if f.loaded is not None)
-    collection = current_collection()
-    if state.get(GONE_KEY) and not files:
-        return not_connected("files", gone_message())
-    if collection.key != key:
-        collection = files_collection(files, bool(state[DEMO_KEY]))
-        set_collection(collection)
-    digest = state.get(DIGEST_KEY) if uploaded else None
-    if digest is None:
-        st.query_params.pop(FILES_PARAM, None)
-    elif st.query_params.get(FILES_PARAM) != digest:
-        st.query_params[FILES_PARAM] = digest
     # drawn only while open: the table's front end (Arrow, about 1 MB of JavaScript) is not loaded
     # with every page for a panel that is mostly closed; opening it reruns the sidebar
     panel = st.expander(f"Files ({len(collection.files)})", icon=":material/description:", key=FILES_PANEL_KEY,
@@ -218,6 +244,28 @@ def _files_source() -> Collection:
             st.caption("No files loaded.")
         if uploaded:
             st.button("Remove my files", icon=":material/delete:", on_click=remove_uploads)
+    return collection
+
+
+def _files_collection() -> Collection:
+    """This person's files (the demo while it is on, and their uploads) as a collection, made
+    anew only when they changed; their kept set's digest written in the address. Draws nothing."""
+    state = st.session_state
+    read_link()
+    uploaded: list[FileRead] = state[UPLOADED_KEY]
+    files = (list(demo_files()) if state[DEMO_KEY] else []) + uploaded
+    key = ("files", bool(state[DEMO_KEY])) + tuple(f.key for f in files if f.loaded is not None)
+    collection = current_collection()
+    if state.get(GONE_KEY) and not files:
+        return not_connected("files", gone_message())
+    if collection.key != key:
+        collection = files_collection(files, bool(state[DEMO_KEY]))
+        set_collection(collection)
+    digest = state.get(DIGEST_KEY) if uploaded else None
+    if digest is None:
+        st.query_params.pop(FILES_PARAM, None)
+    elif st.query_params.get(FILES_PARAM) != digest:
+        st.query_params[FILES_PARAM] = digest
     return collection
 
 
