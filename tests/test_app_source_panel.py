@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 from components.collection import demo_files
 from components.sidebar.source_picker import KIND_KEY, SOURCE_PANEL_KEY
 from tests.conftest import demo_sessions
-from tests.test_app import REPO, table_ids
+from tests.test_app import table_ids
+from tests.test_app_list_search import app
 
 pytestmark = pytest.mark.source_panel_closed
 DEMO = demo_sessions()
@@ -23,15 +24,8 @@ def _sidebar_counts(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.sidebar.metric}
 
 
-def _app(**params: str) -> AppTest:
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
-    for name, value in params.items():
-        at.query_params[name] = value
-    return at.run()
-
-
 def test_a_first_visit_to_the_demo_lists_it_with_the_panel_closed_and_none_of_its_widgets():
-    at = _app()
+    at = app()
     assert not at.exception
     assert [e.label for e in at.sidebar.expander] == ["Source and files"]
     assert at.session_state[SOURCE_PANEL_KEY] is False
@@ -42,7 +36,7 @@ def test_a_first_visit_to_the_demo_lists_it_with_the_panel_closed_and_none_of_it
 
 
 def test_opening_the_panel_draws_the_source_the_uploader_and_the_files_and_closing_keeps_the_demo():
-    at = _app()
+    at = app()
     at.session_state[SOURCE_PANEL_KEY] = True
     at.run()
     assert not at.exception
@@ -59,14 +53,14 @@ def test_opening_the_panel_draws_the_source_the_uploader_and_the_files_and_closi
 @pytest.mark.parametrize("param, kind", [("endpoint", "SPARQL endpoint"), ("trustgraph", "TrustGraph")])
 def test_a_link_to_another_source_opens_the_panel_on_its_form(monkeypatch, param, kind):
     monkeypatch.delenv("TRUSTGRAPH_URL", raising=False)
-    at = _app(**{param: "https://traces.example.org/sparql" if param == "endpoint" else "https://tg.example.org/"})
+    at = app(**{param: "https://traces.example.org/sparql" if param == "endpoint" else "https://tg.example.org/"})
     assert not at.exception
     assert at.session_state[SOURCE_PANEL_KEY] is True
     assert at.sidebar.segmented_control(key=KIND_KEY).value == kind
 
 
 def test_a_source_not_connected_keeps_the_panel_open_though_it_was_closed():
-    at = _app()
+    at = app()
     at.session_state[SOURCE_PANEL_KEY] = True
     at.run()
     at.sidebar.segmented_control(key=KIND_KEY).set_value("TrustGraph").run()
