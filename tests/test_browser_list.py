@@ -241,6 +241,8 @@ def test_back_twice_from_a_session_opened_on_a_filtered_page_comes_back_to_that_
             assert page.locator('[data-testid="stException"]').count() == 0, back
             page.wait_for_function("() => !location.search.includes('session=')", timeout=30000)
             wait_for_streamlit_idle(page)
+            # the list writes its own parameters back in a run of its own (restore_list_url)
+            page.wait_for_function("() => new URLSearchParams(location.search).get('type') === 'Agent'", timeout=30000)
             assert query(page)["type"] == ["Agent"] and query(page)["page"] == ["2"], back
             expect_rows(page, agents)
             if len(landed) == 2:

@@ -177,10 +177,10 @@ def test_filter_rows_lost_or_behind_are_rebuilt_by_the_next_writer(tmp_path):
 
 
 def test_ten_reviewers_in_ten_processes_at_once_lose_nothing(tmp_path):
-    # a fork server forks each reviewer from a process that never opened a store (a fork of this
-    # one would copy the locks of RocksDB's threads), with the review store imported once
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["tests.review_workers"])
+    # each reviewer a new interpreter (a fork of this process would copy the locks of RocksDB's
+    # threads); not the fork server, which a test process shares with every earlier test's
+    # workers and which, in a long run, took 40 s to start ten processes
+    context = multiprocessing.get_context("spawn")
     start = context.Barrier(10)
     ReviewStore(tmp_path).add(AGENT["session"], "correct", "lead")  # the store made: each save is a journal line
     workers = [context.Process(target=review, args=(str(tmp_path), STEP.iri, STEP.session, n, start))
