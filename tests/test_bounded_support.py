@@ -184,3 +184,11 @@ def test_the_app_checks_an_uploaded_answer_in_a_worker_and_says_when_it_took_too
         f"Answer support took too long for this answer: it ran past the deadline of 1 s (the limit set by "
         f"{SUPPORT_VARIABLE})."]
     assert (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime) < 6  # 0.15 s measured
+
+
+def test_the_workers_priority_step_is_read_from_the_setting_within_nice_s_range():
+    from trace_explorer.read.worker import NICENESS, NICENESS_VARIABLE, worker_niceness
+
+    assert worker_niceness({}) == NICENESS == 10
+    assert [worker_niceness({NICENESS_VARIABLE: v}) for v in ("0", " 5 ", "19")] == [0, 5, 19]
+    assert [worker_niceness({NICENESS_VARIABLE: v}) for v in ("20", "-3", "high", "")] == [NICENESS] * 4

@@ -59,7 +59,8 @@ DEFAULT_CPU_S = 300
 DEFAULT_WALL_S = 600
 WORKERS = 2  # files parsed at once; more wait their turn
 TASKS_PER_WORKER = 25  # then the worker is replaced: a large parse leaves a heap Python keeps
-NICENESS = 10  # added to a worker's nice value (``_yield_to_server``)
+NICENESS = 10  # added to a worker's nice value (``_yield_to_server``), unless NICENESS_VARIABLE says otherwise
+NICENESS_VARIABLE = "TRACE_EXPLORER_WORKER_NICENESS"
 
 
 class WorkerStopped(Exception):
@@ -118,11 +119,19 @@ def _shared_pool() -> ProcessPool:
 def _yield_to_server() -> None:
     """A worker's first act: lower its priority (``NICENESS``), so that on a busy machine the
     server's threads, which serve every visitor's pages, take the CPU before a file's parse or an
-    answer's support check."""
+    answer's support check. ``TRACE_EXPLORER_WORKER_NICENESS`` sets the step (0 to 19; 0 keeps
+    the server's priority, for a machine whose other busy processes are not visitors' pages)."""
     try:
-        os.nice(NICENESS)
+        os.nice(worker_niceness())
     except OSError:  # a platform that refuses: the worker runs at the server's priority
         pass
+
+
+def worker_niceness(environ: dict[str, str] | None = None) -> int:
+    """The step added to a worker's nice value: ``TRACE_EXPLORER_WORKER_NICENESS`` when it is a
+    whole number from 0 to 19, else ``NICENESS``."""
+    raw = ((os.environ if environ is None else environ).get(NICENESS_VARIABLE) or "").strip()
+    return int(raw) if raw.isdigit() and int(raw) <= 19 else NICENESS
 
 
 def _discard(pool: ProcessPool) -> None:
