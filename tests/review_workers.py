@@ -17,6 +17,26 @@ def review(folder: str, target: str, session: str, number: int, start) -> None:
                             comment=f"note {number}", score=float(number), session=session)
 
 
+def reviewers(folder: str, target: str, session: str, numbers: list[int], start) -> None:
+    """Reviewers ``numbers`` in threads of this process, each doing ``review`` (all of them, in
+    every process, wait at ``start``, a multiprocessing Barrier); exits 1 when one of them failed."""
+    errors: list[Exception] = []
+
+    def one(number: int) -> None:
+        try:
+            review(folder, target, session, number, start)
+        except Exception as error:  # noqa: BLE001 - the exit status says so
+            errors.append(error)
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in numbers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    if errors:
+        raise SystemExit(f"reviewers failed: {errors!r}")
+
+
 def at_once(count: int, work: Callable[[int], None]) -> list[Exception]:
     """Run ``work(number)`` for ``number`` in ``range(count)`` in as many threads, started
     together at a Barrier; the errors they raised (empty when none did)."""
