@@ -11,9 +11,12 @@ from streamlit.testing.v1 import AppTest
 
 from components.collection import demo_files
 from components.sidebar.source_picker import KIND_KEY, SOURCE_PANEL_KEY
-from tests.conftest import demo_sessions
+from tests.conftest import CORPUS, demo_sessions
+from tests.store_copies import TOP_PER_COPY, copies
 from tests.test_app import table_ids
 from tests.test_app_list_search import app
+from tests.test_app_sources import SEED, _caption_total, app_env  # noqa: F401 - app_env: a fixture
+from trace_explorer.cli.main import main
 
 pytestmark = pytest.mark.source_panel_closed
 DEMO = demo_sessions()
@@ -70,3 +73,18 @@ def test_a_source_not_connected_keeps_the_panel_open_though_it_was_closed():
     assert at.session_state[SOURCE_PANEL_KEY] is True
     assert at.sidebar.text_input(key="te_tg_url") is not None
     assert not table_ids(at)  # the form, never the demo's sessions
+
+
+def test_a_store_shown_with_the_panel_closed_still_opens_what_an_ingest_added(app_env):  # noqa: F811
+    store = app_env / "store"
+    assert main(["ingest", str(CORPUS / "seed-sessions.ttl"), "--store", str(store), "--quiet"]) == 0
+    at = app(store=store.name)  # a link to a store: the panel opens on it
+    assert at.session_state[SOURCE_PANEL_KEY] is True and _caption_total(at) == len(SEED)
+    at.session_state[SOURCE_PANEL_KEY] = False
+    at.run()
+    assert at.session_state[SOURCE_PANEL_KEY] is False
+    file = app_env / "copies.nq"
+    file.write_bytes(copies(0, 1))
+    assert main(["ingest", str(file), "--store", str(store), "--quiet"]) == 0
+    at.run()
+    assert not at.exception and _caption_total(at) == len(SEED) + TOP_PER_COPY

@@ -1,10 +1,11 @@
 """The sidebar: which traces this user explores, and how much is loaded.
 
 The counts stay in view; the source, its form, the uploader and the files loaded sit in the
-*Source and files* panel, drawn only while it is open (``_panel_needed``): closed on a first visit
-to the demo, where it would be a dozen widgets that a first view does not need (their drawing
-was most of what a first view cost over a bare page: docs/page-speed.md), and open whenever a
-link names a source, one is not connected yet, or files could not be read.
+*Source and files* panel (``_panel_needed``): closed on a first visit to the demo, where its
+content is not drawn at all (a dozen widgets a first view does not need, whose drawing was most
+of what a first view cost over a bare page: docs/page-speed.md), and open whenever a link names
+a source, one is not connected yet, or files could not be read. A store, endpoint or gateway
+runs its form in every run, open or closed (a store opens its newer snapshot there).
 
 Sources: *Files* (the bundled demo and uploaded files, read into memory), *Local store* (a
 pyoxigraph store in a directory; uploads are saved into it, all or nothing, with a progress bar)
@@ -126,13 +127,13 @@ def collection_sidebar() -> Collection:
         if _panel_needed(state[KIND_KEY]):
             state[SOURCE_PANEL_KEY] = True
         panel = st.expander("Source and files", key=SOURCE_PANEL_KEY, on_change="rerun", icon=":material/database:")
-        if panel.open:
-            with panel:
+        if panel.open or state[KIND_KEY] != FILES:  # a store, endpoint or gateway runs its form each run
+            with panel:  # (a store opens its newer snapshot): drawn in the panel, open or closed
                 kind = st.segmented_control("Source", kinds, key=KIND_KEY, persist_state="session") or FILES
                 collection = _source(kind)
-        else:  # closed: the source shown goes on, with nothing of its panel drawn
-            kind = state[KIND_KEY]
-            collection = _files_collection() if kind == FILES else current_collection()
+        else:  # the files, closed: the demo and this person's files go on, with nothing of the panel drawn
+            kind = FILES
+            collection = _files_collection()
         for other, params in SOURCE_PARAMS.items():
             for param in params if other != kind else ():
                 if param in st.query_params:
