@@ -20,19 +20,7 @@ def review(folder: str, target: str, session: str, number: int, start) -> None:
 def reviewers(folder: str, target: str, session: str, numbers: list[int], start) -> None:
     """Reviewers ``numbers`` in threads of this process, each doing ``review`` (all of them, in
     every process, wait at ``start``, a multiprocessing Barrier); exits 1 when one of them failed."""
-    errors: list[Exception] = []
-
-    def one(number: int) -> None:
-        try:
-            review(folder, target, session, number, start)
-        except Exception as error:  # noqa: BLE001 - the exit status says so
-            errors.append(error)
-
-    threads = [threading.Thread(target=one, args=(n,)) for n in numbers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = at_once(len(numbers), lambda k: review(folder, target, session, numbers[k], start))
     if errors:
         raise SystemExit(f"reviewers failed: {errors!r}")
 

@@ -133,6 +133,7 @@ def collection_sidebar() -> Collection:
                 collection = _source(kind)
         else:  # the files, closed: the demo and this person's files go on, with nothing of the panel drawn
             kind = FILES
+            read_link()
             collection = _files_collection()
         for other, params in SOURCE_PARAMS.items():
             for param in params if other != kind else ():
@@ -250,9 +251,9 @@ def _files_source() -> Collection:
 
 def _files_collection() -> Collection:
     """This person's files (the demo while it is on, and their uploads) as a collection, made
-    anew only when they changed; their kept set's digest written in the address. Draws nothing."""
+    anew only when they changed; their kept set's digest written in the address. Draws nothing;
+    the files an address names are read first (``read_link``)."""
     state = st.session_state
-    read_link()
     uploaded: list[FileRead] = state[UPLOADED_KEY]
     files = (list(demo_files()) if state[DEMO_KEY] else []) + uploaded
     key = ("files", bool(state[DEMO_KEY])) + tuple(f.key for f in files if f.loaded is not None)
