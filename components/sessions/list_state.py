@@ -121,14 +121,21 @@ def _page_number(value: object) -> int:
 
 
 def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOrder, int]:
-    """The list's order and page (from 1): from the URL, else from this session (the sidebar's
-    link to the list names neither); a change of filters or of source starts again at the first
-    page. A run that Back or Forward started takes the URL alone: an address without ``page``
-    or ``sort`` was the first page in the default order when it was left."""
+    """The list's order and page (from 1): this session's own, once it has drawn the list, else
+    the URL's (a link opened in a new tab); a change of filters or of source starts again at the
+    first page. A run that Back or Forward started takes the URL alone: an address without
+    ``page`` or ``sort`` was the first page in the default order when it was left.
+
+    This session's values come before the URL's because every run takes the address the browser
+    held when it asked for the run: while the list follows its source, a run every ``RERUN_S``
+    can be asked for with the address of before a click on a header or on Next, and reading
+    that address would undo the click (Streamlit's browser side sends ``location.search`` with
+    each rerun request, and the server resets ``st.query_params`` from it)."""
     state, params = st.session_state, st.query_params
-    remembered = (lambda key: None) if _history_navigation() else state.get
-    order = SessionOrder.parse(params.get(SORT_PARAM) or remembered(_SORT_KEY))
-    page = _page_number(params.get(PAGE_PARAM) or remembered(_PAGE_KEY))
+    if _history_navigation() or _SORT_KEY not in state:
+        order, page = SessionOrder.parse(params.get(SORT_PARAM)), _page_number(params.get(PAGE_PARAM))
+    else:
+        order, page = SessionOrder.parse(state.get(_SORT_KEY)), _page_number(state.get(_PAGE_KEY))
     _warn_unread(params.get(SORT_PARAM), params.get(PAGE_PARAM))
     view = (repr(filters), collection.key)
     if state.get(_VIEW_KEY) not in (None, view):
