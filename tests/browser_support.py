@@ -301,6 +301,9 @@ def chromium_page(viewport: tuple[int, int] = (1400, 1000), *, default_timeout_m
         page.set_viewport_size({"width": width, "height": height})
         page.set_default_timeout(default_timeout_ms)
         yield page
+    except BaseException as failure:
+        _note_failure(context, before, failure)
+        raise
     finally:
         for opened in [p for p in context.pages if p not in before]:
             with contextlib.suppress(Exception):
@@ -308,6 +311,17 @@ def chromium_page(viewport: tuple[int, int] = (1400, 1000), *, default_timeout_m
         with contextlib.suppress(Exception):
             context.clear_cookies()
             context.clear_permissions()
+
+
+def _note_failure(context, before: set, failure: BaseException) -> None:
+    """Keep what each page the failed test opened showed: a screenshot in tests/artifacts
+    (``failed-<page>.png``), and its address and the start of its text in the failure's notes, for a failure seen only on a
+    loaded machine."""
+    for number, opened in enumerate(p for p in context.pages if p not in before):
+        with contextlib.suppress(Exception):
+            path = screenshot(opened, f"failed-{os.getpid()}-{number}")
+            shown = " ".join(opened.locator('[data-testid="stMain"]').inner_text(timeout=2000).split())
+            failure.add_note(f"page {number} at {opened.url} ({path}) showed: {shown[:600]}")
 
 
 def run_async(coroutine):
