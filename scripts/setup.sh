@@ -176,6 +176,16 @@ compile_sources() {
         log "some of the project's modules could not be compiled now; they are compiled as they are imported"
 }
 
+# build_lemma_tries: simplemma's dictionaries as tries on disk (trace_explorer/analysis/support/
+# lemmas.py), made here once (about 17 s of CPU for the eleven languages, in two processes) rather
+# than by the first answer a process checks; languages already built are only opened.
+build_lemma_tries() {
+    local module=trace_explorer.analysis.support.lemmas
+    .venv/bin/python -m "$module" de ru en fr it nl & local first=$!
+    .venv/bin/python -m "$module" es pt sv da tr || log "some lemma tries could not be built now; each is built when first needed"
+    wait "$first" || log "some lemma tries could not be built now; each is built when first needed"
+}
+
 # --- the tools outside Python -----------------------------------------------------
 ensure_tools() {
     local skip_browser="$1" font missing_font=0
@@ -220,6 +230,7 @@ main() {
     ensure_venv
     install_packages
     compile_sources
+    build_lemma_tries
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

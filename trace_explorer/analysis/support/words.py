@@ -15,10 +15,10 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-import simplemma
 import Stemmer
 from bm25s import stopwords as bm25s_stopwords
 
+from .lemmas import LANGUAGES as _LEMMAS, lemma as lemma_of
 from .numbers import (FRACTIONS, HEDGES, SCALES, UNITS, Quantity, digits_values, number_key, quantity,
                       spelled_value, unit_of)
 
@@ -46,8 +46,6 @@ _MORE_STOPWORDS = {"en": {"also", "about", "around", "roughly", "some", "nearly"
                           "yes", "no", "ok", "okay", "sure"},
                    "de": {"rund", "etwa", "gut", "ca"}, "fr": {"environ", "près"}, "es": {"unos", "alrededor"},
                    "ru": {"около", "примерно", "более"}}
-# Languages simplemma lemmatises (a dictionary of each is read once, when first needed).
-_LEMMAS = {"en", "de", "fr", "es", "it", "pt", "nl", "ru", "sv", "da", "tr"}
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(
@@ -224,9 +222,9 @@ def _key(form: str, language: str) -> str:
     lemma = form
     if language in _LEMMAS and not form.isupper():
         try:
-            lemma = simplemma.lemmatize(form, lang=language)
+            lemma = lemma_of(form, language)
         except ValueError:
-            lemma = form
+            pass
     return _stemmer(language).stemWord(fold(lemma))
 
 
