@@ -142,3 +142,16 @@ def test_a_run_asked_with_the_address_of_before_a_sort_keeps_the_sort():
 
 def len_steps(row: dict) -> int:
     return int(str(row["steps"]).replace(",", ""))
+
+
+def test_a_header_click_asks_for_the_order_from_what_it_saw_so_twice_is_once():
+    from components.sessions.session_table import asked_order
+    from trace_explorer.sources.filter import SessionOrder
+
+    click = {"key": "steps", "shown": "-steps"}  # Steps clicked on a list by steps, highest first
+    assert asked_order(click) == asked_order(dict(click)) == SessionOrder("steps", False)
+    assert asked_order({"key": "steps", "shown": "steps"}) == SessionOrder("steps", True)
+    assert asked_order({"key": "question", "shown": "-time"}) == SessionOrder("question", False)
+    assert asked_order({"key": "time", "shown": "-steps"}) == SessionOrder("time", True)  # newest first
+    for bad in ("steps", {"key": "bogus", "shown": "-time"}, {"shown": "-time"}, None, {"key": ["steps"]}):
+        assert asked_order(bad) is None, bad

@@ -89,7 +89,7 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
         marked.caption(f"{counted(len(new), 'new session')} on this page, marked new until opened")
         marked.button("Mark as seen", key="te_list_seen", icon=":material/done_all:", on_click=seen, args=(live, new))
     event = session_table(live_rows(with_reviews(collection, with_health(collection, shown.rows)), live), order, sort_keys(collection.source), key=TABLE_KEY,
-                          on_sort=lambda key: set_list_view(order.toggled(key), 1), source_query=source_query(),
+                          on_sort=lambda chosen: set_list_view(chosen, 1), source_query=source_query(),
                           sub_sessions=filters.include_sub)
     if event.open:
         if live is not None:

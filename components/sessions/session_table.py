@@ -24,7 +24,7 @@ import streamlit as st
 
 from trace_explorer.model.roots import session_id
 from trace_explorer.model.totals import TOTAL_PREFIX
-from trace_explorer.sources.filter import SessionOrder
+from trace_explorer.sources.filter import SORT_KEYS, SessionOrder
 from trace_explorer.index.words import snippet_parts
 from trace_explorer.views.visible_text import visible_controls
 
@@ -242,22 +242,37 @@ def selected_sessions(key: str) -> list[str]:
     return [i for i in chosen or [] if isinstance(i, str)]
 
 
+def asked_order(clicked: object) -> SessionOrder | None:
+    """The order a click on a header asks for, from the table's ``sort`` trigger (``{"key":
+    header's sort key, "shown": the order shown then, as in the URL}``): the other direction of
+    the order shown when it is on that key, else the key in its default direction; None for any
+    other value (a key that is not a ``SORT_KEYS`` key among them). The same click read twice asks for the same order."""
+    if not isinstance(clicked, dict) or not isinstance(clicked.get("key"), str) or clicked["key"] not in SORT_KEYS:
+        return None
+    shown = clicked.get("shown")
+    return SessionOrder.parse(shown if isinstance(shown, str) else None).toggled(clicked["key"])
+
+
 def session_table(summaries: Sequence[dict[str, Any]], order: SessionOrder, sortable: Iterable[str],
-                  key: str, on_sort: Callable[[str], None] | None = None,
+                  key: str, on_sort: Callable[[SessionOrder], None] | None = None,
                   source_query: Sequence[tuple[str, str]] = (), sub_sessions: bool = False) -> TableEvent:
     """Draw the session summaries; return what the user did in this run (``TableEvent``).
     ``source_query``: the query parameters naming the source, carried by each session's link;
     ``sub_sessions``: the list holds sub-sessions (its Parent column then on every page).
     ``order``: the list's order (the header it names shows an arrow); ``sortable``: the sort
-    keys the source can sort on; ``on_sort(key)``: called, before the run that follows a click
-    on a header, with the header's sort key."""
+    keys the source can sort on; ``on_sort(order)``: called, before the run that follows a click
+    on a header, with the order it asks for: the other direction of the order the table showed
+    when its header was clicked, else the header's key in its default direction. It is worked
+    out from what the click saw, never from the order of the latest run, so that a click
+    delivered twice (a run asked for every second while following carries the widgets' values
+    too) sorts once instead of twice."""
     rows = with_review_figures(table_rows(summaries, source_query))
 
     def sorted_by() -> None:
         state = st.session_state.get(key)
-        chosen = state.get("sort") if hasattr(state, "get") else None
-        if on_sort is not None and isinstance(chosen, str):
-            on_sort(chosen)
+        asked = asked_order(state.get("sort") if hasattr(state, "get") else None)
+        if on_sort is not None and asked is not None:
+            on_sort(asked)
 
     selected = selected_sessions(key)
     result = _component()(

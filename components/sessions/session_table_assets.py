@@ -10,7 +10,9 @@ What the script sends back (``components/sessions/session_table.py`` reads it):
 - trigger ``open``: the IRI of the session a click on a row (or Enter on it, or a click on a
   parent's id) opens; a click with Ctrl, Shift or the middle button follows the row's link in a
   new tab instead;
-- trigger ``sort``: the sort key of a header clicked;
+- trigger ``sort``: ``{"key": the sort key of a header clicked, "shown": the order the table
+  showed then}`` (``-steps``, as in the URL): the order asked for follows from both, so a click
+  delivered twice sorts once;
 - state ``selected``: the IRIs whose tick boxes are ticked (several sessions, e.g. to compare).
 
 A row marked ``new`` (a session written while the list follows its source) has the class
@@ -169,7 +171,8 @@ export default function (component) {
       button.dataset.sort = column.sort;
       button.appendChild(el("span", null, column.label));
       button.appendChild(el("span", "te-arrow", active && !sort.descending ? "▲" : "▼"));
-      button.addEventListener("click", () => setTriggerValue("sort", column.sort));
+      const shown = (sort.descending ? "-" : "") + (sort.key || "");
+      button.addEventListener("click", () => setTriggerValue("sort", { key: column.sort, shown }));
       th.appendChild(button);
     } else {
       th.classList.add("te-fixed");
