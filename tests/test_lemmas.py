@@ -34,6 +34,9 @@ def test_the_tries_give_simplemmas_own_lemmas(lemma_cache):
     assert [lemmas.lemma(w, "en") for w in sample] == [simplemma.lemmatize(w, lang="en") for w in sample]
     assert lemmas.lemma("went", "en") == "go" and lemmas.lemma("mice", "en") == "mouse"
     assert sorted(p.name for p in lemma_cache.iterdir()) == ["en.dic"]  # no half-written file left
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (lemma_cache / "en.dic").stat().st_mode & 0o777 == 0o666 & ~mask  # readable by whom the umask lets
 
 
 def test_a_trie_is_built_once_and_opened_from_disk_by_the_next_process(lemma_cache):

@@ -41,10 +41,24 @@ class _AtomicTrieFactory(TrieDictionaryFactory):
         os.close(handle)
         try:
             trie.save(temporary)
+            os.chmod(temporary, 0o666 & ~_umask())  # as a file opened for writing would be: others may read it
             os.replace(temporary, folder / f"{lang}.dic")
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+
+def _umask() -> int:
+    """This process's umask, read without setting it (``os.umask`` sets it for every thread a
+    moment); 0o022 where /proc does not tell."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 @lru_cache(maxsize=1)
