@@ -108,6 +108,12 @@ class Collection:
     files: list[FileRead] = field(default_factory=list)
     demo: bool = False
     empty_state: str | None = None
+
+    @property
+    def place(self) -> tuple:
+        """Which source this is, whatever it holds now: ``key`` but a store's generation (a
+        store is the same place after an ingest publishes into it)."""
+        return self.key[:2] if self.key[:1] == ("store",) else self.key
     trusted: bool = False
     fetched: dict[str, Session] = field(default_factory=dict)
     _pages: dict[tuple, SessionPage] = field(default_factory=dict)
@@ -201,8 +207,7 @@ class Collection:
         if what not in self._counts:
             index = getattr(self.source, "index", None)
             if index is not None and index.usable:
-                shared = self.key[:2] if self.key[0] == "store" else self.key  # a store: by path
-                self._counts[what] = _shared_count(shared, index.stamp(), what, self)
+                self._counts[what] = _shared_count(self.place, index.stamp(), what, self)
             else:
                 self._counts[what] = self._count(what)
         return self._counts[what]

@@ -252,3 +252,24 @@ def test_a_content_file_uploaded_into_the_store_mends_what_its_texts_lacked(app_
     at.sidebar.file_uploader[0].set_value([(content.name, content.read_bytes(), "application/json")]).run()
     assert not at.exception and not at.sidebar.error
     assert index_tables(store)["health"] == index_tables(app_env / "both")["health"] != lacking
+
+
+def test_a_page_of_a_store_stays_when_an_ingest_publishes_into_it(app_env):
+    # an ingest publishes a new snapshot of the store the list shows (and follows): the same
+    # source, so the page chosen stays, where it once went back to the first
+    store = app_env / "store"
+    first = app_env / "copies-a.nq"
+    first.write_bytes(copies(0, 20))  # 60 top-level sessions: two pages
+    assert main(["ingest", str(first), "--store", str(store), "--quiet"]) == 0
+    at = _choose_store(start(), store)
+    at.button(key="te_list_next").click().run()
+    assert _param(at, "page") == "2" and _caption_total(at) == 20 * TOP_PER_COPY
+    shown = table_ids(at)
+    later = app_env / "copies-b.nq"
+    later.write_bytes(copies(20, 20))
+    assert main(["ingest", str(later), "--store", str(store), "--quiet"]) == 0
+    at.run()
+    assert not at.exception, at.exception
+    assert _caption_total(at) == 40 * TOP_PER_COPY  # the new snapshot is shown
+    assert _param(at, "page") == "2" and any("page 2 of 3" in c.value for c in at.main.caption)
+    assert table_ids(at) != shown  # its page 2, newest first: the later copies moved the rows on

@@ -123,7 +123,8 @@ def _page_number(value: object) -> int:
 def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOrder, int]:
     """The list's order and page (from 1): this session's own, once it has drawn the list, else
     the URL's (a link opened in a new tab); a change of filters or of source starts again at the
-    first page. A run that Back or Forward started takes the URL alone: an address without
+    first page (a store's new snapshot, published by an ingest while the list follows it, is the
+    same source). A run that Back or Forward started takes the URL alone: an address without
     ``page`` or ``sort`` was the first page in the default order when it was left.
 
     This session's values come before the URL's because every run takes the address the browser
@@ -137,7 +138,7 @@ def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOr
     else:
         order, page = SessionOrder.parse(state.get(_SORT_KEY)), _page_number(state.get(_PAGE_KEY))
     _warn_unread(params.get(SORT_PARAM), params.get(PAGE_PARAM))
-    view = (repr(filters), collection.key)
+    view = (repr(filters), collection.place)  # a store that an ingest writes into stays where it was
     if state.get(_VIEW_KEY) not in (None, view):
         page = 1
     state[_VIEW_KEY] = view
