@@ -155,3 +155,46 @@ def test_a_header_click_asks_for_the_order_from_what_it_saw_so_twice_is_once():
     assert asked_order({"key": "time", "shown": "-steps"}) == SessionOrder("time", True)  # newest first
     for bad in ("steps", {"key": "bogus", "shown": "-time"}, {"shown": "-time"}, None, {"key": ["steps"]}):
         assert asked_order(bad) is None, bad
+
+
+def _order_and_page_script():
+    import streamlit as st
+
+    from components.sessions.list_state import write_params
+
+    if st.button("Sort by steps", key="go"):
+        write_params({"sort": "steps", "page": None})
+    if st.button("Nothing new", key="same"):
+        write_params({"sort": "steps", "page": None})
+
+
+def test_the_order_and_the_page_change_the_address_once(monkeypatch):
+    # each change of st.query_params is an entry of the browser's history: a header click on page
+    # 3 once left "the new order on page 3" there, a page never shown, for Back to land on
+    from streamlit.runtime.state.query_params import QueryParams
+
+    sent = []
+    original = QueryParams._send_query_param_msg
+    monkeypatch.setattr(QueryParams, "_send_query_param_msg",
+                        lambda self: (sent.append(str(self)), original(self))[1])
+    at = AppTest.from_function(_order_and_page_script)
+    at.query_params["sort"], at.query_params["page"] = "-steps", "3"
+    at.run()
+    sent.clear()
+    at.button(key="go").click().run()
+    assert len(sent) == 1
+    assert at.query_params.get("sort") in ("steps", ["steps"]) and "page" not in at.query_params
+    at.button(key="same").click().run()
+    assert len(sent) == 1  # nothing to change: no entry
+
+
+def test_a_sort_the_list_cannot_read_stays_named_while_the_list_runs_again():
+    # a followed list runs again every second, with the default then in the URL: the warning
+    # stays until the person picks another order, page or filter
+    at = app(sort="-bogus")
+    assert ["sort=-bogus" in unescape(w.value) for w in at.main.warning] == [True]
+    at.run()
+    at.run()
+    assert ["sort=-bogus" in unescape(w.value) for w in at.main.warning] == [True]
+    at.pills(key="type").set_value(["Agent"]).run()
+    assert not at.main.warning

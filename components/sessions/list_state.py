@@ -12,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.state import get_session_state
 
 from trace_explorer.model.session import MECHANISMS, PATTERNS
 from trace_explorer.index.catalog import text_search
@@ -30,6 +31,7 @@ SORT_PARAM, PAGE_PARAM = "sort", "page"
 _SORT_KEY, _PAGE_KEY, _VIEW_KEY, _URL_KEY = "te_list_sort", "te_list_page", "te_list_view", "te_list_url"
 SORT_STATE_KEY = _SORT_KEY  # the list's order as this browser session last drew it (the review queue walks it)
 _UNKNOWN_KEY = "te_list_unknown_values"
+_UNREAD_KEY = "te_list_unread"  # (the list's view, what of its sort and page the URL gave that it could not read)
 SESSION_PARAMS = ("session", "step", COMPARE_KEY)  # the session and compare pages' parameters, never the list's
 
 
@@ -137,26 +139,41 @@ def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOr
         order, page = SessionOrder.parse(params.get(SORT_PARAM)), _page_number(params.get(PAGE_PARAM))
     else:
         order, page = SessionOrder.parse(state.get(_SORT_KEY)), _page_number(state.get(_PAGE_KEY))
-    _warn_unread(params.get(SORT_PARAM), params.get(PAGE_PARAM))
+    unread = _unread(params.get(SORT_PARAM), params.get(PAGE_PARAM))
     view = (repr(filters), collection.place)  # a store that an ingest writes into stays where it was
     if state.get(_VIEW_KEY) not in (None, view):
         page = 1
     state[_VIEW_KEY] = view
+    _warn_unread(unread, (view, str(order), page))
     set_list_view(order, page)
     state[_URL_KEY] = {k: v for k, v in st.query_params.to_dict().items() if k not in SESSION_PARAMS}
     return order, page
 
 
-def _warn_unread(sort: str | None, page: str | None) -> None:
-    """Say so when the URL's ``sort`` names no column the list sorts on, or its ``page`` is not
-    a whole number from 1: the list then shows its default order, or its first page."""
+def _unread(sort: str | None, page: str | None) -> str | None:
+    """What of the URL's ``sort`` and ``page`` the list cannot read (``sort`` naming no column
+    it sorts on, ``page`` not a whole number from 1), said for a person; None when it reads both."""
     unread = []
     if sort and not SessionOrder.readable(sort):
         unread.append(f"sort={sort} (a column: {', '.join(sorted(SORT_KEYS))}; -time for descending)")
     if page and not (page.strip().lstrip("+").isdigit() and int(page) >= 1):
         unread.append(f"page={page} (a page number, from 1)")
+    return "; ".join(unread) or None
+
+
+def _warn_unread(unread: str | None, view: tuple) -> None:
+    """Say what the URL held that the list did not read, and that it took the default, in this
+    run and in the runs after it while the list shows the same ``view`` (filters, source, order
+    and page): a list that follows its source runs again every second with the default in the
+    URL, and the warning once went with that run. A new order, page or filter ends it."""
+    state = st.session_state
     if unread:
-        st.warning(md_escape(f"Not read, the default taken: {'; '.join(unread)}."), icon=":material/warning:")
+        state[_UNREAD_KEY] = (view, unread)
+    kept = state.get(_UNREAD_KEY)
+    if kept and kept[0] == view:
+        st.warning(md_escape(f"Not read, the default taken: {kept[1]}."), icon=":material/warning:")
+    elif kept:
+        del state[_UNREAD_KEY]
 
 
 def _history_navigation() -> bool:
@@ -166,15 +183,30 @@ def _history_navigation() -> bool:
 
 
 def set_list_view(order: SessionOrder, page: int) -> None:
-    """Remember the list's order and page in this session and in the URL."""
+    """Remember the list's order and page in this session and in the URL (both in one change
+    of the address, ``write_params``)."""
     st.session_state[_SORT_KEY], st.session_state[_PAGE_KEY] = str(order), page
-    _set_param(SORT_PARAM, None if order == DEFAULT_ORDER else str(order))
-    _set_param(PAGE_PARAM, None if page == 1 else str(page))
+    write_params({SORT_PARAM: None if order == DEFAULT_ORDER else str(order),
+                  PAGE_PARAM: None if page == 1 else str(page)})
 
 
-def _set_param(name: str, value: str | None) -> None:
-    if value is None:
-        if name in st.query_params:
-            del st.query_params[name]
-    elif st.query_params.get(name) != value:
-        st.query_params[name] = value
+def write_params(values: dict[str, str | None]) -> None:
+    """Set each of ``values``' URL parameters (None: leave it out) in one change of the address.
+
+    Each change Streamlit makes to ``st.query_params`` is one entry of the browser's history, so
+    a header click that wrote the order and then dropped the page left an entry with the new
+    order on the old page, a page the person never saw, for Back to land on. The parameters
+    left out are dropped from Streamlit's copy without a message of their own, and the one
+    message that follows carries the whole address. The names must not be bound to widgets."""
+    params = st.query_params
+    dropped = [name for name, value in values.items() if value is None and name in params]
+    changed = {name: value for name, value in values.items() if value is not None and params.get(name) != value}
+    if not dropped and not changed:
+        return
+    if not dropped:
+        params.update(changed)
+        return
+    with get_session_state().query_params() as kept:
+        for name in dropped:
+            kept.discard_param_no_forward_msg(name)
+        kept.update(changed)  # one message, with the parameters dropped above left out
