@@ -45,6 +45,7 @@ ARTIFACTS_DIR = REPO_ROOT / "tests" / "artifacts"
 CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")  # the browser people use
 HEADLESS_SHELL_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium-headless-shell")  # the tests'
 EXPECT_TIMEOUT_MS = 15000
+PORT_ATTEMPTS = 3  # a server whose free port was taken before it bound it starts again on another
 
 # Flags needed for headless Chromium as root on a machine without internet.
 CHROMIUM_ARGS = [
@@ -94,18 +95,10 @@ def streamlit_server(
     The server is always stopped on exit (SIGTERM, then SIGKILL).  If it does
     not become healthy within ``timeout_s`` a ``RuntimeError`` carrying its
     stdout/stderr is raised; if the ``with`` body fails, the server log is
-    attached to that exception as a note.
+    attached to that exception as a note. A server whose port another process took between
+    :func:`free_port` and its start ("Port … is not available") starts again on another port,
+    up to ``PORT_ATTEMPTS`` times.
     """
-    port = free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(app_path),
-        "--server.headless", "true",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-    ]
     full_env = dict(os.environ)
     full_env.setdefault("PYTHONUNBUFFERED", "1")
     if env:
@@ -113,28 +106,40 @@ def streamlit_server(
 
     with tempfile.TemporaryDirectory(prefix="streamlit-server-") as tmp:
         full_env.setdefault("TRACE_EXPLORER_UPLOAD_CACHE", str(Path(tmp) / "uploads"))  # never the user's cache
-        out_path = Path(tmp) / "stdout.log"
-        err_path = Path(tmp) / "stderr.log"
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=REPO_ROOT,
-                env=full_env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-            )
+        for attempt in range(PORT_ATTEMPTS):
+            port = free_port()
+            base_url = f"http://127.0.0.1:{port}"
+            cmd = [
+                sys.executable, "-m", "streamlit", "run", str(app_path),
+                "--server.headless", "true",
+                "--server.port", str(port),
+                "--server.address", "127.0.0.1",
+                "--browser.gatherUsageStats", "false",
+                "--server.fileWatcherType", "none",
+            ]
+            out_path = Path(tmp) / f"stdout-{attempt}.log"
+            err_path = Path(tmp) / f"stderr-{attempt}.log"
+            with open(out_path, "wb") as out, open(err_path, "wb") as err:
+                proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=full_env, stdin=subprocess.DEVNULL,
+                                        stdout=out, stderr=err, start_new_session=True)
 
-        def logs() -> str:
-            return (
-                f"command: {' '.join(cmd)}\n"
-                f"--- stdout ---\n{_tail(out_path)}\n"
-                f"--- stderr ---\n{_tail(err_path)}"
-            )
+            def logs(cmd=cmd, out_path=out_path, err_path=err_path) -> str:
+                return (
+                    f"command: {' '.join(cmd)}\n"
+                    f"--- stdout ---\n{_tail(out_path)}\n"
+                    f"--- stderr ---\n{_tail(err_path)}"
+                )
 
+            try:
+                _wait_healthy(proc, base_url, timeout_s, logs)
+            except RuntimeError:
+                _stop(proc)
+                # the port was free a moment ago, and another test's server or browser took it
+                if attempt + 1 < PORT_ATTEMPTS and "is not available" in _tail(err_path):
+                    continue
+                raise
+            break
         try:
-            _wait_healthy(proc, base_url, timeout_s, logs)
             try:
                 yield base_url
             except BaseException as exc:
