@@ -262,7 +262,7 @@ def test_a_page_of_a_store_stays_when_an_ingest_publishes_into_it(app_env):
     first.write_bytes(copies(0, 20))  # 60 top-level sessions: two pages
     assert main(["ingest", str(first), "--store", str(store), "--quiet"]) == 0
     at = _choose_store(start(), store)
-    at.button(key="te_list_next").click().run()
+    at.button(key="te_list_next_1").click().run()
     assert _param(at, "page") == "2" and _caption_total(at) == 20 * TOP_PER_COPY
     shown = table_ids(at)
     later = app_env / "copies-b.nq"
@@ -273,3 +273,21 @@ def test_a_page_of_a_store_stays_when_an_ingest_publishes_into_it(app_env):
     assert _caption_total(at) == 40 * TOP_PER_COPY  # the new snapshot is shown
     assert _param(at, "page") == "2" and any("page 2 of 3" in c.value for c in at.main.caption)
     assert table_ids(at) != shown  # its page 2, newest first: the later copies moved the rows on
+
+
+def test_a_click_on_next_delivered_twice_moves_one_page(app_env):
+    # while the list follows its source, a run asked for every second can carry a click again:
+    # Next then once moved two pages (page 3 after one click on page 1)
+    store = app_env / "store"
+    made = app_env / "copies.nq"
+    made.write_bytes(copies(0, 40))  # 120 top-level sessions: three pages
+    assert main(["ingest", str(made), "--store", str(store), "--quiet"]) == 0
+    at = _choose_store(start(), store)
+    clicked = at.button(key="te_list_next_1")
+    clicked.click().run()
+    assert _param(at, "page") == "2"
+    clicked.click().run()  # the same click, delivered again
+    assert not at.exception, at.exception
+    assert _param(at, "page") == "2" and any("page 2 of 3" in c.value for c in at.main.caption)
+    at.button(key="te_list_next_2").click().run()
+    assert _param(at, "page") == "3"

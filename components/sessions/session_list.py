@@ -101,10 +101,17 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
 
 
 def _pager(order: SessionOrder, page: int, pages: int) -> None:
+    """Previous, "page N of M", Next. Each button's key names the page it was drawn on
+    (``te_list_next_2`` on page 2, in a container keyed ``te_list_next``): a click delivered a
+    second time (a run asked for every second while the list follows carries it again) then
+    finds no button of its key on the next page and is dropped, where a button with one key for
+    every page took it as a click on the new page's Next and moved on twice."""
     nav = st.container(horizontal=True, vertical_alignment="center", gap="small")
     with nav:
-        st.button("Previous", icon=":material/chevron_left:", disabled=page == 1, key="te_list_previous",
-                  on_click=set_list_view, args=(order, page - 1))
+        with st.container(key="te_list_previous", width="content"):
+            st.button("Previous", icon=":material/chevron_left:", disabled=page == 1, key=f"te_list_previous_{page}",
+                      on_click=set_list_view, args=(order, page - 1))
         st.caption(f"page {page:,} of {pages:,}")
-        st.button("Next", icon=":material/chevron_right:", disabled=page >= pages, key="te_list_next",
-                  on_click=set_list_view, args=(order, page + 1))
+        with st.container(key="te_list_next", width="content"):
+            st.button("Next", icon=":material/chevron_right:", disabled=page >= pages, key=f"te_list_next_{page}",
+                      on_click=set_list_view, args=(order, page + 1))
