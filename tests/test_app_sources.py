@@ -254,20 +254,23 @@ def test_a_content_file_uploaded_into_the_store_mends_what_its_texts_lacked(app_
     assert index_tables(store)["health"] == index_tables(app_env / "both")["health"] != lacking
 
 
+def _ingest_copies(app_env, name: str, first: int, count: int) -> None:
+    """Ingest ``count`` copies of the orchestrated run (``TOP_PER_COPY`` top-level sessions
+    each), from copy ``first`` on, into the store ``app_env / "store"``."""
+    made = app_env / name
+    made.write_bytes(copies(first, count))
+    assert main(["ingest", str(made), "--store", str(app_env / "store"), "--quiet"]) == 0
+
+
 def test_a_page_of_a_store_stays_when_an_ingest_publishes_into_it(app_env):
     # an ingest publishes a new snapshot of the store the list shows (and follows): the same
     # source, so the page chosen stays, where it once went back to the first
-    store = app_env / "store"
-    first = app_env / "copies-a.nq"
-    first.write_bytes(copies(0, 20))  # 60 top-level sessions: two pages
-    assert main(["ingest", str(first), "--store", str(store), "--quiet"]) == 0
-    at = _choose_store(start(), store)
+    _ingest_copies(app_env, "copies-a.nq", 0, 20)  # 60 top-level sessions: two pages
+    at = _choose_store(start(), app_env / "store")
     at.button(key="te_list_next_1").click().run()
     assert _param(at, "page") == "2" and _caption_total(at) == 20 * TOP_PER_COPY
     shown = table_ids(at)
-    later = app_env / "copies-b.nq"
-    later.write_bytes(copies(20, 20))
-    assert main(["ingest", str(later), "--store", str(store), "--quiet"]) == 0
+    _ingest_copies(app_env, "copies-b.nq", 20, 20)
     at.run()
     assert not at.exception, at.exception
     assert _caption_total(at) == 40 * TOP_PER_COPY  # the new snapshot is shown
@@ -278,11 +281,8 @@ def test_a_page_of_a_store_stays_when_an_ingest_publishes_into_it(app_env):
 def test_a_click_on_next_delivered_twice_moves_one_page(app_env):
     # while the list follows its source, a run asked for every second can carry a click again:
     # Next then once moved two pages (page 3 after one click on page 1)
-    store = app_env / "store"
-    made = app_env / "copies.nq"
-    made.write_bytes(copies(0, 40))  # 120 top-level sessions: three pages
-    assert main(["ingest", str(made), "--store", str(store), "--quiet"]) == 0
-    at = _choose_store(start(), store)
+    _ingest_copies(app_env, "copies.nq", 0, 40)  # 120 top-level sessions: three pages
+    at = _choose_store(start(), app_env / "store")
     clicked = at.button(key="te_list_next_1")
     clicked.click().run()
     assert _param(at, "page") == "2"
