@@ -108,17 +108,17 @@ class Collection:
     files: list[FileRead] = field(default_factory=list)
     demo: bool = False
     empty_state: str | None = None
+    trusted: bool = False
+    fetched: dict[str, Session] = field(default_factory=dict)
+    _pages: dict[tuple, SessionPage] = field(default_factory=dict)
+    _counts: dict[str, int] = field(default_factory=dict)
+    _texts: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def place(self) -> tuple:
         """Which source this is, whatever it holds now: ``key`` but a store's generation (a
         store is the same place after an ingest publishes into it)."""
         return self.key[:2] if self.key[:1] == ("store",) else self.key
-    trusted: bool = False
-    fetched: dict[str, Session] = field(default_factory=dict)
-    _pages: dict[tuple, SessionPage] = field(default_factory=dict)
-    _counts: dict[str, int] = field(default_factory=dict)
-    _texts: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def by_id(self) -> SessionsById:

@@ -203,10 +203,7 @@ def write_params(values: dict[str, str | None]) -> None:
     changed = {name: value for name, value in values.items() if value is not None and params.get(name) != value}
     if not dropped and not changed:
         return
-    if not dropped:
-        params.update(changed)
-        return
     with get_session_state().query_params() as kept:
         for name in dropped:
             kept.discard_param_no_forward_msg(name)
-        kept.update(changed)  # one message, with the parameters dropped above left out
+        kept.update(changed)  # one message, whatever was dropped above left out
