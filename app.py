@@ -16,7 +16,9 @@ from components.navigation import app_pages, mark_entry_run
 from components.hosting.serving import guard
 from components.hosting.sign_in import require_sign_in
 from components.sidebar.source_picker import collection_sidebar
+from components.stale_reruns import guard_timer_reruns
 
+guard_timer_reruns()  # a fragment timer's tick never takes a person back to a page they left
 require_sign_in()  # before any page, link, upload or download handler: stops the run for anyone else
 page = st.navigation(app_pages())
 # after st.navigation, so the tab shows this title and icon (an emoji: no icon font download)
