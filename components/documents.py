@@ -14,6 +14,7 @@ from trace_explorer.analysis.evidence.used_by import Use, describe_document, use
 from trace_explorer.views.visible_text import visible_controls
 
 from .collection import Collection
+from .navigation import page_params
 from .text import SESSION_PAGE, clip, md_escape
 
 CACHE_KEY = "te_documents"
@@ -79,7 +80,7 @@ def uses_list(uses: list[Use]) -> None:
         with st.container(border=True):
             kind = f"{use.mechanism} · " if use.mechanism else ""
             st.page_link(SESSION_PAGE, label=md_escape(kind + clip(use.question or use.id, 110), one_line=True),
-                         query_params={"session": use.id}, icon=":material/forum:",
+                         query_params=page_params({"session": use.id}), icon=":material/forum:",
                          help=md_escape(use.id))
             st.caption(md_escape(f"{took} · {how} · {use.time or 'time unknown'}"),
                        help=md_escape(f"session: {use.id}\nvia: {use.via}"))

@@ -28,6 +28,7 @@ from trace_explorer.sources.store_source import StoreSource
 from trace_explorer.sources.trustgraph.source import TrustGraphSource
 
 from .collection import Collection, supports
+from .navigation import page_params
 from .text import SESSION_PAGE, md_escape
 
 HEALTH_KEY = "health"  # also the query parameter the list keeps it in
@@ -168,7 +169,7 @@ def health_panel(session: Session, collection: Collection) -> None:
                     f"{finding.message}"
             target = shown_step(session, finding.step)
             st.page_link(SESSION_PAGE, label=md_escape(label, one_line=True),
-                         query_params={"session": session.id} | ({"step": target} if target else {}),
+                         query_params=page_params({"session": session.id} | ({"step": target} if target else {})),
                          help=md_escape(RULES[finding.rule].finds))
             if finding.triple:
                 st.caption(md_escape(f"Triple: {finding.triple}"))

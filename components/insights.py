@@ -21,6 +21,7 @@ from trace_explorer.views.insight_charts import FAILED, PICK, InsightChart, char
 
 from .collection import Collection
 from .health import HEALTH_KEY
+from .navigation import open_page
 from .reviews.list_filter import review_fields, review_filter_from_state, review_params, review_words
 from .sessions.filter_values import BOUND_PARAMS, filter_choices, known_values, warn_left_out
 from .text import SESSIONS_PAGE, md_escape
@@ -183,7 +184,7 @@ def draw_chart(chart: InsightChart, filters: SessionFilter) -> None:
         event = st.altair_chart(chart.chart, key=key, on_select="rerun", selection_mode=PICK, width="stretch")
         picked = (event.selection or {}).get(PICK) if event is not None else None
         if picked:
-            st.switch_page(SESSIONS_PAGE, query_params=list_params(chart.filter_field, picked[0], filters))
+            open_page(SESSIONS_PAGE, list_params(chart.filter_field, picked[0], filters))
     else:
         st.altair_chart(chart.chart, key=key, width="stretch")
     buttons = st.container(horizontal=True, gap="small")

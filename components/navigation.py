@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from collections.abc import Mapping, Sequence
+from typing import NoReturn
+
+from .sidebar.source_picker import source_query
 from .text import ASK_PAGE, COMPARE_PAGE, DOCUMENTS_PAGE, INSIGHTS_PAGE, SESSION_PAGE, SESSIONS_PAGE
 
 _ENTRY_MARK = "te_entry_run"
@@ -44,3 +48,25 @@ def ensure_entry_run(page_path: str) -> None:
         return
     st.navigation(app_pages(), position="hidden")
     st.switch_page(page_path, query_params=st.query_params.to_dict())
+
+
+def page_params(params: Mapping[str, str | Sequence[str]]) -> list[tuple[str, str]]:
+    """``params`` (a name -> a value or a list of values) as pairs, followed by the parameters
+    that name the source shown (``source_query``: ``store=…``, an endpoint's, a gateway's):
+    the query of a switch or a link to another page of the same source.
+
+    A page's address needs the source's parameters: a link opened in a new tab starts a new
+    browser session, which knows the source by its address alone. And the sidebar writes them
+    back into an address that lacks them, each write an entry of the browser's history: a switch
+    without them left an entry of its own for the new page, so that Back from a session showed
+    the same session again, or the list, depending on which of the two writes reached the
+    browser first."""
+    pairs = [(name, value) for name, given in params.items()
+             for value in ([given] if isinstance(given, str) else given)]
+    return pairs + [pair for pair in source_query() if pair[0] not in params]
+
+
+def open_page(page_path: str, params: Mapping[str, str | Sequence[str]]) -> NoReturn:
+    """Switch to the page ``page_path`` (e.g. ``SESSION_PAGE``) at ``params`` and the source's
+    parameters (``page_params``)."""
+    st.switch_page(page_path, query_params=page_params(params))

@@ -33,11 +33,20 @@ def connected(app_env, monkeypatch, evidence_gateway):  # noqa: F811 - the fixtu
     return connect(evidence_gateway)
 
 
-def shown(at, first: str, last: str | None) -> list[tuple]:
+GATEWAY_PARAMS = ("trustgraph", "flow", "collection")  # what names the gateway in an address
+
+
+def own_query(query: str) -> str:
+    """A page link's query without the parameters that name the source (the gateway's)."""
+    return urllib.parse.urlencode([(k, v) for k, v in urllib.parse.parse_qsl(query) if k not in GATEWAY_PARAMS])
+
+
+def shown(at, first: str, last: str | None, links: list | None = None) -> list[tuple]:
     """What the page shows from the markdown holding ``first`` to the markdown or caption
     holding ``last``, as
-    ``(kind, text)``: markdown and captions by their words, page links by label and target,
-    HTML by its body, expanders by their label."""
+    ``(kind, text)``: markdown and captions by their words, page links by label, target and
+    their own parameters (each link's whole query is added to ``links``), HTML by its body,
+    expanders by their label."""
     items, on = [], False
     for element in walk(at.main):
         kind = getattr(element, "type", None)
@@ -50,7 +59,9 @@ def shown(at, first: str, last: str | None) -> list[tuple]:
         if kind in ("markdown", "caption"):
             items.append((kind, unescape(element.value)))
         elif kind == "page_link":
-            items.append((kind, unescape(element.proto.label), element.proto.page, element.proto.query_string))
+            items.append((kind, unescape(element.proto.label), element.proto.page, own_query(element.proto.query_string)))
+            if links is not None:
+                links.append(element.proto.query_string)
         elif kind == "html":
             items.append((kind, element.proto.body))
         elif kind == "expander":
@@ -58,8 +69,18 @@ def shown(at, first: str, last: str | None) -> list[tuple]:
     return items
 
 
-def evidence_panel(at) -> list[tuple]:
-    return shown(at, "plagiarism: Evidence", "Provenance graph")
+def evidence_panel(at, links: list | None = None) -> list[tuple]:
+    return shown(at, "plagiarism: Evidence", "Provenance graph", links)
+
+
+def assert_links_name_the_gateway(links: list[str], gateway) -> None:
+    """Each link of a page of the gateway names the gateway too: opened in a new tab (a new
+    browser session, which knows the source by its address alone), it shows the same source."""
+    assert links
+    for query in links:
+        params = dict(urllib.parse.parse_qsl(query))
+        assert params["trustgraph"] == gateway.url and params["flow"] == "explain-flow", query
+        assert params["collection"] == "research", query
 
 
 def on_gateway(at, page: str, **params):
@@ -73,11 +94,13 @@ def on_gateway(at, page: str, **params):
 
 
 @pytest.mark.parametrize("session", [GRAPHRAG_BRONZE, GRAPHRAG_TRAPPIST, AGENT], ids=lambda s: s[-8:])
-def test_the_evidence_panel_shows_what_files_show(connected, session):
+def test_the_evidence_panel_shows_what_files_show(connected, evidence_gateway, session):
     from_files = evidence_panel(open_session(session))
     at = on_gateway(connected, "app_pages/session.py", session=session)
-    panel = evidence_panel(at)
+    links = []
+    panel = evidence_panel(at, links)
     assert panel == from_files
+    assert_links_name_the_gateway(links, evidence_gateway)
     assert panel[0] == ("markdown", "##### :material/plagiarism: Evidence")
     markdown = [item[1] for item in panel if item[0] == "markdown"]
     captions = [item[1] for item in panel if item[0] == "caption"]
@@ -108,11 +131,13 @@ def test_the_documents_page_lists_the_deployments_documents_with_their_sessions(
 
 
 @pytest.mark.parametrize("document", [TRAPPIST, BRONZE], ids=("trappist", "bronze"))
-def test_a_documents_sessions_are_what_files_show(connected, document):
+def test_a_documents_sessions_are_what_files_show(connected, evidence_gateway, document):
     from_files = shown(open_documents(document), "#### ", "documents in")
     at = on_gateway(connected, "app_pages/documents.py", document=document)
-    page = shown(at, "#### ", "documents in")
+    links = []
+    page = shown(at, "#### ", "documents in", links)
     assert page == from_files
+    assert_links_name_the_gateway(links, evidence_gateway)
     assert page[0] == ("markdown", "#### " + ("Trappist breweries of Belgium" if document == TRAPPIST
                                              else "The Late Bronze Age collapse"))
     sessions = [urllib.parse.parse_qs(item[3])["session"][0] for item in page

@@ -19,6 +19,7 @@ from trace_explorer.index.catalog import SessionFilter
 from trace_explorer.sources.source import SourceError
 
 from ..collection import Collection
+from ..navigation import open_page
 from ..text import COMPARE_PAGE, clip, counted
 
 QUERY_KEY = "compare"
@@ -41,7 +42,7 @@ def compare_ticked(ticked: Sequence[str]) -> None:
                    "Tick two sessions to compare them")
         if st.button("Compare", icon=":material/compare_arrows:", type="primary", disabled=count != 2,
                      key="te_compare_go", help="Open the two ticked sessions side by side"):
-            st.switch_page(COMPARE_PAGE, query_params=compare_link(ticked[0], ticked[1]))
+            open_page(COMPARE_PAGE, compare_link(ticked[0], ticked[1]))
 
 
 def session_label(summary: dict[str, Any]) -> str:

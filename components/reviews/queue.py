@@ -19,6 +19,7 @@ from trace_explorer.sources.filter import ReviewFilter
 
 from ..collection import Collection
 from ..insights import current_filter
+from ..navigation import open_page
 from ..sessions.list_state import SORT_STATE_KEY
 from ..text import SESSION_PAGE, md_escape
 from .access import review_store, reviewer
@@ -79,7 +80,7 @@ def next_to_review(collection: Collection, current: str | None = None) -> None:
               help="Open the next session of the list's current filters, in its order, that you have not reviewed")
     found = st.session_state.pop("te_review_queue_next", None)
     if found and current is None:
-        st.switch_page(SESSION_PAGE, query_params={"session": found})
+        open_page(SESSION_PAGE, {"session": found})
     elif found:  # from a session page to another session: the address changes here (a switch to the
         st.query_params.pop("step", None)  # same page would keep the browser's address), then the page runs again
         st.query_params["session"] = found

@@ -25,6 +25,7 @@ from trace_explorer.sources.source import SourceError
 from trace_explorer.views.marked_text import find_marks, marked_html
 
 from ..collection import Collection
+from ..navigation import page_params
 from ..reviews.on_page import page_reviews, review_here
 from ..reviews.targets import chunk_target, edge_target
 from ..text import DOCUMENTS_PAGE, SESSION_PAGE, clip, counted, md_escape
@@ -113,7 +114,7 @@ def _session_part(evidence: SessionEvidence, top: bool, reviewed: tuple) -> None
         count = len(child.all_edges()) + len(child.all_chunks())
         with st.expander(md_escape(f"{title} ({count} chosen)", one_line=True), expanded=top,
                          icon=":material/subdirectory_arrow_right:"):
-            st.page_link(SESSION_PAGE, label="Open the sub-session", query_params={"session": child.session.id},
+            st.page_link(SESSION_PAGE, label="Open the sub-session", query_params=page_params({"session": child.session.id}),
                          icon=":material/open_in_new:", help=md_escape(child.session.id))
             if not (child.all_edges() or child.all_chunks()):
                 st.caption("This sub-session chose no edge or chunk.")
@@ -176,7 +177,7 @@ def _document_link(lineage: Lineage, suffix: str = "") -> None:
     mime = f" ({lineage.mime_type})" if lineage.mime_type else ""
     label = f"{lineage.title or 'Untitled document'}{mime}{suffix}"
     st.page_link(DOCUMENTS_PAGE, label=md_escape(label, one_line=True),
-                 query_params={"document": lineage.document}, icon=":material/description:",
+                 query_params=page_params({"document": lineage.document}), icon=":material/description:",
                  help=md_escape(f"{lineage.document}\nEvery session that used this document"))
 
 

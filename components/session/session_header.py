@@ -18,6 +18,7 @@ from trace_explorer.model.summary import status
 from trace_explorer.model.totals import session_totals, totals_text
 
 from ..collection import Collection
+from ..navigation import page_params
 from ..text import SESSION_PAGE, SESSIONS_PAGE, badge_escape, clip, format_ms, long_text, md_escape
 
 MECHANISM_COLOURS = {"Agent": "blue", "GraphRAG": "violet", "DocRAG": "orange"}
@@ -37,7 +38,7 @@ def session_link(target: str, collection: Collection, prefix: str = "", icon: st
     text = clip(other.question, 70) if other and other.question else target
     kind = f"{other.mechanism} · " if other else ""
     st.page_link(SESSION_PAGE, label=md_escape(f"{prefix}{kind}{text}", one_line=True),
-                 query_params={"session": target}, icon=icon, help=md_escape(target))
+                 query_params=page_params({"session": target}), icon=icon, help=md_escape(target))
 
 
 def session_header(session: Session, collection: Collection, actions: Callable[[], None] | None = None,
@@ -48,7 +49,7 @@ def session_header(session: Session, collection: Collection, actions: Callable[[
     status says "running", as the list's row does, not "unfinished"."""
     crumbs = st.container(horizontal=True, gap="medium", vertical_alignment="center")
     with crumbs:
-        st.page_link(SESSIONS_PAGE, label="Sessions", icon=":material/arrow_back:")
+        st.page_link(SESSIONS_PAGE, label="Sessions", icon=":material/arrow_back:", query_params=page_params({}))
         if session.parent_session:
             session_link(session.parent_session, collection, prefix="Parent: ",
                          icon=":material/subdirectory_arrow_left:")

@@ -14,6 +14,7 @@ from ..session.downloads import matching_sessions, session_list_downloads
 from ..health import with_health
 from .list_state import set_list_view
 from .live_list import LiveList, failure_note, live_rows, seen
+from ..navigation import open_page
 from ..reviews.list_filter import with_reviews
 from .session_table import session_table
 from ..sidebar.source_picker import source_query
@@ -94,7 +95,7 @@ def session_list(collection: Collection, filters: SessionFilter, order: SessionO
     if event.open:
         if live is not None:
             seen(live, [event.open])
-        st.switch_page(SESSION_PAGE, query_params={"session": event.open})
+        open_page(SESSION_PAGE, {"session": event.open})
     compare_ticked(event.selected)
     if pages > 1:
         _pager(order, page, pages)

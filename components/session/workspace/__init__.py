@@ -51,6 +51,7 @@ from trace_explorer.views.step_walk import WalkEntry, step_walk
 from trace_explorer.views.workspace import workspace_data
 
 from ...collection import Collection
+from ...navigation import open_page
 from ..evidence import cached_evidence, has_evidence
 from ..step_texts import show_texts
 from ...text import DOCUMENTS_PAGE, md_escape
@@ -193,7 +194,7 @@ def workspace(session: Session, collection: Collection, reviews: dict[str, list[
     goto = st.session_state.pop(GOTO_KEY, None)
     if isinstance(goto, dict) and isinstance(goto.get("id"), str):
         if goto.get("page") == "documents":
-            st.switch_page(DOCUMENTS_PAGE, query_params={"document": goto["id"]})
+            open_page(DOCUMENTS_PAGE, {"document": goto["id"]})
         # this page again, for another session: the address changes here (a switch to the same
         # page would keep the browser's address), then the whole page runs again
         st.query_params.pop("step", None)
