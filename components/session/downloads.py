@@ -50,6 +50,7 @@ from trace_explorer.export.page import session_page
 from trace_explorer.export.prov import ProvExport, export_session_prov, nquad_line
 from trace_explorer.export.quads import subjects_sessions
 from trace_explorer.export.table import sessions_csv, sessions_json
+from trace_explorer.export.suffixes import PROV_SUFFIXES
 from trace_explorer.model.session import Session
 from trace_explorer.read.collection import TraceStore
 from trace_explorer.sources.source_texts import SourceTexts
@@ -70,10 +71,10 @@ DATA_FORMATS: dict[str, tuple[str, str]] = {
     "JSON-LD": (".jsonld", "application/ld+json"),
     "Wire JSON": (".json", "application/json"),
 }
-PROV_FORMATS: dict[str, tuple[str, str]] = {
-    "PROV-N": (".provn", "text/provenance-notation"),
-    "PROV-JSON": (".provjson", "application/json"),
-}
+_PROV_MIMES = {".provn": "text/provenance-notation", ".provjson": "application/json"}
+# the PROV serialisation's name -> (its file suffix, its MIME type), in the menu's order
+PROV_FORMATS: dict[str, tuple[str, str]] = {name: (suffix, _PROV_MIMES[suffix])
+                                            for suffix, name in PROV_SUFFIXES.items()}
 ZIP_MIME = "application/zip"
 HTML_MIME = "text/html"
 MARKDOWN_MIME = "text/markdown"
