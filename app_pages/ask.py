@@ -12,7 +12,7 @@ import streamlit as st
 
 from components.ask.ask_run import AskRun, RunView
 from components.collection import Collection, current_collection
-from components.navigation import ensure_entry_run
+from components.navigation import ensure_entry_run, page_params
 from components.sidebar.configured_sources import endpoint_policy
 from components.session.session_cache import shared_session
 from components.text import ASK_PAGE, SESSION_PAGE, md_escape
@@ -110,6 +110,6 @@ if run is not None:
         if run.stored:
             session = run.stored
             st.page_link(SESSION_PAGE, label="Open it as a session", icon=":material/open_in_new:",
-                         query_params={"session": session.id})
+                         query_params=page_params({"session": session.id}))
         _draw(view, session, collection)
         graph_library()

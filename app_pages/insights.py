@@ -10,7 +10,7 @@ import streamlit as st
 from components.collection import current_collection
 from components.insights import (chart_grid, current_filter, describe, filter_params, headline, loading_words,
                                  name_in_address, numbers_of)
-from components.navigation import ensure_entry_run
+from components.navigation import ensure_entry_run, page_params
 from components.reviews.insights import review_insights
 from components.text import INSIGHTS_PAGE, SESSIONS_PAGE, md_escape
 from trace_explorer.sources.source import SourceError
@@ -25,7 +25,7 @@ top = st.container(horizontal=True, vertical_alignment="center", gap="medium")
 with top:
     st.caption(md_escape(f"{describe(chosen)} (the session list's filters) · {collection.label}"), width="content")
     st.page_link(SESSIONS_PAGE, label="Change the filters", icon=":material/filter_alt:",
-                 query_params=filter_params(chosen))
+                 query_params=page_params(filter_params(chosen)))
 
 try:
     with st.spinner("Counting…"):

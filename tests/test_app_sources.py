@@ -291,3 +291,27 @@ def test_a_click_on_next_delivered_twice_moves_one_page(app_env):
     assert _param(at, "page") == "2" and any("page 2 of 3" in c.value for c in at.main.caption)
     at.button(key="te_list_next_2").click().run()
     assert _param(at, "page") == "3"
+
+
+def test_the_links_of_a_page_of_a_store_name_the_store(app_env):
+    """Every link from a page of a store to another page carries ``store=``: opened in a new tab
+    (a new browser session, which knows the store by its address alone) it shows the same store,
+    and a click leaves one history entry, not a second one when the sidebar writes ``store=``
+    back (``components/navigation.py``, ``page_params``)."""
+    from tests.test_app import SUB_GRAPHRAG, TOOL_PARENT, page_links
+
+    store = app_env / "links"
+    assert main(["ingest", "--demo", "--store", str(store), "--quiet"]) == 0
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.switch_page("app_pages/session.py")
+    at.query_params["store"], at.query_params["session"] = "links", SUB_GRAPHRAG
+    at.run()
+    assert not at.exception, at.exception
+    links = {unescape(link.proto.label): link.proto.query_string for link in page_links(at)}
+    assert links["Sessions"] == "store=links"
+    parent = [query for label, query in links.items() if label.startswith("Parent: ")]
+    assert parent == [f"session={TOOL_PARENT.replace(':', '%3A')}&store=links"]
+    at.query_params["session"] = "urn:trustgraph:agent:not-in-the-store"
+    at.run()
+    links = {unescape(link.proto.label): link.proto.query_string for link in page_links(at)}
+    assert links["Back to the session list"] == "store=links"

@@ -114,7 +114,8 @@ def _session_part(evidence: SessionEvidence, top: bool, reviewed: tuple) -> None
         count = len(child.all_edges()) + len(child.all_chunks())
         with st.expander(md_escape(f"{title} ({count} chosen)", one_line=True), expanded=top,
                          icon=":material/subdirectory_arrow_right:"):
-            st.page_link(SESSION_PAGE, label="Open the sub-session", query_params=page_params({"session": child.session.id}),
+            st.page_link(SESSION_PAGE, label="Open the sub-session",
+                         query_params=page_params({"session": child.session.id}),
                          icon=":material/open_in_new:", help=md_escape(child.session.id))
             if not (child.all_edges() or child.all_chunks()):
                 st.caption("This sub-session chose no edge or chunk.")
