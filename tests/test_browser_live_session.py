@@ -106,6 +106,38 @@ def test_the_open_session_grows_and_keeps_the_selection(tmp_path, app_url, app_s
         poll(page, lambda: drawn.get_attribute("data-selected"), lambda step: step == CONCLUSION, timeout_ms=10000)
 
 
+def test_a_step_chosen_while_the_session_runs_stays_chosen_when_the_answer_lands(tmp_path, app_url, app_store_root):
+    """Choosing a step switches "Follow the newest step" off (as scrolling up stops a log's live
+    tail): the Conclusion, when it lands and the page runs again for the answer, leaves the
+    person's step selected, the first step too (the address names no step for it)."""
+    store_dir = app_store_root / "live-chosen"
+    write_steps(store_dir, [ROOT, ANALYSIS], tmp_path, "first")
+    with chromium_page() as page:
+        page.goto(session_url(app_url, ROOT) + "&store=live-chosen")
+        page.get_by_text("Running: new steps appear as they are written.").wait_for(timeout=60000)
+        wait_drawn(page)
+        follow = page.locator(f"{WORKSPACE} .te-ws-follow input")
+        workspace = page.locator(WORKSPACE)
+        assert follow.is_checked() and workspace.get_attribute("data-selected") == ANALYSIS
+        write_steps(store_dir, [OBSERVATION], tmp_path, "second")
+        # followed: the step that came is selected, and the address names it
+        poll(page, lambda: workspace.get_attribute("data-selected"), lambda step: step == OBSERVATION,
+             timeout_ms=10000)
+        poll(page, lambda: page.url, lambda url: "step=" in url, timeout_ms=5000)
+        step_row(page, ANALYSIS).click()  # the first step: the address then names none
+        assert workspace.get_attribute("data-selected") == ANALYSIS and not follow.is_checked()
+        poll(page, lambda: page.url, lambda url: "step=" not in url, timeout_ms=5000)
+        write_steps(store_dir, [CONCLUSION], tmp_path, "third")
+        poll(page, lambda: page.locator('[data-testid="stMain"]').inner_text(), lambda text: "Running:" not in text,
+             timeout_ms=30000)
+        page.locator('[data-testid="stMain"]').get_by_text("answered").first.wait_for()
+        drawn = page.locator('[data-te-workspace="drawn"]')
+        drawn.wait_for()
+        page.wait_for_timeout(1500)  # a run that moved the selection would have drawn by now
+        assert drawn.get_attribute("data-selected") == ANALYSIS
+        assert "step=" not in page.url
+
+
 def workspace_steps(page) -> int:
     """How many steps the workspace has."""
     return page.locator(WORKSPACE).evaluate('h => h.__teWorkspace.steps.length')

@@ -80,11 +80,11 @@ def _followed(session_id: str, collection: Collection) -> None:
     answered = st.session_state.setdefault(ANSWERED_KEY, set())
     if session_id in answered:
         answered.discard(session_id)
-        if not st.query_params.get("step") and newest.get(session_id):
-            # no step chosen in the address: the page drawn again selects the step that came
-            # last (the answer), not the first
-            st.query_params["step"] = newest[session_id]
-        st.rerun(scope="app")  # the status, the answer, answer support and health
+        # the status, the answer, answer support and health; the page drawn again selects the
+        # step the address names, which the browser keeps as the selection moves (none for the
+        # first step): the Conclusion when "Follow the newest step" selected it, else the
+        # person's own step
+        st.rerun(scope="app")
     if session.has_answer or any(e.event == ANSWER for e in events):
         answered.add(session_id)  # drawn with its Conclusion now; the whole page at the next run
 

@@ -72,6 +72,13 @@ class Workspace {
   dimmed(i) { return this.matching !== null && !this.matching.has(i); }
   /* The graph node of the newest step (null when none is marked). */
   newestNode() { return this.newest >= 0 ? this.steps[this.newest].node : null; }
+  /* A step the person chose (a click, a key, a search, a link, a sentence of the answer) turns
+   * "Follow the newest step" off, as scrolling up stops a log's live tail: the step they chose
+   * stays selected as steps arrive and when the answer lands. Ticking it again follows again. */
+  stopFollowing() {
+    if (this.followsNewest()) { this.host.querySelector(".te-ws-follow input").checked = false; }
+  }
+
   /* Whether "Follow the newest step" is shown and on. */
   followsNewest() {
     const follow = this.host.querySelector(".te-ws-follow");
@@ -81,6 +88,7 @@ class Workspace {
   /* -- selection ---------------------------------------------------------------------------- */
   select(i, from) {
     if (i === undefined || i === null || !this.steps[i]) { return; }
+    if (from !== "load") { this.stopFollowing(); }
     this.selected = i;
     const s = this.steps[i];
     this.host.setAttribute("data-selected", s.id);
