@@ -8,7 +8,7 @@ import streamlit as st
 from components.collection import current_collection
 from components.compare.compare_picker import compare_picker, requested_pair, resolve
 from components.compare.compare_view import FILTER_KEY, PAGE_KEY, comparison_view
-from components.navigation import ensure_entry_run, page_params
+from components.navigation import ensure_entry_run, list_address
 from components.text import COMPARE_PAGE, SESSIONS_PAGE, md_escape
 from trace_explorer.analysis.compare.compare import compare_sessions
 from trace_explorer.index.family import fetch_family
@@ -31,7 +31,7 @@ if not (found_a and found_b):
     if not (problem_a or problem_b):
         st.info("Pick two sessions above, or choose two in the session list and press “Compare”. "
                 "A link to this page, `?compare=A,B`, opens the same pair.", icon=":material/compare_arrows:")
-    st.page_link(SESSIONS_PAGE, label="Open the session list", icon=":material/list:", query_params=page_params({}))
+    st.page_link(SESSIONS_PAGE, label="Open the session list", icon=":material/list:", query_params=list_address())
     st.stop()
 
 pair = (collection.key, found_a, found_b)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from components.collection import current_collection
 from components.documents import DOCUMENTS_SHOWN, document_uses, documents_overview, documents_table, uses_list
-from components.navigation import ensure_entry_run, page_params
+from components.navigation import ensure_entry_run, list_address
 from components.text import DOCUMENTS_PAGE, SESSIONS_PAGE, md_escape
 from trace_explorer.sources.source import SourceError
 from trace_explorer.sources.sparql_text import iri
@@ -17,7 +17,7 @@ ensure_entry_run(DOCUMENTS_PAGE)
 collection = current_collection()
 wanted = st.query_params.get("document")
 
-st.page_link(SESSIONS_PAGE, label="Sessions", icon=":material/arrow_back:", query_params=page_params({}))
+st.page_link(SESSIONS_PAGE, label="Sessions", icon=":material/arrow_back:", query_params=list_address())
 st.markdown("## Documents", anchors=False)
 
 if wanted:

@@ -10,7 +10,7 @@ from components.collection import current_collection, large_session_steps
 from components.session.downloads import session_exports
 from components.session.evidence import evidence_panel
 from components.health import health_panel
-from components.navigation import ensure_entry_run, page_params
+from components.navigation import ensure_entry_run, list_address
 from components.reviews.on_page import forget_reviews, page_reviews, review_here
 from components.reviews.panel import reviews_panel
 from components.reviews.queue import next_to_review
@@ -32,7 +32,7 @@ session_id = st.query_params.get("session") or st.session_state.get(LAST_KEY)
 
 if not session_id:
     st.info("No session chosen yet. Pick one from the session list.", icon=":material/info:")
-    st.page_link(SESSIONS_PAGE, label="Open the session list", icon=":material/list:", query_params=page_params({}))
+    st.page_link(SESSIONS_PAGE, label="Open the session list", icon=":material/list:", query_params=list_address())
     st.stop()
 
 steps = collection.size(session_id)
@@ -43,7 +43,7 @@ if steps is not None and steps > LARGE_SESSION and session_id not in collection.
     st.button("Open it", icon=":material/open_in_full:", type="primary",
               on_click=st.session_state.__setitem__, args=(CONFIRM_KEY, session_id))
     st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:",
-                 query_params=page_params({}))
+                 query_params=list_address())
     st.stop()
 
 try:
@@ -55,21 +55,21 @@ except SourceError as error:
 if session is None and collection.empty_state:  # a source named but not connected (yet): say what to do
     st.info(md_escape(f"Session {session_id} cannot be shown yet. {collection.empty_state}"), icon=":material/link_off:")
     st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:",
-                 query_params=page_params({}))
+                 query_params=list_address())
     st.stop()
 if session is None and len(named := collection.resolve(session_id)) > 1:
     more = ", …" if len(named) > 5 else ""
     st.error(md_escape(f"{session_id!r} matches several sessions ({', '.join(named[:5])}{more}): give more of its "
                        "IRI, or pick one from the session list."), icon=":material/search_off:")
     st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:",
-                 query_params=page_params({}))
+                 query_params=list_address())
     st.stop()
 if session is None:
     st.error(md_escape(f"Unknown session: {session_id}. It is not in the loaded traces "
                        f"({counted(collection.count('sessions'), 'session')} from {collection.label})."),
              icon=":material/search_off:")
     st.page_link(SESSIONS_PAGE, label="Back to the session list", icon=":material/arrow_back:",
-                 query_params=page_params({}))
+                 query_params=list_address())
     st.stop()
 
 st.session_state[LAST_KEY] = session.id

@@ -12,7 +12,7 @@ import streamlit as st
 from components.collection import current_collection
 from components.sessions.list_state import list_filters, list_view, restore_list_url
 from components.sessions.live_list import RERUN_S, follow_switch, live_list, paused_list
-from components.navigation import ensure_entry_run, open_page
+from components.navigation import ensure_entry_run, is_history_navigation, open_page
 from components.reviews.queue import next_to_review
 from components.sessions.session_list import session_list
 from components.text import SESSION_PAGE, SESSIONS_PAGE
@@ -22,7 +22,9 @@ LIST_SHOWN = "te_list_shown"
 ensure_entry_run(SESSIONS_PAGE)
 # a session link with the page's path left out, opened in a new tab (later runs of this page keep
 # whatever parameters the app left behind, and show the list)
-if st.query_params.get("session") and not st.session_state.get(LIST_SHOWN):
+# (not on Back or Forward: after a reload of the session's page, Back comes here with the
+# session's parameters and this browser session's first run, and must show the list)
+if st.query_params.get("session") and not st.session_state.get(LIST_SHOWN) and not is_history_navigation():
     open_page(SESSION_PAGE, {k: st.query_params[k] for k in ("session", "step") if k in st.query_params})
 st.session_state[LIST_SHOWN] = True
 restore_list_url()  # Back from a session lands on the session's parameters: the list's own again

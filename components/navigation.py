@@ -15,10 +15,13 @@ import streamlit as st
 from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
-from .sidebar.source_picker import source_query
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from .sidebar.source_picker import SOURCE_PARAMS, source_query
 from .text import ASK_PAGE, COMPARE_PAGE, DOCUMENTS_PAGE, INSIGHTS_PAGE, SESSION_PAGE, SESSIONS_PAGE
 
 _ENTRY_MARK = "te_entry_run"
+_LIST_ADDRESS_KEY = "te_list_address"  # the session list's query as it last drew it: [(name, value)]
 
 
 def app_pages() -> list[st.Page]:
@@ -70,3 +73,38 @@ def open_page(page_path: str, params: Mapping[str, str | Sequence[str]]) -> NoRe
     """Switch to the page ``page_path`` (e.g. ``SESSION_PAGE``) at ``params`` and the source's
     parameters (``page_params``)."""
     st.switch_page(page_path, query_params=page_params(params))
+
+
+def is_history_navigation() -> bool:
+    """Whether this run is the browser's Back or Forward (Streamlit's run context says so)."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and getattr(ctx, "is_history_navigation", False))
+
+
+def remember_list_address(pairs: list[tuple[str, str]]) -> None:
+    """Keep the session list's query (``[(name, value)]``, its filters, order, page and source)
+    as it last drew it, for the links back to it (``list_address``)."""
+    st.session_state[_LIST_ADDRESS_KEY] = list(pairs)
+
+
+def remembered_list_address() -> list[tuple[str, str]]:
+    """The session list's query as this person's session last drew it (``[]`` before it did)."""
+    return list(st.session_state.get(_LIST_ADDRESS_KEY) or [])
+
+
+def list_address() -> list[tuple[str, str]]:
+    """The query of a link back to the session list: the list as this person left it
+    (``remember_list_address``) while it shows the source shown now, else the source's
+    parameters alone (``page_params``).
+
+    The whole query goes with the link because the list writes each part it lacks back into
+    the address, each write an entry of the browser's history: a link with the source alone
+    came to the list through three addresses, and Back from it showed a list never seen (the
+    filter without its order and page)."""
+    kept, source = remembered_list_address(), source_query()
+    if kept and sorted(pair for pair in kept if pair[0] in SOURCE_NAMES) == sorted(source):
+        return kept
+    return page_params({})
+
+
+SOURCE_NAMES = frozenset(name for names in SOURCE_PARAMS.values() for name in names)

@@ -215,6 +215,24 @@ def test_headers_sort_every_page_of_a_store(store_url):
         expect_rows(other, by_steps[50:100])
 
 
+def open_from_agents_page_two(page, store_url) -> tuple[list[str], list[str]]:
+    """Open the first session of page 2 of the list's Agent sessions (on the store of
+    ``store_url``); the 17 rows of that page, and the list that records every address the tab
+    takes (for a failure's message)."""
+    url, store_dir = store_url
+    agents = [r["id"] for r in list_sessions(local_source(store_dir), SessionFilter(mechanism=("Agent",)),
+                                             limit=50, offset=50).rows]
+    assert len(agents) == 17  # 67 Agent sessions of the 130: a second page of 17
+    moves = []
+    page.on("framenavigated", lambda frame: moves.append(frame.url) if frame == page.main_frame else None)
+    list_page(page, url + "/?type=Agent&page=2")
+    expect_rows(page, agents)
+    open_row(page)
+    page.wait_for_url("**/session?session=*", timeout=30000)
+    wait_for_streamlit_idle(page)
+    return agents, moves
+
+
 def test_back_twice_from_a_session_opened_on_a_filtered_page_comes_back_to_that_page(store_url):
     """Opening a session from page 2 of a filtered list leaves two history entries before the
     session's: the list, and the list's address with the session's parameters (Streamlit writes
@@ -223,18 +241,8 @@ def test_back_twice_from_a_session_opened_on_a_filtered_page_comes_back_to_that_
     has no second entry of its own: the switch carries the source's parameters, which the
     sidebar wrote back in an entry of its own when a switch left them out, so that one Back
     showed the same session again."""
-    url, store_dir = store_url
-    agents = [r["id"] for r in list_sessions(local_source(store_dir), SessionFilter(mechanism=("Agent",)),
-                                             limit=50, offset=50).rows]
-    assert len(agents) == 17  # 67 Agent sessions of the 130: a second page of 17
     with chromium_page(viewport=(1400, 1100)) as page:
-        moves = []  # every address the tab took, for a failure's message
-        page.on("framenavigated", lambda frame: moves.append(frame.url) if frame == page.main_frame else None)
-        list_page(page, url + "/?type=Agent&page=2")
-        expect_rows(page, agents)
-        open_row(page)
-        page.wait_for_url("**/session?session=*", timeout=30000)
-        wait_for_streamlit_idle(page)
+        agents, moves = open_from_agents_page_two(page, store_url)
         for back in range(2):
             page.go_back()
             page.wait_for_function("() => document.readyState === 'complete'")
@@ -247,6 +255,40 @@ def test_back_twice_from_a_session_opened_on_a_filtered_page_comes_back_to_that_
             page.wait_for_function("() => new URLSearchParams(location.search).get('type') === 'Agent'", timeout=30000)
             assert query(page)["type"] == ["Agent"] and query(page)["page"] == ["2"], (back, moves)
             expect_rows(page, agents)
+
+
+def test_the_sessions_link_comes_back_in_one_step_and_back_after_a_reload_leaves_the_session(store_url):
+    """The session page's Sessions link goes to the list as it was left (page 2 of a filter) in
+    one history entry, so Back from the list shows the session again (the link once came through
+    three addresses, and Back showed the filter on page 1). After a reload of the session's page,
+    Back leaves the session for the list of the same store (it once went straight back to the
+    session: the list took the address for a session link opened in a new tab)."""
+    with chromium_page(viewport=(1400, 1100)) as page:
+        agents, moves = open_from_agents_page_two(page, store_url)
+        link = page.get_by_test_id("stMain").get_by_role("link", name="Sessions")
+        assert urllib.parse.parse_qs(urllib.parse.urlparse(link.get_attribute("href")).query) == {
+            "store": ["list-store"], "type": ["Agent"], "page": ["2"]}
+        link.click()
+        page.wait_for_function("() => !location.pathname.endsWith('/session')", timeout=30000)
+        wait_for_streamlit_idle(page)
+        expect_rows(page, agents)
+        page.wait_for_timeout(1500)  # a run that wrote the address again would have by now
+        assert query(page) == {"store": ["list-store"], "type": ["Agent"], "page": ["2"]}, moves
+        page.go_back()
+        page.wait_for_function("() => location.pathname.endsWith('/session')", timeout=30000)
+        wait_for_streamlit_idle(page)
+        page.reload()
+        wait_for_streamlit_idle(page)
+        page.get_by_test_id("stMain").get_by_role("link", name="Sessions").wait_for()
+        page.go_back()
+        page.wait_for_function("() => !location.pathname.endsWith('/session') && !location.search.includes('session=')",
+                               timeout=30000)
+        wait_for_streamlit_idle(page)
+        page.wait_for_timeout(1500)  # a switch back to the session would have come by now
+        assert not urllib.parse.urlparse(page.url).path.endswith("/session"), moves
+        assert query(page)["store"] == ["list-store"], moves
+        page.locator(LIST_ROW).first.wait_for()
+        assert page.locator('[data-testid="stException"]').count() == 0
 
 
 def test_a_session_link_opened_in_a_new_tab_shows_the_same_source(app_url, store_url):

@@ -18,7 +18,7 @@ from trace_explorer.model.summary import status
 from trace_explorer.model.totals import session_totals, totals_text
 
 from ..collection import Collection
-from ..navigation import page_params
+from ..navigation import list_address, page_params
 from ..text import SESSION_PAGE, SESSIONS_PAGE, badge_escape, clip, format_ms, long_text, md_escape
 
 MECHANISM_COLOURS = {"Agent": "blue", "GraphRAG": "violet", "DocRAG": "orange"}
@@ -49,7 +49,7 @@ def session_header(session: Session, collection: Collection, actions: Callable[[
     status says "running", as the list's row does, not "unfinished"."""
     crumbs = st.container(horizontal=True, gap="medium", vertical_alignment="center")
     with crumbs:
-        st.page_link(SESSIONS_PAGE, label="Sessions", icon=":material/arrow_back:", query_params=page_params({}))
+        st.page_link(SESSIONS_PAGE, label="Sessions", icon=":material/arrow_back:", query_params=list_address())
         if session.parent_session:
             session_link(session.parent_session, collection, prefix="Parent: ",
                          icon=":material/subdirectory_arrow_left:")

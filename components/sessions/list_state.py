@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.state import get_session_state
 
 from trace_explorer.model.session import MECHANISMS, PATTERNS
@@ -22,13 +21,14 @@ from trace_explorer.sources.search import MAX_SEARCH_CHARS
 from ..collection import Collection
 from ..health import health_filter
 from ..insights import insight_filters
+from ..navigation import SOURCE_NAMES, is_history_navigation, remember_list_address, remembered_list_address
 from ..reviews.list_filter import list_review_filters, review_fields
 from ..text import md_escape
 from ..compare.compare_picker import QUERY_KEY as COMPARE_KEY
 from .filter_values import BOUND_PARAMS, MULTI, STATUSES, filter_choices, known_values, warn_left_out
 
 SORT_PARAM, PAGE_PARAM = "sort", "page"
-_SORT_KEY, _PAGE_KEY, _VIEW_KEY, _URL_KEY = "te_list_sort", "te_list_page", "te_list_view", "te_list_url"
+_SORT_KEY, _PAGE_KEY, _VIEW_KEY = "te_list_sort", "te_list_page", "te_list_view"
 SORT_STATE_KEY = _SORT_KEY  # the list's order as this browser session last drew it (the review queue walks it)
 _UNKNOWN_KEY = "te_list_unknown_values"
 _UNREAD_KEY = "te_list_unread"  # (the list's view, what of its sort and page the URL gave that it could not read)
@@ -94,20 +94,21 @@ def restore_list_url() -> None:
     session's parameters (Streamlit writes them before the page's path), and the list's
     filters, sort and page are then those it had (remembered by ``list_view``). The parameters
     bound to the filters (``BOUND_PARAMS``) are not written here: Streamlit refuses that while
-    the filters are bound, and each filter, drawn again, writes its remembered value itself."""
+    the filters are bound, and each filter, drawn again, writes its remembered value itself.
+    The source's parameters stay when nothing is remembered (Back after a reload of the
+    session's page, a new browser session): the list then shows that source from its start."""
     if not any(name in st.query_params for name in SESSION_PARAMS):
         return
-    kept = st.session_state.get(_URL_KEY) or {}
-    for name in [n for n in st.query_params if n not in kept and n not in BOUND_PARAMS]:
+    kept: dict[str, list[str]] = {}
+    for name, value in remembered_list_address():
+        kept.setdefault(name, []).append(value)
+    for name in [n for n in st.query_params if n not in kept and n not in BOUND_PARAMS
+                 and (kept or n not in SOURCE_NAMES)]:
         del st.query_params[name]
-    for name, value in kept.items():
-        if name not in BOUND_PARAMS and st.query_params.get_all(name) != _as_list(value):
-            st.query_params[name] = value
+    for name, values in kept.items():
+        if name not in BOUND_PARAMS and st.query_params.get_all(name) != values:
+            st.query_params[name] = values
     st.rerun()  # the filters, bound to the URL, read it again
-
-
-def _as_list(value: str | list[str]) -> list[str]:
-    return list(value) if isinstance(value, list) else [value]
 
 
 # Past any list's last page (5 billion rows), and small enough for SQLite's and SPARQL's OFFSET:
@@ -135,7 +136,7 @@ def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOr
     that address would undo the click (Streamlit's browser side sends ``location.search`` with
     each rerun request, and the server resets ``st.query_params`` from it)."""
     state, params = st.session_state, st.query_params
-    if _history_navigation() or _SORT_KEY not in state:
+    if is_history_navigation() or _SORT_KEY not in state:
         order, page = SessionOrder.parse(params.get(SORT_PARAM)), _page_number(params.get(PAGE_PARAM))
     else:
         order, page = SessionOrder.parse(state.get(_SORT_KEY)), _page_number(state.get(_PAGE_KEY))
@@ -146,7 +147,8 @@ def list_view(filters: SessionFilter, collection: Collection) -> tuple[SessionOr
     state[_VIEW_KEY] = view
     _warn_unread(unread, (view, str(order), page))
     set_list_view(order, page)
-    state[_URL_KEY] = {k: v for k, v in st.query_params.to_dict().items() if k not in SESSION_PARAMS}
+    remember_list_address([(name, value) for name in st.query_params if name not in SESSION_PARAMS
+                           for value in st.query_params.get_all(name)])
     return order, page
 
 
@@ -174,12 +176,6 @@ def _warn_unread(unread: str | None, view: tuple) -> None:
         st.warning(md_escape(f"Not read, the default taken: {kept[1]}."), icon=":material/warning:")
     elif kept:
         del state[_UNREAD_KEY]
-
-
-def _history_navigation() -> bool:
-    """Whether this run is the browser's Back or Forward (Streamlit's run context says so)."""
-    ctx = get_script_run_ctx()
-    return bool(ctx is not None and getattr(ctx, "is_history_navigation", False))
 
 
 def set_list_view(order: SessionOrder, page: int) -> None:
