@@ -1,4 +1,5 @@
-"""The app's pages, and the guard that makes a page run through ``app.py``.
+"""The app's pages, the guard that makes a page run through ``app.py``, and the addresses of
+switches and links between pages (the source's parameters, the list as it was left).
 
 The pages live in ``app_pages/``, not ``pages/``: Streamlit takes an app with a ``pages/`` folder
 for an old-style multipage app until the first ``st.navigation`` call in the server process, and
@@ -10,11 +11,10 @@ parameters, which then goes through ``app.py``."""
 
 from __future__ import annotations
 
-import streamlit as st
-
 from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
+import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from .sidebar.source_picker import SOURCE_PARAMS, source_query
@@ -22,6 +22,7 @@ from .text import ASK_PAGE, COMPARE_PAGE, DOCUMENTS_PAGE, INSIGHTS_PAGE, SESSION
 
 _ENTRY_MARK = "te_entry_run"
 _LIST_ADDRESS_KEY = "te_list_address"  # the session list's query as it last drew it: [(name, value)]
+SOURCE_NAMES = frozenset(name for names in SOURCE_PARAMS.values() for name in names)  # every source's parameters
 
 
 def app_pages() -> list[st.Page]:
@@ -105,6 +106,3 @@ def list_address() -> list[tuple[str, str]]:
     if kept and sorted(pair for pair in kept if pair[0] in SOURCE_NAMES) == sorted(source):
         return kept
     return page_params({})
-
-
-SOURCE_NAMES = frozenset(name for names in SOURCE_PARAMS.values() for name in names)

@@ -41,14 +41,14 @@ def page_being_run() -> str | None:
     return pages.intended_page_script_hash or pages.current_page_script_hash or None
 
 
+def _tick(data: RerunData) -> bool:
+    """Whether ``data`` is a fragment timer's tick (a fragment's rerun the browser's timer asked for)."""
+    return bool(data.is_auto_rerun and (data.fragment_id or data.fragment_id_queue))
+
+
 def is_stale_tick(data: RerunData, page_now: str | None) -> bool:
     """Whether ``data`` is a fragment timer's tick for another page than ``page_now``."""
-    return bool(data.is_auto_rerun and data.fragment_id_queue and data.page_script_hash
-                and page_now and data.page_script_hash != page_now)
-
-
-def _tick(data: RerunData) -> bool:
-    return bool(data.is_auto_rerun and (data.fragment_id or data.fragment_id_queue))
+    return _tick(data) and bool(data.page_script_hash and page_now and data.page_script_hash != page_now)
 
 
 def guard_timer_reruns() -> None:

@@ -14,6 +14,7 @@ from tests.evidence_traces import AGENT, BRONZE, EVIDENCE, EVIDENCE_TEXTS, GRAPH
 from tests.test_app import open_session, unescape, walk
 from tests.test_app_evidence import documents_table, open_documents
 from tests.test_app_trustgraph import app_env, connect  # noqa: F401 - a fixture
+from components.sidebar.trustgraph_form import PARAMS as GATEWAY_PARAMS  # what names the gateway in an address
 from tests.trustgraph_server import FakeGateway, corpus_deployment
 
 GRAPHRAG_TRAPPIST = "urn:trustgraph:question:83a4e629-3080-4889-ba61-97748d118e37"
@@ -33,7 +34,6 @@ def connected(app_env, monkeypatch, evidence_gateway):  # noqa: F811 - the fixtu
     return connect(evidence_gateway)
 
 
-GATEWAY_PARAMS = ("trustgraph", "flow", "collection")  # what names the gateway in an address
 
 
 def own_query(query: str) -> str:
